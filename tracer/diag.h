@@ -1,0 +1,52 @@
+// diag: one located error, in the form a compiler prints it.
+//
+//     lessons/cat.yaml:12:7: error: unknown name 'W_q'
+//        12 |   - Q: X @ W_q
+//           |            ^~~
+//     hint: did you mean 'W_Q'?
+//
+// Library code fills a Diag and returns a failure status; only main prints it. A Diag never
+// allocates, so "out of memory" can be reported too.
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+// Exit statuses, and what a failed library call returns.
+enum {
+    STATUS_OK = 0,
+    STATUS_LESSON_ERROR = 1,  // the lesson is wrong (or a golden file differs)
+    STATUS_USAGE_ERROR = 2,   // the command line, a file that cannot be read, no memory, a full disk
+};
+
+// The text of a lesson file, kept so that errors can quote the offending line.
+typedef struct Source {
+    const char *path;
+    const char *text;
+    size_t len;
+} Source;
+
+typedef struct Diag {
+    int status;             // STATUS_OK while nothing went wrong
+    char path[512];         // empty when the error has no file
+    size_t line, col;       // 1-based; 0 when unknown
+    size_t width;           // how many columns the caret underlines (at least 1)
+    char message[1024];
+    char hint[1024];        // may be empty
+    char source_line[512];  // the quoted line, without its newline; may be empty
+} Diag;
+
+void diag_init(Diag *d);
+// Record an error at line:col (1-based) of src (src may be NULL, line 0 for no place).
+// The first error wins: later calls while d->status is set do nothing. Returns status.
+int diag_error(Diag *d, int status, const Source *src, size_t line, size_t col, size_t width,
+               const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+void diag_hint(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int diag_out_of_memory(Diag *d);
+// Prints the error as above to f (with colour when colour is true).
+void diag_print(const Diag *d, FILE *f, bool colour);
+
+// The closest candidate to name by edit distance, or NULL when none is close enough to
+// suggest (more than a third of the letters would have to change).
+const char *diag_closest(const char *name, const char *const *candidates, size_t n);

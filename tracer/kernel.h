@@ -1,0 +1,180 @@
+// kernel: dense math on plain tensors. It knows nothing about YAML, names or printing.
+//
+// Every function writes into an output tensor the caller has already created with the right
+// shape (the *_shape functions compute it), and reads inputs whose shapes the caller has
+// checked: a shape that does not fit is a programming error (ASSERT), never a user error.
+// Sums run in one fixed order (index order, left to right), so results are the same on every
+// run; no -ffast-math.
+//
+//     Shape s;
+//     if (!kernel_matmul_shape(&a->shape, &b->shape, &s)) { /* report */ }
+//     Tensor *c = tensor_create(&s);
+//     kernel_matmul(c, a, b);            // c (n, m) = a (n, k) @ b (k, m)
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tensor.h"
+
+// ---------------------------------------------------------------- shapes
+
+// numpy broadcasting: align trailing dims; each pair must be equal or one of them 1.
+bool kernel_broadcast_shape(const Shape *a, const Shape *b, Shape *out);
+// numpy matmul: a [..., n, k] @ b [..., k, m] -> [..., n, m], leading dims broadcast.
+// A rank-1 a is a row [1, k] and a rank-1 b a column [k, 1]; that axis is then dropped
+// (vector @ vector -> scalar). Neither may be a scalar.
+bool kernel_matmul_shape(const Shape *a, const Shape *b, Shape *out);
+
+// ---------------------------------------------------------------- matrix product
+
+// The one matrix product everything else calls: replace this to go faster.
+// c (n, m) = a (n, k) @ b (k, m), all row-major and contiguous; sums over k in index order.
+void kernel_gemm(double *c, const double *a, const double *b, size_t n, size_t k, size_t m);
+// out = a @ b with the shapes of kernel_matmul_shape (batched over leading axes).
+void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b);
+// out [..., m, n] = a [..., n, m]: swap the last two axes (rank < 2: a plain copy).
+void kernel_transpose(Tensor *out, const Tensor *a);
+
+// ---------------------------------------------------------------- elementwise
+
+typedef enum KernelBinary {
+    KERNEL_ADD,
+    KERNEL_SUB,
+    KERNEL_MUL,
+    KERNEL_DIV,  // x / 0 is inf, -inf or nan as IEEE says: values, not errors
+    KERNEL_POW,  // pow(a, b)
+} KernelBinary;
+
+// out = a op b, numpy broadcasting (out has the broadcast shape).
+void kernel_binary(Tensor *out, const Tensor *a, const Tensor *b, KernelBinary op);
+double kernel_binary_apply(KernelBinary op, double a, double b);
+
+typedef enum KernelUnary {
+    KERNEL_NEG,
+    KERNEL_EXP,
+    KERNEL_LOG,   // log(0) = -inf
+    KERNEL_SQRT,
+    KERNEL_ABS,
+    KERNEL_RELU,  // max(x, 0)
+    // GPT-2's GELU, the tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+    KERNEL_GELU,
+    KERNEL_TANH,
+    KERNEL_SIN,
+    KERNEL_COS,
+} KernelUnary;
+
+void kernel_unary(Tensor *out, const Tensor *a, KernelUnary op);
+double kernel_unary_apply(KernelUnary op, double x);
+
+// ---------------------------------------------------------------- rows
+
+// Softmax over the last axis; subtract the row max first so exp() cannot overflow
+// ([1000, 2000, 3000] is fine). -inf entries give exact zeros. A row that is all -inf has no
+// finite max and gives nan, as numpy does.
+void kernel_softmax(Tensor *out, const Tensor *a);
+// LayerNorm over the last axis (size d): (x - mean) / sqrt(var + eps) * gamma + beta, with the
+// population variance (divide by d). gamma and beta are scalars or [d]. A constant row has
+// variance 0 and gives beta (no nan while eps > 0).
+void kernel_layernorm(Tensor *out, const Tensor *x, const Tensor *gamma, const Tensor *beta,
+                      double eps);
+// BatchNorm as at training time: each feature (last axis, size d) is normalised with the
+// mean and population variance over every other axis (batch and sequence), then * gamma + beta
+// (scalars or [d]).
+void kernel_batchnorm(Tensor *out, const Tensor *x, const Tensor *gamma, const Tensor *beta,
+                      double eps);
+
+// ---------------------------------------------------------------- reductions
+
+typedef enum KernelReduce {
+    KERNEL_SUM,
+    KERNEL_MEAN,
+    KERNEL_VAR,  // population variance: divide by the count
+    KERNEL_MAX,
+    KERNEL_MIN,
+    KERNEL_ARGMAX,  // index of the first largest value, as a double
+} KernelReduce;
+
+#define KERNEL_ALL_AXES (-1)
+
+// axis is 0..rank-1, or KERNEL_ALL_AXES for one value over the whole tensor. The reduced axis
+// is removed unless keepdims, which leaves it with size 1.
+bool kernel_reduce_shape(const Shape *a, int axis, bool keepdims, Shape *out);
+void kernel_reduce(Tensor *out, const Tensor *a, int axis, KernelReduce op);
+
+// ---------------------------------------------------------------- indexing and reshaping
+
+typedef enum KernelIndexKind {
+    KERNEL_INDEX_ALL,    // ":"      keeps the axis
+    KERNEL_INDEX_AT,     // "2"      removes the axis
+    KERNEL_INDEX_RANGE,  // "0:2"    keeps the axis with stop - start entries
+    KERNEL_INDEX_LIST,   // "[0, 2]" keeps the axis with n_list entries, gathered in that order
+} KernelIndexKind;
+
+typedef struct KernelAxisIndex {
+    KernelIndexKind kind;
+    size_t start;  // AT: the index; RANGE: first index
+    size_t stop;   // RANGE: one past the last (start <= stop <= dim)
+    const size_t *list;
+    size_t n_list;
+} KernelAxisIndex;
+
+// n_index <= rank entries, for the leading axes; the rest are ":". Indices already checked.
+bool kernel_index_shape(const Shape *a, const KernelAxisIndex *index, size_t n_index,
+                        Shape *out);
+void kernel_index(Tensor *out, const Tensor *a, const KernelAxisIndex *index, size_t n_index);
+
+// Join n tensors along axis; all other dims must agree.
+bool kernel_concat_shape(const Shape *const *parts, size_t n, size_t axis, Shape *out);
+void kernel_concat(Tensor *out, const Tensor *const *parts, size_t n, size_t axis);
+
+// Heads as PyTorch splits them: head h takes columns h*d_head .. (h+1)*d_head - 1.
+// split: x [..., n, d] -> [..., heads, n, d / heads]; merge is its inverse.
+bool kernel_split_heads_shape(const Shape *x, size_t heads, Shape *out);
+void kernel_split_heads(Tensor *out, const Tensor *x, size_t heads);
+bool kernel_merge_heads_shape(const Shape *x, Shape *out);
+void kernel_merge_heads(Tensor *out, const Tensor *x);
+
+// out = table.flat[idx] elementwise: out has idx's shape. Every idx value is an integer in
+// [0, table->size) (the caller checks).
+void kernel_take(Tensor *out, const Tensor *table, const Tensor *idx);
+
+// ---------------------------------------------------------------- builders
+
+// [n, n]: 0 on and below the diagonal, -inf above it (a query may not see later keys).
+void kernel_causal_mask(Tensor *out);
+// [n, m]: i - j, how far key j lies behind query i (ALiBi and relative position bias).
+void kernel_relative_positions(Tensor *out);
+// [n]: 0, 1, ..., n-1.
+void kernel_arange(Tensor *out);
+// [n, d]: PE(pos, 2i) = sin(pos / base^(2i/d)), PE(pos, 2i+1) = cos(pos / base^(2i/d)).
+void kernel_sinusoidal(Tensor *out, double base);
+// x [n, d] (d even) rotated by position: the pair (2i, 2i+1) of row r turns by the angle
+// positions[r] * base^(-2i/d). positions has n values.
+void kernel_rope(Tensor *out, const Tensor *x, const Tensor *positions, double base);
+// [h]: ALiBi's head slopes 2^(-8k/h) for k = 1..h.
+void kernel_alibi_slopes(Tensor *out);
+// Square identity on the last two axes (other axes repeat it).
+void kernel_identity(Tensor *out);
+void kernel_fill(Tensor *out, double value);
+
+typedef enum KernelDistribution {
+    KERNEL_UNIFORM,  // uniform on [-scale, scale)
+    KERNEL_NORMAL,   // normal with mean 0 and standard deviation scale (Box-Muller)
+} KernelDistribution;
+
+// Deterministic pseudo-random fill from a 64-bit seed with splitmix64:
+//   state += 0x9E3779B97F4A7C15; z = state; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+//   z = (z ^ (z >> 27)) * 0x94D049BB133111EB; z ^= z >> 31;
+//   u = (z >> 11) * 2^-53 in [0, 1).
+// uniform: scale * (2u - 1). normal: two draws u1, u2 per pair of values,
+//   r = sqrt(-2 log(1 - u1)), values r cos(2 pi u2) and r sin(2 pi u2), times scale
+//   (an odd count drops the last sine).
+void kernel_fill_random(Tensor *out, KernelDistribution dist, double scale, uint64_t seed);
+
+// ---------------------------------------------------------------- loss
+
+// Cross-entropy of logits [..., V] against integer targets of shape [...] (every value in
+// [0, V), checked by the caller): out[...] = logsumexp(row) - row[target], computed stably.
+void kernel_cross_entropy(Tensor *out, const Tensor *logits, const Tensor *targets);

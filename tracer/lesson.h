@@ -1,0 +1,123 @@
+// lesson: a YAML tree given meaning. Checks the structure of a lesson (sections, givens,
+// steps, labels, numbers) and keeps the node of everything so that later errors can point
+// into the file. Expressions stay text here: check.c parses them.
+//
+//     Diag diag; diag_init(&diag);
+//     Lesson *lesson = lesson_load_file("lessons/02_the_cat_sat.yaml", &diag);
+//     if (!lesson) { diag_print(&diag, stderr, false); return diag.status; }
+//     ... lesson->givens[0].name ...
+//     lesson_destroy(lesson);
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+#include "kernel.h"
+#include "tensor.h"
+#include "yamldoc.h"
+
+#define LESSON_MAX_DIGITS 12
+
+// A named (labels: tokens: [The, cat, sat]) or inline (rows: [The, cat, sat]) list of labels.
+typedef struct LabelList {
+    const char *name;  // NULL for an inline list
+    const char **items;
+    size_t n;
+    const Node *node;
+} LabelList;
+
+// Numbers a textbook printed for a tensor, kept with how many decimals each was printed with
+// ("0.20" -> 2, "1" -> 0): agreement is judged to one unit of the last printed place.
+typedef struct DocValues {
+    Shape shape;
+    double *values;  // row-major
+    int *decimals;
+    const Node **nodes;  // the scalar node of each number
+    const Node *node;
+} DocValues;
+
+typedef enum GivenInit {
+    GIVEN_VALUES,      // values: or a bare number or list
+    GIVEN_ZEROS,       // shape: + init: zeros
+    GIVEN_ONES,        // shape: + init: ones
+    GIVEN_IDENTITY,    // shape: + init: identity (last two dims equal)
+    GIVEN_RANDOM,      // shape: + init: random (+ distribution, scale, seed)
+    GIVEN_SHAPE_ONLY,  // shape: alone: no values, only a shape to reason about
+} GivenInit;
+
+typedef struct LessonGiven {
+    const char *name;
+    const Node *key;    // the name's node
+    const Node *value;  // the whole value node
+    const char *about;  // NULL when absent
+    const LabelList *rows, *cols;  // label the last two axes; NULL when absent
+    const Node *rows_node, *cols_node;
+    GivenInit init;
+    Shape shape;
+    double *values;  // GIVEN_VALUES: the shape's size values, row-major
+    const Node **value_nodes;  // GIVEN_VALUES: the scalar node of each value
+    KernelDistribution distribution;  // GIVEN_RANDOM
+    double scale;
+    uint64_t seed;
+    DocValues *document;  // NULL when absent
+} LessonGiven;
+
+typedef enum ExplainKind {
+    EXPLAIN_NONE,
+    EXPLAIN_ELEMENT,  // explain: [0, 1]
+    EXPLAIN_ROW,      // explain: row 0
+    EXPLAIN_ALL,      // explain: all
+} ExplainKind;
+
+typedef struct ExplainSpec {
+    ExplainKind kind;
+    size_t n_index;
+    long index[TENSOR_MAX_RANK];  // ELEMENT: the element; ROW: index[0] is the row
+    const Node *node;
+} ExplainSpec;
+
+typedef struct LessonStep {
+    const char *name;
+    const Node *key;
+    const char *expr;  // the expression text, as YAML read it
+    const Node *expr_node;
+    // Byte i of expr stands at line expr_line, column expr_col + i of the file when
+    // expr_exact (a plain or simply quoted scalar on one line); otherwise errors inside the
+    // expression point at the start of the node.
+    size_t expr_line, expr_col;
+    bool expr_exact;
+    const char *say;  // NULL when absent
+    const LabelList *rows, *cols;
+    const Node *rows_node, *cols_node;
+    ExplainSpec explain;
+    DocValues *document;
+} LessonStep;
+
+typedef struct Lesson {
+    Arena *arena;  // owns everything below but doc
+    YamlDoc *doc;
+    const char *path;
+    const char *title;
+    const char *source;  // NULL when absent
+    const char *intro;   // NULL when absent
+    const char *outro;   // NULL when absent
+    int digits;          // -1 when absent
+    LabelList *labels;
+    size_t n_labels;
+    LessonGiven *givens;
+    size_t n_givens;
+    LessonStep *steps;
+    size_t n_steps;
+} Lesson;
+
+// Build a lesson from a file's bytes; NULL with a located error (status 1) on failure.
+Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *diag);
+// Read the file first: a missing or unreadable file, a directory, or one larger than
+// YAMLDOC_MAX_BYTES is status 2.
+Lesson *lesson_load_file(const char *path, Diag *diag);
+void lesson_destroy(Lesson *lesson);  // accepts NULL
+
+// Where byte `offset` of step->expr stands in the file.
+void lesson_expr_position(const LessonStep *step, size_t offset, size_t *line, size_t *col);

@@ -1,0 +1,90 @@
+// tensor: creation, copying and shape helpers for dense row-major tensors.
+#include "tensor.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+bool shape_size(const Shape *shape, size_t *size) {
+    size_t n = 1;
+    for (size_t i = 0; i < shape->rank; i++)
+        if (!util_mul_size(n, shape->dim[i], &n))
+            return false;
+    *size = n;
+    return true;
+}
+
+bool shape_equal(const Shape *a, const Shape *b) {
+    if (a->rank != b->rank)
+        return false;
+    for (size_t i = 0; i < a->rank; i++)
+        if (a->dim[i] != b->dim[i])
+            return false;
+    return true;
+}
+
+void shape_format(const Shape *shape, char *buf, size_t cap) {
+    size_t used = 0;
+    int n = snprintf(buf, cap, "[");
+    used = n > 0 ? (size_t)n : 0;
+    for (size_t i = 0; i < shape->rank && used < cap; i++) {
+        n = snprintf(buf + used, cap - used, "%s%zu", i ? ", " : "", shape->dim[i]);
+        used += n > 0 ? (size_t)n : 0;
+    }
+    if (used < cap)
+        snprintf(buf + used, cap - used, "]");
+}
+
+static Tensor *tensor_alloc(const Shape *shape, bool with_data) {
+    ASSERT(shape->rank <= TENSOR_MAX_RANK);
+    size_t size;
+    if (!shape_size(shape, &size))
+        return NULL;
+    Tensor *t = util_calloc(1, sizeof(Tensor));
+    if (!t)
+        return NULL;
+    t->shape = *shape;
+    t->size = size;
+    if (with_data) {
+        t->data = util_calloc(size ? size : 1, sizeof(double));
+        if (!t->data) {
+            util_free(t);
+            return NULL;
+        }
+    }
+    return t;
+}
+
+Tensor *tensor_create(const Shape *shape) {
+    return tensor_alloc(shape, true);
+}
+
+Tensor *tensor_create_shape_only(const Shape *shape) {
+    return tensor_alloc(shape, false);
+}
+
+Tensor *tensor_scalar(double value) {
+    Shape s = {0};
+    Tensor *t = tensor_create(&s);
+    if (t)
+        t->data[0] = value;
+    return t;
+}
+
+Tensor *tensor_copy(const Tensor *src) {
+    Tensor *t = tensor_alloc(&src->shape, src->data != NULL);
+    if (!t)
+        return NULL;
+    if (src->data)
+        memcpy(t->data, src->data, src->size * sizeof(double));
+    t->is_count = src->is_count;
+    return t;
+}
+
+void tensor_destroy(Tensor *t) {
+    if (!t)
+        return;
+    util_free(t->data);
+    util_free(t);
+}

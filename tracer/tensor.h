@@ -1,0 +1,43 @@
+// tensor: a dense, row-major, contiguous block of doubles with a shape of rank 0 to 4.
+// A scalar is a rank-0 tensor with one value. A shape-only tensor has a shape but no values
+// (data == NULL): it lets a lesson reason about GPT-2-sized shapes without allocating them.
+//
+//     Shape s = {.rank = 2, .dim = {3, 4}};
+//     Tensor *t = tensor_create(&s);     // zeros; NULL when out of memory
+//     t->data[1 * 4 + 2] = 0.7;          // row 1, column 2
+//     tensor_destroy(t);
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TENSOR_MAX_RANK 4
+// The most values one tensor may hold: 2^27 doubles, 1 GiB. GPT-2 small's largest activation
+// (n 1024 x 3072) is 3.1M values; its token embedding table (50257 x 768) is 38.6M.
+#define TENSOR_MAX_VALUES ((size_t)1 << 27)
+
+typedef struct Shape {
+    size_t rank;
+    size_t dim[TENSOR_MAX_RANK];
+} Shape;
+
+typedef struct Tensor {
+    Shape shape;
+    size_t size;   // number of values: the product of the dims (1 for a scalar)
+    double *data;  // size values, row-major; NULL for a shape-only tensor
+    // An exact integer count (numel and sums of counts): printed as 124,439,808.
+    bool is_count;
+} Tensor;
+
+// Product of the dims into *size; false when it overflows size_t.
+bool shape_size(const Shape *shape, size_t *size);
+bool shape_equal(const Shape *a, const Shape *b);
+// "[3, 4]"; "[]" for a scalar. Writes at most cap bytes, always NUL-terminated.
+void shape_format(const Shape *shape, char *buf, size_t cap);
+
+// Zero-filled tensor. NULL when out of memory; the caller has already checked the size.
+Tensor *tensor_create(const Shape *shape);
+Tensor *tensor_create_shape_only(const Shape *shape);
+Tensor *tensor_scalar(double value);
+Tensor *tensor_copy(const Tensor *t);
+void tensor_destroy(Tensor *t);  // accepts NULL
