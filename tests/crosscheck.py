@@ -1,0 +1,874 @@
+#!/usr/bin/env python3
+"""Independent numpy cross-check of the tracer's numbers.
+
+    crosscheck.py TRACER LESSON.yaml [LESSON.yaml ...]
+
+For each lesson this runs `TRACER --format json LESSON`, then recomputes every stage of the
+trace here with numpy and compares:
+
+  * the JSON is valid (strict: bare NaN/Infinity are rejected; non-finite values must be the
+    strings "inf", "-inf", "nan"), its title is the lesson's, and its stages are exactly: the
+    givens in file order, then for each step its intermediates followed by the step itself
+    (kind "step", name = the step's name, expr = the step's text in the YAML); each
+    intermediate's expr must be a piece of its step's text;
+  * every given: built here from the YAML (numbers, nested lists, values:, shape: with
+    init: zeros | ones | identity | random -- splitmix64 + Box-Muller re-implemented in pure
+    Python -- or shape: alone = shape-only);
+  * every intermediate and step: its expression is evaluated with Python's eval in a namespace
+    holding only the lesson's names and the functions of notes/spec.md, each written again
+    here with numpy. Steps are evaluated from the YAML text and the results of *this* script
+    (never the tracer's) feed later steps.
+  * shapes must be equal; values must agree within |a - b| <= 1e-12 * max(1, |b|) (b = numpy);
+    inf, -inf and nan must match exactly; shape-only results (values null) compare shapes.
+
+Why it is independent of the C code: nothing here reads, links or shares the tracer's sources,
+parser or kernels. The lesson is read with PyYAML, expressions are parsed by Python itself
+(numeric literals and list literals are rewritten to float64 tensors first), and the maths is
+numpy's. Only the JSON output of the tracer binary is consumed. Two implementations of the
+contract (notes/spec.md) agreeing to 1e-12 is the evidence that the printed tensors are right.
+
+Exit status: 0 all lessons agree, 1 any mismatch or tracer failure, 2 usage error, 77 (meson's
+skip) when numpy or yaml cannot be imported -- with a loud message, never a silent pass.
+"""
+
+import io
+import json
+import keyword
+import math
+import os
+import subprocess
+import sys
+import tokenize
+
+SKIP_MESSAGE = ("SKIP: numpy cross-check needs python3 with numpy and yaml "
+                "(Debian: apt-get install python3-numpy python3-yaml)")
+
+try:
+    import numpy as np
+    import yaml
+except ImportError as exc:  # pragma: no cover - depends on the machine
+    # Debian's numpy lives in /usr/bin/python3 only; a python3 earlier on PATH (pyenv, venv)
+    # may lack it. Try the system interpreter once before skipping.
+    system_python = "/usr/bin/python3"
+    if (os.environ.get("CROSSCHECK_REEXEC") is None and os.path.exists(system_python)
+            and os.path.realpath(sys.executable) != os.path.realpath(system_python)):
+        print("crosscheck: %s lacks %s; re-running with %s"
+              % (sys.executable, exc.name, system_python), file=sys.stderr)
+        env = dict(os.environ, CROSSCHECK_REEXEC="1")
+        os.execve(system_python, [system_python, os.path.abspath(__file__)] + sys.argv[1:], env)
+    print("*" * 78, file=sys.stderr)
+    print(SKIP_MESSAGE, file=sys.stderr)
+    print("  (%s: %s, python %s)" % (type(exc).__name__, exc, sys.executable), file=sys.stderr)
+    print("*" * 78, file=sys.stderr)
+    sys.exit(77)
+
+RTOL = 1e-12
+RESERVED_STEP_KEYS = {"say", "rows", "cols", "document", "explain"}
+MAX_SHOWN_ELEMENTS = 5
+MAX_SHOWN_STAGES = 5
+
+
+class CheckError(Exception):
+    """A problem with one lesson: printed, and the lesson counts as failed."""
+
+
+# ============================================================ tensors
+
+class T(np.ndarray):
+    """float64 tensor whose .T swaps only the last two axes and whose indices may be floats."""
+
+    @property
+    def T(self):  # noqa: N802 - numpy's name
+        if self.ndim < 2:
+            return self
+        return self.swapaxes(-1, -2)
+
+    def __getitem__(self, index):
+        return _wrap(np.asarray(self)[_index(index)])
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        inputs = tuple(np.asarray(x) if isinstance(x, T) else x for x in inputs)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(np.asarray(x) if isinstance(x, T) else x
+                                  for x in kwargs["out"])
+        result = getattr(ufunc, method)(*inputs, **kwargs)
+        if isinstance(result, tuple):
+            return tuple(_wrap(r) for r in result)
+        return _wrap(result)
+
+
+def _wrap(x):
+    """Anything numeric -> T (float64, any rank including 0)."""
+    if isinstance(x, S):
+        return x
+    if isinstance(x, (list, tuple)):
+        if any(isinstance(v, S) for v in x):
+            raise CheckError("a list literal cannot hold a shape-only tensor (unsupported here)")
+        x = [np.asarray(v, dtype=np.float64) for v in x]
+    a = np.asarray(x)
+    if a.dtype.kind == "c":
+        raise CheckError("complex number in an expression")
+    return np.asarray(a, dtype=np.float64).view(T)
+
+
+def _plain(x):
+    """Value argument -> plain float64 ndarray (shape-only is the caller's business)."""
+    if isinstance(x, S):
+        raise CheckError("shape-only tensor given to a function that needs values")
+    return np.asarray(_wrap(x))
+
+
+def _int(x, what="index"):
+    if x is None:
+        return None
+    if isinstance(x, bool):
+        return int(x)
+    if isinstance(x, S):
+        raise CheckError("a shape-only tensor cannot be used as %s" % what)
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim != 0:
+        raise CheckError("%s must be a single number, got shape %s" % (what, list(a.shape)))
+    v = float(a)
+    if not math.isfinite(v) or v != math.floor(v):
+        raise CheckError("%s must be an integer, got %r" % (what, v))
+    return int(v)
+
+
+def _int_array(x):
+    a = np.asarray(x, dtype=np.float64)
+    if not np.all(np.isfinite(a)) or np.any(a != np.floor(a)):
+        raise CheckError("index values must be integers, got %r" % (a.tolist(),))
+    return a.astype(np.int64)
+
+
+def _index_item(i):
+    if isinstance(i, slice):
+        return slice(_int(i.start), _int(i.stop), _int(i.step))
+    if i is None or i is Ellipsis:
+        return i
+    if isinstance(i, S):
+        raise CheckError("a shape-only tensor cannot be used as an index")
+    a = np.asarray(_wrap(i) if isinstance(i, list) else i, dtype=np.float64)
+    if a.ndim == 0:
+        return _int(a)
+    return _int_array(a)
+
+
+def _index(index):
+    if isinstance(index, tuple):
+        return tuple(_index_item(i) for i in index)
+    return _index_item(index)
+
+
+def _shape(x):
+    if isinstance(x, S):
+        return x.shape
+    return tuple(np.shape(np.asarray(_wrap(x))))
+
+
+def _matmul_shape(a, b):
+    if len(a) == 0 or len(b) == 0:
+        raise CheckError("matmul of a scalar")
+    aa = (1,) + a if len(a) == 1 else a
+    bb = b + (1,) if len(b) == 1 else b
+    if aa[-1] != bb[-2]:
+        raise CheckError("matmul shapes %s @ %s do not fit" % (list(a), list(b)))
+    out = tuple(np.broadcast_shapes(aa[:-2], bb[:-2])) + (aa[-2], bb[-1])
+    if len(b) == 1:
+        out = out[:-1]
+    if len(a) == 1:
+        out = out[:-2] + out[-1:] if len(b) != 1 else out[:-1]
+    return out
+
+
+def _broadcast(*shapes):
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        raise CheckError("shapes %s do not broadcast" % [list(s) for s in shapes])
+
+
+class S:
+    """A shape-only tensor: a shape and no values. Operations give shape-only results."""
+
+    __array_ufunc__ = None  # numpy defers to our reflected operators
+
+    def __init__(self, shape):
+        self.shape = tuple(int(d) for d in shape)
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def T(self):  # noqa: N802
+        if len(self.shape) < 2:
+            return self
+        return S(self.shape[:-2] + (self.shape[-1], self.shape[-2]))
+
+    def _bin(self, other):
+        return S(_broadcast(self.shape, _shape(other)))
+
+    __add__ = __radd__ = __sub__ = __rsub__ = _bin
+    __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _bin
+    __pow__ = __rpow__ = _bin
+
+    def __neg__(self):
+        return self
+
+    __pos__ = __neg__
+
+    def __matmul__(self, other):
+        return S(_matmul_shape(self.shape, _shape(other)))
+
+    def __rmatmul__(self, other):
+        return S(_matmul_shape(_shape(other), self.shape))
+
+    def __getitem__(self, index):
+        # A zero-stride view has any shape for free; numpy then works out the result shape.
+        view = np.broadcast_to(np.zeros(()), self.shape)
+        return S(view[_index(index)].shape)
+
+    def __repr__(self):
+        return "S(%s)" % list(self.shape)
+
+
+def _any_shape_only(*xs):
+    return any(isinstance(x, S) for x in xs)
+
+
+# ============================================================ the functions of spec.md
+
+def _elementwise(fn):
+    def f(x):
+        if isinstance(x, S):
+            return x
+        with np.errstate(all="ignore"):
+            return _wrap(fn(_plain(x)))
+    return f
+
+
+def _gelu(x):
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+def softmax(x):
+    if isinstance(x, S):
+        return x
+    a = _plain(x)
+    e = np.exp(a - np.max(a, axis=-1, keepdims=True))
+    return _wrap(e / np.sum(e, axis=-1, keepdims=True))
+
+
+def _normalise(x, gamma, beta, eps, axes):
+    if _any_shape_only(x, gamma, beta):
+        return S(_broadcast(_shape(x), _shape(gamma), _shape(beta)))
+    a = _plain(x)
+    mu = np.mean(a, axis=axes, keepdims=True)
+    var = np.mean((a - mu) ** 2, axis=axes, keepdims=True)
+    return _wrap((a - mu) / np.sqrt(var + float(_plain(eps))) * _plain(gamma) + _plain(beta))
+
+
+def layernorm(x, gamma, beta, eps=1e-5):
+    return _normalise(x, gamma, beta, eps, -1)
+
+
+def batchnorm(x, gamma, beta, eps=1e-5):
+    return _normalise(x, gamma, beta, eps, tuple(range(len(_shape(x)) - 1)))
+
+
+def _reduce_shape(shape, axis, keepdims):
+    if axis is None:
+        return tuple(1 for _ in shape) if keepdims else ()
+    if not -len(shape) <= axis < len(shape):
+        raise CheckError("axis %d out of range for shape %s" % (axis, list(shape)))
+    axis %= len(shape)
+    if keepdims:
+        return shape[:axis] + (1,) + shape[axis + 1:]
+    return shape[:axis] + shape[axis + 1:]
+
+
+def _reduction(fn):
+    def f(x, axis=None, keepdims=False):
+        ax = _int(axis, "axis")
+        keep = bool(_int(keepdims, "keepdims"))
+        if isinstance(x, S):
+            return S(_reduce_shape(x.shape, ax, keep))
+        _reduce_shape(_shape(x), ax, keep)  # range check
+        with np.errstate(all="ignore"):
+            return _wrap(fn(_plain(x), axis=ax, keepdims=keep))
+    return f
+
+
+def argmax(x, axis=None):
+    ax = _int(axis, "axis")
+    if isinstance(x, S):
+        return S(_reduce_shape(x.shape, ax, False))
+    return _wrap(np.argmax(_plain(x), axis=ax))
+
+
+def concat(*parts, axis=0):
+    ax = _int(axis, "axis")
+    if not parts:
+        raise CheckError("concat of nothing")
+    if _any_shape_only(*parts):
+        shapes = [_shape(p) for p in parts]
+        rank = len(shapes[0])
+        ax %= rank
+        for s in shapes:
+            if len(s) != rank or s[:ax] + s[ax + 1:] != shapes[0][:ax] + shapes[0][ax + 1:]:
+                raise CheckError("concat shapes %s do not fit" % [list(s) for s in shapes])
+        return S(shapes[0][:ax] + (sum(s[ax] for s in shapes),) + shapes[0][ax + 1:])
+    return _wrap(np.concatenate([_plain(p) for p in parts], axis=ax))
+
+
+def numel(x):
+    n = 1
+    for d in _shape(x):
+        n *= d
+    return _wrap(float(n))
+
+
+def split_heads(x, h):
+    h = _int(h, "number of heads")
+    shape = _shape(x)
+    if len(shape) < 2 or h <= 0 or shape[-1] % h:
+        raise CheckError("split_heads: shape %s into %d heads" % (list(shape), h))
+    n, d = shape[-2], shape[-1]
+    out = shape[:-2] + (h, n, d // h)
+    if isinstance(x, S):
+        return S(out)
+    a = _plain(x).reshape(shape[:-2] + (n, h, d // h))
+    return _wrap(np.swapaxes(a, -2, -3))
+
+
+def merge_heads(x):
+    shape = _shape(x)
+    if len(shape) < 3:
+        raise CheckError("merge_heads: shape %s has no heads axis" % list(shape))
+    h, n, dh = shape[-3:]
+    out = shape[:-3] + (n, h * dh)
+    if isinstance(x, S):
+        return S(out)
+    return _wrap(np.swapaxes(_plain(x), -2, -3).reshape(out))
+
+
+def causal_mask(n):
+    n = _int(n, "n")
+    i = np.arange(n)[:, None]
+    j = np.arange(n)[None, :]
+    return _wrap(np.where(j > i, -np.inf, 0.0))
+
+
+def relative_positions(n):
+    n = _int(n, "n")
+    return _wrap(np.arange(n, dtype=np.float64)[:, None] - np.arange(n, dtype=np.float64)[None, :])
+
+
+def arange(n):
+    return _wrap(np.arange(_int(n, "n"), dtype=np.float64))
+
+
+def sinusoidal(n, d, base=10000):
+    n, d = _int(n, "n"), _int(d, "d")
+    base = float(_plain(base))
+    pos = np.arange(n, dtype=np.float64)[:, None]
+    two_i = np.arange(0, d, 2, dtype=np.float64)[None, :]
+    angle = pos / np.power(base, two_i / d)
+    pe = np.empty((n, d))
+    pe[:, 0::2] = np.sin(angle)
+    pe[:, 1::2] = np.cos(angle[:, : d // 2])
+    return _wrap(pe)
+
+
+def rope(x, positions, base=10000):
+    if isinstance(x, S):
+        return x
+    a = _plain(x)
+    pos = _plain(positions)
+    base = float(_plain(base))
+    d = a.shape[-1]
+    if d % 2:
+        raise CheckError("rope needs an even last axis, got %d" % d)
+    two_i = np.arange(0, d, 2, dtype=np.float64)
+    angle = pos[:, None] * np.power(base, -two_i / d)[None, :]
+    x0, x1 = a[..., 0::2], a[..., 1::2]
+    out = np.empty_like(a)
+    out[..., 0::2] = x0 * np.cos(angle) - x1 * np.sin(angle)
+    out[..., 1::2] = x0 * np.sin(angle) + x1 * np.cos(angle)
+    return _wrap(out)
+
+
+def alibi_slopes(h):
+    h = _int(h, "h")
+    k = np.arange(1, h + 1, dtype=np.float64)
+    return _wrap(np.power(2.0, -8.0 * k / h))
+
+
+def take(table, idx):
+    if isinstance(idx, S):
+        return S(idx.shape)
+    if isinstance(table, S):
+        return S(_shape(idx))
+    flat = _plain(table).ravel()
+    return _wrap(flat[_int_array(_plain(idx))])
+
+
+def cross_entropy(logits, target):
+    if isinstance(logits, S) or isinstance(target, S):
+        return S(_shape(logits)[:-1])
+    z = _plain(logits)
+    t = _int_array(_plain(target))
+    m = np.max(z, axis=-1, keepdims=True)
+    lse = m[..., 0] + np.log(np.sum(np.exp(z - m), axis=-1))
+    picked = np.take_along_axis(z, np.broadcast_to(t, z.shape[:-1])[..., None], axis=-1)[..., 0]
+    return _wrap(lse - picked)
+
+
+FUNCTIONS = {
+    "softmax": softmax,
+    "layernorm": layernorm,
+    "batchnorm": batchnorm,
+    "mean": _reduction(np.mean),
+    "var": _reduction(np.var),
+    "sum": _reduction(np.sum),
+    "max": _reduction(np.max),
+    "min": _reduction(np.min),
+    "argmax": argmax,
+    "exp": _elementwise(np.exp),
+    "log": _elementwise(np.log),
+    "sqrt": _elementwise(np.sqrt),
+    "abs": _elementwise(np.abs),
+    "relu": _elementwise(lambda a: np.maximum(a, 0.0)),
+    "tanh": _elementwise(np.tanh),
+    "sin": _elementwise(np.sin),
+    "cos": _elementwise(np.cos),
+    "gelu": _elementwise(_gelu),
+    "concat": concat,
+    "numel": numel,
+    "split_heads": split_heads,
+    "merge_heads": merge_heads,
+    "causal_mask": causal_mask,
+    "relative_positions": relative_positions,
+    "arange": arange,
+    "sinusoidal": sinusoidal,
+    "rope": rope,
+    "alibi_slopes": alibi_slopes,
+    "take": take,
+    "cross_entropy": cross_entropy,
+}
+
+NUM_HELPER = "_xc_num"
+LIST_HELPER = "_xc_list"
+KEYWORD_PREFIX = "_xc_kw_"
+
+
+def _name_key(name):
+    """Lesson names that are Python keywords (e.g. `in`, `lambda`) get a safe spelling."""
+    if keyword.iskeyword(name) and name not in ("True", "False"):
+        return KEYWORD_PREFIX + name
+    return name
+
+
+# ============================================================ expressions
+
+def rewrite(text):
+    """Expression text -> Python source: numbers become float64 tensors (so 1/0 is inf, not
+    ZeroDivisionError), list literals become tensors, keyword-named names are renamed."""
+    text = " ".join(text.split())  # a folded YAML scalar may hold newlines
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
+        raise CheckError("cannot tokenize %r: %s" % (text, exc))
+    out = []
+    last = 0
+    prev = None  # previous significant token
+    brackets = []
+    for tok in tokens:
+        if tok.type in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER, tokenize.INDENT,
+                        tokenize.DEDENT, tokenize.COMMENT):
+            continue
+        start, end = tok.start[1], tok.end[1]
+        out.append(text[last:start])
+        last = end
+        s = tok.string
+        if tok.type == tokenize.NUMBER:
+            s = "%s(%s)" % (NUM_HELPER, s)
+        elif tok.type == tokenize.NAME:
+            if not (prev is not None and prev.string == "."):
+                s = _name_key(s)
+        elif tok.type == tokenize.OP and s == "[":
+            literal = prev is None or (prev.type == tokenize.OP and prev.string not in (")", "]"))
+            brackets.append(literal)
+            if literal:
+                s = "%s([" % LIST_HELPER
+        elif tok.type == tokenize.OP and s == "]":
+            if brackets and brackets.pop():
+                s = "])"
+        out.append(s)
+        prev = tok
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _num(x):
+    if isinstance(x, complex):
+        raise CheckError("complex number in an expression")
+    return np.asarray(float(x)).view(T)
+
+
+def base_namespace():
+    ns = {"__builtins__": {}}
+    ns.update(FUNCTIONS)
+    ns["inf"] = _num(math.inf)
+    ns["pi"] = _num(math.pi)
+    ns[NUM_HELPER] = _num
+    ns[LIST_HELPER] = _wrap
+    return ns
+
+
+def evaluate(text, env):
+    source = rewrite(text)
+    ns = base_namespace()
+    for name, value in env.items():
+        ns[_name_key(name)] = value
+    try:
+        with np.errstate(all="ignore"):
+            result = eval(compile(source, "<expr>", "eval"), ns)  # noqa: S307 - restricted ns
+    except CheckError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any numpy/Python error is a lesson failure
+        raise CheckError("numpy could not evaluate %r (as %r): %s: %s"
+                         % (text, source, type(exc).__name__, exc))
+    if isinstance(result, S):
+        return result
+    if isinstance(result, bool):
+        result = float(result)
+    return _wrap(result)
+
+
+# ============================================================ lesson and givens
+
+def parse_number(text, where):
+    if not isinstance(text, str):
+        raise CheckError("%s: expected a number, got %r" % (where, text))
+    s = text.strip()
+    special = {".inf": math.inf, "+.inf": math.inf, "-.inf": -math.inf, ".nan": math.nan,
+               ".Inf": math.inf, "-.Inf": -math.inf, ".NaN": math.nan,
+               ".INF": math.inf, "-.INF": -math.inf, ".NAN": math.nan}
+    if s in special:
+        return special[s]
+    try:
+        return float(s)
+    except ValueError:
+        raise CheckError("%s: %r is not a number" % (where, text))
+
+
+def parse_nested(node, where):
+    if isinstance(node, list):
+        return [parse_nested(v, where) for v in node]
+    if isinstance(node, dict):
+        raise CheckError("%s: a mapping where numbers were expected" % where)
+    return parse_number(node, where)
+
+
+def to_tensor(nested, where):
+    try:
+        a = np.array(nested, dtype=np.float64)
+    except ValueError:
+        raise CheckError("%s: the nested list is not rectangular" % where)
+    return a.view(T)
+
+
+def splitmix64_uniforms(seed, count):
+    """count values u in [0, 1): the recipe of notes/spec.md, in pure Python, mod 2^64."""
+    mask = (1 << 64) - 1
+    state = seed & mask
+    out = []
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z ^= z >> 31
+        out.append((z >> 11) * 2.0 ** -53)
+    return out
+
+
+def random_values(count, distribution, scale, seed):
+    if distribution == "uniform":
+        return [scale * (2.0 * u - 1.0) for u in splitmix64_uniforms(seed, count)]
+    if distribution == "normal":
+        pairs = (count + 1) // 2
+        u = splitmix64_uniforms(seed, 2 * pairs)
+        values = []
+        for p in range(pairs):
+            u1, u2 = u[2 * p], u[2 * p + 1]
+            r = math.sqrt(-2.0 * math.log(1.0 - u1))
+            values.append(r * math.cos(2.0 * math.pi * u2) * scale)
+            values.append(r * math.sin(2.0 * math.pi * u2) * scale)
+        return values[:count]
+    raise CheckError("unknown distribution %r" % distribution)
+
+
+def build_given(name, node):
+    where = "given %s" % name
+    if not isinstance(node, dict):
+        return to_tensor(parse_nested(node, where), where)
+    if "values" in node:
+        return to_tensor(parse_nested(node["values"], where), where)
+    if "shape" not in node:
+        raise CheckError("%s: neither values nor shape" % where)
+    shape_node = node["shape"]
+    if not isinstance(shape_node, list):
+        raise CheckError("%s: shape must be a list" % where)
+    try:
+        shape = tuple(int(str(d).strip()) for d in shape_node)
+    except ValueError:
+        raise CheckError("%s: shape %r is not a list of integers" % (where, shape_node))
+    init = node.get("init")
+    if init is None:
+        return S(shape)
+    init = init.strip()
+    if init == "zeros":
+        return np.zeros(shape).view(T)
+    if init == "ones":
+        return np.ones(shape).view(T)
+    if init == "identity":
+        if len(shape) < 2:
+            raise CheckError("%s: identity needs rank >= 2" % where)
+        eye = np.eye(shape[-2], shape[-1])
+        return np.array(np.broadcast_to(eye, shape), dtype=np.float64).view(T)
+    if init == "random":
+        distribution = str(node.get("distribution", "normal")).strip()
+        scale = parse_number(node.get("scale", "1"), where + " scale")
+        try:
+            seed = int(str(node.get("seed", "0")).strip(), 0)
+        except ValueError:
+            raise CheckError("%s: seed %r is not an integer" % (where, node.get("seed")))
+        count = 1
+        for d in shape:
+            count *= d
+        values = random_values(count, distribution, scale, seed)
+        return np.array(values, dtype=np.float64).reshape(shape).view(T)
+    raise CheckError("%s: unknown init %r" % (where, init))
+
+
+def load_lesson(path):
+    # BaseLoader: every scalar stays the text the file holds (like libyaml hands it to the
+    # tracer); PyYAML's YAML 1.1 resolver would turn `1e-5` into a string and `yes` into True.
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = yaml.load(f, Loader=yaml.BaseLoader)  # noqa: S506 - BaseLoader builds no objects
+    except (OSError, yaml.YAMLError) as exc:
+        raise CheckError("cannot read lesson: %s" % exc)
+    if not isinstance(doc, dict):
+        raise CheckError("lesson is not a mapping")
+    givens = doc.get("given") or {}
+    if not isinstance(givens, dict):
+        raise CheckError("given: is not a mapping")
+    steps = []
+    for i, item in enumerate(doc.get("steps") or []):
+        if not isinstance(item, dict):
+            raise CheckError("step %d is not a mapping" % (i + 1))
+        keys = [k for k in item if k not in RESERVED_STEP_KEYS]
+        if len(keys) != 1:
+            raise CheckError("step %d has result names %r (need exactly one)" % (i + 1, keys))
+        expr = item[keys[0]]
+        if not isinstance(expr, str):
+            raise CheckError("step %s: expression is not text" % keys[0])
+        steps.append((keys[0], expr))
+    return doc, list(givens.items()), steps
+
+
+# ============================================================ JSON and comparison
+
+def _reject_constant(name):
+    raise ValueError("bare %s in JSON (non-finite numbers must be strings)" % name)
+
+
+def parse_values(v, where):
+    if isinstance(v, list):
+        return [parse_values(x, where) for x in v]
+    if isinstance(v, bool) or v is None or isinstance(v, dict):
+        raise CheckError("%s: %r in values" % (where, v))
+    if isinstance(v, str):
+        table = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+        if v not in table:
+            raise CheckError("%s: string %r in values" % (where, v))
+        return table[v]
+    return float(v)
+
+
+def _fmt(x):
+    return repr(float(x))
+
+
+def compare(stage, ours, label):
+    """Empty list when the stage agrees, else lines describing the difference."""
+    shape = stage.get("shape")
+    if not isinstance(shape, list) or not all(isinstance(d, int) and not isinstance(d, bool)
+                                              for d in shape):
+        return ["bad shape %r in the trace" % (shape,)]
+    shape = tuple(shape)
+    our_shape = _shape(ours)
+    if shape != our_shape:
+        return ["shape: tracer %s, numpy %s" % (list(shape), list(our_shape))]
+    values = stage.get("values")
+    if isinstance(ours, S):
+        if values is not None:
+            return ["tracer printed values; numpy has a shape-only result"]
+        return []
+    if values is None:
+        return ["tracer has a shape-only result (values null); numpy has values"]
+    theirs = np.array(parse_values(values, label), dtype=np.float64)
+    if theirs.shape != shape:
+        return ["values nest as %s but shape says %s" % (list(theirs.shape), list(shape))]
+    b = np.asarray(ours, dtype=np.float64)
+    a = theirs
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(a) & np.isfinite(b)
+        diff = np.where(finite, np.abs(a - b), np.inf)
+        same_nonfinite = (np.isnan(a) & np.isnan(b)) | (np.isinf(a) & (a == b))
+        ok = np.where(finite, diff <= RTOL * np.maximum(1.0, np.abs(b)), same_nonfinite)
+    if np.all(ok):
+        return []
+    bad = np.argwhere(~ok) if a.ndim else [()]
+    lines = ["%d of %d elements differ (tolerance 1e-12 * max(1, |numpy|)):"
+             % (int(np.count_nonzero(~ok)), a.size)]
+    for idx in list(bad)[:MAX_SHOWN_ELEMENTS]:
+        idx = tuple(int(i) for i in idx)
+        lines.append("  %-14s tracer %-24s numpy %s"
+                     % (list(idx), _fmt(a[idx]), _fmt(b[idx])))
+    worst = np.unravel_index(int(np.argmax(np.where(ok, -1.0, diff))), a.shape) if a.ndim else ()
+    lines.append("  largest difference %s at %s (tracer %s, numpy %s)"
+                 % (_fmt(diff[worst]) if diff[worst] != np.inf else "non-finite mismatch",
+                    list(int(i) for i in worst), _fmt(a[worst]), _fmt(b[worst])))
+    return lines
+
+
+def check_lesson(tracer, path):
+    """Returns (number of stages, list of failure texts)."""
+    doc, givens, steps = load_lesson(path)
+    try:
+        proc = subprocess.run([tracer, "--format", "json", path], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CheckError("cannot run the tracer: %s" % exc)
+    if proc.returncode != 0:
+        raise CheckError("tracer exited with status %d:\n%s"
+                         % (proc.returncode, proc.stderr.decode("utf-8", "replace").rstrip()))
+    try:
+        trace = json.loads(proc.stdout.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise CheckError("the tracer's output is not valid JSON: %s" % exc)
+    if not isinstance(trace, dict) or not isinstance(trace.get("stages"), list):
+        raise CheckError("the trace is not an object with a \"stages\" list")
+    if trace.get("title") != doc.get("title"):
+        raise CheckError("title: trace %r, lesson %r" % (trace.get("title"), doc.get("title")))
+    stages = trace["stages"]
+    for st in stages:
+        if not isinstance(st, dict) or not isinstance(st.get("name"), str):
+            raise CheckError("a stage is not an object with a name: %r" % (st,))
+
+    failures = []
+    env = {}
+    pos = 0
+
+    def fail(stage, label, lines):
+        failures.append("stage %r (%s%s):\n    %s" % (
+            stage.get("name"), stage.get("kind"),
+            ", expr %r" % stage.get("expr") if stage.get("expr") is not None else "",
+            "\n    ".join(lines)))
+
+    # Givens, in file order.
+    for name, node in givens:
+        if pos >= len(stages):
+            raise CheckError("the trace ends before given %r" % name)
+        st = stages[pos]
+        if st.get("kind") != "given" or st["name"] != name:
+            raise CheckError("stage %d is %s %r; expected given %r"
+                             % (pos, st.get("kind"), st["name"], name))
+        value = build_given(name, node)
+        env[name] = value
+        lines = compare(st, value, "given " + name)
+        if lines:
+            fail(st, name, lines)
+        pos += 1
+
+    # Steps: intermediates, then the step.
+    for name, text in steps:
+        while True:
+            if pos >= len(stages):
+                raise CheckError("the trace ends before step %r" % name)
+            st = stages[pos]
+            kind = st.get("kind")
+            if kind == "intermediate":
+                sub = st.get("expr")
+                if not isinstance(sub, str):
+                    fail(st, name, ["intermediate without expr text"])
+                elif sub not in text:
+                    fail(st, name, ["expr %r is not part of step %r's text %r"
+                                    % (sub, name, text)])
+                else:
+                    try:
+                        lines = compare(st, evaluate(sub, env), st["name"])
+                    except CheckError as exc:
+                        lines = [str(exc)]
+                    if lines:
+                        fail(st, name, lines)
+                pos += 1
+                continue
+            if kind != "step" or st["name"] != name:
+                raise CheckError("stage %d is %s %r; expected step %r (or its intermediates)"
+                                 % (pos, kind, st["name"], name))
+            break
+        if not isinstance(st.get("expr"), str) or st["expr"].strip() != text.strip():
+            fail(st, name, ["expr in the trace %r differs from the lesson's %r"
+                            % (st.get("expr"), text)])
+        try:
+            value = evaluate(text, env)
+        except CheckError as exc:
+            fail(st, name, [str(exc), "(later steps are not checked)"])
+            return len(stages), failures
+        env[name] = value
+        lines = compare(st, value, name)
+        if lines:
+            fail(st, name, lines)
+        pos += 1
+
+    if pos != len(stages):
+        extra = stages[pos]
+        failures.append("the trace has %d stage(s) after the last step, first %s %r"
+                        % (len(stages) - pos, extra.get("kind"), extra["name"]))
+    return len(stages), failures
+
+
+def main(argv):
+    if len(argv) < 3:
+        print("usage: %s TRACER LESSON.yaml [LESSON.yaml ...]" % argv[0], file=sys.stderr)
+        return 2
+    tracer = argv[1]
+    status = 0
+    for path in argv[2:]:
+        try:
+            count, failures = check_lesson(tracer, path)
+        except CheckError as exc:
+            print("FAIL %s\n  %s" % (path, str(exc).replace("\n", "\n  ")))
+            status = 1
+            continue
+        if not failures:
+            print("ok  %s  (%d stages)" % (path, count))
+            continue
+        status = 1
+        print("FAIL %s  (%d stages, %d differ)" % (path, count, len(failures)))
+        for text in failures[:MAX_SHOWN_STAGES]:
+            print("  " + text.replace("\n", "\n  "))
+        if len(failures) > MAX_SHOWN_STAGES:
+            print("  ... and %d more stages differ" % (len(failures) - MAX_SHOWN_STAGES))
+    sys.stdout.flush()
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
