@@ -1,0 +1,910 @@
+// Unit tests of the kernel: every function against numbers worked out by hand or with numpy
+// 1.24 (float64), and the random fill against an independent Python splitmix64.
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernel.h"
+#include "tensor.h"
+#include "util.h"
+
+// Tolerances, from strict to loose:
+// EXACT: the result is representable and every step is exact (small integers, multiples of
+//   1/4, 0 and inf), or every step is one IEEE operation that rounds the same everywhere.
+#define EXACT 0.0
+// FEW_FLOPS: a handful of roundings on values below ~100 (each at most ~1e-14 absolute).
+#define FEW_FLOPS 1e-12
+// LIBM: one or two libm calls (exp, log, sin, tanh, pow) on values of magnitude below 10.
+//   C libraries and numpy's own SIMD loops may differ by an ulp or two (~2e-15 at 8).
+#define LIBM 1e-14
+
+// ---------------------------------------------------------------- helpers
+
+#ifndef assert_double_equal
+// cmocka before 1.2 only has assert_float_equal, which rounds both sides to float.
+static void double_equal(double a, double b, double eps, const char *file, int line) {
+    if (a == b || fabs(a - b) <= eps)
+        return;
+    print_error("%.17g != %.17g (difference %.3g, eps %.3g)\n", a, b, fabs(a - b), eps);
+    _fail(file, line);
+}
+#define assert_double_equal(a, b, eps) double_equal((a), (b), (eps), __FILE__, __LINE__)
+#endif
+
+#define SHAPE(...)                                                                         \
+    ((Shape){.rank = ARRAY_LEN(((size_t[]){__VA_ARGS__})), .dim = {__VA_ARGS__}})
+#define SCALAR_SHAPE ((Shape){.rank = 0})
+
+// Every tensor a test makes is kept here and destroyed after the test, pass or fail.
+static Tensor *made[64];
+static size_t n_made;
+// Which case of a table-driven test is running, printed with a failed comparison.
+static char failing_case[64];
+
+static int destroy_made(void **state) {
+    for (size_t i = 0; i < n_made; i++)
+        tensor_destroy(made[i]);
+    n_made = 0;
+    failing_case[0] = '\0';
+    return 0;
+}
+
+static Tensor *make_tensor(Shape shape, const double *values, size_t n) {
+    assert_true(n_made < ARRAY_LEN(made));
+    Tensor *t = tensor_create(&shape);
+    assert_non_null(t);
+    made[n_made++] = t;
+    if (values) {
+        assert_int_equal(n, t->size);
+        memcpy(t->data, values, n * sizeof(double));
+    }
+    return t;
+}
+
+// TENSOR(SHAPE(2, 2), 1, 2, 3, 4); ZEROS(SHAPE(2, 2)) for an output.
+#define TENSOR(shape, ...)                                                                 \
+    make_tensor(shape, (const double[]){__VA_ARGS__},                                      \
+                ARRAY_LEN(((const double[]){__VA_ARGS__})))
+#define ZEROS(shape) make_tensor(shape, NULL, 0)
+
+static void shape_is(const Shape *got, Shape want, const char *file, int line) {
+    if (shape_equal(got, &want))
+        return;
+    char g[64], w[64];
+    shape_format(got, g, sizeof(g));
+    shape_format(&want, w, sizeof(w));
+    print_error("shape %s, expected %s\n", g, w);
+    _fail(file, line);
+}
+#define assert_shape(got, want) shape_is(got, want, __FILE__, __LINE__)
+
+// Two values agree when both are nan, both the same infinity, or within eps.
+static bool near(double got, double want, double eps) {
+    return (isnan(got) && isnan(want)) || got == want || fabs(got - want) <= eps;
+}
+
+// Compares t with its expected shape and values; on failure prints the first few differing
+// pairs and the largest difference.
+static void tensor_near(const Tensor *t, Shape shape, const double *want, size_t n, double eps,
+                        const char *file, int line) {
+    shape_is(&t->shape, shape, file, line);
+    if (t->size != n) {
+        print_error("%zu values, expected %zu\n", t->size, n);
+        _fail(file, line);
+    }
+    size_t bad = 0, worst = 0;
+    double worst_diff = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (near(t->data[i], want[i], eps))
+            continue;
+        if (bad < 5)
+            print_error("  [%zu] got %.17g, expected %.17g\n", i, t->data[i], want[i]);
+        double diff = fabs(t->data[i] - want[i]);
+        if (bad == 0 || diff > worst_diff || isnan(diff)) {
+            worst = i;
+            worst_diff = diff;
+        }
+        bad++;
+    }
+    if (bad == 0)
+        return;
+    if (failing_case[0])
+        print_error("in %s:\n", failing_case);
+    print_error("%zu of %zu values differ (eps %.3g); largest difference %.3g at [%zu]\n", bad,
+                n, eps, worst_diff, worst);
+    _fail(file, line);
+}
+#define assert_tensor_near(t, shape, eps, ...)                                             \
+    tensor_near(t, shape, (const double[]){__VA_ARGS__},                                   \
+                ARRAY_LEN(((const double[]){__VA_ARGS__})), eps, __FILE__, __LINE__)
+
+// 0, 1, ..., size - 1 in a tensor of the given shape.
+static Tensor *iota(Shape shape) {
+    Tensor *t = ZEROS(shape);
+    kernel_arange(&(Tensor){.shape = SHAPE(t->size), .size = t->size, .data = t->data});
+    return t;
+}
+
+// ---------------------------------------------------------------- shapes
+
+static void test_broadcast_shape(void **state) {
+    Shape s;
+    assert_true(kernel_broadcast_shape(&SHAPE(3, 1), &SHAPE(4), &s));
+    assert_shape(&s, SHAPE(3, 4));
+    assert_true(kernel_broadcast_shape(&SCALAR_SHAPE, &SHAPE(2, 3), &s));
+    assert_shape(&s, SHAPE(2, 3));
+    assert_true(kernel_broadcast_shape(&SHAPE(5, 1, 4), &SHAPE(3, 1), &s));
+    assert_shape(&s, SHAPE(5, 3, 4));
+    assert_true(kernel_broadcast_shape(&SHAPE(0), &SHAPE(1), &s));  // numpy: (0,)
+    assert_shape(&s, SHAPE(0));
+    assert_true(kernel_broadcast_shape(&SCALAR_SHAPE, &SCALAR_SHAPE, &s));
+    assert_shape(&s, SCALAR_SHAPE);
+    assert_false(kernel_broadcast_shape(&SHAPE(2, 3), &SHAPE(3, 2), &s));
+    assert_false(kernel_broadcast_shape(&SHAPE(3), &SHAPE(4), &s));
+}
+
+static void test_matmul_shape(void **state) {
+    Shape s;
+    assert_true(kernel_matmul_shape(&SHAPE(2, 3, 4), &SHAPE(4, 5), &s));
+    assert_shape(&s, SHAPE(2, 3, 5));
+    assert_true(kernel_matmul_shape(&SHAPE(4), &SHAPE(4), &s));
+    assert_shape(&s, SCALAR_SHAPE);
+    assert_true(kernel_matmul_shape(&SHAPE(4), &SHAPE(4, 5), &s));
+    assert_shape(&s, SHAPE(5));
+    assert_true(kernel_matmul_shape(&SHAPE(2, 3, 4), &SHAPE(4), &s));
+    assert_shape(&s, SHAPE(2, 3));
+    assert_true(kernel_matmul_shape(&SHAPE(2, 1, 2, 3), &SHAPE(3, 3, 2), &s));
+    assert_shape(&s, SHAPE(2, 3, 2, 2));
+    assert_false(kernel_matmul_shape(&SHAPE(2, 3), &SHAPE(4, 5), &s));
+    assert_false(kernel_matmul_shape(&SCALAR_SHAPE, &SHAPE(4, 5), &s));
+    assert_false(kernel_matmul_shape(&SHAPE(4), &SCALAR_SHAPE, &s));
+    assert_false(kernel_matmul_shape(&SHAPE(2, 3, 4), &SHAPE(3, 4, 5), &s));
+}
+
+// ---------------------------------------------------------------- matrix product
+
+static void test_gemm(void **state) {
+    // (2, 3) @ (3, 2) by hand: 1*7 + 2*9 + 3*11 = 58, 1*8 + 2*10 + 3*12 = 64, ...
+    double a[] = {1, 2, 3, 4, 5, 6}, b[] = {7, 8, 9, 10, 11, 12};
+    double c[4] = {-1, -1, -1, -1};  // gemm overwrites, it does not accumulate into c
+    kernel_gemm(c, a, b, 2, 3, 2);
+    double want[] = {58, 64, 139, 154};
+    for (size_t i = 0; i < 4; i++)
+        assert_double_equal(c[i], want[i], EXACT);
+}
+
+static void test_gemm_sums_in_index_order(void **state) {
+    // index order: 1 + 1e16 rounds back to 1e16 (the spacing there is 2), minus 1e16 is 0;
+    // summed from the end (-1e16 + 1e16) + 1 it would be 1
+    double a[] = {1, 1e16, -1e16}, b[] = {1, 1, 1}, c[1];
+    kernel_gemm(c, a, b, 1, 3, 1);
+    assert_double_equal(c[0], 0.0, EXACT);
+}
+
+static void test_matmul_batched(void **state) {
+    // numpy: a = arange(24).reshape(2, 3, 4) * 0.5 - 3; b = arange(20).reshape(4, 5) * 0.25 - 1
+    Tensor *a = iota(SHAPE(2, 3, 4)), *b = iota(SHAPE(4, 5));
+    for (size_t i = 0; i < a->size; i++)
+        a->data[i] = a->data[i] * 0.5 - 3;
+    for (size_t i = 0; i < b->size; i++)
+        b->data[i] = b->data[i] * 0.25 - 1;
+    Tensor *c = ZEROS(SHAPE(2, 3, 5));
+    kernel_matmul(c, a, b);
+    // multiples of 1/8 below 100: exact
+    assert_tensor_near(c, SHAPE(2, 3, 5), EXACT, -4.75, -7.0, -9.25, -11.5, -13.75, 2.25, 2.0,
+                       1.75, 1.5, 1.25, 9.25, 11.0, 12.75, 14.5, 16.25, 16.25, 20.0, 23.75,
+                       27.5, 31.25, 23.25, 29.0, 34.75, 40.5, 46.25, 30.25, 38.0, 45.75, 53.5,
+                       61.25);
+}
+
+static void test_matmul_vectors(void **state) {
+    Tensor *u = TENSOR(SHAPE(3), 1, 2, 3), *v = TENSOR(SHAPE(3), 4, 5, 6);
+    Tensor *dot = ZEROS(SCALAR_SHAPE);
+    kernel_matmul(dot, u, v);
+    assert_tensor_near(dot, SCALAR_SHAPE, EXACT, 32);  // 4 + 10 + 18
+
+    Tensor *m = TENSOR(SHAPE(2, 3), 1, 2, 3, 4, 5, 6);
+    Tensor *row = TENSOR(SHAPE(2), 1, -2), *vm = ZEROS(SHAPE(3));
+    kernel_matmul(vm, row, m);
+    assert_tensor_near(vm, SHAPE(3), EXACT, -7, -8, -9);
+    Tensor *col = TENSOR(SHAPE(3), 1, 0.5, -1), *mv = ZEROS(SHAPE(2));
+    kernel_matmul(mv, m, col);
+    assert_tensor_near(mv, SHAPE(2), EXACT, -1, 0.5);
+}
+
+static void test_matmul_broadcast_batch(void **state) {
+    // numpy: (arange(12).reshape(2, 1, 2, 3) - 5) @ (arange(18).reshape(3, 3, 2) * 0.5)
+    Tensor *a = iota(SHAPE(2, 1, 2, 3)), *b = iota(SHAPE(3, 3, 2));
+    for (size_t i = 0; i < a->size; i++)
+        a->data[i] -= 5;
+    for (size_t i = 0; i < b->size; i++)
+        b->data[i] *= 0.5;
+    Tensor *c = ZEROS(SHAPE(2, 3, 2, 2));
+    kernel_matmul(c, a, b);
+    assert_tensor_near(c, SHAPE(2, 3, 2, 2), EXACT, -10.0, -16.0, -1.0, -2.5, -46.0, -52.0,
+                       -10.0, -11.5, -82.0, -88.0, -19.0, -20.5, 8.0, 11.0, 17.0, 24.5, 26.0,
+                       29.0, 62.0, 69.5, 44.0, 47.0, 107.0, 114.5);
+}
+
+static void test_transpose(void **state) {
+    Tensor *a = iota(SHAPE(2, 3, 4)), *t = ZEROS(SHAPE(2, 4, 3));
+    kernel_transpose(t, a);
+    // numpy: swapaxes(arange(24).reshape(2, 3, 4), -1, -2)
+    assert_tensor_near(t, SHAPE(2, 4, 3), EXACT, 0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11, 12, 16,
+                       20, 13, 17, 21, 14, 18, 22, 15, 19, 23);
+
+    Tensor *m = TENSOR(SHAPE(2, 3), 1, 2, 3, 4, 5, 6), *mt = ZEROS(SHAPE(3, 2));
+    kernel_transpose(mt, m);
+    assert_tensor_near(mt, SHAPE(3, 2), EXACT, 1, 4, 2, 5, 3, 6);
+
+    Tensor *v = TENSOR(SHAPE(3), 7, 8, 9), *vt = ZEROS(SHAPE(3));  // rank 1: a copy
+    kernel_transpose(vt, v);
+    assert_tensor_near(vt, SHAPE(3), EXACT, 7, 8, 9);
+}
+
+// ---------------------------------------------------------------- elementwise
+
+static void test_binary_broadcast(void **state) {
+    // [3, 1] + [4] -> [3, 4]: the column repeats across, the row repeats down
+    Tensor *col = TENSOR(SHAPE(3, 1), 1, 2, 3), *row = TENSOR(SHAPE(4), 10, 20, 30, 40);
+    Tensor *sum = ZEROS(SHAPE(3, 4));
+    kernel_binary(sum, col, row, KERNEL_ADD);
+    assert_tensor_near(sum, SHAPE(3, 4), EXACT, 11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43);
+
+    Tensor *m = TENSOR(SHAPE(2, 3), 1, 2, 3, 4, 5, 6), *two = TENSOR(SCALAR_SHAPE, 2);
+    Tensor *out = ZEROS(SHAPE(2, 3));
+    kernel_binary(out, m, two, KERNEL_SUB);
+    assert_tensor_near(out, SHAPE(2, 3), EXACT, -1, 0, 1, 2, 3, 4);
+    kernel_binary(out, two, m, KERNEL_SUB);
+    assert_tensor_near(out, SHAPE(2, 3), EXACT, 1, 0, -1, -2, -3, -4);
+    Tensor *r = TENSOR(SHAPE(3), 1, 0.5, -1);
+    kernel_binary(out, m, r, KERNEL_MUL);
+    assert_tensor_near(out, SHAPE(2, 3), EXACT, 1, 1, -3, 4, 2.5, -6);
+
+    // numpy: power([2, 9, -8, 4], [0.5, 0.5, 1/3, -2]); a negative base to a fractional
+    // power is nan, not a real cube root
+    Tensor *base = TENSOR(SHAPE(4), 2, 9, -8, 4), *ex = TENSOR(SHAPE(4), 0.5, 0.5, 1.0 / 3, -2);
+    Tensor *p = ZEROS(SHAPE(4));
+    kernel_binary(p, base, ex, KERNEL_POW);
+    assert_tensor_near(p, SHAPE(4), LIBM, 1.4142135623730951, 3.0, NAN, 0.0625);
+}
+
+static void test_binary_ieee(void **state) {
+    // division by zero gives values, not errors: inf, -inf and nan (0/0)
+    Tensor *a = TENSOR(SHAPE(4), 1, -1, 0, 6), *b = TENSOR(SHAPE(4), 0, 0, 0, 4);
+    Tensor *q = ZEROS(SHAPE(4));
+    kernel_binary(q, a, b, KERNEL_DIV);
+    assert_tensor_near(q, SHAPE(4), EXACT, INFINITY, -INFINITY, NAN, 1.5);
+    assert_true(isinf(q->data[0]) && q->data[0] > 0);
+    assert_true(isinf(q->data[1]) && q->data[1] < 0);
+    assert_true(isnan(q->data[2]));
+}
+
+static void test_binary_apply(void **state) {
+    assert_double_equal(kernel_binary_apply(KERNEL_ADD, 1.5, 2), 3.5, EXACT);
+    assert_double_equal(kernel_binary_apply(KERNEL_SUB, 1.5, 2), -0.5, EXACT);
+    assert_double_equal(kernel_binary_apply(KERNEL_MUL, 1.5, 2), 3, EXACT);
+    assert_double_equal(kernel_binary_apply(KERNEL_DIV, 1.5, 2), 0.75, EXACT);
+    assert_double_equal(kernel_binary_apply(KERNEL_POW, 1.5, 2), 2.25, EXACT);
+    assert_true(isnan(kernel_binary_apply(KERNEL_DIV, 0, 0)));
+}
+
+static void test_unary(void **state) {
+    Tensor *x = TENSOR(SHAPE(5), -2, -0.5, 0, 0.5, 2), *y = ZEROS(SHAPE(5));
+    kernel_unary(y, x, KERNEL_NEG);
+    assert_tensor_near(y, SHAPE(5), EXACT, 2, 0.5, 0, -0.5, -2);
+    kernel_unary(y, x, KERNEL_ABS);
+    assert_tensor_near(y, SHAPE(5), EXACT, 2, 0.5, 0, 0.5, 2);
+    kernel_unary(y, x, KERNEL_RELU);
+    assert_tensor_near(y, SHAPE(5), EXACT, 0, 0, 0, 0.5, 2);
+    // the rest from numpy, e.g. np.exp([-2, -0.5, 0, 0.5, 2])
+    kernel_unary(y, x, KERNEL_EXP);
+    assert_tensor_near(y, SHAPE(5), LIBM, 0.1353352832366127, 0.6065306597126334, 1.0,
+                       1.6487212707001282, 7.38905609893065);
+    kernel_unary(y, x, KERNEL_LOG);  // log(0) = -inf, log(x < 0) = nan
+    assert_tensor_near(y, SHAPE(5), LIBM, NAN, NAN, -INFINITY, -0.6931471805599453,
+                       0.6931471805599453);
+    assert_true(isinf(y->data[2]) && y->data[2] < 0);
+    kernel_unary(y, x, KERNEL_SQRT);
+    assert_tensor_near(y, SHAPE(5), LIBM, NAN, NAN, 0.0, 0.7071067811865476, 1.4142135623730951);
+    kernel_unary(y, x, KERNEL_TANH);
+    assert_tensor_near(y, SHAPE(5), LIBM, -0.9640275800758169, -0.46211715726000974, 0.0,
+                       0.46211715726000974, 0.9640275800758169);
+    kernel_unary(y, x, KERNEL_SIN);
+    assert_tensor_near(y, SHAPE(5), LIBM, -0.9092974268256817, -0.479425538604203, 0.0,
+                       0.479425538604203, 0.9092974268256817);
+    kernel_unary(y, x, KERNEL_COS);
+    assert_tensor_near(y, SHAPE(5), LIBM, -0.4161468365471424, 0.8775825618903728, 1.0,
+                       0.8775825618903728, -0.4161468365471424);
+    // numpy: 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x**3)))
+    kernel_unary(y, x, KERNEL_GELU);
+    assert_tensor_near(y, SHAPE(5), LIBM, -0.04540230591222494, -0.15428599017485606, 0.0,
+                       0.34571400982514394, 1.954597694087775);
+}
+
+static void test_unary_apply(void **state) {
+    assert_double_equal(kernel_unary_apply(KERNEL_NEG, 3), -3, EXACT);
+    assert_double_equal(kernel_unary_apply(KERNEL_RELU, -3), 0, EXACT);
+    assert_true(isnan(kernel_unary_apply(KERNEL_RELU, NAN)));  // as numpy's maximum(nan, 0)
+    assert_double_equal(kernel_unary_apply(KERNEL_EXP, 0), 1, EXACT);
+    double log0 = kernel_unary_apply(KERNEL_LOG, 0);
+    assert_true(isinf(log0) && log0 < 0);
+}
+
+// ---------------------------------------------------------------- rows
+
+static void test_softmax_rows(void **state) {
+    Tensor *a = TENSOR(SHAPE(2, 3), 1, 2, 3, -1, 0, 0.5), *p = ZEROS(SHAPE(2, 3));
+    kernel_softmax(p, a);
+    // numpy: e = exp(a - a.max(-1, keepdims=True)); e / e.sum(-1, keepdims=True)
+    assert_tensor_near(p, SHAPE(2, 3), LIBM, 0.09003057317038046, 0.24472847105479764,
+                       0.6652409557748218, 0.12195165230972886, 0.33149896042409155,
+                       0.5465493872661796);
+}
+
+static void test_softmax_large(void **state) {
+    // without the max subtracted exp(1000) overflows to inf and inf / inf is nan; with it the
+    // other terms are exp(-1000) and exp(-2000), which are exactly 0 in double
+    Tensor *a = TENSOR(SHAPE(3), 1000, 2000, 3000), *p = ZEROS(SHAPE(3));
+    kernel_softmax(p, a);
+    assert_tensor_near(p, SHAPE(3), EXACT, 0, 0, 1);
+}
+
+static void test_softmax_neg_inf(void **state) {
+    // masked entries get exactly 0; the rest is softmax([0.5, 1.5]) (numpy)
+    Tensor *a = TENSOR(SHAPE(4), 0.5, -INFINITY, 1.5, -INFINITY), *p = ZEROS(SHAPE(4));
+    kernel_softmax(p, a);
+    assert_tensor_near(p, SHAPE(4), LIBM, 0.2689414213699951, 0, 0.7310585786300049, 0);
+    assert_true(p->data[1] == 0.0 && p->data[3] == 0.0);
+
+    // a row with nothing to attend to has no finite max: nan, as numpy gives
+    Tensor *none = TENSOR(SHAPE(2, 2), -INFINITY, -INFINITY, 0, -INFINITY);
+    Tensor *q = ZEROS(SHAPE(2, 2));
+    kernel_softmax(q, none);
+    assert_tensor_near(q, SHAPE(2, 2), EXACT, NAN, NAN, 1, 0);
+}
+
+static void test_layernorm(void **state) {
+    Tensor *x = TENSOR(SHAPE(4), 2, 4, 6, 8), *y = ZEROS(SHAPE(4));
+    Tensor *one = TENSOR(SCALAR_SHAPE, 1), *zero = TENSOR(SCALAR_SHAPE, 0);
+    kernel_layernorm(y, x, one, zero, 1e-5);
+    // numpy: (x - x.mean()) / sqrt(x.var() + 1e-5); mean 5, population variance 5
+    assert_tensor_near(y, SHAPE(4), FEW_FLOPS, -1.3416394448610998, -0.4472131482870333,
+                       0.4472131482870333, 1.3416394448610998);
+}
+
+static void test_layernorm_gamma_beta(void **state) {
+    Tensor *x = TENSOR(SHAPE(2, 3), 1, -1, 3, 0.25, 0.5, 2), *y = ZEROS(SHAPE(2, 3));
+    Tensor *gamma = TENSOR(SHAPE(3), 1, 2, 0.5), *beta = TENSOR(SHAPE(3), 0, -1, 0.25);
+    kernel_layernorm(y, x, gamma, beta, 1e-5);
+    // numpy, per row: (x - mu) / sqrt(var + 1e-5) * gamma + beta
+    assert_tensor_near(y, SHAPE(2, 3), FEW_FLOPS, 0.0, -3.4494851500028276, 0.8623712875007069,
+                       -0.8626549634301388, -2.0783187042876734, 0.9509071577869879);
+}
+
+static void test_layernorm_constant_row(void **state) {
+    // variance 0: (x - mean) is exactly 0 and eps keeps the divisor positive, so the row is
+    // beta, not nan
+    Tensor *x = TENSOR(SHAPE(2, 4), 5, 5, 5, 5, 0, 0, 0, 0), *y = ZEROS(SHAPE(2, 4));
+    Tensor *gamma = TENSOR(SCALAR_SHAPE, 3), *beta = TENSOR(SHAPE(4), 0.5, -1, 0, 2);
+    kernel_layernorm(y, x, gamma, beta, 1e-5);
+    assert_tensor_near(y, SHAPE(2, 4), EXACT, 0.5, -1, 0, 2, 0.5, -1, 0, 2);
+}
+
+static void test_batchnorm(void **state) {
+    // numpy: x = sin(arange(24)).reshape(2, 3, 4) * 3 + 1; statistics over axes (0, 1)
+    Tensor *x = iota(SHAPE(2, 3, 4)), *y = ZEROS(SHAPE(2, 3, 4));
+    for (size_t i = 0; i < x->size; i++)
+        x->data[i] = sin(x->data[i]) * 3 + 1;
+    Tensor *gamma = TENSOR(SHAPE(4), 1, 0.5, 2, -1), *beta = TENSOR(SHAPE(4), 0, 0.1, -0.2, 0.3);
+    kernel_batchnorm(y, x, gamma, beta, 1e-5);
+    assert_tensor_near(
+        y, SHAPE(2, 3, 4), FEW_FLOPS, -0.07919402542206527, 0.5837151245912428,
+        2.339822558643385, 0.022993479081331147, -1.199373690234134, -0.5882024444952539,
+        -1.185021431317741, -0.7602554187692192, 1.3852025588290302, 0.3042399732733069,
+        -1.9696461156859917, 1.7555602591438053, -0.8734013320303793, 0.3094789556347669,
+        2.580927713693999, -0.7500845812786678, -0.5053335304575705, -0.5898123169345645,
+        -2.583354711624009, 0.009697272992252204, 1.2721000193151186, 0.5805807079305019,
+        -0.3827280137096434, 1.522088988830499);
+}
+
+// ---------------------------------------------------------------- reductions
+
+static void test_reduce_shape(void **state) {
+    Shape s;
+    assert_true(kernel_reduce_shape(&SHAPE(2, 3, 4), 1, false, &s));
+    assert_shape(&s, SHAPE(2, 4));
+    assert_true(kernel_reduce_shape(&SHAPE(2, 3, 4), 1, true, &s));
+    assert_shape(&s, SHAPE(2, 1, 4));
+    assert_true(kernel_reduce_shape(&SHAPE(2, 3, 4), 2, false, &s));
+    assert_shape(&s, SHAPE(2, 3));
+    assert_true(kernel_reduce_shape(&SHAPE(2, 3, 4), KERNEL_ALL_AXES, false, &s));
+    assert_shape(&s, SCALAR_SHAPE);
+    assert_true(kernel_reduce_shape(&SHAPE(2, 3, 4), KERNEL_ALL_AXES, true, &s));
+    assert_shape(&s, SHAPE(1, 1, 1));
+    assert_false(kernel_reduce_shape(&SHAPE(2, 3, 4), 3, false, &s));
+    assert_false(kernel_reduce_shape(&SHAPE(2, 3, 4), -2, false, &s));
+    assert_false(kernel_reduce_shape(&SCALAR_SHAPE, 0, false, &s));
+}
+
+// numpy: r = cos(arange(24) * 1.7).reshape(2, 3, 4) * 5, then r.sum(axis=...) etc.
+static const double reduce_input[] = {
+    5.0, -0.6442224714776232, -4.833990962897305, 1.8898887135649012, 4.3469874517491265,
+    -3.0100595134241184, -3.5713282601360015, 3.9303514807051965, 2.558519962265745,
+    -4.589653902071463, -1.3758166902579847, 4.94418671347073, 0.1017542166584149,
+    -4.97040765464631, 1.1790651047526128, 4.66657556031961, -2.381590241075076,
+    -4.052865979858663, 3.4259691763199216, 3.170031447868677, -4.242851373923026,
+    -2.076695368580317, 4.777992903064197, 0.8454592098944652};
+
+static const struct ReduceCase {
+    int axis;
+    KernelReduce op;
+    Shape shape;
+    double want[12];
+} reduce_cases[] = {
+    {0, KERNEL_SUM, {2, {3, 4}},
+     {5.101754216658415, -5.6146301261239335, -3.654925858144692, 6.556464273884512,
+      1.9653972106740505, -7.062925493282782, -0.14535908381607987, 7.1003829285738735,
+      -1.684331411657281, -6.66634927065178, 3.4021762128062125, 5.789645923365195}},
+    {0, KERNEL_MEAN, {2, {3, 4}},
+     {2.5508771083292077, -2.8073150630619668, -1.827462929072346, 3.278232136942256,
+      0.9826986053370252, -3.531462746641391, -0.07267954190803994, 3.5501914642869368,
+      -0.8421657058286405, -3.33317463532589, 1.7010881064031063, 2.8948229616825976}},
+    {0, KERNEL_VAR, {2, {3, 4}},
+     {5.998202938505905, 4.678969559767071, 9.039210818175375, 1.927497461235152,
+      11.318439442092869, 0.2718613316094254, 12.240542853558159, 0.14452163808313148,
+      11.564663013182557, 1.578740147761493, 9.467343127716028, 4.199891787143129}},
+    {0, KERNEL_MAX, {2, {3, 4}},
+     {5.0, -0.6442224714776232, 1.1790651047526128, 4.66657556031961, 4.3469874517491265,
+      -3.0100595134241184, 3.4259691763199216, 3.9303514807051965, 2.558519962265745,
+      -2.076695368580317, 4.777992903064197, 4.94418671347073}},
+    {0, KERNEL_MIN, {2, {3, 4}},
+     {0.1017542166584149, -4.97040765464631, -4.833990962897305, 1.8898887135649012,
+      -2.381590241075076, -4.052865979858663, -3.5713282601360015, 3.170031447868677,
+      -4.242851373923026, -4.589653902071463, -1.3758166902579847, 0.8454592098944652}},
+    {0, KERNEL_ARGMAX, {2, {3, 4}}, {0, 0, 1, 1, 0, 0, 1, 0, 0, 1, 1, 0}},
+    {1, KERNEL_SUM, {2, {2, 4}},
+     {11.90550741401487, -8.243935886973205, -9.78113591329129, 10.764426907740827,
+      -6.522687398339687, -11.099969003085292, 9.383027184136731, 8.682066218082753}},
+    {1, KERNEL_MEAN, {2, {2, 4}},
+     {3.96850247133829, -2.7479786289910684, -3.2603786377637634, 3.5881423025802754,
+      -2.1742291327798955, -3.6999896676950974, 3.127675728045577, 2.8940220726942507}},
+    {1, KERNEL_VAR, {2, {2, 4}},
+     {1.0650962359741054, 2.628748057245564, 2.041506383817467, 1.6133429395012577,
+      3.1674322709019544, 1.4578559782646259, 2.203203040218344, 2.4715789481731516}},
+    {1, KERNEL_MAX, {2, {2, 4}},
+     {5.0, -0.6442224714776232, -1.3758166902579847, 4.94418671347073, 0.1017542166584149,
+      -2.076695368580317, 4.777992903064197, 4.66657556031961}},
+    {1, KERNEL_MIN, {2, {2, 4}},
+     {2.558519962265745, -4.589653902071463, -4.833990962897305, 1.8898887135649012,
+      -4.242851373923026, -4.97040765464631, 1.1790651047526128, 0.8454592098944652}},
+    {1, KERNEL_ARGMAX, {2, {2, 4}}, {0, 0, 2, 2, 0, 2, 2, 0}},
+    {2, KERNEL_SUM, {2, {2, 3}},
+     {1.411675279189973, 1.6959511588942031, 1.537236083407027, 0.9769872270843281,
+      0.16154440325485897, -0.6960946295446809}},
+    {2, KERNEL_MEAN, {2, {2, 3}},
+     {0.35291881979749323, 0.4239877897235508, 0.3843090208517568, 0.24424680677108201,
+      0.04038610081371474, -0.17402365738617023}},
+    {2, KERNEL_VAR, {2, {2, 3}},
+     {12.96399094958013, 13.859935975052082, 13.339506866733226, 11.910950536230125,
+      10.969383689023653, 11.434332989772606}},
+    {2, KERNEL_MAX, {2, {2, 3}},
+     {5.0, 4.3469874517491265, 4.94418671347073, 4.66657556031961, 3.4259691763199216,
+      4.777992903064197}},
+    {2, KERNEL_MIN, {2, {2, 3}},
+     {-4.833990962897305, -3.5713282601360015, -4.589653902071463, -4.97040765464631,
+      -4.052865979858663, -4.242851373923026}},
+    {2, KERNEL_ARGMAX, {2, {2, 3}}, {0, 0, 3, 3, 2, 2}},
+    {KERNEL_ALL_AXES, KERNEL_SUM, {0, {0}}, {5.087299522285712}},
+    {KERNEL_ALL_AXES, KERNEL_MEAN, {0, {0}}, {0.21197081342857135}},
+    {KERNEL_ALL_AXES, KERNEL_VAR, {0, {0}}, {12.458682297952535}},
+    {KERNEL_ALL_AXES, KERNEL_MAX, {0, {0}}, {5.0}},
+    {KERNEL_ALL_AXES, KERNEL_MIN, {0, {0}}, {-4.97040765464631}},
+    {KERNEL_ALL_AXES, KERNEL_ARGMAX, {0, {0}}, {0}},
+};
+
+static void test_reduce(void **state) {
+    Tensor *r = make_tensor(SHAPE(2, 3, 4), reduce_input, ARRAY_LEN(reduce_input));
+    for (size_t c = 0; c < ARRAY_LEN(reduce_cases); c++) {
+        const struct ReduceCase *rc = &reduce_cases[c];
+        snprintf(failing_case, sizeof(failing_case), "reduce_cases[%zu] (axis %d, op %d)", c,
+                 rc->axis, (int)rc->op);
+        Tensor *out = ZEROS(rc->shape);
+        kernel_reduce(out, r, rc->axis, rc->op);
+        // sums of up to 24 values below 5 in magnitude: each rounding is below 1e-15; numpy
+        // may add in another order (pairwise), so the last digits can differ
+        tensor_near(out, rc->shape, rc->want, out->size, FEW_FLOPS, __FILE__, __LINE__);
+    }
+}
+
+static void test_reduce_keepdims(void **state) {
+    // the same values in another shape: keepdims only keeps the axis as size 1
+    Tensor *a = TENSOR(SHAPE(2, 2), 1, 2, 3, 4), *out = ZEROS(SHAPE(1, 2));
+    kernel_reduce(out, a, 0, KERNEL_SUM);
+    assert_tensor_near(out, SHAPE(1, 2), EXACT, 4, 6);
+}
+
+static void test_argmax_ties(void **state) {
+    // the first of equal largest values wins
+    Tensor *a = TENSOR(SHAPE(2, 4), 3, 1, 3, 2, 7, 0, 9, 9), *out = ZEROS(SHAPE(2));
+    kernel_reduce(out, a, 1, KERNEL_ARGMAX);
+    assert_tensor_near(out, SHAPE(2), EXACT, 0, 2);
+    Tensor *all = ZEROS(SCALAR_SHAPE);
+    kernel_reduce(all, a, KERNEL_ALL_AXES, KERNEL_ARGMAX);
+    assert_tensor_near(all, SCALAR_SHAPE, EXACT, 6);  // flat index, as numpy
+}
+
+static void test_reduce_nan(void **state) {
+    // numpy: max and min propagate nan, argmax points at the first nan
+    Tensor *a = TENSOR(SHAPE(4), 1, NAN, 3, NAN), *out = ZEROS(SCALAR_SHAPE);
+    kernel_reduce(out, a, 0, KERNEL_MAX);
+    assert_true(isnan(out->data[0]));
+    kernel_reduce(out, a, 0, KERNEL_MIN);
+    assert_true(isnan(out->data[0]));
+    kernel_reduce(out, a, 0, KERNEL_ARGMAX);
+    assert_double_equal(out->data[0], 1, EXACT);
+}
+
+// ---------------------------------------------------------------- indexing and reshaping
+
+static void test_index(void **state) {
+    Tensor *a = iota(SHAPE(2, 3, 4));
+    KernelAxisIndex at1[] = {{.kind = KERNEL_INDEX_AT, .start = 1}};
+    Tensor *o1 = ZEROS(SHAPE(3, 4));
+    kernel_index(o1, a, at1, 1);  // a[1]
+    assert_tensor_near(o1, SHAPE(3, 4), EXACT, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23);
+
+    KernelAxisIndex range[] = {{.kind = KERNEL_INDEX_ALL},
+                               {.kind = KERNEL_INDEX_RANGE, .start = 0, .stop = 2}};
+    Tensor *o2 = ZEROS(SHAPE(2, 2, 4));
+    kernel_index(o2, a, range, 2);  // a[:, 0:2]
+    assert_tensor_near(o2, SHAPE(2, 2, 4), EXACT, 0, 1, 2, 3, 4, 5, 6, 7, 12, 13, 14, 15, 16,
+                       17, 18, 19);
+
+    const size_t rows[] = {2, 0};
+    KernelAxisIndex list[] = {{.kind = KERNEL_INDEX_ALL},
+                              {.kind = KERNEL_INDEX_LIST, .list = rows, .n_list = 2},
+                              {.kind = KERNEL_INDEX_RANGE, .start = 1, .stop = 3}};
+    Tensor *o3 = ZEROS(SHAPE(2, 2, 2));
+    kernel_index(o3, a, list, 3);  // a[:, [2, 0], 1:3], gathered in list order
+    assert_tensor_near(o3, SHAPE(2, 2, 2), EXACT, 9, 10, 1, 2, 21, 22, 13, 14);
+
+    KernelAxisIndex point[] = {{.kind = KERNEL_INDEX_AT, .start = 1},
+                               {.kind = KERNEL_INDEX_AT, .start = 2},
+                               {.kind = KERNEL_INDEX_AT, .start = 3}};
+    Tensor *o4 = ZEROS(SCALAR_SHAPE);
+    kernel_index(o4, a, point, 3);  // a[1, 2, 3]
+    assert_tensor_near(o4, SCALAR_SHAPE, EXACT, 23);
+}
+
+static void test_index_list_stays_in_place(void **state) {
+    // each axis is indexed on its own: a[0, :, [3, 1]] is a[0][:, [3, 1]], shape [3, 2]
+    // (numpy would move the gathered axis first, to [2, 3])
+    Tensor *a = iota(SHAPE(2, 3, 4));
+    const size_t cols[] = {3, 1};
+    KernelAxisIndex ix[] = {{.kind = KERNEL_INDEX_AT, .start = 0},
+                            {.kind = KERNEL_INDEX_ALL},
+                            {.kind = KERNEL_INDEX_LIST, .list = cols, .n_list = 2}};
+    Shape s;
+    assert_true(kernel_index_shape(&a->shape, ix, 3, &s));
+    assert_shape(&s, SHAPE(3, 2));
+    Tensor *o = ZEROS(s);
+    kernel_index(o, a, ix, 3);
+    assert_tensor_near(o, SHAPE(3, 2), EXACT, 3, 1, 7, 5, 11, 9);
+}
+
+static void test_index_shape(void **state) {
+    Shape s, a = SHAPE(2, 3, 4);
+    const size_t two[] = {0, 1}, far[] = {0, 3};
+    KernelAxisIndex lists[] = {{.kind = KERNEL_INDEX_LIST, .list = two, .n_list = 2},
+                               {.kind = KERNEL_INDEX_LIST, .list = two, .n_list = 2}};
+    assert_false(kernel_index_shape(&a, lists, 2, &s));  // at most one list
+    assert_true(kernel_index_shape(&a, lists, 1, &s));
+    assert_shape(&s, SHAPE(2, 3, 4));
+    KernelAxisIndex out_of_range[] = {{.kind = KERNEL_INDEX_ALL},
+                                      {.kind = KERNEL_INDEX_LIST, .list = far, .n_list = 2}};
+    assert_false(kernel_index_shape(&a, out_of_range, 2, &s));
+    KernelAxisIndex too_many[4] = {{.kind = KERNEL_INDEX_ALL}};
+    assert_false(kernel_index_shape(&a, too_many, 4, &s));
+    KernelAxisIndex empty[] = {{.kind = KERNEL_INDEX_RANGE, .start = 1, .stop = 1}};
+    assert_true(kernel_index_shape(&a, empty, 1, &s));
+    assert_shape(&s, SHAPE(0, 3, 4));
+    assert_true(kernel_index_shape(&a, NULL, 0, &s));
+    assert_shape(&s, SHAPE(2, 3, 4));
+}
+
+static void test_concat(void **state) {
+    Tensor *p = iota(SHAPE(2, 3)), *q = TENSOR(SHAPE(2, 2), 100, 101, 102, 103);
+    const Tensor *cols[] = {p, q};
+    const Shape *col_shapes[] = {&p->shape, &q->shape};
+    Shape s;
+    assert_true(kernel_concat_shape(col_shapes, 2, 1, &s));
+    assert_shape(&s, SHAPE(2, 5));
+    Tensor *wide = ZEROS(s);
+    kernel_concat(wide, cols, 2, 1);
+    assert_tensor_near(wide, SHAPE(2, 5), EXACT, 0, 1, 2, 100, 101, 3, 4, 5, 102, 103);
+    assert_false(kernel_concat_shape(col_shapes, 2, 0, &s));  // 3 columns against 2
+
+    Tensor *r = TENSOR(SHAPE(1, 3), -7, -6, -5);
+    const Tensor *rows[] = {p, r};
+    Tensor *tall = ZEROS(SHAPE(3, 3));
+    kernel_concat(tall, rows, 2, 0);
+    assert_tensor_near(tall, SHAPE(3, 3), EXACT, 0, 1, 2, 3, 4, 5, -7, -6, -5);
+
+    const Shape *bad_rank[] = {&p->shape, &SHAPE(6)};
+    assert_false(kernel_concat_shape(bad_rank, 2, 0, &s));
+    assert_false(kernel_concat_shape(col_shapes, 0, 0, &s));
+    assert_false(kernel_concat_shape(col_shapes, 2, 2, &s));
+}
+
+static void test_split_merge_heads(void **state) {
+    Tensor *x = iota(SHAPE(2, 3, 4));
+    Shape s;
+    assert_true(kernel_split_heads_shape(&x->shape, 2, &s));
+    assert_shape(&s, SHAPE(2, 2, 3, 2));
+    Tensor *h = ZEROS(s);
+    kernel_split_heads(h, x, 2);
+    // numpy: x.reshape(2, 3, 2, 2).transpose(0, 2, 1, 3)
+    assert_tensor_near(h, SHAPE(2, 2, 3, 2), EXACT, 0, 1, 4, 5, 8, 9, 2, 3, 6, 7, 10, 11, 12,
+                       13, 16, 17, 20, 21, 14, 15, 18, 19, 22, 23);
+    assert_true(kernel_merge_heads_shape(&h->shape, &s));
+    assert_shape(&s, SHAPE(2, 3, 4));
+    Tensor *back = ZEROS(s);
+    kernel_merge_heads(back, h);
+    tensor_near(back, x->shape, x->data, x->size, EXACT, __FILE__, __LINE__);
+
+    assert_false(kernel_split_heads_shape(&SHAPE(3, 4), 3, &s));  // 4 columns, 3 heads
+    assert_false(kernel_split_heads_shape(&SHAPE(3, 4), 0, &s));
+    assert_false(kernel_split_heads_shape(&SHAPE(4), 2, &s));
+    assert_false(kernel_split_heads_shape(&SHAPE(2, 2, 3, 4), 2, &s));  // rank 5
+    assert_false(kernel_merge_heads_shape(&SHAPE(3, 4), &s));
+}
+
+static void test_heads_take_column_blocks(void **state) {
+    // one row of 6 columns, 3 heads: head h gets columns 2h and 2h + 1 (PyTorch's view)
+    Tensor *x = iota(SHAPE(1, 6)), *h = ZEROS(SHAPE(3, 1, 2));
+    kernel_split_heads(h, x, 3);
+    assert_tensor_near(h, SHAPE(3, 1, 2), EXACT, 0, 1, 2, 3, 4, 5);
+    Tensor *x2 = iota(SHAPE(2, 4)), *h2 = ZEROS(SHAPE(2, 2, 2));
+    kernel_split_heads(h2, x2, 2);
+    // head 0 = columns 0-1 of both rows, head 1 = columns 2-3
+    assert_tensor_near(h2, SHAPE(2, 2, 2), EXACT, 0, 1, 4, 5, 2, 3, 6, 7);
+}
+
+static void test_take(void **state) {
+    Tensor *table = TENSOR(SHAPE(3, 2), 0, 10, 20, 30, 40, 50);
+    Tensor *idx = TENSOR(SHAPE(2, 2), 5, 0, 2, 2), *out = ZEROS(SHAPE(2, 2));
+    kernel_take(out, table, idx);  // table.flat[idx]
+    assert_tensor_near(out, SHAPE(2, 2), EXACT, 50, 0, 20, 20);
+    Tensor *one = TENSOR(SCALAR_SHAPE, 3), *o1 = ZEROS(SCALAR_SHAPE);
+    kernel_take(o1, table, one);
+    assert_tensor_near(o1, SCALAR_SHAPE, EXACT, 30);
+}
+
+// ---------------------------------------------------------------- builders
+
+static void test_causal_mask(void **state) {
+    Tensor *m = ZEROS(SHAPE(3, 3));
+    kernel_causal_mask(m);
+    assert_tensor_near(m, SHAPE(3, 3), EXACT, 0, -INFINITY, -INFINITY, 0, 0, -INFINITY, 0, 0,
+                       0);
+}
+
+static void test_relative_positions_arange(void **state) {
+    Tensor *r = ZEROS(SHAPE(2, 3));
+    kernel_relative_positions(r);
+    assert_tensor_near(r, SHAPE(2, 3), EXACT, 0, -1, -2, 1, 0, -1);
+    Tensor *a = ZEROS(SHAPE(4));
+    kernel_arange(a);
+    assert_tensor_near(a, SHAPE(4), EXACT, 0, 1, 2, 3);
+}
+
+static void test_sinusoidal(void **state) {
+    Tensor *pe = ZEROS(SHAPE(4, 6));
+    kernel_sinusoidal(pe, 10000);
+    // numpy: pe[pos, 2i] = sin(pos / 10000 ** (2i / 6)), pe[pos, 2i + 1] = cos(...)
+    assert_tensor_near(pe, SHAPE(4, 6), LIBM, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.8414709848078965,
+                       0.5403023058681398, 0.046399223464731285, 0.9989229760406304,
+                       0.0021544330233656045, 0.9999976792064809, 0.9092974268256817,
+                       -0.4161468365471424, 0.09269850077872725, 0.9956942241237399,
+                       0.0043088560467428125, 0.9999907168366957, 0.1411200080598672,
+                       -0.9899924966004454, 0.13879810108005056, 0.990320699135675,
+                       0.006463259070189646, 0.9999791129229608);
+}
+
+static void test_rope(void **state) {
+    Tensor *x = iota(SHAPE(3, 4));
+    for (size_t i = 0; i < x->size; i++)
+        x->data[i] = x->data[i] * 0.5 - 2;
+    Tensor *pos = TENSOR(SHAPE(3), 0, 1, 5), *y = ZEROS(SHAPE(3, 4));
+    kernel_rope(y, x, pos, 10000);
+    // numpy, per row r and pair i: th = pos[r] * 10000 ** (-2i / 4);
+    // (x0 cos th - x1 sin th, x0 sin th + x1 cos th); position 0 leaves the row as it is
+    assert_tensor_near(y, SHAPE(3, 4), FEW_FLOPS, -2.0, -1.5, -1.0, -0.5, -0.42073549240394825,
+                       0.2701511529340699, 0.9849502504154153, 1.5099248339591647,
+                       2.9646350575842986, -1.2086930856682114, 2.821323688737525,
+                       3.645563419194417);
+}
+
+static double rope_dot(const Tensor *q, const Tensor *k, double pq, double pk) {
+    Tensor *rq = ZEROS(q->shape), *rk = ZEROS(k->shape);
+    kernel_rope(rq, q, TENSOR(SHAPE(1), pq), 10000);
+    kernel_rope(rk, k, TENSOR(SHAPE(1), pk), 10000);
+    double dot = 0.0;
+    for (size_t i = 0; i < q->size; i++)
+        dot += rq->data[i] * rk->data[i];
+    return dot;
+}
+
+static void test_rope_relative(void **state) {
+    // the score of a rotated query and key depends only on how far apart they are: 7 - 3 = 4
+    Tensor *q = ZEROS(SHAPE(1, 8)), *k = ZEROS(SHAPE(1, 8));
+    kernel_fill_random(q, KERNEL_NORMAL, 1, 1);
+    kernel_fill_random(k, KERNEL_NORMAL, 1, 2);
+    assert_double_equal(rope_dot(q, k, 3, 7), rope_dot(q, k, 0, 4), 1e-12);
+    assert_double_equal(rope_dot(q, k, 10, 11), rope_dot(q, k, 100, 101), 1e-12);
+}
+
+static void test_rope_heads_share_positions(void **state) {
+    // [heads, n, d]: every head is rotated by the same row positions
+    Tensor *x = iota(SHAPE(2, 3, 4)), *y = ZEROS(SHAPE(2, 3, 4));
+    Tensor *pos = TENSOR(SHAPE(3), 0, 1, 5);
+    kernel_rope(y, x, pos, 10000);
+    Tensor *head = ZEROS(SHAPE(3, 4)), *one = ZEROS(SHAPE(3, 4));
+    memcpy(head->data, x->data + 12, 12 * sizeof(double));
+    kernel_rope(one, head, pos, 10000);
+    tensor_near(one, SHAPE(3, 4), y->data + 12, 12, EXACT, __FILE__, __LINE__);
+}
+
+static void test_alibi_slopes(void **state) {
+    Tensor *s8 = ZEROS(SHAPE(8));
+    kernel_alibi_slopes(s8);
+    // powers of two are exact
+    assert_tensor_near(s8, SHAPE(8), EXACT, 1.0 / 2, 1.0 / 4, 1.0 / 8, 1.0 / 16, 1.0 / 32,
+                       1.0 / 64, 1.0 / 128, 1.0 / 256);
+    Tensor *s4 = ZEROS(SHAPE(4));
+    kernel_alibi_slopes(s4);
+    assert_tensor_near(s4, SHAPE(4), EXACT, 1.0 / 4, 1.0 / 16, 1.0 / 64, 1.0 / 256);
+}
+
+static void test_identity_fill(void **state) {
+    Tensor *eye = ZEROS(SHAPE(2, 3, 3));
+    kernel_fill(eye, 7);
+    kernel_identity(eye);
+    assert_tensor_near(eye, SHAPE(2, 3, 3), EXACT, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 0,
+                       0, 0, 1);
+    Tensor *f = ZEROS(SHAPE(2, 2));
+    kernel_fill(f, -2.5);
+    assert_tensor_near(f, SHAPE(2, 2), EXACT, -2.5, -2.5, -2.5, -2.5);
+}
+
+static void test_random_exact(void **state) {
+    // values from a separate Python implementation of the recipe in kernel.h:
+    //   state = (state + 0x9E3779B97F4A7C15) & M; z = ...; u = (z >> 11) * 2.0**-53
+    // uniform is scale * (2u - 1): every step is one correctly rounded IEEE operation
+    Tensor *u = ZEROS(SHAPE(5));
+    kernel_fill_random(u, KERNEL_UNIFORM, 0.5, 42);
+    assert_tensor_near(u, SHAPE(5), EXACT, 0.2415648787718233, -0.3400896071230799,
+                       -0.22139886974486134, -0.15580928347636247, -0.4619698314597538);
+    // the first splitmix64 output for seed 0 is 0xE220A8397B1DCDAF
+    Tensor *u0 = ZEROS(SCALAR_SHAPE);
+    kernel_fill_random(u0, KERNEL_UNIFORM, 1, 0);
+    assert_double_equal(u0->data[0], 2 * (double)(UINT64_C(0xE220A8397B1DCDAF) >> 11) *
+                                             0x1.0p-53 - 1,
+                        EXACT);
+    // normal, an odd count: the fifth value is the cosine of the third pair, its sine dropped
+    Tensor *n = ZEROS(SHAPE(5));
+    kernel_fill_random(n, KERNEL_NORMAL, 2, 7);
+    assert_tensor_near(n, SHAPE(5), LIBM, 1.9769486646374705, 0.20931329497798795,
+                       -3.7285116134624547, -2.1400862074366835, 0.00784041443037868);
+    // the same seed gives the same values
+    Tensor *again = ZEROS(SHAPE(5));
+    kernel_fill_random(again, KERNEL_NORMAL, 2, 7);
+    tensor_near(again, SHAPE(5), n->data, 5, EXACT, __FILE__, __LINE__);
+}
+
+// Mean and population standard deviation of a tensor's values.
+static void moments(const Tensor *t, double *mean, double *sd) {
+    double sum = 0.0, sq = 0.0;
+    for (size_t i = 0; i < t->size; i++)
+        sum += t->data[i];
+    *mean = sum / (double)t->size;
+    for (size_t i = 0; i < t->size; i++)
+        sq += (t->data[i] - *mean) * (t->data[i] - *mean);
+    *sd = sqrt(sq / (double)t->size);
+}
+
+static void test_random_moments(void **state) {
+    // 100000 draws: the mean's standard error is scale / 316, the sd's about scale / 447;
+    // the bounds are over 5 standard errors wide (and the draws are fixed by the seed)
+    Tensor *n = ZEROS(SHAPE(100000));
+    double mean, sd;
+    kernel_fill_random(n, KERNEL_NORMAL, 3, 123);
+    moments(n, &mean, &sd);
+    assert_double_equal(mean, 0, 0.05);
+    assert_double_equal(sd, 3, 0.05);
+
+    Tensor *u = ZEROS(SHAPE(100000));
+    kernel_fill_random(u, KERNEL_UNIFORM, 2, 123);
+    moments(u, &mean, &sd);
+    assert_double_equal(mean, 0, 0.03);
+    assert_double_equal(sd, 2 / sqrt(3), 0.02);  // uniform on [-a, a): sd a / sqrt(3)
+    for (size_t i = 0; i < u->size; i++)
+        assert_true(u->data[i] >= -2 && u->data[i] < 2);
+}
+
+// ---------------------------------------------------------------- loss
+
+static void test_cross_entropy(void **state) {
+    Tensor *logits = TENSOR(SHAPE(2, 3), 1, 2, 3, 0.5, -1, 2);
+    Tensor *targets = TENSOR(SHAPE(2), 2, 0), *out = ZEROS(SHAPE(2));
+    kernel_cross_entropy(out, logits, targets);
+    // numpy: log(exp(logits).sum(1)) - logits[arange(2), targets]
+    assert_tensor_near(out, SHAPE(2), LIBM, 0.40760596444438013, 1.7413112966571571);
+}
+
+static void test_cross_entropy_stable(void **state) {
+    // exp(1000) overflows; with the max taken out the sum is 1 + e^-1000 + e^-2000 = 1 exactly
+    Tensor *logits = TENSOR(SHAPE(2, 3), 1000, 0, -1000, 1000, 0, -1000);
+    Tensor *targets = TENSOR(SHAPE(2), 0, 1), *out = ZEROS(SHAPE(2));
+    kernel_cross_entropy(out, logits, targets);
+    assert_tensor_near(out, SHAPE(2), EXACT, 0, 1000);
+}
+
+#define TEST(f) cmocka_unit_test_teardown(f, destroy_made)
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        TEST(test_broadcast_shape),
+        TEST(test_matmul_shape),
+        TEST(test_gemm),
+        TEST(test_gemm_sums_in_index_order),
+        TEST(test_matmul_batched),
+        TEST(test_matmul_vectors),
+        TEST(test_matmul_broadcast_batch),
+        TEST(test_transpose),
+        TEST(test_binary_broadcast),
+        TEST(test_binary_ieee),
+        TEST(test_binary_apply),
+        TEST(test_unary),
+        TEST(test_unary_apply),
+        TEST(test_softmax_rows),
+        TEST(test_softmax_large),
+        TEST(test_softmax_neg_inf),
+        TEST(test_layernorm),
+        TEST(test_layernorm_gamma_beta),
+        TEST(test_layernorm_constant_row),
+        TEST(test_batchnorm),
+        TEST(test_reduce_shape),
+        TEST(test_reduce),
+        TEST(test_reduce_keepdims),
+        TEST(test_argmax_ties),
+        TEST(test_reduce_nan),
+        TEST(test_index),
+        TEST(test_index_list_stays_in_place),
+        TEST(test_index_shape),
+        TEST(test_concat),
+        TEST(test_split_merge_heads),
+        TEST(test_heads_take_column_blocks),
+        TEST(test_take),
+        TEST(test_causal_mask),
+        TEST(test_relative_positions_arange),
+        TEST(test_sinusoidal),
+        TEST(test_rope),
+        TEST(test_rope_relative),
+        TEST(test_rope_heads_share_positions),
+        TEST(test_alibi_slopes),
+        TEST(test_identity_fill),
+        TEST(test_random_exact),
+        TEST(test_random_moments),
+        TEST(test_cross_entropy),
+        TEST(test_cross_entropy_stable),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,794 @@
+// kernel: dense math on plain tensors (see kernel.h for the contract of every function).
+//
+// Every kernel first checks that its output has the shape the matching *_shape function gives:
+// the caller was meant to check the inputs, so a mismatch is a programming error (ASSERT).
+// Sums always run in index order, so every run prints the same digits.
+#include "kernel.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util.h"
+
+// Not M_PI: strict C11 does not define it. The double nearest to pi, as Python's math.pi.
+static const double PI = 3.14159265358979323846;
+
+// ---------------------------------------------------------------- helpers
+
+static size_t last_dim(const Shape *s) {
+    return s->rank ? s->dim[s->rank - 1] : 1;
+}
+
+// How many rows of the last axis a tensor holds (rank 0 counts as one row of one value).
+static size_t row_count(const Tensor *t) {
+    size_t d = last_dim(&t->shape);
+    return d ? t->size / d : 0;
+}
+
+// s->dim[from] * ... * s->dim[to - 1]: the number of values in a block of axes.
+static size_t dims_product(const Shape *s, size_t from, size_t to) {
+    size_t n = 1;
+    for (size_t i = from; i < to; i++)
+        n *= s->dim[i];
+    return n;
+}
+
+static void expect_values(const Tensor *t) {
+    ASSERT(t->data != NULL);
+}
+
+// out must exist with values and have exactly the shape the kernel computes.
+static void expect_shape(const Tensor *out, const Shape *shape) {
+    expect_values(out);
+    ASSERT(shape_equal(&out->shape, shape));
+}
+
+// A gamma or beta of a normalisation: a scalar, or one value per feature.
+static void expect_param(const Tensor *p, size_t d) {
+    expect_values(p);
+    ASSERT(p->shape.rank == 0 || (p->shape.rank == 1 && p->shape.dim[0] == d));
+}
+
+static double param_at(const Tensor *p, size_t j) {
+    return p->data[p->shape.rank == 0 ? 0 : j];
+}
+
+// What layernorm and batchnorm both check; gives the features d (last axis) and the rows.
+static void expect_norm(const Tensor *out, const Tensor *x, const Tensor *gamma,
+                        const Tensor *beta, size_t *d, size_t *rows) {
+    expect_shape(out, &x->shape);
+    expect_values(x);
+    *d = last_dim(&x->shape);
+    *rows = row_count(x);
+    expect_param(gamma, *d);
+    expect_param(beta, *d);
+}
+
+// An index held in a double (a token id, a class): an exact integer below limit.
+static size_t index_value(double v, size_t limit) {
+    ASSERT(v >= 0 && v < (double)limit && v == floor(v));
+    return (size_t)v;
+}
+
+// The sum of x[0], x[step], ..., x[(n - 1) * step], added in that order.
+static double line_sum(const double *x, size_t n, size_t step) {
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i * step];
+    return sum;
+}
+
+// Their population variance (divide by n) around their mean, in a second pass rather than as
+// E[x^2] - E[x]^2, which cancels catastrophically when the mean is large.
+static double line_var(const double *x, size_t n, size_t step, double mean) {
+    double sq = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sq += (x[i * step] - mean) * (x[i * step] - mean);
+    return sq / (double)n;
+}
+
+// Walks an output shape in row-major order, keeping the offsets of the matching elements of
+// two inputs that broadcast to it: a stride of 0 repeats an input along that axis.
+typedef struct Walk {
+    size_t rank;
+    size_t dim[TENSOR_MAX_RANK];
+    size_t idx[TENSOR_MAX_RANK];
+    size_t stride[2][TENSOR_MAX_RANK];
+    size_t off[2];
+} Walk;
+
+// The strides of `in` seen through the broadcast shape `out` (trailing axes aligned).
+static void broadcast_strides(size_t *stride, const Shape *in, const Shape *out) {
+    ASSERT(in->rank <= out->rank);
+    size_t shift = out->rank - in->rank;
+    size_t step = 1;
+    for (size_t i = out->rank; i-- > 0;) {
+        stride[i] = 0;
+        if (i < shift)
+            continue;
+        size_t d = in->dim[i - shift];
+        ASSERT(d == out->dim[i] || d == 1);
+        if (d != 1)
+            stride[i] = step;
+        step *= d;
+    }
+}
+
+static void walk_init(Walk *w, const Shape *out, const Shape *a, const Shape *b) {
+    memset(w, 0, sizeof(*w));
+    w->rank = out->rank;
+    memcpy(w->dim, out->dim, sizeof(w->dim));
+    broadcast_strides(w->stride[0], a, out);
+    broadcast_strides(w->stride[1], b, out);
+}
+
+static void walk_next(Walk *w) {
+    for (size_t i = w->rank; i-- > 0;) {
+        w->idx[i]++;
+        w->off[0] += w->stride[0][i];
+        w->off[1] += w->stride[1][i];
+        if (w->idx[i] < w->dim[i])
+            return;
+        w->off[0] -= w->stride[0][i] * w->dim[i];
+        w->off[1] -= w->stride[1][i] * w->dim[i];
+        w->idx[i] = 0;
+    }
+}
+
+// ---------------------------------------------------------------- shapes
+
+bool kernel_broadcast_shape(const Shape *a, const Shape *b, Shape *out) {
+    Shape s = {.rank = a->rank > b->rank ? a->rank : b->rank};
+    for (size_t i = 0; i < s.rank; i++) {
+        // i counts from the last axis; a missing axis acts as size 1
+        size_t da = i < a->rank ? a->dim[a->rank - 1 - i] : 1;
+        size_t db = i < b->rank ? b->dim[b->rank - 1 - i] : 1;
+        if (da != db && da != 1 && db != 1)
+            return false;
+        s.dim[s.rank - 1 - i] = da == 1 ? db : da;
+    }
+    *out = s;
+    return true;
+}
+
+// The matrix view of a matmul operand: its leading (batch) axes and its last two dims, with a
+// vector read as a row (left operand) or a column (right operand).
+typedef struct MatView {
+    Shape batch;
+    size_t rows, cols;
+} MatView;
+
+static MatView mat_view(const Shape *s, bool left) {
+    MatView v = {.batch = {.rank = s->rank >= 2 ? s->rank - 2 : 0}};
+    memcpy(v.batch.dim, s->dim, v.batch.rank * sizeof(size_t));
+    if (s->rank == 1) {
+        v.rows = left ? 1 : s->dim[0];
+        v.cols = left ? s->dim[0] : 1;
+    } else if (s->rank >= 2) {
+        v.rows = s->dim[s->rank - 2];
+        v.cols = s->dim[s->rank - 1];
+    }
+    return v;
+}
+
+bool kernel_matmul_shape(const Shape *a, const Shape *b, Shape *out) {
+    if (a->rank == 0 || b->rank == 0)
+        return false;
+    MatView va = mat_view(a, true), vb = mat_view(b, false);
+    Shape s;
+    if (va.cols != vb.rows || !kernel_broadcast_shape(&va.batch, &vb.batch, &s))
+        return false;
+    // a vector operand's unit axis is dropped again: [k] @ [k] -> []
+    if (a->rank >= 2)
+        s.dim[s.rank++] = va.rows;
+    if (b->rank >= 2)
+        s.dim[s.rank++] = vb.cols;
+    *out = s;
+    return true;
+}
+
+// ---------------------------------------------------------------- matrix product
+
+// c (n, m) = a (n, k) @ b (k, m)
+// Loop order i-k-j walks b and c row by row (cache friendly), and each c[i][j] still receives
+// its terms a[i][kk] * b[kk][j] in increasing kk: the sum runs in index order.
+void kernel_gemm(double *c, const double *a, const double *b, size_t n, size_t k, size_t m) {
+    for (size_t i = 0; i < n; i++) {
+        double *c_row = c + i * m;
+        for (size_t j = 0; j < m; j++)
+            c_row[j] = 0.0;
+        for (size_t kk = 0; kk < k; kk++) {
+            double a_ik = a[i * k + kk];
+            const double *b_row = b + kk * m;
+            for (size_t j = 0; j < m; j++)
+                c_row[j] += a_ik * b_row[j];
+        }
+    }
+}
+
+// out (..., n, m) = a (..., n, k) @ b (..., k, m), one gemm per (broadcast) batch entry
+void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b) {
+    Shape s;
+    ASSERT(kernel_matmul_shape(&a->shape, &b->shape, &s));
+    expect_shape(out, &s);
+    expect_values(a);
+    expect_values(b);
+    MatView va = mat_view(&a->shape, true), vb = mat_view(&b->shape, false);
+    size_t n = va.rows, k = va.cols, m = vb.cols;
+    Shape batch;
+    ASSERT(kernel_broadcast_shape(&va.batch, &vb.batch, &batch));
+    size_t blocks = dims_product(&batch, 0, batch.rank);
+    Walk w;
+    walk_init(&w, &batch, &va.batch, &vb.batch);
+    for (size_t i = 0; i < blocks; i++, walk_next(&w))
+        kernel_gemm(out->data + i * n * m, a->data + w.off[0] * n * k,
+                    b->data + w.off[1] * k * m, n, k, m);
+}
+
+// out (..., m, n) = a (..., n, m)
+void kernel_transpose(Tensor *out, const Tensor *a) {
+    expect_values(a);
+    Shape s = a->shape;
+    if (s.rank < 2) {
+        expect_shape(out, &s);
+        memcpy(out->data, a->data, a->size * sizeof(double));
+        return;
+    }
+    size_t n = s.dim[s.rank - 2], m = s.dim[s.rank - 1];
+    s.dim[s.rank - 2] = m;
+    s.dim[s.rank - 1] = n;
+    expect_shape(out, &s);
+    size_t blocks = dims_product(&s, 0, s.rank - 2);
+    for (size_t bl = 0; bl < blocks; bl++) {
+        const double *src = a->data + bl * n * m;
+        double *dst = out->data + bl * n * m;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < m; j++)
+                dst[j * n + i] = src[i * m + j];
+    }
+}
+
+// ---------------------------------------------------------------- elementwise
+
+double kernel_binary_apply(KernelBinary op, double a, double b) {
+    switch (op) {
+    case KERNEL_ADD:
+        return a + b;
+    case KERNEL_SUB:
+        return a - b;
+    case KERNEL_MUL:
+        return a * b;
+    case KERNEL_DIV:
+        return a / b;
+    case KERNEL_POW:
+        return pow(a, b);
+    }
+    ASSERT(!"unknown KernelBinary");
+    return NAN;
+}
+
+// out (broadcast of a and b) = a op b
+void kernel_binary(Tensor *out, const Tensor *a, const Tensor *b, KernelBinary op) {
+    Shape s;
+    ASSERT(kernel_broadcast_shape(&a->shape, &b->shape, &s));
+    expect_shape(out, &s);
+    expect_values(a);
+    expect_values(b);
+    Walk w;
+    walk_init(&w, &s, &a->shape, &b->shape);
+    for (size_t i = 0; i < out->size; i++, walk_next(&w))
+        out->data[i] = kernel_binary_apply(op, a->data[w.off[0]], b->data[w.off[1]]);
+}
+
+double kernel_unary_apply(KernelUnary op, double x) {
+    switch (op) {
+    case KERNEL_NEG:
+        return -x;
+    case KERNEL_EXP:
+        return exp(x);
+    case KERNEL_LOG:
+        return log(x);
+    case KERNEL_SQRT:
+        return sqrt(x);
+    case KERNEL_ABS:
+        return fabs(x);
+    case KERNEL_RELU:
+        return x > 0 || isnan(x) ? x : 0.0;  // nan stays nan, as numpy's maximum(x, 0)
+    case KERNEL_GELU:
+        return 0.5 * x * (1.0 + tanh(sqrt(2.0 / PI) * (x + 0.044715 * x * x * x)));
+    case KERNEL_TANH:
+        return tanh(x);
+    case KERNEL_SIN:
+        return sin(x);
+    case KERNEL_COS:
+        return cos(x);
+    }
+    ASSERT(!"unknown KernelUnary");
+    return NAN;
+}
+
+// out (same shape) = op(a)
+void kernel_unary(Tensor *out, const Tensor *a, KernelUnary op) {
+    expect_shape(out, &a->shape);
+    expect_values(a);
+    for (size_t i = 0; i < a->size; i++)
+        out->data[i] = kernel_unary_apply(op, a->data[i]);
+}
+
+// ---------------------------------------------------------------- rows
+
+// out (..., d) = softmax(a (..., d)) along the last axis
+void kernel_softmax(Tensor *out, const Tensor *a) {
+    expect_shape(out, &a->shape);
+    expect_values(a);
+    size_t d = last_dim(&a->shape), rows = row_count(a);
+    for (size_t r = 0; r < rows; r++) {
+        const double *x = a->data + r * d;
+        double *y = out->data + r * d;
+        // subtract the row max first so exp() cannot overflow; an all -inf row keeps
+        // max = -inf and -inf - -inf = nan, which is numpy's answer too
+        double max = -INFINITY;
+        for (size_t j = 0; j < d; j++)
+            if (x[j] > max)
+                max = x[j];
+        double sum = 0.0;
+        for (size_t j = 0; j < d; j++) {
+            y[j] = exp(x[j] - max);  // exp(-inf) is an exact 0
+            sum += y[j];
+        }
+        for (size_t j = 0; j < d; j++)
+            y[j] /= sum;
+    }
+}
+
+// out (..., d) = (x - mean) / sqrt(var + eps) * gamma (d) + beta (d), per row of x (..., d)
+void kernel_layernorm(Tensor *out, const Tensor *x, const Tensor *gamma, const Tensor *beta,
+                      double eps) {
+    size_t d, rows;
+    expect_norm(out, x, gamma, beta, &d, &rows);
+    for (size_t r = 0; r < rows; r++) {
+        const double *xr = x->data + r * d;
+        double *y = out->data + r * d;
+        double mean = line_sum(xr, d, 1) / (double)d;
+        double sd = sqrt(line_var(xr, d, 1, mean) + eps);
+        for (size_t j = 0; j < d; j++)
+            y[j] = (xr[j] - mean) / sd * param_at(gamma, j) + param_at(beta, j);
+    }
+}
+
+// out (..., d) = (x - mean_f) / sqrt(var_f + eps) * gamma (d) + beta (d), where mean_f and
+// var_f of feature f run over every row of x (..., d)
+void kernel_batchnorm(Tensor *out, const Tensor *x, const Tensor *gamma, const Tensor *beta,
+                      double eps) {
+    size_t d, rows;
+    expect_norm(out, x, gamma, beta, &d, &rows);
+    for (size_t f = 0; f < d; f++) {
+        // feature f is the column x[0][f], x[1][f], ...: a line with step d
+        double mean = line_sum(x->data + f, rows, d) / (double)rows;
+        double sd = sqrt(line_var(x->data + f, rows, d, mean) + eps);
+        for (size_t r = 0; r < rows; r++)
+            out->data[r * d + f] =
+                (x->data[r * d + f] - mean) / sd * param_at(gamma, f) + param_at(beta, f);
+    }
+}
+
+// ---------------------------------------------------------------- reductions
+
+bool kernel_reduce_shape(const Shape *a, int axis, bool keepdims, Shape *out) {
+    Shape s = *a;
+    if (axis == KERNEL_ALL_AXES) {
+        for (size_t i = 0; i < s.rank; i++)
+            s.dim[i] = 1;
+        if (!keepdims)
+            s.rank = 0;
+    } else {
+        if (axis < 0 || (size_t)axis >= a->rank)
+            return false;
+        s.dim[axis] = 1;
+        if (!keepdims) {
+            memmove(s.dim + axis, s.dim + axis + 1, (s.rank - (size_t)axis - 1) * sizeof(size_t));
+            s.rank--;
+        }
+    }
+    *out = s;
+    return true;
+}
+
+// One value from the n values x[0], x[step], ..., x[(n - 1) * step], in that order.
+static double reduce_line(const double *x, size_t n, size_t step, KernelReduce op) {
+    if (op == KERNEL_SUM || op == KERNEL_MEAN || op == KERNEL_VAR) {
+        double sum = line_sum(x, n, step);
+        if (op == KERNEL_SUM)
+            return sum;
+        double mean = sum / (double)n;  // nan for n = 0, as numpy
+        return op == KERNEL_MEAN ? mean : line_var(x, n, step, mean);
+    }
+    ASSERT(op == KERNEL_MAX || op == KERNEL_MIN || op == KERNEL_ARGMAX);
+    // numpy raises on the max of nothing: the caller must have rejected an empty axis
+    ASSERT(n > 0);
+    // the first nan wins, as in numpy; otherwise the first extreme value (ties: lowest index)
+    size_t best = 0;
+    for (size_t i = 1; i < n && !isnan(x[best * step]); i++) {
+        double v = x[i * step], b = x[best * step];
+        if (isnan(v) || (op == KERNEL_MIN ? v < b : v > b))
+            best = i;
+    }
+    return op == KERNEL_ARGMAX ? (double)best : x[best * step];
+}
+
+// out (a without axis, or with it as 1) = op over axis of a; one value for KERNEL_ALL_AXES
+void kernel_reduce(Tensor *out, const Tensor *a, int axis, KernelReduce op) {
+    Shape dropped, kept;
+    ASSERT(kernel_reduce_shape(&a->shape, axis, false, &dropped));
+    ASSERT(kernel_reduce_shape(&a->shape, axis, true, &kept));
+    expect_values(out);
+    ASSERT(shape_equal(&out->shape, &dropped) || shape_equal(&out->shape, &kept));
+    expect_values(a);
+    // a viewed as (outer, n, inner); the reduced axis is the middle one
+    size_t outer = 1, n = a->size, inner = 1;
+    if (axis != KERNEL_ALL_AXES) {
+        outer = dims_product(&a->shape, 0, (size_t)axis);
+        n = a->shape.dim[axis];
+        inner = dims_product(&a->shape, (size_t)axis + 1, a->shape.rank);
+    }
+    for (size_t o = 0; o < outer; o++)
+        for (size_t i = 0; i < inner; i++)
+            out->data[o * inner + i] = reduce_line(a->data + o * n * inner + i, n, inner, op);
+}
+
+// ---------------------------------------------------------------- indexing and reshaping
+
+// The positions one axis index selects: count of them, the k-th being list[k] for a LIST and
+// first + k otherwise.
+typedef struct AxisPick {
+    size_t first, count;
+    const size_t *list;
+} AxisPick;
+
+static AxisPick axis_pick(const KernelAxisIndex *ix, size_t dim) {
+    switch (ix->kind) {
+    case KERNEL_INDEX_ALL:
+        return (AxisPick){.first = 0, .count = dim};
+    case KERNEL_INDEX_AT:
+        return (AxisPick){.first = ix->start, .count = 1};
+    case KERNEL_INDEX_RANGE:
+        return (AxisPick){.first = ix->start, .count = ix->stop - ix->start};
+    case KERNEL_INDEX_LIST:
+        return (AxisPick){.count = ix->n_list, .list = ix->list};
+    }
+    ASSERT(!"unknown KernelIndexKind");
+    return (AxisPick){0};
+}
+
+static size_t axis_pick_at(const AxisPick *p, size_t k) {
+    return p->list ? p->list[k] : p->first + k;
+}
+
+static bool axis_index_fits(const KernelAxisIndex *ix, size_t dim) {
+    if (ix->kind == KERNEL_INDEX_RANGE && ix->start > ix->stop)
+        return false;
+    AxisPick p = axis_pick(ix, dim);
+    for (size_t k = 0; k < p.count; k++)
+        if (axis_pick_at(&p, k) >= dim)
+            return false;
+    return true;
+}
+
+// Unlike numpy, a LIST stays where its axis was even when an AT stands apart from it
+// (numpy would move the gathered axis to the front): each axis is indexed on its own.
+bool kernel_index_shape(const Shape *a, const KernelAxisIndex *index, size_t n_index,
+                        Shape *out) {
+    if (n_index > a->rank)
+        return false;
+    Shape s = {0};
+    size_t lists = 0;
+    for (size_t i = 0; i < a->rank; i++) {
+        if (i >= n_index) {
+            s.dim[s.rank++] = a->dim[i];
+            continue;
+        }
+        if (!axis_index_fits(&index[i], a->dim[i]))
+            return false;
+        lists += index[i].kind == KERNEL_INDEX_LIST;
+        if (index[i].kind != KERNEL_INDEX_AT)
+            s.dim[s.rank++] = axis_pick(&index[i], a->dim[i]).count;
+    }
+    if (lists > 1)
+        return false;
+    *out = s;
+    return true;
+}
+
+// Copies the part of src selected on axes axis.. (row-major) to dst; returns the end written.
+// tail[i] is the number of values in one entry of axis i - 1 (the product of dims i..).
+static double *index_copy(double *dst, const double *src, const Shape *s, const size_t *tail,
+                          const KernelAxisIndex *index, size_t n_index, size_t axis) {
+    if (axis == n_index) {
+        // the remaining axes are all ":": one contiguous block
+        memcpy(dst, src, tail[axis] * sizeof(double));
+        return dst + tail[axis];
+    }
+    AxisPick pick = axis_pick(&index[axis], s->dim[axis]);
+    for (size_t k = 0; k < pick.count; k++) {
+        const double *part = src + axis_pick_at(&pick, k) * tail[axis + 1];
+        dst = index_copy(dst, part, s, tail, index, n_index, axis + 1);
+    }
+    return dst;
+}
+
+// out = a[index[0], index[1], ...] with ":" for the axes not named
+void kernel_index(Tensor *out, const Tensor *a, const KernelAxisIndex *index, size_t n_index) {
+    Shape s;
+    ASSERT(kernel_index_shape(&a->shape, index, n_index, &s));
+    expect_shape(out, &s);
+    expect_values(a);
+    size_t tail[TENSOR_MAX_RANK + 1];
+    tail[a->shape.rank] = 1;
+    for (size_t i = a->shape.rank; i-- > 0;)
+        tail[i] = tail[i + 1] * a->shape.dim[i];
+    double *end = index_copy(out->data, a->data, &a->shape, tail, index, n_index, 0);
+    ASSERT(end == out->data + out->size);
+}
+
+// Adds one more part to the concatenation shape s; false when it does not fit.
+static bool concat_add(Shape *s, const Shape *part, size_t axis) {
+    if (part->rank != s->rank)
+        return false;
+    for (size_t i = 0; i < s->rank; i++)
+        if (i != axis && part->dim[i] != s->dim[i])
+            return false;
+    s->dim[axis] += part->dim[axis];
+    return true;
+}
+
+bool kernel_concat_shape(const Shape *const *parts, size_t n, size_t axis, Shape *out) {
+    if (n == 0 || axis >= parts[0]->rank)
+        return false;
+    Shape s = *parts[0];
+    for (size_t p = 1; p < n; p++)
+        if (!concat_add(&s, parts[p], axis))
+            return false;
+    *out = s;
+    return true;
+}
+
+// out (..., d_0 + d_1 + ..., ...) = the parts (..., d_p, ...) side by side along axis
+void kernel_concat(Tensor *out, const Tensor *const *parts, size_t n, size_t axis) {
+    ASSERT(n > 0 && axis < parts[0]->shape.rank);
+    Shape s = parts[0]->shape;
+    expect_values(parts[0]);
+    for (size_t p = 1; p < n; p++) {
+        expect_values(parts[p]);
+        ASSERT(concat_add(&s, &parts[p]->shape, axis));
+    }
+    expect_shape(out, &s);
+    // every part is (outer, its own block) and out is (outer, the blocks one after another)
+    size_t outer = dims_product(&s, 0, axis);
+    double *dst = out->data;
+    for (size_t o = 0; o < outer; o++)
+        for (size_t p = 0; p < n; p++) {
+            size_t block = dims_product(&parts[p]->shape, axis, s.rank);
+            memcpy(dst, parts[p]->data + o * block, block * sizeof(double));
+            dst += block;
+        }
+}
+
+bool kernel_split_heads_shape(const Shape *x, size_t heads, Shape *out) {
+    if (x->rank < 2 || x->rank + 1 > TENSOR_MAX_RANK || heads == 0 ||
+        x->dim[x->rank - 1] % heads != 0)
+        return false;
+    Shape s = *x;
+    size_t n = x->dim[x->rank - 2], d = x->dim[x->rank - 1];
+    s.dim[s.rank - 2] = heads;
+    s.dim[s.rank - 1] = n;
+    s.dim[s.rank++] = d / heads;
+    *out = s;
+    return true;
+}
+
+bool kernel_merge_heads_shape(const Shape *x, Shape *out) {
+    if (x->rank < 3)
+        return false;
+    Shape s = *x;
+    size_t heads = x->dim[x->rank - 3], n = x->dim[x->rank - 2], d_head = x->dim[x->rank - 1];
+    s.rank--;
+    s.dim[s.rank - 2] = n;
+    s.dim[s.rank - 1] = heads * d_head;
+    *out = s;
+    return true;
+}
+
+// Moves rows between merged (..., n, heads * d_head) and split (..., heads, n, d_head) layouts:
+// row i, head h of the merged layout is columns h * d_head .. (h + 1) * d_head - 1.
+static void move_heads(double *merged, double *split, size_t batch, size_t heads, size_t n,
+                       size_t d_head, bool to_split) {
+    size_t d = heads * d_head;
+    for (size_t b = 0; b < batch; b++)
+        for (size_t h = 0; h < heads; h++)
+            for (size_t i = 0; i < n; i++) {
+                double *m = merged + (b * n + i) * d + h * d_head;
+                double *s = split + ((b * heads + h) * n + i) * d_head;
+                memcpy(to_split ? s : m, to_split ? m : s, d_head * sizeof(double));
+            }
+}
+
+// out (..., heads, n, d / heads) = x (..., n, d)
+void kernel_split_heads(Tensor *out, const Tensor *x, size_t heads) {
+    Shape s;
+    ASSERT(kernel_split_heads_shape(&x->shape, heads, &s));
+    expect_shape(out, &s);
+    expect_values(x);
+    size_t n = s.dim[s.rank - 2], d_head = s.dim[s.rank - 1];
+    size_t batch = dims_product(&s, 0, s.rank - 3);
+    move_heads(x->data, out->data, batch, heads, n, d_head, true);
+}
+
+// out (..., n, heads * d_head) = x (..., heads, n, d_head)
+void kernel_merge_heads(Tensor *out, const Tensor *x) {
+    Shape s;
+    ASSERT(kernel_merge_heads_shape(&x->shape, &s));
+    expect_shape(out, &s);
+    expect_values(x);
+    const Shape *xs = &x->shape;
+    size_t heads = xs->dim[xs->rank - 3], n = xs->dim[xs->rank - 2];
+    size_t d_head = xs->dim[xs->rank - 1], batch = dims_product(xs, 0, xs->rank - 3);
+    move_heads(out->data, x->data, batch, heads, n, d_head, false);
+}
+
+// out (idx's shape) = table.flat[idx]
+void kernel_take(Tensor *out, const Tensor *table, const Tensor *idx) {
+    expect_shape(out, &idx->shape);
+    expect_values(table);
+    expect_values(idx);
+    for (size_t i = 0; i < idx->size; i++)
+        out->data[i] = table->data[index_value(idx->data[i], table->size)];
+}
+
+// ---------------------------------------------------------------- builders
+
+// out (n, n): 0 where key j <= query i, -inf where the key lies in the future
+void kernel_causal_mask(Tensor *out) {
+    expect_values(out);
+    ASSERT(out->shape.rank == 2 && out->shape.dim[0] == out->shape.dim[1]);
+    size_t n = out->shape.dim[0];
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            out->data[i * n + j] = j <= i ? 0.0 : -INFINITY;
+}
+
+// out (n, m) = i - j
+void kernel_relative_positions(Tensor *out) {
+    expect_values(out);
+    ASSERT(out->shape.rank == 2);
+    size_t n = out->shape.dim[0], m = out->shape.dim[1];
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < m; j++)
+            out->data[i * m + j] = (double)i - (double)j;
+}
+
+// out (n) = 0, 1, ..., n - 1
+void kernel_arange(Tensor *out) {
+    expect_values(out);
+    ASSERT(out->shape.rank == 1);
+    for (size_t i = 0; i < out->size; i++)
+        out->data[i] = (double)i;
+}
+
+// out (n, d): column 2i is sin(pos / base^(2i/d)), column 2i + 1 the cos of the same angle
+void kernel_sinusoidal(Tensor *out, double base) {
+    expect_values(out);
+    ASSERT(out->shape.rank == 2);
+    size_t n = out->shape.dim[0], d = out->shape.dim[1];
+    for (size_t pos = 0; pos < n; pos++)
+        for (size_t c = 0; c < d; c++) {
+            double angle = (double)pos / pow(base, (double)(c - c % 2) / (double)d);
+            out->data[pos * d + c] = c % 2 == 0 ? sin(angle) : cos(angle);
+        }
+}
+
+// out (..., n, d) = x (..., n, d) with each pair (2i, 2i + 1) of row r turned by the angle
+// positions (n) [r] * base^(-2i/d); leading axes (heads) share the positions
+void kernel_rope(Tensor *out, const Tensor *x, const Tensor *positions, double base) {
+    expect_shape(out, &x->shape);
+    expect_values(x);
+    expect_values(positions);
+    ASSERT(x->shape.rank >= 2);
+    size_t n = x->shape.dim[x->shape.rank - 2], d = x->shape.dim[x->shape.rank - 1];
+    ASSERT(d % 2 == 0 && positions->size == n);
+    size_t rows = row_count(x);
+    for (size_t r = 0; r < rows; r++) {
+        const double *xr = x->data + r * d;
+        double *y = out->data + r * d;
+        for (size_t i = 0; i < d / 2; i++) {
+            double angle = positions->data[r % n] * pow(base, -(double)(2 * i) / (double)d);
+            double c = cos(angle), s = sin(angle);
+            double x0 = xr[2 * i], x1 = xr[2 * i + 1];
+            y[2 * i] = x0 * c - x1 * s;
+            y[2 * i + 1] = x0 * s + x1 * c;
+        }
+    }
+}
+
+// out (h) = 2^(-8k/h) for k = 1..h
+void kernel_alibi_slopes(Tensor *out) {
+    expect_values(out);
+    ASSERT(out->shape.rank == 1);
+    size_t h = out->size;
+    for (size_t k = 1; k <= h; k++)
+        out->data[k - 1] = pow(2.0, -8.0 * (double)k / (double)h);
+}
+
+// out (..., n, n) = I, repeated over the leading axes
+void kernel_identity(Tensor *out) {
+    expect_values(out);
+    const Shape *s = &out->shape;
+    ASSERT(s->rank >= 2 && s->dim[s->rank - 1] == s->dim[s->rank - 2]);
+    size_t n = s->dim[s->rank - 1];
+    for (size_t i = 0; i < out->size; i++) {
+        size_t within = i % (n * n);
+        out->data[i] = within / n == within % n ? 1.0 : 0.0;
+    }
+}
+
+void kernel_fill(Tensor *out, double value) {
+    expect_values(out);
+    for (size_t i = 0; i < out->size; i++)
+        out->data[i] = value;
+}
+
+// splitmix64 (Steele, Lea, Flood 2014): one 64-bit step, then the top 53 bits as u in [0, 1).
+static double splitmix64_unit(uint64_t *state) {
+    *state += UINT64_C(0x9E3779B97F4A7C15);
+    uint64_t z = *state;
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1.0p-53;
+}
+
+// out (any shape) = uniform on [-scale, scale) or normal(0, scale), the same for every seed
+void kernel_fill_random(Tensor *out, KernelDistribution dist, double scale, uint64_t seed) {
+    expect_values(out);
+    uint64_t state = seed;
+    if (dist == KERNEL_UNIFORM) {
+        for (size_t i = 0; i < out->size; i++)
+            out->data[i] = scale * (2.0 * splitmix64_unit(&state) - 1.0);
+        return;
+    }
+    ASSERT(dist == KERNEL_NORMAL);
+    for (size_t i = 0; i < out->size; i += 2) {
+        // Box-Muller; 1 - u1 lies in (0, 1], so the log is finite
+        double u1 = splitmix64_unit(&state), u2 = splitmix64_unit(&state);
+        double r = sqrt(-2.0 * log(1.0 - u1));
+        out->data[i] = r * cos(2.0 * PI * u2) * scale;
+        if (i + 1 < out->size)
+            out->data[i + 1] = r * sin(2.0 * PI * u2) * scale;
+    }
+}
+
+// ---------------------------------------------------------------- loss
+
+// out (...) = logsumexp(logits (..., V)) - logits[target], targets (...)
+void kernel_cross_entropy(Tensor *out, const Tensor *logits, const Tensor *targets) {
+    expect_shape(out, &targets->shape);
+    expect_values(logits);
+    expect_values(targets);
+    const Shape *ls = &logits->shape;
+    ASSERT(ls->rank == targets->shape.rank + 1);
+    for (size_t i = 0; i < targets->shape.rank; i++)
+        ASSERT(ls->dim[i] == targets->shape.dim[i]);
+    size_t v = last_dim(ls);
+    for (size_t r = 0; r < targets->size; r++) {
+        const double *x = logits->data + r * v;
+        size_t t = index_value(targets->data[r], v);
+        // log(sum exp(x)) = max + log(sum exp(x - max)): no exp() can overflow
+        double max = -INFINITY;
+        for (size_t j = 0; j < v; j++)
+            if (x[j] > max)
+                max = x[j];
+        double sum = 0.0;
+        for (size_t j = 0; j < v; j++)
+            sum += exp(x[j] - max);
+        out->data[r] = max + log(sum) - x[t];
+    }
+}
