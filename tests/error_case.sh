@@ -1,0 +1,41 @@
+#!/bin/sh
+# One error test: run the tracer on a broken lesson and compare what it says with what it
+# must say. Usage: error_case.sh TRACER DIR NAME, run from the project root, where
+#   DIR/NAME.yaml    the lesson (or DIR/NAME.args: the command-line arguments, one per line)
+#   DIR/NAME.stderr  the exact error output
+#   DIR/NAME.status  the exit status (1 when absent)
+# stdout must stay empty: a broken lesson never prints half a trace.
+set -u
+tracer=$1 dir=$2 name=$3
+case_base="$dir/$name"
+expected_status=1
+[ -f "$case_base.status" ] && expected_status=$(cat "$case_base.status")
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+if [ -f "$case_base.args" ]; then
+    # Arguments, one per line, with @DIR@ standing for the case folder.
+    set --
+    while IFS= read -r arg || [ -n "$arg" ]; do
+        set -- "$@" "$(printf '%s' "$arg" | sed "s|@DIR@|$dir|g")"
+    done < "$case_base.args"
+else
+    set -- "$case_base.yaml"
+fi
+NO_COLOR=1 "$tracer" "$@" >"$tmp/stdout" 2>"$tmp/stderr" </dev/null
+status=$?
+fail=0
+if [ "$status" != "$expected_status" ]; then
+    echo "exit status $status, expected $expected_status"
+    fail=1
+fi
+if [ -s "$tmp/stdout" ] && [ "$expected_status" != 0 ]; then
+    echo "stdout is not empty:"
+    head -c 2000 "$tmp/stdout"
+    fail=1
+fi
+if ! cmp -s "$tmp/stderr" "$case_base.stderr"; then
+    echo "stderr differs from $case_base.stderr:"
+    diff -u "$case_base.stderr" "$tmp/stderr" | head -40
+    fail=1
+fi
+exit $fail

@@ -1,0 +1,941 @@
+// check: a Lesson turned into a Plan. Resolves every name, infers every shape through the op
+// table's rules, and reports the first problem with its place in the file, before any output.
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "format.h"
+#include "plan.h"
+
+// The most values all the stages of one lesson may hold together (2 GiB of doubles).
+#define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 28)
+#define NO_NODE ((size_t)-1)
+
+typedef struct Checker {
+    const Lesson *lesson;
+    Plan *plan;
+    Diag *diag;
+    const LessonStep *step;  // the step being compiled
+    size_t step_number;      // 1-based
+    size_t first_node;       // the step's first node
+    size_t total_values;
+    // Names visible so far: givens, then each step once compiled.
+    const char **names;
+    size_t *name_node;
+    size_t n_names;
+} Checker;
+
+// Where an op's arguments stand, for op_check_error.
+typedef struct CallSite {
+    Checker *checker;
+    const Expr *call;
+    const Expr *inputs[64];
+    const Expr *params[OP_MAX_PARAMS];
+} CallSite;
+
+static bool out_of_memory(Checker *c) {
+    diag_out_of_memory(c->diag);
+    return false;
+}
+
+int plan_error_at(Diag *diag, const Lesson *lesson, const LessonStep *step, size_t pos, size_t width,
+                  const char *fmt, ...) {
+    if (diag->status != STATUS_OK)
+        return diag->status;
+    size_t line, col;
+    lesson_expr_position(step, pos, &line, &col);
+    if (!step->expr_exact)
+        width = 1;
+    char message[sizeof(diag->message)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof(message), fmt, ap);
+    va_end(ap);
+    return diag_error(diag, STATUS_LESSON_ERROR, &lesson->doc->source, line, col, width, "%s", message);
+}
+
+static bool error_at(Checker *c, size_t pos, size_t width, const char *fmt, va_list ap) {
+    char message[sizeof(c->diag->message)];
+    vsnprintf(message, sizeof(message), fmt, ap);
+    plan_error_at(c->diag, c->lesson, c->step, pos, width, "%s", message);
+    return false;
+}
+
+// An error under the whole of e.
+static bool expr_error(Checker *c, const Expr *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool expr_error(Checker *c, const Expr *e, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    error_at(c, e->start, e->end - e->start, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+// An error under e's operator or name.
+static bool token_error(Checker *c, const Expr *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static bool token_error(Checker *c, const Expr *e, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    error_at(c, e->op_pos, e->op_len, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+// ---------------------------------------------------------------- nodes
+
+static PlanNode *new_node(Checker *c, PlanKind kind, size_t *index) {
+    Plan *p = c->plan;
+    if (p->n_nodes == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        PlanNode *nodes = arena_array(p->arena, cap, sizeof(PlanNode));
+        if (!nodes) {
+            out_of_memory(c);
+            return NULL;
+        }
+        if (p->n_nodes)
+            memcpy(nodes, p->nodes, p->n_nodes * sizeof(PlanNode));
+        p->nodes = nodes;
+        p->cap = cap;
+    }
+    *index = p->n_nodes;
+    PlanNode *n = &p->nodes[p->n_nodes++];
+    memset(n, 0, sizeof(*n));
+    n->kind = kind;
+    n->step = c->step;
+    return n;
+}
+
+// Refuse tensors too large to hold, saying how much they would need.
+static bool check_size(Checker *c, const Expr *e, const Shape *shape, bool has_values) {
+    size_t size;
+    char s[64];
+    shape_format(shape, s, sizeof(s));
+    if (!shape_size(shape, &size))
+        return expr_error(c, e, "the shape %s has more elements than this computer can count", s);
+    if (!has_values)
+        return true;
+    if (size > TENSOR_MAX_VALUES) {
+        char n[64], bytes[64];
+        format_count((double)size, n, sizeof(n));
+        format_count((double)size * 8.0, bytes, sizeof(bytes));
+        expr_error(c, e, "this result, of shape %s, would hold %s values (%s bytes)", s, n, bytes);
+        diag_hint(c->diag, "the tracer keeps at most 134,217,728 values (1 GiB) in one tensor; give the "
+                           "inputs a `shape:` without values to reason about sizes alone");
+        return false;
+    }
+    if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES) {
+        expr_error(c, e, "the lesson's tensors together would exceed 268,435,456 values (2 GiB)");
+        diag_hint(c->diag, "use smaller shapes, or shape-only givens (a `shape:` without values)");
+        return false;
+    }
+    return true;
+}
+
+static bool add_name(Checker *c, const char *name, size_t node) {
+    c->names[c->n_names] = name;
+    c->name_node[c->n_names] = node;
+    c->n_names++;
+    return true;
+}
+
+static size_t find_name(const Checker *c, const char *name) {
+    for (size_t i = c->n_names; i-- > 0;)
+        if (strcmp(c->names[i], name) == 0)
+            return c->name_node[i];
+    return NO_NODE;
+}
+
+// ---------------------------------------------------------------- constants
+
+static bool is_whole(double v) {
+    return isfinite(v) && v == floor(v);
+}
+
+// Numbers known before running: literals, True/False/pi/inf, scalar givens, and arithmetic
+// on those. False (with no error) when e is not such a number.
+static bool const_eval(Checker *c, const Expr *e, double *out) {
+    switch (e->kind) {
+    case EXPR_NUMBER:
+        *out = e->number;
+        return true;
+    case EXPR_NEG:
+        if (!const_eval(c, e->args[0], out))
+            return false;
+        *out = -*out;
+        return true;
+    case EXPR_BINARY: {
+        double a, b;
+        if (e->op == '@' || !const_eval(c, e->args[0], &a) || !const_eval(c, e->args[1], &b))
+            return false;
+        KernelBinary op = e->op == '+' ? KERNEL_ADD : e->op == '-' ? KERNEL_SUB : e->op == '*' ? KERNEL_MUL
+                        : e->op == '/' ? KERNEL_DIV : KERNEL_POW;
+        *out = kernel_binary_apply(op, a, b);
+        return true;
+    }
+    case EXPR_NAME: {
+        size_t node = find_name(c, e->name);
+        if (node != NO_NODE) {
+            const PlanNode *n = &c->plan->nodes[node];
+            if (n->kind == PLAN_GIVEN && n->shape.rank == 0 && n->given->init == GIVEN_VALUES) {
+                *out = n->given->values[0];
+                return true;
+            }
+            if (n->kind == PLAN_CONSTANT && n->shape.rank == 0) {
+                *out = n->values[0];
+                return true;
+            }
+            return false;
+        }
+        if (strcmp(e->name, "True") == 0 || strcmp(e->name, "False") == 0) {
+            *out = e->name[0] == 'T';
+            return true;
+        }
+        if (strcmp(e->name, "pi") == 0) {
+            *out = 3.14159265358979323846;
+            return true;
+        }
+        if (strcmp(e->name, "inf") == 0) {
+            *out = INFINITY;
+            return true;
+        }
+        return false;
+    }
+    default:
+        return false;
+    }
+}
+
+// A constant node for a number or a list literal (nested lists of numbers).
+static bool list_shape(Checker *c, const Expr *e, Shape *shape, size_t depth) {
+    if (e->kind != EXPR_LIST) {
+        double v;
+        if (!const_eval(c, e, &v))
+            return expr_error(c, e, "a list written in an expression holds numbers only");
+        return true;
+    }
+    if (depth >= TENSOR_MAX_RANK)
+        return expr_error(c, e, "lists nest at most %d deep (rank %d)", TENSOR_MAX_RANK, TENSOR_MAX_RANK);
+    if (shape->rank <= depth) {
+        shape->rank = depth + 1;
+        shape->dim[depth] = e->n_args;
+    } else if (shape->dim[depth] != e->n_args) {
+        return expr_error(c, e, "this list has %zu items where %zu were expected: rows must have equal lengths",
+                          e->n_args, shape->dim[depth]);
+    }
+    for (size_t i = 0; i < e->n_args; i++) {
+        bool inner_is_list = e->args[i]->kind == EXPR_LIST;
+        if (inner_is_list != (e->args[0]->kind == EXPR_LIST))
+            return expr_error(c, e->args[i], "mixing numbers and lists in one list");
+        if (!list_shape(c, e->args[i], shape, depth + 1))
+            return false;
+    }
+    return true;
+}
+
+static void list_fill(Checker *c, const Expr *e, double *values, size_t *k) {
+    if (e->kind != EXPR_LIST) {
+        const_eval(c, e, &values[(*k)++]);
+        return;
+    }
+    for (size_t i = 0; i < e->n_args; i++)
+        list_fill(c, e->args[i], values, k);
+}
+
+static size_t add_constant(Checker *c, const Expr *e) {
+    Shape shape = {0};
+    if (e->kind == EXPR_LIST) {
+        const Expr *first = e;
+        for (;;) {
+            if (!list_shape(c, e, &shape, 0))
+                return NO_NODE;
+            break;
+        }
+        (void)first;
+    } else {
+        double v;
+        if (!const_eval(c, e, &v))
+            return NO_NODE;
+    }
+    size_t size;
+    if (!shape_size(&shape, &size))
+        return NO_NODE;
+    double *values = arena_array(c->plan->arena, size ? size : 1, sizeof(double));
+    if (!values) {
+        out_of_memory(c);
+        return NO_NODE;
+    }
+    size_t k = 0;
+    list_fill(c, e, values, &k);
+    size_t index;
+    PlanNode *n = new_node(c, PLAN_CONSTANT, &index);
+    if (!n)
+        return NO_NODE;
+    n->shape = shape;
+    n->values = values;
+    n->has_values = true;
+    n->expr = e;
+    return index;
+}
+
+// ---------------------------------------------------------------- operations
+
+static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const CallSite *site) {
+    StrBuf sb;
+    strbuf_init(&sb);
+    char s[64], out[64];
+    shape_format(&chk->shape, out, sizeof(out));
+    if (op->symbol && strcmp(op->symbol, ".T") == 0) {
+        shape_format(chk->shapes[0], s, sizeof(s));
+        strbuf_printf(&sb, "%s.T -> %s", s, out);
+    } else if (op->symbol && strcmp(op->symbol, "[]") == 0) {
+        shape_format(chk->shapes[0], s, sizeof(s));
+        strbuf_printf(&sb, "%s indexed -> %s", s, out);
+    } else if (op->symbol && chk->n_inputs == 1) {
+        shape_format(chk->shapes[0], s, sizeof(s));
+        strbuf_printf(&sb, "%s%s -> %s", op->symbol, s, out);
+    } else if (op->symbol) {
+        char b[64];
+        shape_format(chk->shapes[0], s, sizeof(s));
+        shape_format(chk->shapes[1], b, sizeof(b));
+        strbuf_printf(&sb, "%s %s %s -> %s", s, op->symbol, b, out);
+    } else {
+        strbuf_printf(&sb, "%s(", op->name);
+        size_t input = 0;
+        bool first = true;
+        for (size_t p = 0; p < OP_MAX_PARAMS && op->params[p].name; p++) {
+            const OpParam *param = &op->params[p];
+            if (param->kind == PARAM_TENSOR || param->kind == PARAM_TENSORS) {
+                size_t last = param->kind == PARAM_TENSORS ? chk->n_inputs : input + 1;
+                for (; input < last && input < chk->n_inputs; input++) {
+                    shape_format(chk->shapes[input], s, sizeof(s));
+                    strbuf_printf(&sb, "%s%s", first ? "" : ", ", s);
+                    first = false;
+                }
+            } else if (chk->present[p] && site->params[p]) {
+                format_short(chk->constants[p], s, sizeof(s));
+                if (param->kind == PARAM_FLAG)
+                    snprintf(s, sizeof(s), "%s", chk->constants[p] != 0 ? "True" : "False");
+                strbuf_printf(&sb, "%s%s=%s", first ? "" : ", ", param->name, s);
+                first = false;
+            }
+        }
+        strbuf_printf(&sb, ") -> %s", out);
+    }
+    char *text = sb.failed ? NULL : arena_strdup(c->plan->arena, strbuf_str(&sb));
+    strbuf_finish(&sb);
+    if (!text)
+        out_of_memory(c);
+    return text;
+}
+
+// Is node n an exact integer count, or a whole-number scalar that can scale one?
+static bool counts_as_integer(const PlanNode *n) {
+    if (n->is_count)
+        return true;
+    if (n->shape.rank != 0)
+        return false;
+    double v;
+    if (n->kind == PLAN_CONSTANT)
+        v = n->values[0];
+    else if (n->kind == PLAN_GIVEN && n->given->init == GIVEN_VALUES)
+        v = n->given->values[0];
+    else
+        return false;
+    return is_whole(v);
+}
+
+static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n_inputs, OpCheck *chk,
+                     CallSite *site, const Expr *e) {
+    Plan *plan = c->plan;
+    chk->op = op;
+    chk->n_inputs = n_inputs;
+    chk->arena = plan->arena;
+    chk->diag = c->diag;
+    chk->where = site;
+    for (size_t i = 0; i < n_inputs; i++) {
+        chk->shapes[i] = &plan->nodes[inputs[i]].shape;
+        chk->labels[i] = plan->nodes[inputs[i]].labels;
+    }
+    if (!op->infer(chk))
+        return NO_NODE;
+    bool has_values = true, any_count = false, all_integer = true;
+    for (size_t i = 0; i < n_inputs; i++) {
+        const PlanNode *in = &plan->nodes[inputs[i]];
+        has_values = has_values && in->has_values;
+        any_count = any_count || in->is_count;
+        all_integer = all_integer && counts_as_integer(in);
+    }
+    bool is_count = op == ops_numel() ||
+                    (any_count && all_integer &&
+                     (op == ops_binary('+') || op == ops_binary('-') || op == ops_binary('*') ||
+                      strcmp(op->name, "sum") == 0 || strcmp(op->name, "concat") == 0));
+    if (op == ops_numel())
+        has_values = true;
+    if (!check_size(c, e, &chk->shape, has_values))
+        return NO_NODE;
+    size_t *args = arena_array(plan->arena, n_inputs ? n_inputs : 1, sizeof(size_t));
+    const char *line = op_line(c, op, chk, site);
+    const char *text = arena_strndup(plan->arena, c->step->expr + e->start, e->end - e->start);
+    if (!args || !line || !text) {
+        out_of_memory(c);
+        return NO_NODE;
+    }
+    memcpy(args, inputs, n_inputs * sizeof(size_t));
+    size_t index;
+    PlanNode *n = new_node(c, PLAN_OP, &index);
+    if (!n)
+        return NO_NODE;
+    n->op = op;
+    n->args = args;
+    n->n_args = n_inputs;
+    n->attrs = chk->attrs;
+    n->shape = chk->shape;
+    n->has_values = has_values;
+    n->is_count = is_count;
+    memcpy(n->labels, chk->out_labels, sizeof(n->labels));
+    n->is_stage = true;
+    n->stage_kind = STAGE_INTERMEDIATE;
+    n->expr_text = text;
+    n->op_line = line;
+    n->expr = e;
+    return index;
+}
+
+static size_t compile(Checker *c, const Expr *e);
+
+static size_t compile_name(Checker *c, const Expr *e) {
+    size_t node = find_name(c, e->name);
+    if (node != NO_NODE)
+        return node;
+    double v;
+    if (const_eval(c, e, &v))
+        return add_constant(c, e);
+    if (ops_find_function(e->name)) {
+        token_error(c, e, "'%s' is a function: call it with its arguments, as in %s(x)", e->name, e->name);
+        return NO_NODE;
+    }
+    // A step defined further down cannot be used yet.
+    for (size_t i = 0; i < c->lesson->n_steps; i++) {
+        const LessonStep *s = &c->lesson->steps[i];
+        if (strcmp(s->name, e->name) == 0 && s != c->step) {
+            token_error(c, e, "'%s' is not defined yet: it is the result of a later step (line %zu)", e->name,
+                        s->key->line);
+            diag_hint(c->diag, "steps run in order; move this step below the one that defines '%s'", e->name);
+            return NO_NODE;
+        }
+        if (s == c->step && strcmp(s->name, e->name) == 0) {
+            token_error(c, e, "the step '%s' uses its own result", e->name);
+            diag_hint(c->diag, "a step can only use givens and earlier steps");
+            return NO_NODE;
+        }
+    }
+    token_error(c, e, "unknown name '%s'", e->name);
+    const char *closest = diag_closest(e->name, c->names, c->n_names);
+    if (closest)
+        diag_hint(c->diag, "did you mean '%s'?", closest);
+    else
+        diag_hint(c->diag, "names come from given: and from earlier steps");
+    return NO_NODE;
+}
+
+// An index item that is a whole number known before running, normalised against dim.
+static bool const_index(Checker *c, const Expr *e, size_t dim, bool is_stop, size_t axis, size_t *out) {
+    double v;
+    if (!const_eval(c, e, &v))
+        return false;
+    if (!is_whole(v))
+        return expr_error(c, e, "an index must be a whole number, not %g", v);
+    double limit = is_stop ? (double)dim : (double)dim - 1;
+    double w = v < 0 ? v + (double)dim : v;
+    if (w < 0 || w > limit) {
+        if (dim == 0)
+            return expr_error(c, e, "axis %zu is empty: there is nothing to index", axis);
+        expr_error(c, e, "index %g is out of range for axis %zu, which has %zu entries", v, axis, dim);
+        diag_hint(c->diag, "valid indices are 0 to %zu (or -%zu to -1 from the end)%s", dim - 1, dim,
+                  is_stop ? "; a slice may stop at the size itself" : "");
+        return false;
+    }
+    *out = (size_t)w;
+    return true;
+}
+
+static size_t compile_index(Checker *c, const Expr *e) {
+    size_t target = compile(c, e->args[0]);
+    if (target == NO_NODE)
+        return NO_NODE;
+    const Shape shape = c->plan->nodes[target].shape;
+    OpCheck chk = {0};
+    CallSite site = {.checker = c, .call = e, .inputs = {e->args[0]}};
+    chk.attrs.index_input = -1;
+    size_t inputs[2] = {target, NO_NODE};
+    size_t n_items = e->n_args - 1;
+    if (n_items > shape.rank) {
+        char s[64];
+        shape_format(&shape, s, sizeof(s));
+        expr_error(c, e, "%zu indices for a tensor of shape %s, which has %zu axes", n_items, s, shape.rank);
+        diag_hint(c->diag, "give at most one index per axis");
+        return NO_NODE;
+    }
+    for (size_t i = 0; i < n_items; i++) {
+        const Expr *item = e->args[i + 1];
+        KernelAxisIndex *ix = &chk.attrs.index[i];
+        size_t dim = shape.dim[i];
+        if (item->kind == EXPR_SLICE) {
+            ix->kind = KERNEL_INDEX_RANGE;
+            ix->start = 0;
+            ix->stop = dim;
+            if (item->args[0] && !const_index(c, item->args[0], dim, true, i, &ix->start)) {
+                if (c->diag->status == STATUS_OK)
+                    expr_error(c, item->args[0], "a slice bound must be a whole number known before running");
+                return NO_NODE;
+            }
+            if (item->args[1] && !const_index(c, item->args[1], dim, true, i, &ix->stop)) {
+                if (c->diag->status == STATUS_OK)
+                    expr_error(c, item->args[1], "a slice bound must be a whole number known before running");
+                return NO_NODE;
+            }
+            if (ix->stop < ix->start) {
+                expr_error(c, item, "this slice is empty: it stops (%zu) before it starts (%zu)", ix->stop,
+                           ix->start);
+                return NO_NODE;
+            }
+            if (!item->args[0] && !item->args[1])
+                ix->kind = KERNEL_INDEX_ALL;
+            continue;
+        }
+        if (item->kind == EXPR_LIST) {
+            size_t *list = arena_array(c->plan->arena, item->n_args, sizeof(size_t));
+            if (!list) {
+                out_of_memory(c);
+                return NO_NODE;
+            }
+            for (size_t k = 0; k < item->n_args; k++) {
+                if (!const_index(c, item->args[k], dim, false, i, &list[k])) {
+                    if (c->diag->status == STATUS_OK)
+                        expr_error(c, item->args[k], "a list of indices holds whole numbers");
+                    return NO_NODE;
+                }
+            }
+            if (chk.attrs.index_input >= 0 || (i > 0 && 0)) {
+                expr_error(c, item, "only one list of indices is allowed in one indexing");
+                return NO_NODE;
+            }
+            ix->kind = KERNEL_INDEX_LIST;
+            ix->list = list;
+            ix->n_list = item->n_args;
+            for (size_t k = 0; k < i; k++)
+                if (chk.attrs.index[k].kind == KERNEL_INDEX_LIST) {
+                    expr_error(c, item, "only one list of indices is allowed in one indexing");
+                    return NO_NODE;
+                }
+            continue;
+        }
+        double v;
+        if (const_eval(c, item, &v)) {
+            ix->kind = KERNEL_INDEX_AT;
+            if (!const_index(c, item, dim, false, i, &ix->start))
+                return NO_NODE;
+            continue;
+        }
+        // An index computed by an expression: its values are known only while running.
+        if (chk.attrs.index_input >= 0) {
+            expr_error(c, item, "only one index in an indexing can be a tensor");
+            return NO_NODE;
+        }
+        for (size_t k = 0; k < i; k++)
+            if (chk.attrs.index[k].kind == KERNEL_INDEX_LIST) {
+                expr_error(c, item, "only one list of indices is allowed in one indexing");
+                return NO_NODE;
+            }
+        size_t ixnode = compile(c, item);
+        if (ixnode == NO_NODE)
+            return NO_NODE;
+        chk.attrs.index_input = (int)i;
+        inputs[1] = ixnode;
+        site.inputs[1] = item;
+    }
+    chk.attrs.n_index = n_items;
+    return add_op(c, ops_index(), inputs, inputs[1] == NO_NODE ? 1 : 2, &chk, &site, e);
+}
+
+static void signature(const OpDef *op, char *buf, size_t cap) {
+    size_t used = (size_t)snprintf(buf, cap, "%s(", op->name);
+    for (size_t p = 0; p < OP_MAX_PARAMS && op->params[p].name && used < cap; p++) {
+        const OpParam *param = &op->params[p];
+        char v[32] = "";
+        if (param->optional && param->kind == PARAM_AXIS)
+            snprintf(v, sizeof(v), "=None");
+        else if (param->optional && param->kind == PARAM_FLAG)
+            snprintf(v, sizeof(v), "=False");
+        else if (param->optional)
+            snprintf(v, sizeof(v), "=%g", param->fallback);
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s%s%s", p ? ", " : "",
+                                 param->kind == PARAM_TENSORS ? "*" : "", param->name, v);
+    }
+    if (used < cap)
+        snprintf(buf + used, cap - used, ")");
+}
+
+static size_t compile_call(Checker *c, const Expr *e) {
+    const OpDef *op = ops_find_function(e->name);
+    char sig[256];
+    if (!op) {
+        token_error(c, e, "unknown function '%s'", e->name);
+        const char *names[64];
+        size_t n = ops_function_names(names, ARRAY_LEN(names));
+        const char *closest = diag_closest(e->name, names, n);
+        if (closest)
+            diag_hint(c->diag, "did you mean '%s'?", closest);
+        else
+            diag_hint(c->diag, "the README lists every function the tracer knows");
+        return NO_NODE;
+    }
+    signature(op, sig, sizeof(sig));
+    size_t n_params = 0;
+    while (n_params < OP_MAX_PARAMS && op->params[n_params].name)
+        n_params++;
+    // Bind the arguments to parameters: positional first, then keywords.
+    const Expr *bound[OP_MAX_PARAMS] = {0};
+    const Expr *tensors_list[64];
+    size_t n_tensors_list = 0;
+    size_t next = 0;
+    for (size_t i = 0; i < e->n_args; i++) {
+        const Expr *arg = e->args[i];
+        const char *kw = e->arg_names[i];
+        if (!kw) {
+            if (next < n_params && op->params[next].kind == PARAM_TENSORS) {
+                tensors_list[n_tensors_list++] = arg;
+                continue;
+            }
+            if (next >= n_params) {
+                expr_error(c, arg, "%s takes %zu argument%s, but %zu were given", op->name, n_params,
+                           n_params == 1 ? "" : "s", e->n_args);
+                diag_hint(c->diag, "write %s", sig);
+                return NO_NODE;
+            }
+            bound[next++] = arg;
+            continue;
+        }
+        size_t p = 0;
+        while (p < n_params && strcmp(op->params[p].name, kw) != 0)
+            p++;
+        if (p == n_params || op->params[p].kind == PARAM_TENSORS) {
+            plan_error_at(c->diag, c->lesson, c->step, arg->start, 1, "%s has no parameter '%s'", op->name, kw);
+            diag_hint(c->diag, "write %s", sig);
+            return NO_NODE;
+        }
+        if (bound[p] || (p < next && op->params[p].kind != PARAM_TENSORS)) {
+            expr_error(c, arg, "the argument '%s' is given twice", kw);
+            return NO_NODE;
+        }
+        bound[p] = arg;
+    }
+    OpCheck chk = {0};
+    CallSite site = {.checker = c, .call = e};
+    size_t inputs[64];
+    size_t n_inputs = 0;
+    for (size_t p = 0; p < n_params; p++) {
+        const OpParam *param = &op->params[p];
+        const Expr *arg = bound[p];
+        site.params[p] = arg;
+        if (param->kind == PARAM_TENSORS) {
+            for (size_t k = 0; k < n_tensors_list; k++) {
+                size_t node = compile(c, tensors_list[k]);
+                if (node == NO_NODE)
+                    return NO_NODE;
+                site.inputs[n_inputs] = tensors_list[k];
+                inputs[n_inputs++] = node;
+            }
+            continue;
+        }
+        if (!arg) {
+            if (!param->optional) {
+                token_error(c, e, "%s needs the argument '%s'", op->name, param->name);
+                diag_hint(c->diag, "write %s", sig);
+                return NO_NODE;
+            }
+            chk.constants[p] = param->fallback;
+            continue;
+        }
+        if (param->kind == PARAM_TENSOR) {
+            size_t node = compile(c, arg);
+            if (node == NO_NODE)
+                return NO_NODE;
+            site.inputs[n_inputs] = arg;
+            inputs[n_inputs++] = node;
+            continue;
+        }
+        double v;
+        if (!const_eval(c, arg, &v)) {
+            expr_error(c, arg, "'%s' must be a number known before the lesson runs", param->name);
+            diag_hint(c->diag, "write a number such as %s, or the name of a number under given:",
+                      param->kind == PARAM_AXIS ? "-1" : param->kind == PARAM_FLAG ? "True" : "4");
+            return NO_NODE;
+        }
+        if (param->kind == PARAM_COUNT && (!is_whole(v) || v < 1 || v > (double)TENSOR_MAX_VALUES))
+            return expr_error(c, arg, "'%s' must be a whole number from 1 to 134,217,728, not %g", param->name, v),
+                   NO_NODE;
+        if (param->kind == PARAM_AXIS && (!is_whole(v) || fabs(v) > 64))
+            return expr_error(c, arg, "'%s' must be a whole number such as 0, 1 or -1, not %g", param->name, v),
+                   NO_NODE;
+        if (param->kind == PARAM_FLAG && v != 0 && v != 1)
+            return expr_error(c, arg, "'%s' must be True or False", param->name), NO_NODE;
+        chk.constants[p] = v;
+        chk.present[p] = true;
+    }
+    return add_op(c, op, inputs, n_inputs, &chk, &site, e);
+}
+
+static size_t compile(Checker *c, const Expr *e) {
+    if (c->diag->status != STATUS_OK)
+        return NO_NODE;
+    switch (e->kind) {
+    case EXPR_NUMBER:
+    case EXPR_LIST:
+        return add_constant(c, e);
+    case EXPR_NAME:
+        return compile_name(c, e);
+    case EXPR_NEG: {
+        size_t in = compile(c, e->args[0]);
+        if (in == NO_NODE)
+            return NO_NODE;
+        OpCheck chk = {0};
+        CallSite site = {.checker = c, .call = e, .inputs = {e->args[0]}};
+        return add_op(c, ops_negate(), &in, 1, &chk, &site, e);
+    }
+    case EXPR_BINARY: {
+        size_t in[2] = {compile(c, e->args[0]), NO_NODE};
+        if (in[0] == NO_NODE || (in[1] = compile(c, e->args[1])) == NO_NODE)
+            return NO_NODE;
+        OpCheck chk = {0};
+        CallSite site = {.checker = c, .call = e, .inputs = {e->args[0], e->args[1]}};
+        return add_op(c, ops_binary(e->op), in, 2, &chk, &site, e);
+    }
+    case EXPR_TRANSPOSE: {
+        size_t in = compile(c, e->args[0]);
+        if (in == NO_NODE)
+            return NO_NODE;
+        OpCheck chk = {0};
+        CallSite site = {.checker = c, .call = e, .inputs = {e->args[0]}};
+        return add_op(c, ops_transpose(), &in, 1, &chk, &site, e);
+    }
+    case EXPR_INDEX:
+        return compile_index(c, e);
+    case EXPR_SLICE:
+        expr_error(c, e, "a slice a:b can only stand inside brackets, as in X[0:2]");
+        return NO_NODE;
+    case EXPR_CALL:
+        return compile_call(c, e);
+    }
+    return NO_NODE;
+}
+
+// ---------------------------------------------------------------- errors from ops
+
+bool op_check_error(OpCheck *chk, int input, const char *fmt, ...) {
+    CallSite *site = chk->where;
+    Checker *c = site->checker;
+    const Expr *e = site->call;
+    bool whole = false;
+    if (input >= 0 && site->inputs[input])
+        e = site->inputs[input], whole = true;
+    else if (input <= OP_PARAM(0) && site->params[OP_PARAM(0) - input])
+        e = site->params[OP_PARAM(0) - input], whole = true;
+    char message[sizeof(c->diag->message)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof(message), fmt, ap);
+    va_end(ap);
+    if (whole)
+        plan_error_at(c->diag, c->lesson, c->step, e->start, e->end - e->start, "%s", message);
+    else
+        plan_error_at(c->diag, c->lesson, c->step, e->op_pos, e->op_len, "%s", message);
+    return false;
+}
+
+void op_check_hint(OpCheck *chk, const char *fmt, ...) {
+    CallSite *site = chk->where;
+    Diag *d = site->checker->diag;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->hint, sizeof(d->hint), fmt, ap);
+    va_end(ap);
+}
+
+// ---------------------------------------------------------------- labels on steps
+
+static bool apply_step_labels(Checker *c, PlanNode *n, const LessonStep *s) {
+    const LabelList *lists[2] = {s->rows, s->cols};
+    const Node *nodes[2] = {s->rows_node, s->cols_node};
+    for (int k = 0; k < 2; k++) {
+        if (!lists[k])
+            continue;
+        size_t rank = n->shape.rank;
+        // cols label the last axis, rows the one before; a vector has only cols.
+        if (rank < (size_t)(k == 0 ? 2 : 1)) {
+            char s_[64];
+            shape_format(&n->shape, s_, sizeof(s_));
+            diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, nodes[k]->line, nodes[k]->col, 1,
+                       "%s labels do not fit: the result of '%s' has shape %s", k == 0 ? "rows" : "cols",
+                       s->name, s_);
+            diag_hint(c->diag, "%s", k == 0 ? "rows label the second-to-last axis; a vector has only cols"
+                                            : "a scalar has no axis to label");
+            return false;
+        }
+        size_t axis = k == 0 ? rank - 2 : rank - 1;
+        if (lists[k]->n != n->shape.dim[axis]) {
+            char s_[64];
+            shape_format(&n->shape, s_, sizeof(s_));
+            diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, nodes[k]->line, nodes[k]->col, 1,
+                       "%zu %s labels for an axis of size %zu (the result of '%s' has shape %s)", lists[k]->n,
+                       k == 0 ? "row" : "column", n->shape.dim[axis], s->name, s_);
+            diag_hint(c->diag, "give exactly one label per %s", k == 0 ? "row" : "column");
+            return false;
+        }
+        n->labels[axis] = (Labels){lists[k]->items, lists[k]->n};
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------- the plan
+
+static bool add_given(Checker *c, const LessonGiven *g) {
+    size_t index;
+    PlanNode *n = new_node(c, PLAN_GIVEN, &index);
+    if (!n)
+        return false;
+    n->given = g;
+    n->shape = g->shape;
+    n->has_values = g->init != GIVEN_SHAPE_ONLY;
+    n->is_stage = true;
+    n->stage_kind = STAGE_GIVEN;
+    n->name = g->name;
+    n->number = "";
+    size_t rank = g->shape.rank;
+    if (g->rows && rank >= 2)
+        n->labels[rank - 2] = (Labels){g->rows->items, g->rows->n};
+    if (g->cols && rank >= 1)
+        n->labels[rank - 1] = (Labels){g->cols->items, g->cols->n};
+    if (n->has_values) {
+        size_t size;
+        shape_size(&g->shape, &size);
+        if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES) {
+            diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, g->key->line, g->key->col,
+                       strlen(g->name), "the lesson's tensors together would exceed 268,435,456 values (2 GiB)");
+            diag_hint(c->diag, "use smaller shapes, or shape-only givens (a `shape:` without values)");
+            return false;
+        }
+    }
+    return add_name(c, g->name, index);
+}
+
+static char *stage_number(Checker *c, size_t step, size_t k) {
+    if (k < 26)
+        return arena_printf(c->plan->arena, "%zu%c", step, (char)('a' + k));
+    return arena_printf(c->plan->arena, "%zu.%zu", step, k + 1);
+}
+
+static bool add_step(Checker *c, const LessonStep *s, size_t number) {
+    c->step = s;
+    c->step_number = number;
+    c->first_node = c->plan->n_nodes;
+    ExprError err;
+    const Expr *e = expr_parse(c->plan->arena, s->expr, &err);
+    if (!e) {
+        if (!err.message[0])
+            return out_of_memory(c);
+        plan_error_at(c->diag, c->lesson, s, err.pos, err.width, "%s", err.message);
+        if (err.hint[0])
+            diag_hint(c->diag, "%s", err.hint);
+        return false;
+    }
+    size_t top = compile(c, e);
+    if (top == NO_NODE)
+        return false;
+    // A step that only names another value, or a constant that is already a stage, gets a
+    // node of its own so that it shows as a stage.
+    PlanNode *t = &c->plan->nodes[top];
+    if (top < c->first_node || t->is_stage == false) {
+        if (t->kind == PLAN_CONSTANT && top >= c->first_node) {
+            t->is_stage = true;
+            t->op_line = NULL;
+        } else {
+            OpCheck chk = {0};
+            CallSite site = {.checker = c, .call = e, .inputs = {e}};
+            top = add_op(c, ops_find_function("copy"), &top, 1, &chk, &site, e);
+            if (top == NO_NODE)
+                return false;
+        }
+        t = &c->plan->nodes[top];
+    }
+    t->stage_kind = STAGE_STEP;
+    t->is_stage = true;
+    t->name = s->name;
+    t->number = arena_printf(c->plan->arena, "%zu", number);
+    t->expr_text = s->expr;
+    if (!t->number)
+        return out_of_memory(c);
+    if (!apply_step_labels(c, t, s))
+        return false;
+    size_t k = 0;
+    for (size_t i = c->first_node; i < top; i++) {
+        PlanNode *n = &c->plan->nodes[i];
+        if (!n->is_stage)
+            continue;
+        n->name = arena_printf(c->plan->arena, "%s.%zu", s->name, k + 1);
+        n->number = stage_number(c, number, k);
+        if (!n->name || !n->number)
+            return out_of_memory(c);
+        k++;
+    }
+    return add_name(c, s->name, top);
+}
+
+Plan *plan_create(const Lesson *lesson, Diag *diag) {
+    Plan *plan = util_calloc(1, sizeof(Plan));
+    if (!plan) {
+        diag_out_of_memory(diag);
+        return NULL;
+    }
+    plan->lesson = lesson;
+    plan->arena = arena_create();
+    Checker c = {.lesson = lesson, .plan = plan, .diag = diag};
+    size_t n_names = lesson->n_givens + lesson->n_steps;
+    if (!plan->arena || !(c.names = arena_array(plan->arena, n_names + 1, sizeof(char *))) ||
+        !(c.name_node = arena_array(plan->arena, n_names + 1, sizeof(size_t)))) {
+        diag_out_of_memory(diag);
+        plan_destroy(plan);
+        return NULL;
+    }
+    for (size_t i = 0; i < lesson->n_givens; i++)
+        if (!add_given(&c, &lesson->givens[i]))
+            goto fail;
+    for (size_t i = 0; i < lesson->n_steps; i++)
+        if (!add_step(&c, &lesson->steps[i], i + 1))
+            goto fail;
+    return plan;
+fail:
+    if (diag->status == STATUS_OK)
+        diag_out_of_memory(diag);
+    plan_destroy(plan);
+    return NULL;
+}
+
+void plan_destroy(Plan *plan) {
+    if (!plan)
+        return;
+    arena_destroy(plan->arena);
+    util_free(plan);
+}
+
+const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *index) {
+    for (size_t i = 0; i < plan->n_nodes; i++) {
+        const PlanNode *n = &plan->nodes[i];
+        if (n->is_stage && n->name && strcmp(n->name, name) == 0) {
+            if (index)
+                *index = i;
+            return n;
+        }
+    }
+    return NULL;
+}

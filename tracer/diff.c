@@ -1,0 +1,181 @@
+// diff: line-based unified diff with a longest-common-subsequence table over the region that
+// differs (common prefix and suffix trimmed first).
+#include "diff.h"
+
+#include <string.h>
+
+enum { CONTEXT = 3 };
+#define DIFF_MAX_CELLS ((size_t)40 * 1000 * 1000)
+
+typedef struct Lines {
+    const char **start;
+    size_t *len;
+    size_t n;
+} Lines;
+
+static bool split_lines(const char *text, Lines *l) {
+    size_t n = 0;
+    for (const char *p = text; *p; p++)
+        if (*p == '\n')
+            n++;
+    if (*text && text[strlen(text) - 1] != '\n')
+        n++;
+    l->start = util_calloc(n + 1, sizeof(char *));
+    l->len = util_calloc(n + 1, sizeof(size_t));
+    l->n = 0;
+    if (!l->start || !l->len)
+        return false;
+    for (const char *p = text; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        l->start[l->n] = p;
+        l->len[l->n++] = len;
+        p += len + (end ? 1 : 0);
+    }
+    return true;
+}
+
+static bool same(const Lines *a, size_t i, const Lines *b, size_t j) {
+    return a->len[i] == b->len[j] && memcmp(a->start[i], b->start[j], a->len[i]) == 0;
+}
+
+static bool is_stage_header(const Lines *l, size_t i) {
+    return (l->len[i] > 5 && memcmp(l->start[i], "Step ", 5) == 0) ||
+           (l->len[i] > 6 && memcmp(l->start[i], "Given ", 6) == 0);
+}
+
+typedef struct Edit {
+    char kind;  // ' ', '-', '+'
+    size_t a, b;  // line numbers (0-based) in a and b
+} Edit;
+
+static void emit_hunks(const Edit *edits, size_t n, const Lines *a, const Lines *b, size_t first_context,
+                       StrBuf *out) {
+    size_t i = 0;
+    bool first = true;
+    while (i < n) {
+        // Find the next change.
+        size_t change = i;
+        while (change < n && edits[change].kind == ' ')
+            change++;
+        if (change == n)
+            break;
+        size_t before = first ? first_context : CONTEXT;
+        size_t start = change >= i + before ? change - before : i;
+        // Extend until CONTEXT * 2 unchanged lines follow the last change.
+        size_t end = change, quiet = 0;
+        for (size_t k = change; k < n; k++) {
+            if (edits[k].kind == ' ') {
+                if (++quiet > 2 * CONTEXT)
+                    break;
+            } else {
+                quiet = 0;
+                end = k;
+            }
+        }
+        size_t stop = end + 1 + CONTEXT < n ? end + 1 + CONTEXT : n;
+        size_t a_start = 0, a_count = 0, b_start = 0, b_count = 0;
+        bool a_set = false, b_set = false;
+        for (size_t k = start; k < stop; k++) {
+            if (edits[k].kind != '+') {
+                if (!a_set)
+                    a_start = edits[k].a, a_set = true;
+                a_count++;
+            }
+            if (edits[k].kind != '-') {
+                if (!b_set)
+                    b_start = edits[k].b, b_set = true;
+                b_count++;
+            }
+        }
+        strbuf_printf(out, "@@ -%zu,%zu +%zu,%zu @@\n", a_count ? a_start + 1 : a_start, a_count,
+                      b_count ? b_start + 1 : b_start, b_count);
+        for (size_t k = start; k < stop; k++) {
+            const Edit *e = &edits[k];
+            strbuf_putc(out, e->kind);
+            if (e->kind == '+')
+                strbuf_append(out, b->start[e->b], b->len[e->b]);
+            else
+                strbuf_append(out, a->start[e->a], a->len[e->a]);
+            strbuf_putc(out, '\n');
+        }
+        i = stop;
+        first = false;
+    }
+}
+
+bool diff_unified(const char *a_text, const char *b_text, const char *a_name, const char *b_name, StrBuf *out) {
+    if (strcmp(a_text, b_text) == 0)
+        return true;
+    Lines a = {0}, b = {0};
+    Edit *edits = NULL;
+    unsigned *table = NULL;
+    if (!split_lines(a_text, &a) || !split_lines(b_text, &b)) {
+        out->failed = true;
+        goto done;
+    }
+    size_t pre = 0;
+    while (pre < a.n && pre < b.n && same(&a, pre, &b, pre))
+        pre++;
+    size_t suf = 0;
+    while (suf < a.n - pre && suf < b.n - pre && same(&a, a.n - 1 - suf, &b, b.n - 1 - suf))
+        suf++;
+    // Start the first hunk at the header of the stage that differs.
+    size_t header = pre < a.n ? pre : (a.n ? a.n - 1 : 0);
+    while (header > 0 && !is_stage_header(&a, header))
+        header--;
+    size_t first_context = pre - header;
+    size_t na = a.n - pre - suf, nb = b.n - pre - suf;
+    size_t total = pre + na + nb + suf;
+    edits = util_calloc(total + 1, sizeof(Edit));
+    if (!edits) {
+        out->failed = true;
+        goto done;
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < pre; i++)
+        edits[n++] = (Edit){' ', i, i};
+    size_t cells;
+    if (util_mul_size(na + 1, nb + 1, &cells) && cells <= DIFF_MAX_CELLS &&
+        (table = util_calloc(cells, sizeof(unsigned)))) {
+        // table[i][j]: LCS length of a[pre+i..] and b[pre+j..] within the middle region.
+        for (size_t i = na; i-- > 0;)
+            for (size_t j = nb; j-- > 0;)
+                table[i * (nb + 1) + j] = same(&a, pre + i, &b, pre + j)
+                                              ? table[(i + 1) * (nb + 1) + j + 1] + 1
+                                              : (table[(i + 1) * (nb + 1) + j] > table[i * (nb + 1) + j + 1]
+                                                     ? table[(i + 1) * (nb + 1) + j]
+                                                     : table[i * (nb + 1) + j + 1]);
+        size_t i = 0, j = 0;
+        while (i < na || j < nb) {
+            if (i < na && j < nb && same(&a, pre + i, &b, pre + j)) {
+                edits[n++] = (Edit){' ', pre + i, pre + j};
+                i++, j++;
+            } else if (j < nb && (i == na || table[i * (nb + 1) + j + 1] >= table[(i + 1) * (nb + 1) + j])) {
+                edits[n++] = (Edit){'+', pre + i, pre + j};
+                j++;
+            } else {
+                edits[n++] = (Edit){'-', pre + i, pre + j};
+                i++;
+            }
+        }
+    } else {
+        // Too large to align line by line: show the whole differing region.
+        for (size_t i = 0; i < na; i++)
+            edits[n++] = (Edit){'-', pre + i, pre};
+        for (size_t j = 0; j < nb; j++)
+            edits[n++] = (Edit){'+', pre + na, pre + j};
+    }
+    for (size_t k = 0; k < suf; k++)
+        edits[n++] = (Edit){' ', a.n - suf + k, b.n - suf + k};
+    strbuf_printf(out, "--- %s\n+++ %s\n", a_name, b_name);
+    emit_hunks(edits, n, &a, &b, first_context, out);
+done:
+    util_free(table);
+    util_free(edits);
+    util_free(a.start);
+    util_free(a.len);
+    util_free(b.start);
+    util_free(b.len);
+    return false;
+}

@@ -1,0 +1,11 @@
+// diff: a unified diff of two texts, for `tracer --check` against a golden file. The first
+// hunk starts at the header of the stage where the texts first differ, so a teacher sees
+// which stage changed before reading numbers.
+#pragma once
+
+#include <stdbool.h>
+
+#include "util.h"
+
+// true when a and b are equal; otherwise appends the diff to out and returns false.
+bool diff_unified(const char *a, const char *b, const char *a_name, const char *b_name, StrBuf *out);

@@ -1,0 +1,608 @@
+// expr: a recursive-descent parser for step expressions.
+#include "expr.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum TokenKind {
+    TOK_END,
+    TOK_NUMBER,
+    TOK_NAME,
+    TOK_PUNCT,  // one of + - * / @ ( ) [ ] , : = . and "**"
+} TokenKind;
+
+typedef struct Token {
+    TokenKind kind;
+    size_t pos, len;
+    double number;
+    char punct;  // '^' for "**"
+} Token;
+
+typedef struct Parser {
+    Arena *arena;
+    const char *text;
+    size_t at;  // next byte to scan
+    Token tok;  // the current token
+    int depth;
+    ExprError *err;
+    bool failed;
+} Parser;
+
+static bool fail(Parser *p, size_t pos, size_t width, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+static bool fail(Parser *p, size_t pos, size_t width, const char *hint, const char *fmt, ...) {
+    if (p->failed)
+        return false;
+    p->failed = true;
+    p->err->pos = pos;
+    p->err->width = width ? width : 1;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->err->message, sizeof(p->err->message), fmt, ap);
+    va_end(ap);
+    snprintf(p->err->hint, sizeof(p->err->hint), "%s", hint ? hint : "");
+    return false;
+}
+
+static bool out_of_memory(Parser *p) {
+    p->failed = true;
+    p->err->message[0] = '\0';
+    return false;
+}
+
+const char *expr_op_text(char op) {
+    switch (op) {
+    case '+': return "+";
+    case '-': return "-";
+    case '*': return "*";
+    case '/': return "/";
+    case '@': return "@";
+    case '^': return "**";
+    default: return "?";
+    }
+}
+
+// ---------------------------------------------------------------- scanner
+
+static bool scan(Parser *p) {
+    const char *s = p->text;
+    while (s[p->at] == ' ' || s[p->at] == '\t' || s[p->at] == '\n' || s[p->at] == '\r')
+        p->at++;
+    Token *t = &p->tok;
+    memset(t, 0, sizeof(*t));
+    t->pos = p->at;
+    char c = s[p->at];
+    if (c == '\0') {
+        t->kind = TOK_END;
+        return true;
+    }
+    if (isdigit((unsigned char)c) || (c == '.' && isdigit((unsigned char)s[p->at + 1]))) {
+        size_t i = p->at;
+        while (isdigit((unsigned char)s[i]))
+            i++;
+        if (s[i] == '.' && s[i + 1] != 'T') {  // "2.T" would be odd, but keep "x.T" working
+            i++;
+            while (isdigit((unsigned char)s[i]))
+                i++;
+        }
+        if (s[i] == 'e' || s[i] == 'E') {
+            size_t j = i + 1;
+            if (s[j] == '+' || s[j] == '-')
+                j++;
+            if (isdigit((unsigned char)s[j])) {
+                while (isdigit((unsigned char)s[j]))
+                    j++;
+                i = j;
+            }
+        }
+        if (isalpha((unsigned char)s[i]) || s[i] == '_')
+            return fail(p, p->at, i - p->at + 1, "names start with a letter or '_'",
+                        "'%.*s' is neither a number nor a name", (int)(i - p->at + 1), s + p->at);
+        char buf[64];
+        if (i - p->at >= sizeof(buf))
+            return fail(p, p->at, i - p->at, NULL, "this number has too many digits");
+        memcpy(buf, s + p->at, i - p->at);
+        buf[i - p->at] = '\0';
+        errno = 0;
+        t->number = strtod(buf, NULL);
+        if (errno == ERANGE && isinf(t->number))
+            return fail(p, p->at, i - p->at, "the largest double is about 1.8e308",
+                        "the number %s is too large for a double", buf);
+        t->kind = TOK_NUMBER;
+        t->len = i - p->at;
+        p->at = i;
+        return true;
+    }
+    if (isalpha((unsigned char)c) || c == '_') {
+        size_t i = p->at;
+        while (isalnum((unsigned char)s[i]) || s[i] == '_')
+            i++;
+        t->kind = TOK_NAME;
+        t->len = i - p->at;
+        p->at = i;
+        return true;
+    }
+    if (c == '*' && s[p->at + 1] == '*') {
+        t->kind = TOK_PUNCT;
+        t->punct = '^';
+        t->len = 2;
+        p->at += 2;
+        return true;
+    }
+    if (strchr("+-*/@()[],:=.", c)) {
+        t->kind = TOK_PUNCT;
+        t->punct = c;
+        t->len = 1;
+        p->at++;
+        return true;
+    }
+    if (c == '^')
+        return fail(p, p->at, 1, "write a power as a ** b, as in Python", "'^' is not an operator here");
+    if (c == '\xC3' && s[p->at + 1] == '\x97')
+        return fail(p, p->at, 1, "write a matrix product as A @ B, and an elementwise product as a * b",
+                    "'\xC3\x97' is not an operator here");
+    if ((unsigned char)c >= 0x80)
+        return fail(p, p->at, 1, "expressions use ASCII: names, numbers and + - * / @ ** ( ) [ ] , : .",
+                    "this character cannot appear in an expression");
+    return fail(p, p->at, 1, "expressions use names, numbers and + - * / @ ** ( ) [ ] , : .",
+                "'%c' cannot appear in an expression", c);
+}
+
+static bool is_punct(const Parser *p, char c) {
+    return p->tok.kind == TOK_PUNCT && p->tok.punct == c;
+}
+
+static const char *token_text(const Parser *p, char *buf, size_t cap) {
+    if (p->tok.kind == TOK_END)
+        return "the end of the expression";
+    snprintf(buf, cap, "'%.*s'", (int)p->tok.len, p->text + p->tok.pos);
+    return buf;
+}
+
+static bool expect(Parser *p, char c, const char *what, size_t open_pos) {
+    if (is_punct(p, c))
+        return scan(p);
+    char buf[80];
+    char hint[128] = "";
+    if (open_pos != (size_t)-1)
+        snprintf(hint, sizeof(hint), "the '%c' at column %zu is never closed", p->text[open_pos],
+                 open_pos + 1);
+    return fail(p, p->tok.pos, p->tok.len, hint[0] ? hint : NULL, "expected %s, found %s", what,
+                token_text(p, buf, sizeof(buf)));
+}
+
+// ---------------------------------------------------------------- tree
+
+static Expr *new_expr(Parser *p, ExprKind kind, size_t start) {
+    Expr *e = arena_alloc(p->arena, sizeof(Expr));
+    if (!e) {
+        out_of_memory(p);
+        return NULL;
+    }
+    e->kind = kind;
+    e->start = start;
+    return e;
+}
+
+// A growable list of children, copied into the arena at the end.
+typedef struct ExprList {
+    Expr *items[64];
+    const char *names[64];
+    size_t n;
+} ExprList;
+
+static bool list_push(Parser *p, ExprList *list, Expr *e, const char *name) {
+    if (list->n == ARRAY_LEN(list->items))
+        return fail(p, e->start, e->end - e->start, NULL, "more than %zu items in one list or call",
+                    ARRAY_LEN(list->items));
+    list->items[list->n] = e;
+    list->names[list->n] = name;
+    list->n++;
+    return true;
+}
+
+static bool list_store(Parser *p, Expr *e, const ExprList *list, bool with_names) {
+    e->n_args = list->n;
+    e->args = arena_array(p->arena, list->n ? list->n : 1, sizeof(Expr *));
+    if (!e->args)
+        return out_of_memory(p);
+    memcpy(e->args, list->items, list->n * sizeof(Expr *));
+    if (with_names) {
+        e->arg_names = arena_array(p->arena, list->n ? list->n : 1, sizeof(char *));
+        if (!e->arg_names)
+            return out_of_memory(p);
+        memcpy(e->arg_names, list->names, list->n * sizeof(char *));
+    }
+    return true;
+}
+
+static Expr *parse_sum(Parser *p);
+static Expr *parse_unary(Parser *p);
+
+static bool enter(Parser *p) {
+    if (++p->depth > EXPR_MAX_DEPTH)
+        return fail(p, p->tok.pos, p->tok.len, "split the expression into several steps",
+                    "the expression nests more than %d levels deep", EXPR_MAX_DEPTH);
+    return true;
+}
+
+static Expr *parse_atom(Parser *p) {
+    char buf[80];
+    size_t start = p->tok.pos;
+    if (p->tok.kind == TOK_NUMBER) {
+        Expr *e = new_expr(p, EXPR_NUMBER, start);
+        if (!e)
+            return NULL;
+        e->number = p->tok.number;
+        e->end = p->tok.pos + p->tok.len;
+        e->op_pos = start;
+        e->op_len = p->tok.len;
+        return scan(p) ? e : NULL;
+    }
+    if (p->tok.kind == TOK_NAME) {
+        Expr *e = new_expr(p, EXPR_NAME, start);
+        if (!e)
+            return NULL;
+        e->name = arena_strndup(p->arena, p->text + start, p->tok.len);
+        if (!e->name) {
+            out_of_memory(p);
+            return NULL;
+        }
+        e->end = p->tok.pos + p->tok.len;
+        e->op_pos = start;
+        e->op_len = p->tok.len;
+        return scan(p) ? e : NULL;
+    }
+    if (is_punct(p, '(')) {
+        if (!enter(p) || !scan(p))
+            return NULL;
+        if (is_punct(p, ')')) {
+            fail(p, start, 2, NULL, "empty parentheses: put an expression inside");
+            return NULL;
+        }
+        Expr *inner = parse_sum(p);
+        if (!inner)
+            return NULL;
+        size_t close = p->tok.pos;
+        if (!expect(p, ')', "')'", start))
+            return NULL;
+        p->depth--;
+        // Keep the parentheses in the range, so that the text of an enclosing operation
+        // (a * (b + c)) is whole.
+        inner->start = start;
+        inner->end = close + 1;
+        return inner;
+    }
+    if (is_punct(p, '[')) {
+        if (!enter(p) || !scan(p))
+            return NULL;
+        Expr *e = new_expr(p, EXPR_LIST, start);
+        if (!e)
+            return NULL;
+        ExprList list = {0};
+        if (is_punct(p, ']')) {
+            fail(p, start, 2, "write the numbers inside, as in [0, 1, 2]", "an empty list");
+            return NULL;
+        }
+        for (;;) {
+            Expr *item = parse_sum(p);
+            if (!item || !list_push(p, &list, item, NULL))
+                return NULL;
+            if (!is_punct(p, ','))
+                break;
+            if (!scan(p))
+                return NULL;
+            if (is_punct(p, ']'))
+                break;  // a trailing comma, as Python allows
+        }
+        e->end = p->tok.pos + 1;
+        if (!expect(p, ']', "',' or ']'", start) || !list_store(p, e, &list, false))
+            return NULL;
+        p->depth--;
+        return e;
+    }
+    const char *hint = NULL;
+    if (p->tok.kind == TOK_END)
+        hint = "the expression stops where a value should follow";
+    else if (is_punct(p, ')') || is_punct(p, ']'))
+        hint = "this bracket closes nothing";
+    fail(p, p->tok.pos, p->tok.len, hint, "expected a value (a name, a number, '(' or '['), found %s",
+         token_text(p, buf, sizeof(buf)));
+    return NULL;
+}
+
+static Expr *parse_index_item(Parser *p) {
+    size_t start = p->tok.pos;
+    Expr *lo = NULL, *hi = NULL;
+    if (!is_punct(p, ':')) {
+        lo = parse_sum(p);
+        if (!lo)
+            return NULL;
+        if (!is_punct(p, ':'))
+            return lo;
+    }
+    size_t colon = p->tok.pos;
+    if (!scan(p))
+        return NULL;
+    if (!is_punct(p, ',') && !is_punct(p, ']')) {
+        hi = parse_sum(p);
+        if (!hi)
+            return NULL;
+    }
+    if (is_punct(p, ':')) {
+        fail(p, p->tok.pos, 1, "write start:stop; steps are not supported", "a slice takes no step");
+        return NULL;
+    }
+    Expr *e = new_expr(p, EXPR_SLICE, start);
+    if (!e)
+        return NULL;
+    e->op_pos = colon;
+    e->op_len = 1;
+    e->end = hi ? hi->end : colon + 1;
+    Expr *pair[2] = {lo, hi};
+    e->args = arena_array(p->arena, 2, sizeof(Expr *));
+    if (!e->args) {
+        out_of_memory(p);
+        return NULL;
+    }
+    memcpy(e->args, pair, sizeof(pair));
+    e->n_args = 2;
+    return e;
+}
+
+static Expr *parse_postfix(Parser *p) {
+    Expr *e = parse_atom(p);
+    while (e) {
+        size_t pos = p->tok.pos;
+        if (is_punct(p, '.')) {
+            if (!scan(p))
+                return NULL;
+            if (p->tok.kind != TOK_NAME || p->tok.len != 1 || p->text[p->tok.pos] != 'T') {
+                fail(p, pos, p->tok.pos + p->tok.len - pos,
+                     "the only attribute is .T (the transpose); functions are called as f(x)",
+                     "unknown attribute after '.'");
+                return NULL;
+            }
+            Expr *t = new_expr(p, EXPR_TRANSPOSE, e->start);
+            if (!t)
+                return NULL;
+            t->args = arena_array(p->arena, 1, sizeof(Expr *));
+            if (!t->args) {
+                out_of_memory(p);
+                return NULL;
+            }
+            t->args[0] = e;
+            t->n_args = 1;
+            t->op_pos = pos;
+            t->op_len = 2;
+            t->end = p->tok.pos + p->tok.len;
+            if (!scan(p))
+                return NULL;
+            e = t;
+        } else if (is_punct(p, '[')) {
+            if (!enter(p) || !scan(p))
+                return NULL;
+            if (is_punct(p, ']')) {
+                fail(p, pos, 2, "write an index, as in X[0] or X[0:2] or X[:, 1]", "empty brackets");
+                return NULL;
+            }
+            Expr *ix = new_expr(p, EXPR_INDEX, e->start);
+            if (!ix)
+                return NULL;
+            ExprList list = {0};
+            if (!list_push(p, &list, e, NULL))
+                return NULL;
+            for (;;) {
+                Expr *item = parse_index_item(p);
+                if (!item || !list_push(p, &list, item, NULL))
+                    return NULL;
+                if (!is_punct(p, ','))
+                    break;
+                if (!scan(p))
+                    return NULL;
+            }
+            ix->op_pos = pos;
+            ix->end = p->tok.pos + 1;
+            ix->op_len = ix->end - pos;
+            if (!expect(p, ']', "',' or ']'", pos) || !list_store(p, ix, &list, false))
+                return NULL;
+            p->depth--;
+            e = ix;
+        } else if (is_punct(p, '(')) {
+            if (e->kind != EXPR_NAME) {
+                fail(p, pos, 1, "only functions can be called, as in softmax(x)",
+                     "this value cannot be called; is an operator missing before '('?");
+                return NULL;
+            }
+            if (!enter(p) || !scan(p))
+                return NULL;
+            e->kind = EXPR_CALL;
+            ExprList list = {0};
+            bool keyword_seen = false;
+            while (!is_punct(p, ')')) {
+                const char *kw = NULL;
+                // NAME '=' starts a keyword argument; look ahead without consuming.
+                if (p->tok.kind == TOK_NAME) {
+                    size_t save_at = p->at;
+                    Token save = p->tok;
+                    size_t j = p->at;
+                    while (p->text[j] == ' ')
+                        j++;
+                    if (p->text[j] == '=') {
+                        kw = arena_strndup(p->arena, p->text + save.pos, save.len);
+                        if (!kw) {
+                            out_of_memory(p);
+                            return NULL;
+                        }
+                        p->at = j + 1;
+                        if (!scan(p))
+                            return NULL;
+                        keyword_seen = true;
+                    } else {
+                        p->at = save_at;
+                        p->tok = save;
+                    }
+                }
+                size_t arg_pos = p->tok.pos;
+                if (!kw && keyword_seen) {
+                    fail(p, arg_pos, p->tok.len, "put positional arguments first, as in mean(x, axis=-1)",
+                         "a positional argument after a keyword argument");
+                    return NULL;
+                }
+                Expr *arg = parse_sum(p);
+                if (!arg || !list_push(p, &list, arg, kw))
+                    return NULL;
+                if (!is_punct(p, ','))
+                    break;
+                if (!scan(p))
+                    return NULL;
+            }
+            e->end = p->tok.pos + 1;
+            if (!expect(p, ')', "',' or ')'", pos) || !list_store(p, e, &list, true))
+                return NULL;
+            p->depth--;
+        } else {
+            break;
+        }
+    }
+    return e;
+}
+
+static Expr *make_binary(Parser *p, char op, size_t op_pos, size_t op_len, Expr *lhs, Expr *rhs) {
+    Expr *e = new_expr(p, EXPR_BINARY, lhs->start);
+    if (!e)
+        return NULL;
+    e->op = op;
+    e->op_pos = op_pos;
+    e->op_len = op_len;
+    e->end = rhs->end;
+    e->args = arena_array(p->arena, 2, sizeof(Expr *));
+    if (!e->args) {
+        out_of_memory(p);
+        return NULL;
+    }
+    e->args[0] = lhs;
+    e->args[1] = rhs;
+    e->n_args = 2;
+    return e;
+}
+
+static Expr *parse_power(Parser *p) {
+    Expr *base = parse_postfix(p);
+    if (!base || !is_punct(p, '^'))
+        return base;
+    size_t op_pos = p->tok.pos;
+    if (!enter(p) || !scan(p))
+        return NULL;
+    Expr *exponent = parse_unary(p);  // right associative, and 2 ** -1 is fine
+    if (!exponent)
+        return NULL;
+    p->depth--;
+    return make_binary(p, '^', op_pos, 2, base, exponent);
+}
+
+static Expr *parse_unary(Parser *p) {
+    if (is_punct(p, '+')) {
+        // A unary plus changes nothing; accept it as Python does.
+        if (!scan(p))
+            return NULL;
+        return parse_unary(p);
+    }
+    if (!is_punct(p, '-'))
+        return parse_power(p);
+    size_t start = p->tok.pos;
+    if (!enter(p) || !scan(p))
+        return NULL;
+    Expr *operand = parse_unary(p);
+    if (!operand)
+        return NULL;
+    p->depth--;
+    // Fold -number into the literal, so "-1" is a number and not an operation to trace.
+    if (operand->kind == EXPR_NUMBER) {
+        operand->number = -operand->number;
+        operand->start = start;
+        operand->op_pos = start;
+        operand->op_len = operand->end - start;
+        return operand;
+    }
+    Expr *e = new_expr(p, EXPR_NEG, start);
+    if (!e)
+        return NULL;
+    e->op_pos = start;
+    e->op_len = 1;
+    e->end = operand->end;
+    e->args = arena_array(p->arena, 1, sizeof(Expr *));
+    if (!e->args) {
+        out_of_memory(p);
+        return NULL;
+    }
+    e->args[0] = operand;
+    e->n_args = 1;
+    return e;
+}
+
+static Expr *parse_product(Parser *p) {
+    Expr *lhs = parse_unary(p);
+    while (lhs && (is_punct(p, '*') || is_punct(p, '/') || is_punct(p, '@'))) {
+        char op = p->tok.punct;
+        size_t op_pos = p->tok.pos;
+        if (!scan(p))
+            return NULL;
+        Expr *rhs = parse_unary(p);
+        if (!rhs)
+            return NULL;
+        lhs = make_binary(p, op, op_pos, 1, lhs, rhs);
+    }
+    return lhs;
+}
+
+static Expr *parse_sum(Parser *p) {
+    if (!enter(p))
+        return NULL;
+    Expr *lhs = parse_product(p);
+    while (lhs && (is_punct(p, '+') || is_punct(p, '-'))) {
+        char op = p->tok.punct;
+        size_t op_pos = p->tok.pos;
+        if (!scan(p))
+            return NULL;
+        Expr *rhs = parse_product(p);
+        if (!rhs)
+            return NULL;
+        lhs = make_binary(p, op, op_pos, 1, lhs, rhs);
+    }
+    p->depth--;
+    return lhs;
+}
+
+Expr *expr_parse(Arena *arena, const char *text, ExprError *err) {
+    memset(err, 0, sizeof(*err));
+    Parser p = {.arena = arena, .text = text, .err = err};
+    if (!scan(&p))
+        return NULL;
+    if (p.tok.kind == TOK_END) {
+        fail(&p, 0, 1, "write an expression, as in X @ W_Q", "the expression is empty");
+        return NULL;
+    }
+    Expr *e = parse_sum(&p);
+    if (!e)
+        return NULL;
+    if (p.tok.kind != TOK_END) {
+        char buf[80];
+        const char *hint = NULL;
+        if (p.tok.kind == TOK_NAME || p.tok.kind == TOK_NUMBER || is_punct(&p, '('))
+            hint = "is an operator missing between the two values?";
+        else if (is_punct(&p, ')') || is_punct(&p, ']'))
+            hint = "this bracket closes nothing";
+        else if (is_punct(&p, '='))
+            hint = "a step is written `name: expression`, without '='";
+        fail(&p, p.tok.pos, p.tok.len, hint, "unexpected %s after a complete expression",
+             token_text(&p, buf, sizeof(buf)));
+        return NULL;
+    }
+    return e;
+}

@@ -1,0 +1,61 @@
+// expr: the expression language of lesson steps, parsed into a tree whose every node knows
+// where it stands in the text (so errors can put a caret under it).
+//
+//     ExprError err;
+//     Expr *e = expr_parse(arena, "softmax(Q @ K.T / sqrt(d_k))", &err);
+//     if (!e) printf("column %zu: %s\n", err.pos + 1, err.message);
+//
+// Grammar, with Python's and numpy's precedence (low to high):
+//     sum     := product (('+' | '-') product)*
+//     product := unary (('*' | '/' | '@') unary)*
+//     unary   := '-' unary | power
+//     power   := postfix ('**' unary)?
+//     postfix := atom ('.T' | '[' index ']' | '(' args ')')*
+//     atom    := NUMBER | NAME | '(' sum ')' | '[' sum (',' sum)* ']'
+//     index   := item (',' item)*      item := sum | sum? ':' sum?
+//     args    := arg (',' arg)*        arg  := (NAME '=')? sum
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util.h"
+
+#define EXPR_MAX_DEPTH 64  // nesting of parentheses, brackets and calls
+
+typedef enum ExprKind {
+    EXPR_NUMBER,     // number
+    EXPR_NAME,       // name
+    EXPR_LIST,       // [a, b, c]: args
+    EXPR_NEG,        // -args[0]
+    EXPR_BINARY,     // args[0] op args[1]
+    EXPR_TRANSPOSE,  // args[0].T
+    EXPR_INDEX,      // args[0][args[1], ...]: each index item an expression or EXPR_SLICE
+    EXPR_SLICE,      // args[0]:args[1] inside an index; either may be NULL
+    EXPR_CALL,       // name(args), arg_names[i] set for keyword arguments
+} ExprKind;
+
+typedef struct Expr Expr;
+
+struct Expr {
+    ExprKind kind;
+    size_t start, end;      // byte range [start, end) in the text
+    size_t op_pos, op_len;  // the operator or name token, for carets
+    double number;
+    const char *name;  // NAME, CALL
+    char op;           // BINARY: + - * / @, and '^' for **
+    Expr **args;
+    const char **arg_names;  // CALL: NULL entries for positional arguments
+    size_t n_args;
+};
+
+typedef struct ExprError {
+    size_t pos, width;  // byte offset and length of the offending text
+    char message[256];
+    char hint[256];
+} ExprError;
+
+// NULL on a syntax error (err filled) or when memory runs out (err->message empty).
+Expr *expr_parse(Arena *arena, const char *text, ExprError *err);
+// "+" for '+', "**" for '^'.
+const char *expr_op_text(char op);

@@ -1,0 +1,200 @@
+// main: the command line. Reads options, runs the pipeline, prints the trace or the error.
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diff.h"
+#include "pipeline.h"
+
+static const char usage[] =
+    "usage: tracer [options] LESSON.yaml\n"
+    "\n"
+    "Run a lesson and print every tensor of its computation.\n"
+    "\n"
+    "options:\n"
+    "  --format text|json   text for people (default), json for tools\n"
+    "  --digits N           decimals to print (0 to 12; default: the lesson's, or 4)\n"
+    "  --color auto|always|never\n"
+    "                       colour when stdout is a terminal and NO_COLOR is unset (auto)\n"
+    "  --check              compare the trace with the lesson's golden file; exit 1 and\n"
+    "                       print a diff when they differ\n"
+    "  --golden FILE        the golden file for --check (default: golden/NAME.txt beside\n"
+    "                       the lessons folder)\n"
+    "  --help               print this help\n"
+    "\n"
+    "exit status: 0 done, 1 the lesson has an error (or differs from its golden file),\n"
+    "             2 usage or file error\n";
+
+static int usage_error(const char *fmt, const char *arg) {
+    fputs("tracer: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n\n", stderr);
+    fputs(usage, stderr);
+    return STATUS_USAGE_ERROR;
+}
+
+// golden/NAME.txt in the folder beside the lesson's folder: lessons/x.yaml -> golden/x.txt.
+static char *default_golden(const char *lesson) {
+    const char *slash = strrchr(lesson, '/');
+    const char *base = slash ? slash + 1 : lesson;
+    size_t dir_len = slash ? (size_t)(slash - lesson) : 0;
+    size_t base_len = strlen(base);
+    if (base_len > 5 && strcmp(base + base_len - 5, ".yaml") == 0)
+        base_len -= 5;
+    else if (base_len > 4 && strcmp(base + base_len - 4, ".yml") == 0)
+        base_len -= 4;
+    StrBuf sb;
+    strbuf_init(&sb);
+    if (dir_len)
+        strbuf_printf(&sb, "%.*s/../golden/%.*s.txt", (int)dir_len, lesson, (int)base_len, base);
+    else
+        strbuf_printf(&sb, "../golden/%.*s.txt", (int)base_len, base);
+    if (sb.failed) {
+        strbuf_finish(&sb);
+        return NULL;
+    }
+    return sb.data;
+}
+
+static char *read_text_file(const char *path, int *err) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        *err = errno;
+        return NULL;
+    }
+    StrBuf sb;
+    strbuf_init(&sb);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+        strbuf_append(&sb, buf, n);
+    bool bad = ferror(f) || sb.failed;
+    *err = ferror(f) ? EIO : ENOMEM;
+    fclose(f);
+    if (bad) {
+        strbuf_finish(&sb);
+        return NULL;
+    }
+    if (!sb.data)
+        strbuf_append(&sb, "", 0);
+    return sb.data ? sb.data : util_strdup("");
+}
+
+static int check_golden(const char *lesson, const char *golden_arg, const char *trace) {
+    char *golden = golden_arg ? util_strdup(golden_arg) : default_golden(lesson);
+    if (!golden) {
+        fputs("tracer: out of memory\n", stderr);
+        return STATUS_USAGE_ERROR;
+    }
+    int err = 0;
+    char *expected = read_text_file(golden, &err);
+    if (!expected) {
+        fprintf(stderr, "tracer: cannot read the golden file '%s': %s\n", golden, strerror(err));
+        fprintf(stderr, "hint: create it with: tracer %s > %s\n", lesson, golden);
+        util_free(golden);
+        return STATUS_USAGE_ERROR;
+    }
+    StrBuf diff;
+    strbuf_init(&diff);
+    char now[1024];
+    snprintf(now, sizeof(now), "%s (traced now)", lesson);
+    bool equal = diff_unified(expected, trace, golden, now, &diff);
+    int status = STATUS_OK;
+    if (!equal) {
+        fputs(strbuf_str(&diff), stdout);
+        fprintf(stderr, "tracer: %s differs from its golden file %s\n", lesson, golden);
+        status = STATUS_LESSON_ERROR;
+    }
+    strbuf_finish(&diff);
+    util_free(expected);
+    util_free(golden);
+    return status;
+}
+
+int main(int argc, char **argv) {
+    PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
+    const char *colour = "auto", *lesson = NULL, *golden = NULL;
+    bool check = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *value = NULL;
+        // --opt=value and --opt value both work.
+        const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
+        char name[64];
+        snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
+        bool takes_value = !strcmp(name, "--format") || !strcmp(name, "--digits") || !strcmp(name, "--color") ||
+                           !strcmp(name, "--colour") || !strcmp(name, "--golden");
+        if (takes_value) {
+            if (eq)
+                value = eq + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else
+                return usage_error("option %s needs a value", name);
+        } else if (eq) {
+            return usage_error("option %s takes no value", name);
+        }
+        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
+            fputs(usage, stdout);
+            return fflush(stdout) == 0 && !ferror(stdout) ? STATUS_OK : STATUS_USAGE_ERROR;
+        } else if (!strcmp(name, "--format")) {
+            if (!strcmp(value, "text"))
+                opts.format = OUTPUT_TEXT;
+            else if (!strcmp(value, "json"))
+                opts.format = OUTPUT_JSON;
+            else
+                return usage_error("--format must be text or json, not '%s'", value);
+        } else if (!strcmp(name, "--digits")) {
+            char *end;
+            long d = strtol(value, &end, 10);
+            if (*value == '\0' || *end != '\0' || d < 0 || d > 12)
+                return usage_error("--digits must be a whole number from 0 to 12, not '%s'", value);
+            opts.digits = (int)d;
+        } else if (!strcmp(name, "--color") || !strcmp(name, "--colour")) {
+            if (strcmp(value, "auto") && strcmp(value, "always") && strcmp(value, "never"))
+                return usage_error("--color must be auto, always or never, not '%s'", value);
+            colour = value;
+        } else if (!strcmp(name, "--check")) {
+            check = true;
+        } else if (!strcmp(name, "--golden")) {
+            golden = value;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option '%s'", a);
+        } else if (lesson) {
+            return usage_error("only one lesson at a time: '%s' is a second one", a);
+        } else {
+            lesson = a;
+        }
+    }
+    if (!lesson)
+        return usage_error("%s", "no lesson given");
+    const char *no_colour = getenv("NO_COLOR");
+    opts.colour = !check && opts.format == OUTPUT_TEXT &&
+                  (!strcmp(colour, "always") ||
+                   (!strcmp(colour, "auto") && isatty(STDOUT_FILENO) && !(no_colour && no_colour[0])));
+
+    Diag diag;
+    diag_init(&diag);
+    StrBuf out;
+    strbuf_init(&out);
+    int status = pipeline_run_file(lesson, &opts, &out, &diag);
+    if (status != STATUS_OK) {
+        diag_print(&diag, stderr, isatty(STDERR_FILENO) && !(no_colour && no_colour[0]));
+        strbuf_finish(&out);
+        return status;
+    }
+    if (check) {
+        status = check_golden(lesson, golden, strbuf_str(&out));
+    } else {
+        fwrite(out.data ? out.data : "", 1, out.len, stdout);
+    }
+    strbuf_finish(&out);
+    // A full disk or a closed pipe must not pass for success.
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tracer: cannot write the trace: %s\n", strerror(errno));
+        return STATUS_USAGE_ERROR;
+    }
+    return status;
+}

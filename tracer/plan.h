@@ -1,0 +1,73 @@
+// plan: a lesson checked and laid out for evaluation. Every name is resolved, every shape
+// inferred and every error reported here, before any output: if plan_create succeeds, the
+// lesson runs (save for index values that are only known while running).
+//
+// The plan is a flat list of nodes in evaluation order. A node is a given, a constant
+// (a number or list written in an expression) or one operation; an operation's arguments are
+// earlier nodes. Givens and operations become stages of the trace.
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+#include "expr.h"
+#include "lesson.h"
+#include "ops.h"
+#include "tensor.h"
+
+typedef enum PlanKind {
+    PLAN_GIVEN,
+    PLAN_CONSTANT,
+    PLAN_OP,
+} PlanKind;
+
+typedef enum StageKind {
+    STAGE_GIVEN,
+    STAGE_STEP,          // the result of a step
+    STAGE_INTERMEDIATE,  // an operation inside a step's expression
+} StageKind;
+
+typedef struct PlanNode {
+    PlanKind kind;
+    const OpDef *op;     // PLAN_OP
+    size_t *args;        // indices of earlier nodes: the tensor arguments in order
+    size_t n_args;
+    OpAttrs attrs;
+    Shape shape;
+    bool has_values;     // false: a shape-only tensor
+    bool is_count;       // an exact integer count
+    Labels labels[TENSOR_MAX_RANK];
+    const double *values;  // PLAN_CONSTANT: shape-size values
+
+    // What the trace shows; is_stage is false for constants.
+    bool is_stage;
+    StageKind stage_kind;
+    const char *name;       // "Q", or "weights.1" for an intermediate
+    const char *number;     // "3", "3a"; "" for givens
+    const char *expr_text;  // this node's own expression text (NULL for givens)
+    const char *op_line;    // "[3, 4] @ [4, 3] -> [3, 3]"
+    const LessonGiven *given;
+    const LessonStep *step;  // the step the node belongs to
+    const Expr *expr;        // for errors while running
+} PlanNode;
+
+typedef struct Plan {
+    Arena *arena;
+    const Lesson *lesson;
+    PlanNode *nodes;
+    size_t n_nodes;
+    size_t cap;
+} Plan;
+
+// Check a lesson. NULL with a located error in diag when it cannot run.
+Plan *plan_create(const Lesson *lesson, Diag *diag);
+void plan_destroy(Plan *plan);  // accepts NULL
+
+// The node that holds the stage called name ("scores", "weights.1"), or NULL.
+const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *index);
+
+// Point diag at text[pos, pos + width) of the step's expression (or its start when the
+// expression's place in the file is not exact).
+int plan_error_at(Diag *diag, const Lesson *lesson, const LessonStep *step, size_t pos,
+                  size_t width, const char *fmt, ...) __attribute__((format(printf, 6, 7)));

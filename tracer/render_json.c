@@ -1,0 +1,147 @@
+// render_json: the trace as one JSON document, for tools and for the numpy cross-check.
+// Numbers use 17 significant digits so they read back to the same double; inf and nan,
+// which JSON cannot spell, are the strings "inf", "-inf" and "nan".
+#include <math.h>
+#include <string.h>
+
+#include "format.h"
+#include "render.h"
+
+static void json_string(StrBuf *out, const char *s) {
+    if (!s) {
+        strbuf_puts(out, "null");
+        return;
+    }
+    strbuf_putc(out, '"');
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': strbuf_puts(out, "\\\""); break;
+        case '\\': strbuf_puts(out, "\\\\"); break;
+        case '\n': strbuf_puts(out, "\\n"); break;
+        case '\r': strbuf_puts(out, "\\r"); break;
+        case '\t': strbuf_puts(out, "\\t"); break;
+        default:
+            if (*p < 0x20)
+                strbuf_printf(out, "\\u%04x", *p);
+            else
+                strbuf_putc(out, (char)*p);
+        }
+    }
+    strbuf_putc(out, '"');
+}
+
+static void json_number(StrBuf *out, double v) {
+    char buf[64];
+    format_exact(v, buf, sizeof(buf));
+    if (isfinite(v))
+        strbuf_puts(out, buf);
+    else
+        json_string(out, buf);
+}
+
+// values nested like the shape: axis `axis` of t, starting at flat offset `at`.
+static void json_values(StrBuf *out, const Tensor *t, size_t axis, size_t *at) {
+    if (axis == t->shape.rank) {
+        json_number(out, t->data[(*at)++]);
+        return;
+    }
+    strbuf_putc(out, '[');
+    for (size_t i = 0; i < t->shape.dim[axis]; i++) {
+        if (i)
+            strbuf_puts(out, ", ");
+        json_values(out, t, axis + 1, at);
+    }
+    strbuf_putc(out, ']');
+}
+
+static void json_labels(StrBuf *out, const Labels *l) {
+    if (!l->items) {
+        strbuf_puts(out, "null");
+        return;
+    }
+    strbuf_putc(out, '[');
+    for (size_t i = 0; i < l->n; i++) {
+        if (i)
+            strbuf_puts(out, ", ");
+        json_string(out, l->items[i]);
+    }
+    strbuf_putc(out, ']');
+}
+
+static const char *kind_name(StageKind k) {
+    switch (k) {
+    case STAGE_GIVEN: return "given";
+    case STAGE_STEP: return "step";
+    case STAGE_INTERMEDIATE: return "intermediate";
+    }
+    return "?";
+}
+
+static void json_stage(StrBuf *out, const TraceStage *s) {
+    const Tensor *t = s->value;
+    size_t rank = t->shape.rank;
+    strbuf_puts(out, "{\"name\": ");
+    json_string(out, s->name);
+    strbuf_puts(out, ", \"number\": ");
+    json_string(out, s->number);
+    strbuf_printf(out, ", \"kind\": \"%s\", \"expr\": ", kind_name(s->kind));
+    json_string(out, s->expr);
+    strbuf_puts(out, ", \"op\": ");
+    json_string(out, s->op);
+    strbuf_puts(out, ", \"op_line\": ");
+    json_string(out, s->op_line);
+    strbuf_puts(out, ", \"say\": ");
+    json_string(out, s->say);
+    strbuf_puts(out, ", \"about\": ");
+    json_string(out, s->about);
+    strbuf_puts(out, ", \"shape\": [");
+    for (size_t i = 0; i < rank; i++)
+        strbuf_printf(out, "%s%zu", i ? ", " : "", t->shape.dim[i]);
+    strbuf_puts(out, "], \"count\": ");
+    strbuf_puts(out, t->is_count ? "true" : "false");
+    strbuf_puts(out, ", \"values\": ");
+    if (t->data) {
+        size_t at = 0;
+        json_values(out, t, 0, &at);
+    } else {
+        strbuf_puts(out, "null");
+    }
+    strbuf_puts(out, ", \"rows\": ");
+    if (rank >= 2)
+        json_labels(out, &s->labels[rank - 2]);
+    else
+        strbuf_puts(out, "null");
+    strbuf_puts(out, ", \"cols\": ");
+    if (rank >= 1)
+        json_labels(out, &s->labels[rank - 1]);
+    else
+        strbuf_puts(out, "null");
+    strbuf_puts(out, ", \"notes\": [");
+    for (size_t i = 0; i < s->n_notes; i++) {
+        if (i)
+            strbuf_puts(out, ", ");
+        json_string(out, s->notes[i]);
+    }
+    strbuf_puts(out, "]}");
+}
+
+void render_json(const Trace *tr, StrBuf *out) {
+    strbuf_puts(out, "{\"title\": ");
+    json_string(out, tr->title);
+    strbuf_puts(out, ", \"source\": ");
+    json_string(out, tr->source);
+    strbuf_puts(out, ", \"file\": ");
+    json_string(out, tr->file);
+    strbuf_printf(out, ", \"digits\": %d", tr->digits);
+    strbuf_puts(out, ", \"intro\": ");
+    json_string(out, tr->intro);
+    strbuf_puts(out, ", \"outro\": ");
+    json_string(out, tr->outro);
+    strbuf_puts(out, ",\n \"stages\": [\n");
+    for (size_t i = 0; i < tr->n_stages; i++) {
+        strbuf_puts(out, "  ");
+        json_stage(out, &tr->stages[i]);
+        strbuf_puts(out, i + 1 < tr->n_stages ? ",\n" : "\n");
+    }
+    strbuf_puts(out, "]}\n");
+}

@@ -1,0 +1,247 @@
+// render_text: the trace as a student reads it: headers, shapes, narration and boxed,
+// labelled matrices with aligned columns.
+#include <string.h>
+
+#include "format.h"
+#include "render.h"
+
+typedef struct TextStyle {
+    const char *bold, *dim, *cyan, *reset;
+} TextStyle;
+
+// Display width of UTF-8 text: one column per code point.
+static size_t text_width(const char *s) {
+    size_t w = 0;
+    for (; *s; s++)
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            w++;
+    return w;
+}
+
+static void pad(StrBuf *out, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        strbuf_putc(out, ' ');
+}
+
+static void repeat(StrBuf *out, const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        strbuf_puts(out, s);
+}
+
+// Paragraph text indented by `indent`, one output line per input line, no trailing blanks.
+static void paragraph(StrBuf *out, const char *text, size_t indent) {
+    const char *p = text;
+    while (*p) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'))
+            len--;
+        if (len > 0)
+            pad(out, indent);
+        strbuf_append(out, p, len);
+        strbuf_putc(out, '\n');
+        if (!end)
+            break;
+        p = end + 1;
+        if (!*p)
+            break;
+    }
+}
+
+static void format_value(const Tensor *t, double v, int digits, char *buf, size_t cap) {
+    if (t->is_count)
+        format_count(v, buf, cap);
+    else
+        format_fixed(v, digits, buf, cap);
+}
+
+static void index_label(const Labels *l, size_t i, char *buf, size_t cap) {
+    if (l->items && i < l->n)
+        snprintf(buf, cap, "%s", l->items[i]);
+    else
+        snprintf(buf, cap, "%zu", i);
+}
+
+// One matrix [rows, cols] at data, boxed, with row and column labels; a vector is one row
+// without a row label.
+static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const double *data, size_t rows,
+                   size_t cols, const Labels *row_labels, const Labels *col_labels, bool vector, size_t indent,
+                   const TextStyle *st) {
+    char buf[64];
+    size_t label_w = 0;
+    if (!vector)
+        for (size_t r = 0; r < rows; r++) {
+            index_label(row_labels, r, buf, sizeof(buf));
+            if (text_width(buf) > label_w)
+                label_w = text_width(buf);
+        }
+    size_t *width = util_calloc(cols ? cols : 1, sizeof(size_t));
+    if (!width) {
+        out->failed = true;
+        return;
+    }
+    for (size_t c = 0; c < cols; c++) {
+        index_label(col_labels, c, buf, sizeof(buf));
+        width[c] = text_width(buf);
+        for (size_t r = 0; r < rows; r++) {
+            format_value(t, data[r * cols + c], tr->digits, buf, sizeof(buf));
+            if (strlen(buf) > width[c])
+                width[c] = strlen(buf);
+        }
+    }
+    size_t inner = 1;
+    for (size_t c = 0; c < cols; c++)
+        inner += width[c] + 2;
+    size_t left = indent + (vector ? 0 : label_w + 1);
+    // Column labels, right-aligned over their numbers (the '│' takes one column).
+    pad(out, left + 1);
+    strbuf_puts(out, st->dim);
+    for (size_t c = 0; c < cols; c++) {
+        index_label(col_labels, c, buf, sizeof(buf));
+        pad(out, 2 + width[c] - text_width(buf));
+        strbuf_puts(out, buf);
+    }
+    strbuf_puts(out, st->reset);
+    strbuf_putc(out, '\n');
+    pad(out, left);
+    strbuf_puts(out, "┌");
+    repeat(out, "─", inner);
+    strbuf_puts(out, "┐\n");
+    for (size_t r = 0; r < rows; r++) {
+        pad(out, indent);
+        if (!vector) {
+            index_label(row_labels, r, buf, sizeof(buf));
+            strbuf_puts(out, st->dim);
+            pad(out, label_w - text_width(buf));
+            strbuf_puts(out, buf);
+            strbuf_puts(out, st->reset);
+            pad(out, 1);
+        }
+        strbuf_puts(out, "│");
+        for (size_t c = 0; c < cols; c++) {
+            format_value(t, data[r * cols + c], tr->digits, buf, sizeof(buf));
+            pad(out, 2 + width[c] - strlen(buf));
+            strbuf_puts(out, buf);
+        }
+        strbuf_puts(out, " │\n");
+    }
+    pad(out, left);
+    strbuf_puts(out, "└");
+    repeat(out, "─", inner);
+    strbuf_puts(out, "┘\n");
+    util_free(width);
+}
+
+static void values(StrBuf *out, const Trace *tr, const TraceStage *s, size_t indent, const TextStyle *st) {
+    const Tensor *t = s->value;
+    const Shape *sh = &t->shape;
+    char buf[64];
+    if (!t->data) {
+        char n[64], bytes[64];
+        format_count((double)t->size, n, sizeof(n));
+        format_count((double)t->size * 8.0, bytes, sizeof(bytes));
+        pad(out, indent);
+        strbuf_printf(out, "(shape only: %s values, %s bytes as doubles; not stored)\n", n, bytes);
+        return;
+    }
+    if (sh->rank == 0) {
+        format_value(t, t->data[0], tr->digits, buf, sizeof(buf));
+        pad(out, indent);
+        strbuf_printf(out, "= %s%s%s\n", st->bold, buf, st->reset);
+        return;
+    }
+    if (sh->rank == 1) {
+        matrix(out, tr, t, t->data, 1, sh->dim[0], NULL, &s->labels[0], true, indent, st);
+        return;
+    }
+    // Rank 2 is one matrix; rank 3 and 4 print one labelled matrix per leading index.
+    size_t rows = sh->dim[sh->rank - 2], cols = sh->dim[sh->rank - 1];
+    size_t per = rows * cols, slices = per ? t->size / per : 0;
+    for (size_t k = 0; k < slices || (per == 0 && k == 0); k++) {
+        if (sh->rank > 2) {
+            pad(out, indent);
+            strbuf_puts(out, st->bold);
+            strbuf_puts(out, "[");
+            size_t rest = k;
+            size_t idx[TENSOR_MAX_RANK] = {0};
+            for (size_t a = sh->rank - 2; a-- > 0;) {
+                idx[a] = rest % sh->dim[a];
+                rest /= sh->dim[a];
+            }
+            for (size_t a = 0; a + 2 < sh->rank; a++) {
+                index_label(&s->labels[a], idx[a], buf, sizeof(buf));
+                strbuf_printf(out, "%s%s", a ? ", " : "", buf);
+            }
+            strbuf_puts(out, ", :, :]");
+            strbuf_puts(out, st->reset);
+            strbuf_putc(out, '\n');
+        }
+        if (per == 0)
+            break;
+        matrix(out, tr, t, t->data + k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1],
+               false, indent, st);
+    }
+}
+
+static void stage(StrBuf *out, const Trace *tr, const TraceStage *s, const TextStyle *st) {
+    char shape[64];
+    shape_format(&s->value->shape, shape, sizeof(shape));
+    const size_t indent = 4;
+    strbuf_putc(out, '\n');
+    strbuf_puts(out, st->bold);
+    switch (s->kind) {
+    case STAGE_GIVEN:
+        strbuf_printf(out, "Given %s  %s", s->name, shape);
+        strbuf_puts(out, st->reset);
+        if (s->about)
+            strbuf_printf(out, "  %s", s->about);
+        strbuf_putc(out, '\n');
+        break;
+    case STAGE_STEP:
+        strbuf_printf(out, "Step %s  %s = %s", s->number, s->name, s->expr);
+        strbuf_puts(out, st->reset);
+        strbuf_putc(out, '\n');
+        break;
+    case STAGE_INTERMEDIATE:
+        strbuf_printf(out, "Step %s  %s = %s", s->number, s->name, s->expr);
+        strbuf_puts(out, st->reset);
+        strbuf_putc(out, '\n');
+        break;
+    }
+    if (s->op_line) {
+        pad(out, indent);
+        strbuf_printf(out, "%s%s%s   %s\n", st->cyan, s->op_line, st->reset, s->op_about ? s->op_about : "");
+    } else if (s->kind != STAGE_GIVEN) {
+        pad(out, indent);
+        strbuf_printf(out, "%s%s%s\n", st->cyan, shape, st->reset);
+    }
+    if (s->say)
+        paragraph(out, s->say, indent);
+    values(out, tr, s, indent, st);
+    for (size_t i = 0; i < s->n_notes; i++) {
+        pad(out, indent);
+        strbuf_printf(out, "%snote:%s %s\n", st->cyan, st->reset, s->notes[i]);
+    }
+}
+
+void render_text(const Trace *tr, const RenderOptions *opts, StrBuf *out) {
+    TextStyle st = {"", "", "", ""};
+    if (opts && opts->colour)
+        st = (TextStyle){"\033[1m", "\033[2m", "\033[36m", "\033[0m"};
+    strbuf_printf(out, "%s%s%s\n", st.bold, tr->title, st.reset);
+    repeat(out, "=", text_width(tr->title));
+    strbuf_putc(out, '\n');
+    if (tr->source)
+        strbuf_printf(out, "Source: %s\n", tr->source);
+    strbuf_printf(out, "Lesson: %s\n", tr->file);
+    if (tr->intro) {
+        strbuf_putc(out, '\n');
+        paragraph(out, tr->intro, 0);
+    }
+    for (size_t i = 0; i < tr->n_stages; i++)
+        stage(out, tr, &tr->stages[i], &st);
+    if (tr->outro) {
+        strbuf_putc(out, '\n');
+        paragraph(out, tr->outro, 0);
+    }
+}

@@ -1,0 +1,193 @@
+// run: a Plan evaluated node by node into a Trace. The kernel computes; this file builds the
+// tensors, calls the op table and collects notes.
+#include <stdarg.h>
+#include <string.h>
+
+#include "trace.h"
+
+typedef struct Runner {
+    const Plan *plan;
+    Trace *trace;
+    Diag *diag;
+    const PlanNode *node;  // the node being computed
+    // Notes of the current stage, collected before they are copied into the arena.
+    const char *notes[8];
+    size_t n_notes;
+} Runner;
+
+bool op_run_error(OpRun *r, int input, const char *fmt, ...) {
+    Runner *run = r->where;
+    const PlanNode *n = run->node;
+    const Expr *e = n->expr;
+    if (input >= 0 && e) {
+        if (e->kind == EXPR_CALL && (size_t)input < e->n_args)
+            e = e->args[input];
+        else if (e->kind == EXPR_INDEX && input == 1 && n->attrs.index_input >= 0)
+            e = e->args[1 + n->attrs.index_input];
+    }
+    char message[sizeof(run->diag->message)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof(message), fmt, ap);
+    va_end(ap);
+    if (input == -2 || !e || !n->step)
+        diag_out_of_memory(run->diag);
+    else
+        plan_error_at(run->diag, run->plan->lesson, n->step, e->start, e->end - e->start, "%s", message);
+    return false;
+}
+
+void op_note(OpNotes *n, const char *fmt, ...) {
+    Runner *run = n->sink;
+    if (run->n_notes == ARRAY_LEN(run->notes))
+        return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    const char *copy = arena_strdup(run->trace->arena, text);
+    if (copy)
+        run->notes[run->n_notes++] = copy;
+}
+
+static Tensor *given_tensor(const LessonGiven *g) {
+    if (g->init == GIVEN_SHAPE_ONLY)
+        return tensor_create_shape_only(&g->shape);
+    Tensor *t = tensor_create(&g->shape);
+    if (!t)
+        return NULL;
+    switch (g->init) {
+    case GIVEN_VALUES:
+        memcpy(t->data, g->values, t->size * sizeof(double));
+        break;
+    case GIVEN_ZEROS:
+        break;
+    case GIVEN_ONES:
+        kernel_fill(t, 1.0);
+        break;
+    case GIVEN_IDENTITY:
+        kernel_identity(t);
+        break;
+    case GIVEN_RANDOM:
+        kernel_fill_random(t, g->distribution, g->scale, g->seed);
+        break;
+    case GIVEN_SHAPE_ONLY:
+        break;
+    }
+    return t;
+}
+
+static Tensor *node_tensor(Runner *run, size_t i) {
+    const PlanNode *n = &run->plan->nodes[i];
+    Tensor **values = run->trace->tensors;
+    switch (n->kind) {
+    case PLAN_GIVEN:
+        return given_tensor(n->given);
+    case PLAN_CONSTANT: {
+        Tensor *t = tensor_create(&n->shape);
+        if (t)
+            memcpy(t->data, n->values, t->size * sizeof(double));
+        return t;
+    }
+    case PLAN_OP:
+        break;
+    }
+    Tensor *out = n->has_values ? tensor_create(&n->shape) : tensor_create_shape_only(&n->shape);
+    if (!out)
+        return NULL;
+    out->is_count = n->is_count;
+    if (!n->has_values)
+        return out;
+    const Tensor *in[64];
+    for (size_t k = 0; k < n->n_args; k++)
+        in[k] = values[n->args[k]];
+    OpRun r = {.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
+               .arena = run->trace->arena, .diag = run->diag, .where = run};
+    if (!n->op->compute(&r)) {
+        tensor_destroy(out);
+        return NULL;
+    }
+    if (n->op->notes) {
+        OpNotes notes = {.out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
+                         .digits = run->trace->digits, .sink = run};
+        n->op->notes(&notes);
+    }
+    return out;
+}
+
+static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
+    Trace *t = run->trace;
+    TraceStage *s = &t->stages[t->n_stages++];
+    memset(s, 0, sizeof(*s));
+    s->kind = n->stage_kind;
+    s->name = n->name;
+    s->number = n->number;
+    s->expr = n->kind == PLAN_GIVEN ? NULL : n->expr_text;
+    s->op = n->op ? n->op->name : NULL;
+    s->op_about = n->op ? n->op->about : NULL;
+    s->op_line = n->op_line;
+    s->say = n->stage_kind == STAGE_STEP ? n->step->say : NULL;
+    s->about = n->given ? n->given->about : NULL;
+    s->value = value;
+    memcpy(s->labels, n->labels, sizeof(s->labels));
+    if (run->n_notes) {
+        s->notes = arena_array(t->arena, run->n_notes, sizeof(char *));
+        if (!s->notes)
+            return false;
+        memcpy(s->notes, run->notes, run->n_notes * sizeof(char *));
+        s->n_notes = run->n_notes;
+    }
+    return true;
+}
+
+Trace *trace_create(const Plan *plan, int digits, Diag *diag) {
+    Trace *t = util_calloc(1, sizeof(Trace));
+    if (!t) {
+        diag_out_of_memory(diag);
+        return NULL;
+    }
+    const Lesson *lesson = plan->lesson;
+    t->arena = arena_create();
+    t->tensors = util_calloc(plan->n_nodes ? plan->n_nodes : 1, sizeof(Tensor *));
+    if (!t->arena || !t->tensors ||
+        !(t->stages = arena_array(t->arena, plan->n_nodes ? plan->n_nodes : 1, sizeof(TraceStage))))
+        goto oom;
+    t->title = lesson->title;
+    t->source = lesson->source;
+    t->intro = lesson->intro;
+    t->outro = lesson->outro;
+    t->file = lesson->path;
+    t->digits = digits;
+    Runner run = {.plan = plan, .trace = t, .diag = diag};
+    for (size_t i = 0; i < plan->n_nodes; i++) {
+        const PlanNode *n = &plan->nodes[i];
+        run.node = n;
+        run.n_notes = 0;
+        Tensor *value = node_tensor(&run, i);
+        if (!value)
+            goto fail;
+        t->tensors[i] = value;
+        t->n_tensors = i + 1;
+        if (n->is_stage && !add_stage(&run, n, value))
+            goto oom;
+    }
+    return t;
+oom:
+    diag_out_of_memory(diag);
+fail:
+    if (diag->status == STATUS_OK)
+        diag_out_of_memory(diag);
+    trace_destroy(t);
+    return NULL;
+}
+
+void trace_destroy(Trace *t) {
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->n_tensors; i++)
+        tensor_destroy(t->tensors[i]);
+    util_free(t->tensors);
+    arena_destroy(t->arena);
+    util_free(t);
+}
