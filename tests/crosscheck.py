@@ -445,6 +445,7 @@ FUNCTIONS = {
     "cos": _elementwise(np.cos),
     "gelu": _elementwise(_gelu),
     "concat": concat,
+    "copy": _elementwise(np.copy),
     "numel": numel,
     "split_heads": split_heads,
     "merge_heads": merge_heads,
