@@ -579,6 +579,12 @@ static void signature(const OpDef *op, char *buf, size_t cap) {
 static size_t compile_call(Checker *c, const Expr *e) {
     const OpDef *op = ops_find_function(e->name);
     char sig[256];
+    if (!op && find_name(c, e->name) != NO_NODE) {
+        token_error(c, e, "'%s' is a value, not a function: it cannot be called", e->name);
+        diag_hint(c->diag, "is an operator missing before '('? a product is written %s * (...) or %s @ (...)",
+                  e->name, e->name);
+        return NO_NODE;
+    }
     if (!op) {
         token_error(c, e, "unknown function '%s'", e->name);
         const char *names[64];
@@ -620,12 +626,14 @@ static size_t compile_call(Checker *c, const Expr *e) {
         while (p < n_params && strcmp(op->params[p].name, kw) != 0)
             p++;
         if (p == n_params || op->params[p].kind == PARAM_TENSORS) {
-            plan_error_at(c->diag, c->lesson, c->step, arg->start, 1, "%s has no parameter '%s'", op->name, kw);
+            plan_error_at(c->diag, c->lesson, c->step, e->arg_name_pos[i], strlen(kw), "%s has no parameter '%s'",
+                          op->name, kw);
             diag_hint(c->diag, "write %s", sig);
             return NO_NODE;
         }
         if (bound[p] || (p < next && op->params[p].kind != PARAM_TENSORS)) {
-            expr_error(c, arg, "the argument '%s' is given twice", kw);
+            plan_error_at(c->diag, c->lesson, c->step, e->arg_name_pos[i], strlen(kw),
+                          "the argument '%s' is given twice", kw);
             return NO_NODE;
         }
         bound[p] = arg;
@@ -797,6 +805,92 @@ static bool apply_step_labels(Checker *c, PlanNode *n, const LessonStep *s) {
     return true;
 }
 
+// ---------------------------------------------------------------- explain requests
+
+bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec, ExplainTarget *out,
+                          char *message, size_t message_cap, char *hint, size_t hint_cap) {
+    const PlanNode *n = &plan->nodes[node];
+    const Shape *s = &n->shape;
+    char shape[64];
+    shape_format(s, shape, sizeof(shape));
+    hint[0] = '\0';
+    memset(out, 0, sizeof(*out));
+    out->node = node;
+    if (n->kind == PLAN_GIVEN) {
+        snprintf(message, message_cap, "'%s' is given: its values come from the lesson, not from a computation",
+                 n->name);
+        snprintf(hint, hint_cap, "explain a step that uses it");
+        return false;
+    }
+    if (!n->has_values) {
+        snprintf(message, message_cap, "'%s' has only a shape %s, no values to work out", n->name, shape);
+        return false;
+    }
+    if (spec->kind == EXPLAIN_ALL) {
+        size_t size;
+        shape_size(s, &size);
+        if (size > PLAN_EXPLAIN_ALL_MAX) {
+            snprintf(message, message_cap, "'%s' has %zu values, too many to explain all of them (at most %d)",
+                     n->name, size, PLAN_EXPLAIN_ALL_MAX);
+            snprintf(hint, hint_cap, "explain one element, as [0, 1], or one row, as row 0");
+            return false;
+        }
+        out->kind = EXPLAIN_ALL;
+        return true;
+    }
+    size_t want = spec->n_index;
+    if (spec->kind == EXPLAIN_ROW && s->rank != 2 && s->rank != 1) {
+        snprintf(message, message_cap, "'row' needs a matrix, but '%s' has shape %s", n->name, shape);
+        snprintf(hint, hint_cap, "give the indices of the row instead, as [0, 1] for a rank-3 tensor");
+        return false;
+    }
+    if (spec->kind == EXPLAIN_ROW && s->rank == 1)
+        want = 0;  // the row of a vector is the vector itself
+    if (want != s->rank && want + 1 != s->rank) {
+        snprintf(message, message_cap, "%zu indices do not fit '%s', which has shape %s", spec->n_index, n->name,
+                 shape);
+        snprintf(hint, hint_cap, "give %zu indices for one element or %zu for one row", s->rank,
+                 s->rank ? s->rank - 1 : 0);
+        return false;
+    }
+    for (size_t i = 0; i < want; i++) {
+        long v = spec->index[i], dim = (long)s->dim[i];
+        long w = v < 0 ? v + dim : v;
+        if (w < 0 || w >= dim) {
+            snprintf(message, message_cap, "index %ld is out of range for axis %zu of '%s' (shape %s)", v, i,
+                     n->name, shape);
+            snprintf(hint, hint_cap, "valid indices are 0 to %ld", dim - 1);
+            return false;
+        }
+        out->index[i] = (size_t)w;
+    }
+    out->n_index = want;
+    out->kind = want == s->rank ? EXPLAIN_ELEMENT : EXPLAIN_ROW;
+    return true;
+}
+
+static bool add_explain(Checker *c, size_t node, const ExplainSpec *spec) {
+    char message[512], hint[512];
+    ExplainTarget target;
+    if (!plan_resolve_explain(c->plan, node, spec, &target, message, sizeof(message), hint, sizeof(hint))) {
+        const Node *at = spec->node;
+        diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, at->line, at->col,
+                   yamldoc_node_width(at), "explain: %s", message);
+        if (hint[0])
+            diag_hint(c->diag, "%s", hint);
+        return false;
+    }
+    Plan *p = c->plan;
+    ExplainTarget *list = arena_array(p->arena, p->n_explains + 1, sizeof(ExplainTarget));
+    if (!list)
+        return out_of_memory(c);
+    if (p->n_explains)
+        memcpy(list, p->explains, p->n_explains * sizeof(ExplainTarget));
+    list[p->n_explains++] = target;
+    p->explains = list;
+    return true;
+}
+
 // ---------------------------------------------------------------- the plan
 
 static bool add_given(Checker *c, const LessonGiven *g) {
@@ -876,6 +970,8 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     if (!t->number)
         return out_of_memory(c);
     if (!apply_step_labels(c, t, s))
+        return false;
+    if (s->explain.kind != EXPLAIN_NONE && !add_explain(c, top, &s->explain))
         return false;
     size_t k = 0;
     for (size_t i = c->first_node; i < top; i++) {

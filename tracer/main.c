@@ -18,6 +18,8 @@ static const char usage[] =
     "  --digits N           decimals to print (0 to 12; default: the lesson's, or 4)\n"
     "  --color auto|always|never\n"
     "                       colour when stdout is a terminal and NO_COLOR is unset (auto)\n"
+    "  --explain STAGE[i,j] show the arithmetic of one element (STAGE[i] a row, STAGE\n"
+    "                       alone every element); may be given several times\n"
     "  --check              compare the trace with the lesson's golden file; exit 1 and\n"
     "                       print a diff when they differ\n"
     "  --golden FILE        the golden file for --check (default: golden/NAME.txt beside\n"
@@ -117,6 +119,8 @@ int main(int argc, char **argv) {
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
     const char *colour = "auto", *lesson = NULL, *golden = NULL;
     bool check = false;
+    const char *explain[64];
+    size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *value = NULL;
@@ -125,7 +129,8 @@ int main(int argc, char **argv) {
         char name[64];
         snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
         bool takes_value = !strcmp(name, "--format") || !strcmp(name, "--digits") || !strcmp(name, "--color") ||
-                           !strcmp(name, "--colour") || !strcmp(name, "--golden");
+                           !strcmp(name, "--colour") || !strcmp(name, "--golden") ||
+                           !strcmp(name, "--explain");
         if (takes_value) {
             if (eq)
                 value = eq + 1;
@@ -156,6 +161,10 @@ int main(int argc, char **argv) {
             if (strcmp(value, "auto") && strcmp(value, "always") && strcmp(value, "never"))
                 return usage_error("--color must be auto, always or never, not '%s'", value);
             colour = value;
+        } else if (!strcmp(name, "--explain")) {
+            if (n_explain == ARRAY_LEN(explain))
+                return usage_error("at most %s --explain options", "64");
+            explain[n_explain++] = value;
         } else if (!strcmp(name, "--check")) {
             check = true;
         } else if (!strcmp(name, "--golden")) {
@@ -175,6 +184,8 @@ int main(int argc, char **argv) {
                   (!strcmp(colour, "always") ||
                    (!strcmp(colour, "auto") && isatty(STDOUT_FILENO) && !(no_colour && no_colour[0])));
 
+    opts.explain = explain;
+    opts.n_explain = n_explain;
     Diag diag;
     diag_init(&diag);
     StrBuf out;

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "explain.h"
 #include "format.h"
 
 // ---------------------------------------------------------------- shared shape helpers
@@ -207,8 +208,22 @@ static bool infer_index(OpCheck *c) {
         index[at->index_input].list = NULL;
         index[at->index_input].n_list = placeholder_n;
     }
-    if (!kernel_index_shape(a, index, at->n_index, &c->shape))
+    // A tensor list's values are known only at run time (compute_index checks each one) and may
+    // repeat rows, so it can be longer than the axis (E[token_ids] with more tokens than E has
+    // rows): ask for the shape with ':' on that axis, then put in the list's length.
+    KernelAxisIndex for_shape[TENSOR_MAX_RANK];
+    memcpy(for_shape, index, sizeof(for_shape));
+    bool placeholder_list = at->index_input >= 0 && index[at->index_input].kind == KERNEL_INDEX_LIST;
+    if (placeholder_list)
+        for_shape[at->index_input].kind = KERNEL_INDEX_ALL;
+    if (!kernel_index_shape(a, for_shape, at->n_index, &c->shape))
         return op_check_error(c, -1, "this index does not fit the tensor");
+    if (placeholder_list) {
+        size_t out_axis = 0;
+        for (int i = 0; i < at->index_input; i++)
+            out_axis += index[i].kind != KERNEL_INDEX_AT;
+        c->shape.dim[out_axis] = placeholder_n;
+    }
     // Labels: AT drops the axis, RANGE keeps a window, LIST gathers, tensor lists drop labels.
     size_t out = 0;
     for (size_t i = 0; i < a->rank; i++) {
@@ -706,25 +721,25 @@ static void notes_cross_entropy(OpNotes *n) {
 #define X {"x", PARAM_TENSOR, false, 0}
 
 static const OpDef binary_ops[] = {
-    {"add", "+", "elementwise sum (numpy broadcasting)", KERNEL_ADD, {X, X}, infer_binary, compute_binary, NULL},
+    {"add", "+", "elementwise sum (numpy broadcasting)", KERNEL_ADD, {X, X}, infer_binary, compute_binary, NULL, explain_binary},
     {"subtract", "-", "elementwise difference (numpy broadcasting)", KERNEL_SUB, {X, X}, infer_binary,
-     compute_binary, NULL},
+     compute_binary, NULL, explain_binary},
     {"multiply", "*", "elementwise product (numpy broadcasting)", KERNEL_MUL, {X, X}, infer_binary,
-     compute_binary, NULL},
+     compute_binary, NULL, explain_binary},
     {"divide", "/", "elementwise division (numpy broadcasting)", KERNEL_DIV, {X, X}, infer_binary,
-     compute_binary, NULL},
+     compute_binary, NULL, explain_binary},
     {"power", "**", "elementwise power (numpy broadcasting)", KERNEL_POW, {X, X}, infer_binary,
-     compute_binary, NULL},
+     compute_binary, NULL, explain_binary},
     {"matmul", "@", "matrix product: each row of the left against each column of the right", 0, {X, X},
-     infer_matmul, compute_matmul, NULL},
+     infer_matmul, compute_matmul, NULL, explain_matmul},
 };
 
 static const OpDef negate_op = {"negate", "-", "elementwise negation", KERNEL_NEG, {X}, infer_same,
-                                compute_unary, NULL};
+                                compute_unary, NULL, explain_unary};
 static const OpDef transpose_op = {"transpose", ".T", "transpose: rows become columns (last two axes swap)",
-                                   0, {X}, infer_transpose, compute_transpose, NULL};
+                                   0, {X}, infer_transpose, compute_transpose, NULL, explain_transpose};
 static const OpDef index_op = {"index", "[]", "indexing: pick rows, columns or ranges", 0, {X, X},
-                               infer_index, compute_index, NULL};
+                               infer_index, compute_index, NULL, explain_index};
 
 #define COUNT(n) {n, PARAM_COUNT, false, 0}
 #define NUMBER(n, v) {n, PARAM_NUMBER, true, v}
@@ -732,55 +747,55 @@ static const OpDef index_op = {"index", "[]", "indexing: pick rows, columns or r
 
 static const OpDef functions[] = {
     {"softmax", NULL, "softmax over the last axis: exp(x - max) / sum of exp(x - max)", 0, {X}, infer_softmax,
-     compute_softmax, note_row_sums},
+     compute_softmax, note_row_sums, explain_softmax},
     {"layernorm", NULL, "LayerNorm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta", 0,
      {X, {"gamma", PARAM_TENSOR, false, 0}, {"beta", PARAM_TENSOR, false, 0}, NUMBER("eps", 1e-5)},
-     infer_layernorm, compute_layernorm, notes_layernorm},
+     infer_layernorm, compute_layernorm, notes_layernorm, explain_layernorm},
     {"batchnorm", NULL, "BatchNorm: each feature normalised over the batch and sequence axes", 0,
      {X, {"gamma", PARAM_TENSOR, false, 0}, {"beta", PARAM_TENSOR, false, 0}, NUMBER("eps", 1e-5)},
-     infer_batchnorm, compute_batchnorm, NULL},
-    {"sum", NULL, "sum", KERNEL_SUM, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL},
-    {"mean", NULL, "mean", KERNEL_MEAN, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL},
+     infer_batchnorm, compute_batchnorm, NULL, explain_batchnorm},
+    {"sum", NULL, "sum", KERNEL_SUM, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL, explain_reduce},
+    {"mean", NULL, "mean", KERNEL_MEAN, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL, explain_reduce},
     {"var", NULL, "variance (divide by the count)", KERNEL_VAR, REDUCE_PARAMS, infer_reduce, compute_reduce,
-     NULL},
-    {"max", NULL, "maximum", KERNEL_MAX, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL},
-    {"min", NULL, "minimum", KERNEL_MIN, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL},
+     NULL, explain_reduce},
+    {"max", NULL, "maximum", KERNEL_MAX, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL, explain_reduce},
+    {"min", NULL, "minimum", KERNEL_MIN, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL, explain_reduce},
     {"argmax", NULL, "position of the largest value", KERNEL_ARGMAX,
-     {X, {"axis", PARAM_AXIS, true, 0}}, infer_reduce, compute_reduce, NULL},
-    {"exp", NULL, "elementwise e^x", KERNEL_EXP, {X}, infer_same, compute_unary, NULL},
-    {"log", NULL, "elementwise natural logarithm", KERNEL_LOG, {X}, infer_same, compute_unary, NULL},
-    {"sqrt", NULL, "elementwise square root", KERNEL_SQRT, {X}, infer_same, compute_unary, NULL},
-    {"abs", NULL, "elementwise absolute value", KERNEL_ABS, {X}, infer_same, compute_unary, NULL},
-    {"relu", NULL, "elementwise max(x, 0)", KERNEL_RELU, {X}, infer_same, compute_unary, NULL},
+     {X, {"axis", PARAM_AXIS, true, 0}}, infer_reduce, compute_reduce, NULL, explain_reduce},
+    {"exp", NULL, "elementwise e^x", KERNEL_EXP, {X}, infer_same, compute_unary, NULL, explain_unary},
+    {"log", NULL, "elementwise natural logarithm", KERNEL_LOG, {X}, infer_same, compute_unary, NULL, explain_unary},
+    {"sqrt", NULL, "elementwise square root", KERNEL_SQRT, {X}, infer_same, compute_unary, NULL, explain_unary},
+    {"abs", NULL, "elementwise absolute value", KERNEL_ABS, {X}, infer_same, compute_unary, NULL, explain_unary},
+    {"relu", NULL, "elementwise max(x, 0)", KERNEL_RELU, {X}, infer_same, compute_unary, NULL, explain_unary},
     {"gelu", NULL, "elementwise GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))",
-     KERNEL_GELU, {X}, infer_same, compute_unary, NULL},
-    {"tanh", NULL, "elementwise tanh", KERNEL_TANH, {X}, infer_same, compute_unary, NULL},
-    {"sin", NULL, "elementwise sine", KERNEL_SIN, {X}, infer_same, compute_unary, NULL},
-    {"cos", NULL, "elementwise cosine", KERNEL_COS, {X}, infer_same, compute_unary, NULL},
+     KERNEL_GELU, {X}, infer_same, compute_unary, NULL, explain_unary},
+    {"tanh", NULL, "elementwise tanh", KERNEL_TANH, {X}, infer_same, compute_unary, NULL, explain_unary},
+    {"sin", NULL, "elementwise sine", KERNEL_SIN, {X}, infer_same, compute_unary, NULL, explain_unary},
+    {"cos", NULL, "elementwise cosine", KERNEL_COS, {X}, infer_same, compute_unary, NULL, explain_unary},
     {"concat", NULL, "concatenation along an axis", 0,
-     {{"x", PARAM_TENSORS, false, 0}, {"axis", PARAM_AXIS, true, 0}}, infer_concat, compute_concat, NULL},
-    {"copy", NULL, "the same values under a new name", 0, {X}, infer_same, compute_copy, NULL},
-    {"numel", NULL, "number of elements: the product of the shape", 0, {X}, infer_numel, compute_numel, NULL},
+     {{"x", PARAM_TENSORS, false, 0}, {"axis", PARAM_AXIS, true, 0}}, infer_concat, compute_concat, NULL, explain_concat},
+    {"copy", NULL, "the same values under a new name", 0, {X}, infer_same, compute_copy, NULL, explain_copy},
+    {"numel", NULL, "number of elements: the product of the shape", 0, {X}, infer_numel, compute_numel, NULL, explain_numel},
     {"split_heads", NULL, "split columns into heads: head h takes columns h*d_head to (h+1)*d_head - 1", 0,
-     {X, COUNT("heads")}, infer_split_heads, compute_split_heads, NULL},
+     {X, COUNT("heads")}, infer_split_heads, compute_split_heads, NULL, explain_split_heads},
     {"merge_heads", NULL, "concatenate the heads' columns side by side", 0, {X}, infer_merge_heads,
-     compute_merge_heads, NULL},
+     compute_merge_heads, NULL, explain_merge_heads},
     {"causal_mask", NULL, "causal mask: 0 where a query may look, -inf at later keys", 0, {COUNT("n")},
-     infer_square, compute_causal_mask, notes_causal_mask},
+     infer_square, compute_causal_mask, notes_causal_mask, explain_causal_mask},
     {"relative_positions", NULL, "relative position i - j of key j from query i", 0, {COUNT("n")},
-     infer_square, compute_relative_positions, NULL},
-    {"arange", NULL, "the positions 0, 1, ..., n-1", 0, {COUNT("n")}, infer_vector, compute_arange, NULL},
+     infer_square, compute_relative_positions, NULL, explain_relative_positions},
+    {"arange", NULL, "the positions 0, 1, ..., n-1", 0, {COUNT("n")}, infer_vector, compute_arange, NULL, explain_arange},
     {"alibi_slopes", NULL, "ALiBi head slopes 2^(-8k/h) for k = 1..h", 0, {COUNT("h")}, infer_vector,
-     compute_alibi_slopes, NULL},
+     compute_alibi_slopes, NULL, explain_alibi_slopes},
     {"sinusoidal", NULL, "sinusoidal position encodings: sin on even, cos on odd dimensions", 0,
-     {COUNT("n"), COUNT("d"), NUMBER("base", 10000)}, infer_sinusoidal, compute_sinusoidal, NULL},
+     {COUNT("n"), COUNT("d"), NUMBER("base", 10000)}, infer_sinusoidal, compute_sinusoidal, NULL, explain_sinusoidal},
     {"rope", NULL, "rotary position embedding: each pair of dimensions turned by position x frequency", 0,
-     {X, {"positions", PARAM_TENSOR, false, 0}, NUMBER("base", 10000)}, infer_rope, compute_rope, NULL},
+     {X, {"positions", PARAM_TENSOR, false, 0}, NUMBER("base", 10000)}, infer_rope, compute_rope, NULL, explain_rope},
     {"take", NULL, "look up table entries by index", 0, {{"table", PARAM_TENSOR, false, 0},
-     {"indices", PARAM_TENSOR, false, 0}}, infer_take, compute_take, NULL},
+     {"indices", PARAM_TENSOR, false, 0}}, infer_take, compute_take, NULL, explain_take},
     {"cross_entropy", NULL, "cross-entropy: -log softmax(logits)[target]", 0,
      {{"logits", PARAM_TENSOR, false, 0}, {"target", PARAM_TENSOR, false, 0}}, infer_cross_entropy,
-     compute_cross_entropy, notes_cross_entropy},
+     compute_cross_entropy, notes_cross_entropy, explain_cross_entropy},
 };
 
 const OpDef *ops_find_function(const char *name) {

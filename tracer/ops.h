@@ -93,6 +93,23 @@ typedef struct OpNotes {
     void *sink;
 } OpNotes;
 
+// "Show your work": how one element (or one row) of a result is computed, written out with
+// the lesson's numbers, the way the document writes score(0,1) = (1.0x0.8) + ... = 1.00.
+typedef struct OpExplain {
+    const OpDef *op;
+    const Tensor *out;
+    const Tensor *const *in;
+    size_t n_in;
+    const OpAttrs *attrs;
+    const char *out_name;          // the stage's name, "scores"
+    const char *const *in_names;   // how each input is written: "Q", "K.T", "(a + b)", "2"
+    size_t index[TENSOR_MAX_RANK]; // the element (row mode: the row's first element)
+    size_t flat;                   // its offset in out
+    bool row;                      // explain the whole last-axis row at once
+    int digits;
+    void *sink;
+} OpExplain;
+
 struct OpDef {
     const char *name;    // as written in a call, or a word for an operator ("matmul")
     const char *symbol;  // "@", "+", ".T", "[]", or NULL for a function
@@ -102,6 +119,9 @@ struct OpDef {
     bool (*infer)(OpCheck *c);
     bool (*compute)(OpRun *r);
     void (*notes)(OpNotes *n);
+    // Writes the work for e->index with op_work; in row mode, returns false when the op has no
+    // row form (the element form is then used for each element of the row).
+    bool (*explain)(OpExplain *e);
 };
 
 // The operators and functions; NULL when unknown.
@@ -119,3 +139,4 @@ bool op_check_error(OpCheck *c, int input, const char *fmt, ...) __attribute__((
 void op_check_hint(OpCheck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool op_run_error(OpRun *r, int input, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void op_note(OpNotes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void op_work(OpExplain *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -6,19 +6,103 @@
 #include "render.h"
 #include "trace.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
 #define DEFAULT_DIGITS 4
+
+// "name[i, j]" -> the stage and its indices; errors are usage errors (status 2).
+static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out, Diag *diag) {
+    const char *bracket = strchr(text, '[');
+    size_t name_len = bracket ? (size_t)(bracket - text) : strlen(text);
+    while (name_len && text[name_len - 1] == ' ')
+        name_len--;
+    char name[256];
+    if (name_len == 0 || name_len >= sizeof(name)) {
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': name a stage, as in scores[0,1]", text);
+        return false;
+    }
+    memcpy(name, text, name_len);
+    name[name_len] = '\0';
+    ExplainSpec spec = {.kind = EXPLAIN_ALL};
+    if (bracket) {
+        spec.kind = EXPLAIN_ELEMENT;
+        const char *p = bracket + 1;
+        for (;;) {
+            while (*p == ' ')
+                p++;
+            char *end;
+            errno = 0;
+            long v = strtol(p, &end, 10);
+            if (end == p || errno || spec.n_index == TENSOR_MAX_RANK) {
+                diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
+                           "--explain '%s': indices are whole numbers, as in %s[0, 1]", text, name);
+                return false;
+            }
+            spec.index[spec.n_index++] = v;
+            p = end;
+            while (*p == ' ')
+                p++;
+            if (*p == ',') {
+                p++;
+                continue;
+            }
+            if (*p == ']' && p[1] == '\0')
+                break;
+            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': expected ',' or a final ']'", text);
+            return false;
+        }
+    }
+    size_t node;
+    if (!plan_find_stage(plan, name, &node)) {
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': the lesson has no stage called '%s'",
+                   text, name);
+        const char *names[512];
+        size_t n = 0;
+        for (size_t i = 0; i < plan->n_nodes && n < 512; i++)
+            if (plan->nodes[i].is_stage && plan->nodes[i].name)
+                names[n++] = plan->nodes[i].name;
+        const char *closest = diag_closest(name, names, n);
+        if (closest)
+            diag_hint(diag, "did you mean '%s'?", closest);
+        else
+            diag_hint(diag, "stages are the givens, the steps, and intermediates such as weights.1");
+        return false;
+    }
+    char message[512], hint[512];
+    if (!plan_resolve_explain(plan, node, &spec, out, message, sizeof(message), hint, sizeof(hint))) {
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': %s", text, message);
+        if (hint[0])
+            diag_hint(diag, "%s", hint);
+        return false;
+    }
+    return true;
+}
 
 static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, Diag *diag) {
     int status = STATUS_OK;
     Plan *plan = NULL;
     Trace *trace = NULL;
+    ExplainTarget *targets = NULL;
     StrBuf text;
     strbuf_init(&text);
     plan = plan_create(lesson, diag);
     if (!plan)
         goto done;
     int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : DEFAULT_DIGITS;
-    trace = trace_create(plan, digits, diag);
+    if (opts->n_explain) {
+        targets = util_calloc(opts->n_explain, sizeof(ExplainTarget));
+        if (!targets) {
+            diag_out_of_memory(diag);
+            goto done;
+        }
+        for (size_t i = 0; i < opts->n_explain; i++)
+            if (!parse_explain(plan, opts->explain[i], &targets[i], diag))
+                goto done;
+    }
+    trace = trace_create(plan, digits, targets, opts->n_explain, diag);
     if (!trace)
         goto done;
     if (opts->format == OUTPUT_JSON) {
@@ -37,6 +121,7 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
 done:
     status = diag->status;
     strbuf_finish(&text);
+    util_free(targets);
     trace_destroy(trace);
     plan_destroy(plan);
     lesson_destroy(lesson);

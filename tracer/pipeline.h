@@ -18,6 +18,9 @@ typedef struct PipelineOptions {
     OutputFormat format;
     int digits;  // -1: the lesson's digits, or 4
     bool colour;
+    // --explain requests: "scores[0,1]" (an element), "scores[0]" (a row), "scores" (all).
+    const char *const *explain;
+    size_t n_explain;
 } PipelineOptions;
 
 // Read and trace the lesson at path. Returns a STATUS_* code; on failure diag says why.

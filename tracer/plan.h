@@ -52,12 +52,24 @@ typedef struct PlanNode {
     const Expr *expr;        // for errors while running
 } PlanNode;
 
+// One "show your work" request, resolved against a stage's shape.
+typedef struct ExplainTarget {
+    size_t node;
+    ExplainKind kind;  // EXPLAIN_ELEMENT (n_index == rank), EXPLAIN_ROW (n_index == rank - 1), EXPLAIN_ALL
+    size_t index[TENSOR_MAX_RANK];
+    size_t n_index;
+} ExplainTarget;
+
+#define PLAN_EXPLAIN_ALL_MAX 100  // explain: all is for tensors this small
+
 typedef struct Plan {
     Arena *arena;
     const Lesson *lesson;
     PlanNode *nodes;
     size_t n_nodes;
     size_t cap;
+    ExplainTarget *explains;  // from the lesson's explain: keys, in stage order
+    size_t n_explains;
 } Plan;
 
 // Check a lesson. NULL with a located error in diag when it cannot run.
@@ -66,6 +78,11 @@ void plan_destroy(Plan *plan);  // accepts NULL
 
 // The node that holds the stage called name ("scores", "weights.1"), or NULL.
 const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *index);
+
+// Resolve an explain request for a node: negative indices count from the end; a list one
+// shorter than the rank is a row. False with a message and a hint when it does not fit.
+bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec, ExplainTarget *out,
+                          char *message, size_t message_cap, char *hint, size_t hint_cap);
 
 // Point diag at text[pos, pos + width) of the step's expression (or its start when the
 // expression's place in the file is not exact).

@@ -122,6 +122,12 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
             strbuf_puts(out, ", ");
         json_string(out, s->notes[i]);
     }
+    strbuf_puts(out, "], \"work\": [");
+    for (size_t i = 0; i < s->n_work; i++) {
+        if (i)
+            strbuf_puts(out, ", ");
+        json_string(out, s->work[i]);
+    }
     strbuf_puts(out, "]}");
 }
 

@@ -222,6 +222,14 @@ static void stage(StrBuf *out, const Trace *tr, const TraceStage *s, const TextS
         pad(out, indent);
         strbuf_printf(out, "%snote:%s %s\n", st->cyan, st->reset, s->notes[i]);
     }
+    if (s->n_work) {
+        pad(out, indent);
+        strbuf_printf(out, "%swork:%s\n", st->cyan, st->reset);
+        for (size_t i = 0; i < s->n_work; i++) {
+            pad(out, indent + 2);
+            strbuf_printf(out, "%s\n", s->work[i]);
+        }
+    }
 }
 
 void render_text(const Trace *tr, const RenderOptions *opts, StrBuf *out) {

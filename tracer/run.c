@@ -1,8 +1,10 @@
 // run: a Plan evaluated node by node into a Trace. The kernel computes; this file builds the
 // tensors, calls the op table and collects notes.
+#include <ctype.h>
 #include <stdarg.h>
 #include <string.h>
 
+#include "format.h"
 #include "trace.h"
 
 typedef struct Runner {
@@ -13,6 +15,12 @@ typedef struct Runner {
     // Notes of the current stage, collected before they are copied into the arena.
     const char *notes[8];
     size_t n_notes;
+    // Lines of shown work of the current stage.
+    const char **work;
+    size_t n_work, cap_work;
+    bool failed;  // out of memory while collecting
+    const ExplainTarget *extra;
+    size_t n_extra;
 } Runner;
 
 bool op_run_error(OpRun *r, int input, const char *fmt, ...) {
@@ -49,6 +57,142 @@ void op_note(OpNotes *n, const char *fmt, ...) {
     const char *copy = arena_strdup(run->trace->arena, text);
     if (copy)
         run->notes[run->n_notes++] = copy;
+}
+
+void op_work(OpExplain *e, const char *fmt, ...) {
+    Runner *run = e->sink;
+    if (run->n_work == run->cap_work) {
+        size_t cap = run->cap_work ? run->cap_work * 2 : 16;
+        const char **work = arena_array(run->trace->arena, cap, sizeof(char *));
+        if (!work) {
+            run->failed = true;
+            return;
+        }
+        if (run->n_work)
+            memcpy(work, run->work, run->n_work * sizeof(char *));
+        run->work = work;
+        run->cap_work = cap;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    StrBuf sb;
+    strbuf_init(&sb);
+    strbuf_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    const char *line = sb.failed ? NULL : arena_strdup(run->trace->arena, strbuf_str(&sb));
+    strbuf_finish(&sb);
+    if (!line) {
+        run->failed = true;
+        return;
+    }
+    run->work[run->n_work++] = line;
+}
+
+// Text that reads as one value: a name, a number, f(...), x[...], (...), or anything
+// without spaces. Anything else is bracketed before it is indexed or combined.
+static bool is_atomic(const char *text) {
+    if (!strchr(text, ' '))
+        return true;
+    const char *p = text;
+    while (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
+        p++;
+    if (*p != '(' && *p != '[')
+        return false;
+    // The bracket opened at p must close at the very end.
+    int depth = 0;
+    for (const char *q = p; *q; q++) {
+        if (*q == '(' || *q == '[')
+            depth++;
+        else if (*q == ')' || *q == ']')
+            if (--depth == 0)
+                return q[1] == '\0';
+    }
+    return false;
+}
+
+// How an input is written in shown work: its name, a number, or its expression in brackets.
+static const char *display_name(Runner *run, const PlanNode *n) {
+    if (n->kind == PLAN_GIVEN || (n->is_stage && n->stage_kind == STAGE_STEP))
+        return n->name;
+    const char *text = n->expr_text;
+    char buf[64];
+    if (n->kind == PLAN_CONSTANT) {
+        if (n->shape.rank == 0) {
+            format_short(n->values[0], buf, sizeof(buf));
+            text = buf;
+        } else if (n->expr && n->step) {
+            text = arena_strndup(run->trace->arena, n->step->expr + n->expr->start, n->expr->end - n->expr->start);
+        }
+    }
+    if (!text)
+        return "?";
+    if (is_atomic(text))
+        return arena_strdup(run->trace->arena, text);
+    return arena_printf(run->trace->arena, "(%s)", text);
+}
+
+static void unflatten(const Shape *s, size_t flat, size_t *idx) {
+    for (size_t i = s->rank; i-- > 0;) {
+        idx[i] = s->dim[i] ? flat % s->dim[i] : 0;
+        flat = s->dim[i] ? flat / s->dim[i] : 0;
+    }
+}
+
+static size_t flatten(const Shape *s, const size_t *idx) {
+    size_t f = 0;
+    for (size_t i = 0; i < s->rank; i++)
+        f = f * s->dim[i] + idx[i];
+    return f;
+}
+
+// The work for one request: an element, a row (the op's row form, or each element), or all.
+static bool explain_target(Runner *run, const PlanNode *n, const Tensor *out, const Tensor *const *in,
+                           const ExplainTarget *t) {
+    if (!n->op || !n->op->explain)
+        return true;
+    const char *names[64];
+    for (size_t k = 0; k < n->n_args; k++) {
+        names[k] = display_name(run, &run->plan->nodes[n->args[k]]);
+        if (!names[k])
+            return false;
+    }
+    OpExplain e = {.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
+                   .out_name = n->name, .in_names = names, .digits = run->trace->digits, .sink = run};
+    size_t rank = out->shape.rank;
+    size_t d = rank ? out->shape.dim[rank - 1] : 1;
+    size_t first_row = 0, rows = 1;
+    if (t->kind == EXPLAIN_ELEMENT) {
+        memcpy(e.index, t->index, sizeof(e.index));
+        e.flat = flatten(&out->shape, e.index);
+        n->op->explain(&e);
+        return !run->failed;
+    }
+    if (t->kind == EXPLAIN_ROW) {
+        size_t idx[TENSOR_MAX_RANK] = {0};
+        memcpy(idx, t->index, t->n_index * sizeof(size_t));
+        first_row = rank ? flatten(&out->shape, idx) / d : 0;
+    } else {
+        rows = d ? out->size / d : 0;
+    }
+    for (size_t r = first_row; r < first_row + rows; r++) {
+        if (rank == 0) {
+            e.flat = 0;
+            n->op->explain(&e);
+            continue;
+        }
+        e.row = true;
+        e.flat = r * d;
+        unflatten(&out->shape, e.flat, e.index);
+        if (n->op->explain(&e))
+            continue;
+        e.row = false;
+        for (size_t j = 0; j < d; j++) {
+            e.flat = r * d + j;
+            unflatten(&out->shape, e.flat, e.index);
+            n->op->explain(&e);
+        }
+    }
+    return !run->failed;
 }
 
 static Tensor *given_tensor(const LessonGiven *g) {
@@ -113,6 +257,15 @@ static Tensor *node_tensor(Runner *run, size_t i) {
                          .digits = run->trace->digits, .sink = run};
         n->op->notes(&notes);
     }
+    const ExplainTarget *lists[2] = {run->plan->explains, run->extra};
+    size_t counts[2] = {run->plan->n_explains, run->n_extra};
+    for (size_t l = 0; l < 2; l++)
+        for (size_t k = 0; k < counts[l]; k++)
+            if (lists[l][k].node == i && !explain_target(run, n, out, in, &lists[l][k])) {
+                tensor_destroy(out);
+                diag_out_of_memory(run->diag);
+                return NULL;
+            }
     return out;
 }
 
@@ -138,10 +291,12 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
         memcpy(s->notes, run->notes, run->n_notes * sizeof(char *));
         s->n_notes = run->n_notes;
     }
+    s->work = run->work;
+    s->n_work = run->n_work;
     return true;
 }
 
-Trace *trace_create(const Plan *plan, int digits, Diag *diag) {
+Trace *trace_create(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, Diag *diag) {
     Trace *t = util_calloc(1, sizeof(Trace));
     if (!t) {
         diag_out_of_memory(diag);
@@ -159,11 +314,13 @@ Trace *trace_create(const Plan *plan, int digits, Diag *diag) {
     t->outro = lesson->outro;
     t->file = lesson->path;
     t->digits = digits;
-    Runner run = {.plan = plan, .trace = t, .diag = diag};
+    Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra};
     for (size_t i = 0; i < plan->n_nodes; i++) {
         const PlanNode *n = &plan->nodes[i];
         run.node = n;
         run.n_notes = 0;
+        run.work = NULL;
+        run.n_work = run.cap_work = 0;
         Tensor *value = node_tensor(&run, i);
         if (!value)
             goto fail;

@@ -28,6 +28,8 @@ typedef struct TraceStage {
     Labels labels[TENSOR_MAX_RANK];
     const char **notes;   // facts about the result, numbers already in the lesson's digits
     size_t n_notes;
+    const char **work;    // shown work: the arithmetic of the explained elements
+    size_t n_work;
 } TraceStage;
 
 typedef struct Trace {
@@ -46,5 +48,6 @@ typedef struct Trace {
 
 // Run a checked plan with numbers printed to `digits` places. NULL with a located error when
 // a value known only while running is wrong (an index out of range) or memory runs out.
-Trace *trace_create(const Plan *plan, int digits, Diag *diag);
+// extra: explain requests besides the lesson's own (from the command line).
+Trace *trace_create(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, Diag *diag);
 void trace_destroy(Trace *trace);  // accepts NULL
