@@ -479,6 +479,13 @@ static bool compute_reduce(OpRun *r) {
     return true;
 }
 
+// A position is a whole number: mark it so it prints as "3", not "3.0000".
+static bool compute_argmax(OpRun *r) {
+    compute_reduce(r);
+    r->out->is_count = true;
+    return true;
+}
+
 static bool infer_numel(OpCheck *c) {
     c->shape = (Shape){0};
     return true;
@@ -761,7 +768,7 @@ static const OpDef functions[] = {
     {"max", NULL, "maximum", KERNEL_MAX, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL, explain_reduce},
     {"min", NULL, "minimum", KERNEL_MIN, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL, explain_reduce},
     {"argmax", NULL, "position of the largest value", KERNEL_ARGMAX,
-     {X, {"axis", PARAM_AXIS, true, 0}}, infer_reduce, compute_reduce, NULL, explain_reduce},
+     {X, {"axis", PARAM_AXIS, true, 0}}, infer_reduce, compute_argmax, NULL, explain_reduce},
     {"exp", NULL, "elementwise e^x", KERNEL_EXP, {X}, infer_same, compute_unary, NULL, explain_unary},
     {"log", NULL, "elementwise natural logarithm", KERNEL_LOG, {X}, infer_same, compute_unary, NULL, explain_unary},
     {"sqrt", NULL, "elementwise square root", KERNEL_SQRT, {X}, infer_same, compute_unary, NULL, explain_unary},
