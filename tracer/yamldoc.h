@@ -67,3 +67,5 @@ void yamldoc_destroy(YamlDoc *doc);  // accepts NULL
 const Node *yamldoc_get(const Node *mapping, const char *key);
 // Node kind in a learner's words: "a number or word", "a list", "a mapping".
 const char *yamldoc_kind_name(NodeKind kind);
+// How many columns a caret under node should cover: its extent when it sits on one line, else 1.
+size_t yamldoc_node_width(const Node *node);
