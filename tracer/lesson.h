@@ -84,8 +84,9 @@ typedef struct LessonStep {
     const char *expr;  // the expression text, as YAML read it
     const Node *expr_node;
     // Byte i of expr stands at line expr_line, column expr_col + i of the file when
-    // expr_exact (a plain or simply quoted scalar on one line); otherwise errors inside the
-    // expression point at the start of the node.
+    // expr_exact (a plain or simply quoted scalar on one line; columns count characters, so
+    // use lesson_expr_position past non-ASCII text); otherwise errors inside the expression
+    // point at the start of the node.
     size_t expr_line, expr_col;
     bool expr_exact;
     const char *say;  // NULL when absent
