@@ -219,8 +219,8 @@ static bool list_shape(Checker *c, const Expr *e, Shape *shape, size_t depth) {
         shape->rank = depth + 1;
         shape->dim[depth] = e->n_args;
     } else if (shape->dim[depth] != e->n_args) {
-        return expr_error(c, e, "this list has %zu items where %zu were expected: rows must have equal lengths",
-                          e->n_args, shape->dim[depth]);
+        return expr_error(c, e, "this list has %zu item%s where %zu were expected: rows must have equal lengths",
+                          e->n_args, e->n_args == 1 ? "" : "s", shape->dim[depth]);
     }
     for (size_t i = 0; i < e->n_args; i++) {
         bool inner_is_list = e->args[i]->kind == EXPR_LIST;
@@ -450,9 +450,13 @@ static bool const_index(Checker *c, const Expr *e, size_t dim, bool is_stop, siz
     if (w < 0 || w > limit) {
         if (dim == 0)
             return expr_error(c, e, "axis %zu is empty: there is nothing to index", axis);
-        expr_error(c, e, "index %g is out of range for axis %zu, which has %zu entries", v, axis, dim);
-        diag_hint(c->diag, "valid indices are 0 to %zu (or -%zu to -1 from the end)%s", dim - 1, dim,
-                  is_stop ? "; a slice may stop at the size itself" : "");
+        // A slice bound may also be the size itself: X[0:3] takes all 3 rows.
+        expr_error(c, e, "%s %g is out of range for axis %zu, which has %zu entries", is_stop ? "slice bound" : "index",
+                   v, axis, dim);
+        if (is_stop)
+            diag_hint(c->diag, "a slice bound is 0 to %zu (or -%zu to -1 from the end)", dim, dim);
+        else
+            diag_hint(c->diag, "valid indices are 0 to %zu (or -%zu to -1 from the end)", dim - 1, dim);
         return false;
     }
     *out = (size_t)w;
@@ -590,10 +594,16 @@ static size_t compile_call(Checker *c, const Expr *e) {
         const char *names[64];
         size_t n = ops_function_names(names, ARRAY_LEN(names));
         const char *closest = diag_closest(e->name, names, n);
-        if (closest)
+        if (closest) {
             diag_hint(c->diag, "did you mean '%s'?", closest);
-        else
-            diag_hint(c->diag, "the README lists every function the tracer knows");
+        } else {
+            // No close name: list them all, so the learner need not look elsewhere.
+            char list[sizeof(c->diag->hint)];
+            size_t used = (size_t)snprintf(list, sizeof(list), "the functions are");
+            for (size_t i = 0; i < n && used < sizeof(list); i++)
+                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : " ", names[i]);
+            diag_hint(c->diag, "%s", list);
+        }
         return NO_NODE;
     }
     signature(op, sig, sizeof(sig));
@@ -891,6 +901,22 @@ static bool add_explain(Checker *c, size_t node, const ExplainSpec *spec) {
     return true;
 }
 
+// ---------------------------------------------------------------- document values
+
+// Printed numbers must have the shape of the stage they are printed for.
+static bool check_document(Checker *c, const DocValues *dv, const Shape *shape, const char *name) {
+    if (!dv || shape_equal(&dv->shape, shape))
+        return true;
+    char a[64], b[64];
+    shape_format(&dv->shape, a, sizeof(a));
+    shape_format(shape, b, sizeof(b));
+    diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, dv->node->line, dv->node->col,
+               yamldoc_node_width(dv->node), "the document values have shape %s, but '%s' has shape %s", a, name,
+               b);
+    diag_hint(c->diag, "write the numbers the document printed for '%s' in the same rows and columns", name);
+    return false;
+}
+
 // ---------------------------------------------------------------- the plan
 
 static bool add_given(Checker *c, const LessonGiven *g) {
@@ -903,6 +929,8 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     n->has_values = g->init != GIVEN_SHAPE_ONLY;
     n->is_stage = true;
     n->stage_kind = STAGE_GIVEN;
+    if (!check_document(c, g->document, &g->shape, g->name))
+        return false;
     n->name = g->name;
     n->number = "";
     size_t rank = g->shape.rank;
@@ -972,6 +1000,8 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     if (!apply_step_labels(c, t, s))
         return false;
     if (s->explain.kind != EXPLAIN_NONE && !add_explain(c, top, &s->explain))
+        return false;
+    if (!check_document(c, s->document, &t->shape, s->name))
         return false;
     size_t k = 0;
     for (size_t i = c->first_node; i < top; i++) {

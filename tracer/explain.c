@@ -383,8 +383,9 @@ bool explain_softmax(OpExplain *e) {
 }
 
 // mean and variance of n values at stride `stride`, written out.
-static void moments(OpExplain *e, const Tensor *t, const double *x, size_t n, size_t stride, double *mean,
-                    double *var) {
+// var_label names the variance line ("variance", or the stage element it is).
+static void moments(OpExplain *e, const Tensor *t, const double *x, size_t n, size_t stride, const char *var_label,
+                    double *mean, double *var) {
     StrBuf sb;
     strbuf_init(&sb);
     double s = 0;
@@ -405,7 +406,7 @@ static void moments(OpExplain *e, const Tensor *t, const double *x, size_t n, si
     for (size_t k = 0; k < n; k++)
         v += (x[k * stride] - *mean) * (x[k * stride] - *mean);
     *var = v / (double)n;
-    strbuf_puts(&sb, "variance = [");
+    strbuf_printf(&sb, "%s = [", var_label);
     for (size_t k = 0; k < n; k++) {
         if (k)
             strbuf_puts(&sb, " + ");
@@ -461,7 +462,7 @@ bool explain_layernorm(OpExplain *e) {
     size_t rank = e->out->shape.rank;
     size_t j = e->index[rank - 1];
     double mean, var;
-    moments(e, e->in[0], x, d, 1, &mean, &var);
+    moments(e, e->in[0], x, d, 1, "variance", &mean, &var);
     size_t first = e->row ? 0 : j, last = e->row ? d : j + 1;
     for (size_t k = first; k < last; k++) {
         size_t idx[TENSOR_MAX_RANK];
@@ -480,7 +481,7 @@ bool explain_batchnorm(OpExplain *e) {
     size_t j = e->index[x->shape.rank - 1];
     double mean, var;
     op_work(e, "feature %zu, over every token of every sequence:", j);
-    moments(e, x, x->data + j, x->size / d, d, &mean, &var);
+    moments(e, x, x->data + j, x->size / d, d, "variance", &mean, &var);
     norm_line(e, e->index, x->data[e->flat], mean, var, j, e->flat);
     return true;
 }
@@ -524,12 +525,9 @@ bool explain_reduce(OpExplain *e) {
     strbuf_init(&sb);
     if (op == KERNEL_VAR) {
         double mean, var;
-        moments(e, x, v, n, stride, &mean, &var);
-        strbuf_init(&sb);
-        lhs(&sb, e);
-        strbuf_puts(&sb, "variance");
-        result(&sb, e);
-        finish(e, &sb);
+        ref(&sb, e->out_name, e->index, e->out->shape.rank);
+        moments(e, x, v, n, stride, strbuf_str(&sb), &mean, &var);
+        strbuf_finish(&sb);
         return true;
     }
     lhs(&sb, e);

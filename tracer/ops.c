@@ -42,12 +42,14 @@ static bool resolve_axis(OpCheck *c, int param, double value, size_t rank, size_
     long a = (long)value;
     long r = (long)rank;
     if (a < -r || a >= r) {
-        if (rank == 0)
+        if (rank == 0) {
             op_check_error(c, OP_PARAM(param), "a scalar has no axis %ld", a);
-        else
+            op_check_hint(c, "leave out axis=: a scalar has no axes to choose from");
+        } else {
             op_check_error(c, OP_PARAM(param), "axis %ld does not exist: this tensor has %zu axes", a,
                            rank);
-        op_check_hint(c, "axes are 0..%ld, or -1 for the last", r - 1);
+            op_check_hint(c, "axes are 0..%ld, or -1 for the last", r - 1);
+        }
         return false;
     }
     *axis = (size_t)(a < 0 ? a + r : a);

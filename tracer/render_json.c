@@ -68,6 +68,45 @@ static void json_labels(StrBuf *out, const Labels *l) {
     strbuf_putc(out, ']');
 }
 
+static void json_at(StrBuf *out, const size_t *at, size_t rank) {
+    strbuf_putc(out, '[');
+    for (size_t i = 0; i < rank; i++)
+        strbuf_printf(out, "%s%zu", i ? ", " : "", at[i]);
+    strbuf_putc(out, ']');
+}
+
+static void json_verdict(StrBuf *out, const DocVerdict *v, size_t rank) {
+    strbuf_printf(out, "\"agrees\": %s, \"max_abs_diff\": ", v->agrees ? "true" : "false");
+    json_number(out, v->max_abs_diff);
+    strbuf_puts(out, ", \"at\": ");
+    json_at(out, v->at, rank);
+    strbuf_puts(out, ", \"ours\": ");
+    json_number(out, v->ours);
+    strbuf_puts(out, ", \"printed\": ");
+    json_number(out, v->printed);
+    strbuf_puts(out, ", \"tolerance\": ");
+    json_number(out, v->tolerance);
+}
+
+static void json_document(StrBuf *out, const TraceDocument *doc, size_t rank) {
+    size_t at = 0;
+    strbuf_puts(out, "{\"values\": ");
+    json_values(out, doc->values, 0, &at);
+    strbuf_puts(out, ", ");
+    json_verdict(out, &doc->chained, rank);
+    strbuf_puts(out, ", \"local\": ");
+    if (doc->has_local) {
+        strbuf_putc(out, '{');
+        json_verdict(out, &doc->local, rank);
+        strbuf_puts(out, ", \"widened_by\": ");
+        json_number(out, doc->widened_by);
+        strbuf_putc(out, '}');
+    } else {
+        strbuf_puts(out, "null");
+    }
+    strbuf_putc(out, '}');
+}
+
 static const char *kind_name(StageKind k) {
     switch (k) {
     case STAGE_GIVEN: return "given";
@@ -122,7 +161,12 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
             strbuf_puts(out, ", ");
         json_string(out, s->notes[i]);
     }
-    strbuf_puts(out, "], \"work\": [");
+    strbuf_puts(out, "], \"document\": ");
+    if (s->document)
+        json_document(out, s->document, rank);
+    else
+        strbuf_puts(out, "null");
+    strbuf_puts(out, ", \"work\": [");
     for (size_t i = 0; i < s->n_work; i++) {
         if (i)
             strbuf_puts(out, ", ");
@@ -149,5 +193,8 @@ void render_json(const Trace *tr, StrBuf *out) {
         json_stage(out, &tr->stages[i]);
         strbuf_puts(out, i + 1 < tr->n_stages ? ",\n" : "\n");
     }
-    strbuf_puts(out, "]}\n");
+    strbuf_printf(out, "],\n \"document_summary\": {\"printed\": %zu, \"agree\": %zu, \"first_own_slip\": ",
+                  tr->doc_printed, tr->doc_agree);
+    json_string(out, tr->doc_first_slip >= 0 ? tr->stages[tr->doc_first_slip].name : NULL);
+    strbuf_puts(out, "}}\n");
 }

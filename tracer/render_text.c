@@ -48,8 +48,12 @@ static void paragraph(StrBuf *out, const char *text, size_t indent) {
     }
 }
 
-static void format_value(const Tensor *t, double v, int digits, char *buf, size_t cap) {
-    if (t->is_count)
+// decimals: per-value places (numbers as a document printed them), or NULL for `digits`.
+static void format_value(const Tensor *t, const int *decimals, size_t k, int digits, char *buf, size_t cap) {
+    double v = t->data[k];
+    if (decimals)
+        format_fixed(v, decimals[k], buf, cap);
+    else if (t->is_count)
         format_count(v, buf, cap);
     else
         format_fixed(v, digits, buf, cap);
@@ -64,7 +68,7 @@ static void index_label(const Labels *l, size_t i, char *buf, size_t cap) {
 
 // One matrix [rows, cols] at data, boxed, with row and column labels; a vector is one row
 // without a row label.
-static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const double *data, size_t rows,
+static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const int *decimals, size_t offset, size_t rows,
                    size_t cols, const Labels *row_labels, const Labels *col_labels, bool vector, size_t indent,
                    const TextStyle *st) {
     char buf[64];
@@ -84,7 +88,7 @@ static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const double *
         index_label(col_labels, c, buf, sizeof(buf));
         width[c] = text_width(buf);
         for (size_t r = 0; r < rows; r++) {
-            format_value(t, data[r * cols + c], tr->digits, buf, sizeof(buf));
+            format_value(t, decimals, offset + r * cols + c, tr->digits, buf, sizeof(buf));
             if (strlen(buf) > width[c])
                 width[c] = strlen(buf);
         }
@@ -119,7 +123,7 @@ static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const double *
         }
         strbuf_puts(out, "│");
         for (size_t c = 0; c < cols; c++) {
-            format_value(t, data[r * cols + c], tr->digits, buf, sizeof(buf));
+            format_value(t, decimals, offset + r * cols + c, tr->digits, buf, sizeof(buf));
             pad(out, 2 + width[c] - strlen(buf));
             strbuf_puts(out, buf);
         }
@@ -132,8 +136,8 @@ static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const double *
     util_free(width);
 }
 
-static void values(StrBuf *out, const Trace *tr, const TraceStage *s, size_t indent, const TextStyle *st) {
-    const Tensor *t = s->value;
+static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tensor *t, const int *decimals,
+                   size_t indent, const TextStyle *st) {
     const Shape *sh = &t->shape;
     char buf[64];
     if (!t->data) {
@@ -145,13 +149,13 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, size_t ind
         return;
     }
     if (sh->rank == 0) {
-        format_value(t, t->data[0], tr->digits, buf, sizeof(buf));
+        format_value(t, decimals, 0, tr->digits, buf, sizeof(buf));
         pad(out, indent);
         strbuf_printf(out, "= %s%s%s\n", st->bold, buf, st->reset);
         return;
     }
     if (sh->rank == 1) {
-        matrix(out, tr, t, t->data, 1, sh->dim[0], NULL, &s->labels[0], true, indent, st);
+        matrix(out, tr, t, decimals, 0, 1, sh->dim[0], NULL, &s->labels[0], true, indent, st);
         return;
     }
     // Rank 2 is one matrix; rank 3 and 4 print one labelled matrix per leading index.
@@ -178,9 +182,117 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, size_t ind
         }
         if (per == 0)
             break;
-        matrix(out, tr, t, t->data + k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1],
+        matrix(out, tr, t, decimals, k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1],
                false, indent, st);
     }
+}
+
+static void at_text(char *buf, size_t cap, const size_t *at, size_t rank) {
+    size_t used = (size_t)snprintf(buf, cap, "[");
+    for (size_t i = 0; i < rank && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%zu", i ? ", " : "", at[i]);
+    if (used < cap)
+        snprintf(buf + used, cap - used, "]");
+}
+
+// A verdict: the gap, where it is, and against what tolerance.
+static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const DocVerdict *v, bool local,
+                    double widened, size_t indent, const TextStyle *st) {
+    const TraceDocument *doc = s->document;
+    size_t rank = s->value->shape.rank;
+    char at[96], ours[64], printed[64], diff[64], tol[64], wid[64];
+    at_text(at, sizeof(at), v->at, rank);
+    // "at [1, 0] " before a value, or nothing for a scalar.
+    char where[128] = "";
+    if (rank)
+        snprintf(where, sizeof(where), "at %s ", at);
+    format_fixed(v->ours, tr->digits, ours, sizeof(ours));
+    size_t k = 0;
+    for (size_t i = 0; i < rank; i++)
+        k = k * s->value->shape.dim[i] + v->at[i];
+    format_fixed(v->printed, doc->decimals[k], printed, sizeof(printed));
+    format_fixed(v->max_abs_diff, tr->digits, diff, sizeof(diff));
+    format_fixed(v->tolerance - (local ? widened : 0), doc->decimals[k], tol, sizeof(tol));
+    format_fixed(widened, tr->digits, wid, sizeof(wid));
+    pad(out, indent);
+    if (!local) {
+        if (v->agrees)
+            strbuf_printf(out, "%sdocument: agrees%s: every printed number is within one unit of its last place "
+                               "(largest difference %s%s%s)\n", st->cyan, st->reset, diff, rank ? " at " : "",
+                          rank ? at : "");
+        else
+            strbuf_printf(out, "%sdocument: disagrees%s: %sthe exact value is %s but the document printed %s "
+                               "(off by %s; within %s would agree)\n", st->bold, st->reset, where, ours, printed, diff,
+                          tol);
+        return;
+    }
+    // How the tolerance was widened: by the rounding of printed inputs, or not at all when the
+    // step reads only the lesson's exact givens.
+    char how[256];
+    if (widened > 0)
+        snprintf(how, sizeof(how), "within %s, widened by up to %s for the rounding of its printed inputs", tol, wid);
+    else
+        snprintf(how, sizeof(how), "within %s; its inputs are exact, so nothing was widened", tol);
+    if (v->agrees)
+        strbuf_printf(out, "%son its own printed inputs: agrees%s (%s)%s\n", st->cyan, st->reset, how,
+                      doc->chained.agrees ? "" : ": this step is right; it only inherits an earlier slip");
+    else
+        strbuf_printf(out, "%son its own printed inputs: disagrees%s: the same operation on the document's own "
+                           "inputs gives %s%s%s, not %s (%s): the document goes wrong here by itself\n",
+                      st->bold, st->reset, ours, rank ? " at " : "", rank ? at : "", printed, how);
+}
+
+static void document(StrBuf *out, const Trace *tr, const TraceStage *s, size_t indent, const TextStyle *st) {
+    const TraceDocument *doc = s->document;
+    pad(out, indent);
+    strbuf_puts(out, "as the document printed it:\n");
+    values(out, tr, s, doc->values, doc->decimals, indent, st);
+    verdict(out, tr, s, &doc->chained, false, 0, indent, st);
+    if (doc->has_local)
+        verdict(out, tr, s, &doc->local, true, doc->widened_by, indent, st);
+}
+
+static void document_summary(StrBuf *out, const Trace *tr, const TextStyle *st) {
+    if (tr->doc_printed == 0)
+        return;
+    strbuf_printf(out, "\n%sDocument check%s\n--------------\n", st->bold, st->reset);
+    strbuf_printf(out, "The document printed %zu of these stages; %zu agree with the exact values.\n",
+                  tr->doc_printed, tr->doc_agree);
+    StrBuf own, inherited;
+    strbuf_init(&own);
+    strbuf_init(&inherited);
+    for (size_t i = 0; i < tr->n_stages; i++) {
+        const TraceStage *s = &tr->stages[i];
+        const TraceDocument *doc = s->document;
+        if (!doc)
+            continue;
+        bool own_slip = doc->has_local ? !doc->local.agrees : !doc->chained.agrees;
+        StrBuf *list = own_slip ? &own : (!doc->chained.agrees ? &inherited : NULL);
+        if (!list)
+            continue;
+        strbuf_printf(list, "%s%s", list->len ? ", " : "", s->name);
+        if (s->number[0])
+            strbuf_printf(list, " (step %s)", s->number);
+    }
+    if (own.len)
+        strbuf_printf(out, "Wrong by themselves, on the document's own printed inputs: %s.\n", strbuf_str(&own));
+    if (inherited.len)
+        strbuf_printf(out, "Right on their own inputs, wrong only by inheriting earlier slips: %s.\n",
+                      strbuf_str(&inherited));
+    if (tr->doc_first_slip >= 0) {
+        const TraceStage *s = &tr->stages[tr->doc_first_slip];
+        if (s->kind == STAGE_GIVEN)
+            strbuf_printf(out, "The document first goes wrong by itself in the given %s.\n", s->name);
+        else
+            strbuf_printf(out, "The document first goes wrong by itself at step %s: %s = %s.\n", s->number, s->name,
+                          s->expr);
+    } else {
+        strbuf_puts(out, "Every number the document printed agrees.\n");
+    }
+    if (own.failed || inherited.failed)
+        out->failed = true;
+    strbuf_finish(&own);
+    strbuf_finish(&inherited);
 }
 
 static void stage(StrBuf *out, const Trace *tr, const TraceStage *s, const TextStyle *st) {
@@ -217,11 +329,13 @@ static void stage(StrBuf *out, const Trace *tr, const TraceStage *s, const TextS
     }
     if (s->say)
         paragraph(out, s->say, indent);
-    values(out, tr, s, indent, st);
+    values(out, tr, s, s->value, NULL, indent, st);
     for (size_t i = 0; i < s->n_notes; i++) {
         pad(out, indent);
         strbuf_printf(out, "%snote:%s %s\n", st->cyan, st->reset, s->notes[i]);
     }
+    if (s->document)
+        document(out, tr, s, indent, st);
     if (s->n_work) {
         pad(out, indent);
         strbuf_printf(out, "%swork:%s\n", st->cyan, st->reset);
@@ -252,4 +366,5 @@ void render_text(const Trace *tr, const RenderOptions *opts, StrBuf *out) {
         strbuf_putc(out, '\n');
         paragraph(out, tr->outro, 0);
     }
+    document_summary(out, tr, &st);
 }

@@ -222,9 +222,9 @@ static Tensor *given_tensor(const LessonGiven *g) {
     return t;
 }
 
-static Tensor *node_tensor(Runner *run, size_t i) {
+// The value of node i from the values of earlier nodes: no notes, no explanations.
+static Tensor *compute_node(Runner *run, size_t i, Tensor *const *values, const Tensor **in) {
     const PlanNode *n = &run->plan->nodes[i];
-    Tensor **values = run->trace->tensors;
     switch (n->kind) {
     case PLAN_GIVEN:
         return given_tensor(n->given);
@@ -243,7 +243,6 @@ static Tensor *node_tensor(Runner *run, size_t i) {
     out->is_count = n->is_count;
     if (!n->has_values)
         return out;
-    const Tensor *in[64];
     for (size_t k = 0; k < n->n_args; k++)
         in[k] = values[n->args[k]];
     OpRun r = {.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
@@ -252,6 +251,21 @@ static Tensor *node_tensor(Runner *run, size_t i) {
         tensor_destroy(out);
         return NULL;
     }
+    return out;
+}
+
+Tensor *run_node(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, Diag *diag) {
+    Runner run = {.plan = plan, .trace = trace, .diag = diag, .node = &plan->nodes[i]};
+    const Tensor *in[64];
+    return compute_node(&run, i, values, in);
+}
+
+static Tensor *node_tensor(Runner *run, size_t i) {
+    const PlanNode *n = &run->plan->nodes[i];
+    const Tensor *in[64];
+    Tensor *out = compute_node(run, i, run->trace->tensors, in);
+    if (!out || n->kind != PLAN_OP || !n->has_values)
+        return out;
     if (n->op->notes) {
         OpNotes notes = {.out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
                          .digits = run->trace->digits, .sink = run};
@@ -293,6 +307,7 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     }
     s->work = run->work;
     s->n_work = run->n_work;
+    s->node = (size_t)(n - run->plan->nodes);
     return true;
 }
 
@@ -329,6 +344,8 @@ Trace *trace_create(const Plan *plan, int digits, const ExplainTarget *extra, si
         if (n->is_stage && !add_stage(&run, n, value))
             goto oom;
     }
+    if (!doccheck_run(plan, t, diag))
+        goto fail;
     return t;
 oom:
     diag_out_of_memory(diag);
@@ -345,6 +362,9 @@ void trace_destroy(Trace *t) {
     for (size_t i = 0; i < t->n_tensors; i++)
         tensor_destroy(t->tensors[i]);
     util_free(t->tensors);
+    for (size_t i = 0; i < t->n_doc_tensors; i++)
+        tensor_destroy(t->doc_tensors[i]);
+    util_free(t->doc_tensors);
     arena_destroy(t->arena);
     util_free(t);
 }

@@ -14,6 +14,29 @@
 #include "plan.h"
 #include "tensor.h"
 
+// One verdict on numbers a document printed: do they agree with ours, and where do they
+// differ most.
+typedef struct DocVerdict {
+    bool agrees;
+    double max_abs_diff;               // the largest |ours - printed|
+    size_t at[TENSOR_MAX_RANK];        // where it is
+    double ours, printed;              // the two numbers there
+    double tolerance;                  // what would have agreed there
+    bool worst_is_disagreement;        // at is where the worst disagreement is, not just the largest gap
+} DocVerdict;
+
+typedef struct TraceDocument {
+    const Tensor *values;  // as printed (owned by the trace)
+    const int *decimals;   // decimals each number was printed with
+    // chained: the exact value (from the lesson's givens) against the printed one.
+    DocVerdict chained;
+    // local: the same operation on the document's own printed inputs, so a slip is found where
+    // it happens; the tolerance widens by what rounding the printed inputs can move the result.
+    bool has_local;
+    DocVerdict local;
+    double widened_by;  // the largest widening of the local tolerance
+} TraceDocument;
+
 typedef struct TraceStage {
     StageKind kind;
     const char *name;     // "Q", "weights.1"
@@ -30,6 +53,8 @@ typedef struct TraceStage {
     size_t n_notes;
     const char **work;    // shown work: the arithmetic of the explained elements
     size_t n_work;
+    const TraceDocument *document;  // NULL when the lesson gives no document values
+    size_t node;                    // the plan node it shows
 } TraceStage;
 
 typedef struct Trace {
@@ -44,6 +69,12 @@ typedef struct Trace {
     size_t n_stages;
     Tensor **tensors;  // every node's value, owned
     size_t n_tensors;
+    // The document check over all stages with document values.
+    size_t doc_printed;     // stages that carry document values
+    size_t doc_agree;       // of those, how many agree (chained)
+    long doc_first_slip;    // index of the first stage that goes wrong by itself, or -1
+    Tensor **doc_tensors;   // owned: the printed values
+    size_t n_doc_tensors;
 } Trace;
 
 // Run a checked plan with numbers printed to `digits` places. NULL with a located error when
@@ -51,3 +82,8 @@ typedef struct Trace {
 // extra: explain requests besides the lesson's own (from the command line).
 Trace *trace_create(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, Diag *diag);
 void trace_destroy(Trace *trace);  // accepts NULL
+
+// For the document check: compute op node i from `values` (one per node) into a new tensor.
+Tensor *run_node(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, Diag *diag);
+// Compare every stage that carries document values; fills stage->document and the summary.
+bool doccheck_run(const Plan *plan, Trace *trace, Diag *diag);
