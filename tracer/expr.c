@@ -100,12 +100,24 @@ static bool scan(Parser *p) {
                 i = j;
             }
         }
-        if (isalpha((unsigned char)s[i]) || s[i] == '_')
-            return fail(p, p->at, i - p->at + 1, "names start with a letter or '_'",
-                        "'%.*s' is neither a number nor a name", (int)(i - p->at + 1), s + p->at);
+        if (isalpha((unsigned char)s[i]) || s[i] == '_') {
+            // Quote the whole word ("1abc", not "1a"), so the learner sees what was read.
+            size_t j = i;
+            while (isalnum((unsigned char)s[j]) || s[j] == '_')
+                j++;
+            char hint[160];
+            if ((s[i] == 'e' || s[i] == 'E') && j == i + 1)
+                snprintf(hint, sizeof(hint), "an exponent needs digits, as in 1e-5");
+            else
+                snprintf(hint, sizeof(hint), "names start with a letter or '_'; to multiply, write %.*s * %.*s",
+                         (int)(i - p->at), s + p->at, (int)(j - i), s + i);
+            return fail(p, p->at, j - p->at, hint, "'%.*s' is neither a number nor a name", (int)(j - p->at),
+                        s + p->at);
+        }
         char buf[64];
         if (i - p->at >= sizeof(buf))
-            return fail(p, p->at, i - p->at, NULL, "this number has too many digits");
+            return fail(p, p->at, i - p->at, "write it with an exponent, as in 1e-70",
+                        "this number has too many digits");
         memcpy(buf, s + p->at, i - p->at);
         buf[i - p->at] = '\0';
         errno = 0;
@@ -164,14 +176,35 @@ static const char *token_text(const Parser *p, char *buf, size_t cap) {
     return buf;
 }
 
+// Expect the bracket c that closes the one at open_pos.
 static bool expect(Parser *p, char c, const char *what, size_t open_pos) {
     if (is_punct(p, c))
         return scan(p);
     char buf[80];
     char hint[128] = "";
-    if (open_pos != (size_t)-1)
-        snprintf(hint, sizeof(hint), "the '%c' at column %zu is never closed", p->text[open_pos],
-                 open_pos + 1);
+    // Only the end or a closing bracket of the other kind means this one is never closed;
+    // a value here means a separator is missing, as in [1 2] or f(x y).
+    if (p->tok.kind == TOK_END || is_punct(p, ')') || is_punct(p, ']')) {
+        // Name the bracket by what stands before it ("mean(", "x["): a column inside the
+        // expression would not match the column of the file that the error shows.
+        const char *t = p->text;
+        char open = t[open_pos];
+        size_t word = open_pos, before = open_pos;
+        while (word > 0 && (isalnum((unsigned char)t[word - 1]) || t[word - 1] == '_'))
+            word--;
+        while (before > 0 && (t[before - 1] == ' ' || t[before - 1] == '\t'))
+            before--;
+        if (word < open_pos)
+            snprintf(hint, sizeof(hint), "the '%c' after '%.*s' is never closed", open,
+                     (int)(open_pos - word), t + word);
+        else if (before == 0)
+            snprintf(hint, sizeof(hint), "the '%c' at the start of the expression is never closed", open);
+        else
+            snprintf(hint, sizeof(hint), "the '%c' after '%c' is never closed", open, t[before - 1]);
+    }
+    else if (p->tok.kind == TOK_NAME || p->tok.kind == TOK_NUMBER || is_punct(p, '(') || is_punct(p, '['))
+        snprintf(hint, sizeof(hint), "is %s missing between the two values?",
+                 strchr(what, ',') ? "a ',' or an operator" : "an operator");
     return fail(p, p->tok.pos, p->tok.len, hint[0] ? hint : NULL, "expected %s, found %s", what,
                 token_text(p, buf, sizeof(buf)));
 }
@@ -186,22 +219,38 @@ static Expr *new_expr(Parser *p, ExprKind kind, size_t start) {
     }
     e->kind = kind;
     e->start = start;
+    e->height = 1;
     return e;
+}
+
+// Set e's height from its children (args already stored); refuse a tree too deep to check.
+static bool grow(Parser *p, Expr *e) {
+    for (size_t i = 0; i < e->n_args; i++)
+        if (e->args[i] && e->args[i]->height >= e->height)
+            e->height = e->args[i]->height + 1;
+    if (e->height <= EXPR_MAX_HEIGHT)
+        return true;
+    size_t pos = e->op_len ? e->op_pos : e->start;
+    size_t width = e->op_len ? e->op_len : 1;
+    return fail(p, pos, width, "split it into several steps: a step can use the results of the steps above it",
+                "this expression is too long: it chains more than %d operations", EXPR_MAX_HEIGHT);
 }
 
 // A growable list of children, copied into the arena at the end.
 typedef struct ExprList {
     Expr *items[64];
     const char *names[64];
+    size_t name_pos[64];
     size_t n;
 } ExprList;
 
-static bool list_push(Parser *p, ExprList *list, Expr *e, const char *name) {
+static bool list_push(Parser *p, ExprList *list, Expr *e, const char *name, size_t name_pos) {
     if (list->n == ARRAY_LEN(list->items))
         return fail(p, e->start, e->end - e->start, NULL, "more than %zu items in one list or call",
                     ARRAY_LEN(list->items));
     list->items[list->n] = e;
     list->names[list->n] = name;
+    list->name_pos[list->n] = name_pos;
     list->n++;
     return true;
 }
@@ -217,8 +266,12 @@ static bool list_store(Parser *p, Expr *e, const ExprList *list, bool with_names
         if (!e->arg_names)
             return out_of_memory(p);
         memcpy(e->arg_names, list->names, list->n * sizeof(char *));
+        e->arg_name_pos = arena_array(p->arena, list->n ? list->n : 1, sizeof(size_t));
+        if (!e->arg_name_pos)
+            return out_of_memory(p);
+        memcpy(e->arg_name_pos, list->name_pos, list->n * sizeof(size_t));
     }
-    return true;
+    return grow(p, e);
 }
 
 static Expr *parse_sum(Parser *p);
@@ -291,7 +344,7 @@ static Expr *parse_atom(Parser *p) {
         }
         for (;;) {
             Expr *item = parse_sum(p);
-            if (!item || !list_push(p, &list, item, NULL))
+            if (!item || !list_push(p, &list, item, NULL, 0))
                 return NULL;
             if (!is_punct(p, ','))
                 break;
@@ -310,7 +363,7 @@ static Expr *parse_atom(Parser *p) {
     if (p->tok.kind == TOK_END)
         hint = "the expression stops where a value should follow";
     else if (is_punct(p, ')') || is_punct(p, ']'))
-        hint = "this bracket closes nothing";
+        hint = "a value is missing before this bracket";
     fail(p, p->tok.pos, p->tok.len, hint, "expected a value (a name, a number, '(' or '['), found %s",
          token_text(p, buf, sizeof(buf)));
     return NULL;
@@ -329,7 +382,7 @@ static Expr *parse_index_item(Parser *p) {
     size_t colon = p->tok.pos;
     if (!scan(p))
         return NULL;
-    if (!is_punct(p, ',') && !is_punct(p, ']')) {
+    if (!is_punct(p, ',') && !is_punct(p, ']') && !is_punct(p, ':')) {
         hi = parse_sum(p);
         if (!hi)
             return NULL;
@@ -352,10 +405,11 @@ static Expr *parse_index_item(Parser *p) {
     }
     memcpy(e->args, pair, sizeof(pair));
     e->n_args = 2;
-    return e;
+    return grow(p, e) ? e : NULL;
 }
 
 static Expr *parse_postfix(Parser *p) {
+    char buf[80];
     Expr *e = parse_atom(p);
     while (e) {
         size_t pos = p->tok.pos;
@@ -363,9 +417,12 @@ static Expr *parse_postfix(Parser *p) {
             if (!scan(p))
                 return NULL;
             if (p->tok.kind != TOK_NAME || p->tok.len != 1 || p->text[p->tok.pos] != 'T') {
-                fail(p, pos, p->tok.pos + p->tok.len - pos,
-                     "the only attribute is .T (the transpose); functions are called as f(x)",
-                     "unknown attribute after '.'");
+                const char *hint = "the only attribute is .T (the transpose); functions are called as f(x)";
+                if (p->tok.kind == TOK_NAME)
+                    fail(p, pos, p->tok.pos + p->tok.len - pos, hint, "unknown attribute '.%.*s'",
+                         (int)p->tok.len, p->text + p->tok.pos);
+                else
+                    fail(p, pos, 1, hint, "expected T after '.', found %s", token_text(p, buf, sizeof(buf)));
                 return NULL;
             }
             Expr *t = new_expr(p, EXPR_TRANSPOSE, e->start);
@@ -381,7 +438,7 @@ static Expr *parse_postfix(Parser *p) {
             t->op_pos = pos;
             t->op_len = 2;
             t->end = p->tok.pos + p->tok.len;
-            if (!scan(p))
+            if (!grow(p, t) || !scan(p))
                 return NULL;
             e = t;
         } else if (is_punct(p, '[')) {
@@ -395,16 +452,18 @@ static Expr *parse_postfix(Parser *p) {
             if (!ix)
                 return NULL;
             ExprList list = {0};
-            if (!list_push(p, &list, e, NULL))
+            if (!list_push(p, &list, e, NULL, 0))
                 return NULL;
             for (;;) {
                 Expr *item = parse_index_item(p);
-                if (!item || !list_push(p, &list, item, NULL))
+                if (!item || !list_push(p, &list, item, NULL, 0))
                     return NULL;
                 if (!is_punct(p, ','))
                     break;
                 if (!scan(p))
                     return NULL;
+                if (is_punct(p, ']'))
+                    break;  // X[1,] is X[1], as in numpy
             }
             ix->op_pos = pos;
             ix->end = p->tok.pos + 1;
@@ -414,7 +473,8 @@ static Expr *parse_postfix(Parser *p) {
             p->depth--;
             e = ix;
         } else if (is_punct(p, '(')) {
-            if (e->kind != EXPR_NAME) {
+            // Only a bare name is a function: (x)(y) reads as a product with '*' left out.
+            if (e->kind != EXPR_NAME || e->start != e->op_pos) {
                 fail(p, pos, 1, "only functions can be called, as in softmax(x)",
                      "this value cannot be called; is an operator missing before '('?");
                 return NULL;
@@ -426,6 +486,7 @@ static Expr *parse_postfix(Parser *p) {
             bool keyword_seen = false;
             while (!is_punct(p, ')')) {
                 const char *kw = NULL;
+                size_t kw_pos = 0;
                 // NAME '=' starts a keyword argument; look ahead without consuming.
                 if (p->tok.kind == TOK_NAME) {
                     size_t save_at = p->at;
@@ -439,6 +500,7 @@ static Expr *parse_postfix(Parser *p) {
                             out_of_memory(p);
                             return NULL;
                         }
+                        kw_pos = save.pos;
                         p->at = j + 1;
                         if (!scan(p))
                             return NULL;
@@ -455,7 +517,7 @@ static Expr *parse_postfix(Parser *p) {
                     return NULL;
                 }
                 Expr *arg = parse_sum(p);
-                if (!arg || !list_push(p, &list, arg, kw))
+                if (!arg || !list_push(p, &list, arg, kw, kw_pos))
                     return NULL;
                 if (!is_punct(p, ','))
                     break;
@@ -489,7 +551,7 @@ static Expr *make_binary(Parser *p, char op, size_t op_pos, size_t op_len, Expr 
     e->args[0] = lhs;
     e->args[1] = rhs;
     e->n_args = 2;
-    return e;
+    return grow(p, e) ? e : NULL;
 }
 
 static Expr *parse_power(Parser *p) {
@@ -507,12 +569,11 @@ static Expr *parse_power(Parser *p) {
 }
 
 static Expr *parse_unary(Parser *p) {
-    if (is_punct(p, '+')) {
-        // A unary plus changes nothing; accept it as Python does.
+    // A unary plus changes nothing; accept it as Python does (a loop: "+ + + x" must not
+    // recurse once per sign).
+    while (is_punct(p, '+'))
         if (!scan(p))
             return NULL;
-        return parse_unary(p);
-    }
     if (!is_punct(p, '-'))
         return parse_power(p);
     size_t start = p->tok.pos;
@@ -543,7 +604,7 @@ static Expr *parse_unary(Parser *p) {
     }
     e->args[0] = operand;
     e->n_args = 1;
-    return e;
+    return grow(p, e) ? e : NULL;
 }
 
 static Expr *parse_product(Parser *p) {
@@ -561,9 +622,9 @@ static Expr *parse_product(Parser *p) {
     return lhs;
 }
 
+// Every cycle of the recursion passes through a bracket, a call, a unary minus or a power,
+// and only those count towards EXPR_MAX_DEPTH, so the limit is the nesting a reader sees.
 static Expr *parse_sum(Parser *p) {
-    if (!enter(p))
-        return NULL;
     Expr *lhs = parse_product(p);
     while (lhs && (is_punct(p, '+') || is_punct(p, '-'))) {
         char op = p->tok.punct;
@@ -575,7 +636,6 @@ static Expr *parse_sum(Parser *p) {
             return NULL;
         lhs = make_binary(p, op, op_pos, 1, lhs, rhs);
     }
-    p->depth--;
     return lhs;
 }
 

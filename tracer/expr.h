@@ -21,7 +21,11 @@
 
 #include "util.h"
 
-#define EXPR_MAX_DEPTH 64  // nesting of parentheses, brackets and calls
+#define EXPR_MAX_DEPTH 64  // nesting of parentheses, brackets, calls, unary minus and **
+// Operations on the way from the whole expression down to its deepest leaf. A chain such as
+// 1 + 1 + ... + 1 nests no bracket but is as deep as it is long, and checking it recurses once
+// per level: the limit keeps a hostile lesson from exhausting the stack.
+#define EXPR_MAX_HEIGHT 256
 
 typedef enum ExprKind {
     EXPR_NUMBER,     // number
@@ -46,7 +50,9 @@ struct Expr {
     char op;           // BINARY: + - * / @, and '^' for **
     Expr **args;
     const char **arg_names;  // CALL: NULL entries for positional arguments
+    size_t *arg_name_pos;    // CALL: where each keyword argument's name starts
     size_t n_args;
+    size_t height;  // 1 for a leaf, else 1 + the largest height among args
 };
 
 typedef struct ExprError {
