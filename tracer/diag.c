@@ -10,22 +10,65 @@ void diag_init(Diag *d) {
     memset(d, 0, sizeof(*d));
 }
 
-// Copy line `line` (1-based) of src into buf, without its line end; tabs become spaces so the
-// caret lines up.
-static void copy_source_line(const Source *src, size_t line, char *buf, size_t cap) {
+enum {
+    QUOTE_CHARS = 160,  // the most characters of a line quoted under an error
+    QUOTE_LEAD = 60,    // characters kept before the caret when the line must be cut
+};
+
+// Length of the valid UTF-8 sequence at p (at most end - p bytes), or 0 when it is invalid.
+static size_t utf8_length(const unsigned char *p, const unsigned char *end) {
+    size_t n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0 || (size_t)(end - p) < n || (n == 2 && *p < 0xC2))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+    return n;
+}
+
+// Quote line `line` (1-based) of src into d->source_line, without its line end, as a window of
+// at most QUOTE_CHARS characters that holds column d->col; d->source_col is the caret's column
+// in the quote. Tabs and NULs become spaces, other control bytes and invalid UTF-8 '?', one
+// character each, so the caret still lines up and a binary file cannot drive the terminal.
+static void quote_source_line(Diag *d, const Source *src, size_t line) {
+    char *buf = d->source_line;
+    const size_t cap = sizeof(d->source_line);
     buf[0] = '\0';
+    d->source_col = d->col;
     if (!src || !src->text || line == 0)
         return;
-    const char *p = src->text, *end = src->text + src->len;
+    const unsigned char *p = (const unsigned char *)src->text, *end = p + src->len;
     if (src->len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
         p += 3;  // the byte-order mark is not part of the first line
     for (size_t l = 1; l < line && p < end; p++)
         if (*p == '\n')
             l++;
-    size_t n = 0;
-    while (p < end && *p != '\n' && *p != '\r' && n + 1 < cap) {
-        buf[n++] = (*p == '\t' || *p == '\0') ? ' ' : *p;
-        p++;
+    size_t n = 0, skip = d->col > QUOTE_CHARS - 20 ? d->col - QUOTE_LEAD : 0;
+    if (skip) {
+        memcpy(buf, "...", 3);
+        n = 3;
+        d->source_col = d->col - skip + 3;
+    }
+    for (size_t chars = 0; p < end && *p != '\n' && *p != '\r'; chars++) {
+        size_t len = utf8_length(p, end);
+        if (chars >= skip + QUOTE_CHARS || n + (len ? len : 1) + 4 > cap) {
+            memcpy(buf + n, "...", 3);
+            n += 3;
+            break;
+        }
+        if (chars < skip) {
+            p += len ? len : 1;
+            continue;
+        }
+        if (*p == '\t' || *p == '\0')
+            buf[n++] = ' ';
+        else if (len == 0 || *p < 0x20 || *p == 0x7F)
+            buf[n++] = '?';
+        else {
+            memcpy(buf + n, p, len);
+            n += len;
+        }
+        p += len ? len : 1;
     }
     buf[n] = '\0';
 }
@@ -46,7 +89,7 @@ int diag_error(Diag *d, int status, const Source *src, size_t line, size_t col, 
     vsnprintf(d->message, sizeof(d->message), fmt, ap);
     va_end(ap);
     d->hint[0] = '\0';
-    copy_source_line(src, line, d->source_line, sizeof(d->source_line));
+    quote_source_line(d, src, line);
     return status;
 }
 
@@ -92,12 +135,16 @@ void diag_print(const Diag *d, FILE *f, bool colour) {
         char number[32];
         int w = snprintf(number, sizeof(number), "%zu", d->line);
         fprintf(f, " %s | %s\n", number, d->source_line);
-        size_t at = byte_offset_of_column(d->source_line, d->col);
+        size_t at = byte_offset_of_column(d->source_line, d->source_col);
         fprintf(f, " %*s | ", w, "");
         for (size_t i = 0; i < at; i++)
             fputc(' ', f);
         fprintf(f, "%s^", green);
-        for (size_t i = 1; i < d->width; i++)
+        // The tildes stop at the end of the quote, however wide the culprit.
+        size_t shown = 0;
+        for (const char *c = d->source_line + at; *c; c++)
+            shown += ((unsigned char)*c & 0xC0) != 0x80;
+        for (size_t i = 1; i < d->width && i < shown; i++)
             fputc('~', f);
         fprintf(f, "%s\n", reset);
     }

@@ -34,7 +34,10 @@ typedef struct Diag {
     size_t width;           // how many columns the caret underlines (at least 1)
     char message[1024];
     char hint[1024];        // may be empty
-    char source_line[512];  // the quoted line, without its newline; may be empty
+    // The quoted line, without its newline; may be empty. A long line is cut to a window
+    // around the caret ("..." marks the cut), and bytes a terminal would act on are shown as '?'.
+    char source_line[512];
+    size_t source_col;  // the caret's column within source_line (1-based)
 } Diag;
 
 void diag_init(Diag *d);
