@@ -359,6 +359,15 @@ static void report_reader_error(Builder *b, const yaml_parser_t *parser) {
                     (unsigned)parser->problem_value);
         return;
     }
+    // A NUL byte near the start is what tools such as git and grep take as the mark of a binary
+    // file: an image, an archive, a program. Saying so beats talking about text encodings.
+    if (memchr(src->text, '\0', src->len < 8000 ? src->len : 8000)) {
+        fail_at(b, line, col, 1,
+                "a lesson is a YAML text file; check the file name (is it an image, an archive "
+                "or a program?)",
+                "this file is not text: it looks like a binary file");
+        return;
+    }
     fail_at(b, line, col, 1,
             "save the lesson as UTF-8 (it may have been saved as Latin-1 or Windows-1252)",
             "the text here is not valid UTF-8");
