@@ -143,7 +143,11 @@ int main(int argc, char **argv) {
         }
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             fputs(usage, stdout);
-            return fflush(stdout) == 0 && !ferror(stdout) ? STATUS_OK : STATUS_USAGE_ERROR;
+            if (fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "tracer: cannot write the help: %s\n", strerror(errno));
+                return STATUS_USAGE_ERROR;
+            }
+            return STATUS_OK;
         } else if (!strcmp(name, "--format")) {
             if (!strcmp(value, "text"))
                 opts.format = OUTPUT_TEXT;
