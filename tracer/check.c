@@ -476,8 +476,14 @@ static size_t compile_index(Checker *c, const Expr *e) {
     if (n_items > shape.rank) {
         char s[64];
         shape_format(&shape, s, sizeof(s));
-        expr_error(c, e, "%zu indices for a tensor of shape %s, which has %zu axes", n_items, s, shape.rank);
-        diag_hint(c->diag, "give at most one index per axis");
+        if (shape.rank == 0) {
+            expr_error(c, e, "this is a single number (shape []): it has no axes to index");
+            diag_hint(c->diag, "only lists and matrices take an index, as in X[0]");
+        } else {
+            expr_error(c, e, "%zu indices for a tensor of shape %s, which has %zu ax%s", n_items, s, shape.rank,
+                       shape.rank == 1 ? "is" : "es");
+            diag_hint(c->diag, "give at most one index per axis");
+        }
         return NO_NODE;
     }
     for (size_t i = 0; i < n_items; i++) {
