@@ -244,13 +244,8 @@ static void list_fill(Checker *c, const Expr *e, double *values, size_t *k) {
 static size_t add_constant(Checker *c, const Expr *e) {
     Shape shape = {0};
     if (e->kind == EXPR_LIST) {
-        const Expr *first = e;
-        for (;;) {
-            if (!list_shape(c, e, &shape, 0))
-                return NO_NODE;
-            break;
-        }
-        (void)first;
+        if (!list_shape(c, e, &shape, 0))
+            return NO_NODE;
     } else {
         double v;
         if (!const_eval(c, e, &v))
@@ -526,7 +521,7 @@ static size_t compile_index(Checker *c, const Expr *e) {
                     return NO_NODE;
                 }
             }
-            if (chk.attrs.index_input >= 0 || (i > 0 && 0)) {
+            if (chk.attrs.index_input >= 0) {
                 expr_error(c, item, "only one list of indices is allowed in one indexing");
                 return NO_NODE;
             }
