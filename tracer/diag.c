@@ -190,7 +190,9 @@ const char *diag_closest(const char *name, const char *const *candidates, size_t
     }
     size_t len = strlen(name);
     // Distances are doubled (half-cost case edits); allow a third of the letters to change.
-    if (best && best_distance <= 2 * ((len + 2) / 3))
+    // A one-letter name may only differ in case: 'b' for 'X' would be a guess, not a hint.
+    size_t allowed = len <= 1 ? 1 : 2 * ((len + 2) / 3);
+    if (best && best_distance <= allowed)
         return best;
     return NULL;
 }

@@ -1,0 +1,779 @@
+// Tests of the checker (check.c with the op table's shape rules): the stages a lesson turns
+// into, with their names, numbers, shapes and labels, and every error a lesson can meet before
+// it runs, with its exact line, column, width, message and hint.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "lesson.h"
+#include "plan.h"
+
+// ---------------------------------------------------------------- helpers
+
+// What one test made; destroyed after it, pass or fail.
+typedef struct Fixture {
+    Lesson *lesson;
+    Plan *plan;
+    Diag diag;
+} Fixture;
+
+static int setup(void **state) {
+    static Fixture f;
+    memset(&f, 0, sizeof(f));
+    *state = &f;
+    return 0;
+}
+
+static int teardown(void **state) {
+    Fixture *f = *state;
+    plan_destroy(f->plan);
+    lesson_destroy(f->lesson);
+    f->plan = NULL;
+    f->lesson = NULL;
+    return 0;
+}
+
+static void load(Fixture *f, const char *yaml) {
+    diag_init(&f->diag);
+    f->lesson = lesson_create("t.yaml", yaml, strlen(yaml), &f->diag);
+    if (!f->lesson)
+        fail_msg("the lesson did not load: %zu:%zu: %s", f->diag.line, f->diag.col, f->diag.message);
+}
+
+static const Plan *check_ok(void **state, const char *yaml) {
+    Fixture *f = *state;
+    load(f, yaml);
+    f->plan = plan_create(f->lesson, &f->diag);
+    if (!f->plan)
+        fail_msg("the lesson was refused: %zu:%zu: %s (hint: %s)", f->diag.line, f->diag.col,
+                 f->diag.message, f->diag.hint);
+    assert_int_equal(f->diag.status, STATUS_OK);
+    return f->plan;
+}
+
+// The lesson loads, and the checker refuses it with exactly this error ("" for no hint).
+static void expect_error(void **state, const char *yaml, size_t line, size_t col, size_t width,
+                         const char *message, const char *hint) {
+    Fixture *f = *state;
+    load(f, yaml);
+    f->plan = plan_create(f->lesson, &f->diag);
+    if (f->plan)
+        fail_msg("the lesson was accepted, but should fail with: %s", message);
+    const Diag *d = &f->diag;
+    assert_int_equal(d->status, STATUS_LESSON_ERROR);
+    if (strcmp(d->message, message) != 0)
+        fail_msg("message\n  '%s'\nexpected\n  '%s'", d->message, message);
+    if (d->line != line || d->col != col || d->width != width)
+        fail_msg("'%s' at %zu:%zu width %zu, expected %zu:%zu width %zu", message, d->line, d->col,
+                 d->width, line, col, width);
+    if (strcmp(d->hint, hint) != 0)
+        fail_msg("hint\n  '%s'\nexpected\n  '%s'", d->hint, hint);
+    assert_string_equal(d->path, "t.yaml");
+}
+
+static const PlanNode *stage(const Plan *plan, const char *name) {
+    const PlanNode *n = plan_find_stage(plan, name, NULL);
+    if (!n)
+        fail_msg("no stage '%s'", name);
+    return n;
+}
+
+static void expect_shape(const PlanNode *n, const char *want) {
+    char got[64];
+    shape_format(&n->shape, got, sizeof(got));
+    if (strcmp(got, want) != 0)
+        fail_msg("'%s' has shape %s, expected %s", n->name, got, want);
+}
+
+// The labels of one axis, joined with spaces; "-" when the axis is unlabelled.
+static void expect_labels(const PlanNode *n, size_t axis, const char *want) {
+    char got[256] = "-";
+    const Labels *l = &n->labels[axis];
+    if (l->items) {
+        size_t used = 0;
+        got[0] = '\0';
+        for (size_t i = 0; i < l->n; i++)
+            used += (size_t)snprintf(got + used, sizeof(got) - used, "%s%s", i ? " " : "", l->items[i]);
+    }
+    if (strcmp(got, want) != 0)
+        fail_msg("axis %zu of '%s' is labelled '%s', expected '%s'", axis, n->name, got, want);
+}
+
+// Every stage in order, as "name number kind" lines, to compare a whole plan at once.
+static void expect_stages(const Plan *plan, const char *want) {
+    char got[2048] = "";
+    size_t used = 0;
+    static const char *const kinds[] = {"given", "step", "intermediate"};
+    for (size_t i = 0; i < plan->n_nodes; i++) {
+        const PlanNode *n = &plan->nodes[i];
+        if (!n->is_stage)
+            continue;
+        used += (size_t)snprintf(got + used, sizeof(got) - used, "%s %s %s\n", n->name,
+                                 n->number[0] ? n->number : "-", kinds[n->stage_kind]);
+    }
+    if (strcmp(got, want) != 0)
+        fail_msg("stages:\n%s\nexpected:\n%s", got, want);
+}
+
+// Givens on lines 3 to 9, and one step `y: <expr>` on line 11 whose expression starts at
+// column 8.
+#define GIVENS                                                        \
+    "title: t\n"                                                      \
+    "given:\n"                                                        \
+    "  X: [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]\n"            \
+    "  W_Q: [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]\n" \
+    "  K: [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]]\n"            \
+    "  v: [1, 2, 3]\n"                                                \
+    "  ids: [0, 2]\n"                                                 \
+    "  M: [[1, 2, 3], [4, 5, 6]]\n"                                   \
+    "  s: 2\n"                                                        \
+    "steps:\n"
+#define STEP(expr) GIVENS "  - y: " expr "\n"
+#define STEP_LINE 11
+#define COL(k) (8 + (k))  // column of byte k of the step's expression
+
+static void expect_step_error(void **state, const char *yaml, size_t offset, size_t width, const char *message,
+                              const char *hint) {
+    expect_error(state, yaml, STEP_LINE, COL(offset), width, message, hint);
+}
+
+// ---------------------------------------------------------------- the stages of a lesson
+
+// lessons/02_the_cat_sat.yaml without its narration.
+static const char CAT_SAT[] =
+    "title: The cat sat\n"
+    "labels:\n"
+    "  tokens: [The, cat, sat]\n"
+    "  dims: [d0, d1, d2, d3]\n"
+    "given:\n"
+    "  X:\n"
+    "    rows: tokens\n"
+    "    cols: dims\n"
+    "    values:\n"
+    "      - [0.1, 0.2, 0.3, 0.4]\n"
+    "      - [0.5, 0.6, 0.7, 0.8]\n"
+    "      - [0.2, 0.1, 0.4, 0.3]\n"
+    "  W_Q: [[0.1, 0.2, 0.0, 0.1], [0.3, 0.1, 0.2, 0.0], [0.0, 0.3, 0.1, 0.2], [0.2, 0.0, 0.3, 0.1]]\n"
+    "  W_K: [[0.2, 0.1, 0.3, 0.0], [0.0, 0.2, 0.1, 0.3], [0.1, 0.0, 0.2, 0.1], [0.3, 0.1, 0.0, 0.2]]\n"
+    "  W_V: [[0.1, 0.0, 0.2, 0.1], [0.2, 0.3, 0.1, 0.0], [0.0, 0.1, 0.3, 0.2], [0.3, 0.2, 0.0, 0.1]]\n"
+    "  d_k: 4\n"
+    "steps:\n"
+    "  - Q: X @ W_Q\n"
+    "  - K: X @ W_K\n"
+    "  - V: X @ W_V\n"
+    "  - scores: Q @ K.T\n"
+    "  - scaled: scores / sqrt(d_k)\n"
+    "  - weights: softmax(scaled)\n"
+    "  - output: weights @ V\n";
+
+static void test_cat_sat_stages(void **state) {
+    const Plan *plan = check_ok(state, CAT_SAT);
+    expect_stages(plan,
+                  "X - given\nW_Q - given\nW_K - given\nW_V - given\nd_k - given\n"
+                  "Q 1 step\nK 2 step\nV 3 step\n"
+                  "scores.1 4a intermediate\nscores 4 step\n"
+                  "scaled.1 5a intermediate\nscaled 5 step\n"
+                  "weights 6 step\noutput 7 step\n");
+}
+
+static void test_cat_sat_shapes(void **state) {
+    const Plan *plan = check_ok(state, CAT_SAT);
+    expect_shape(stage(plan, "X"), "[3, 4]");
+    expect_shape(stage(plan, "d_k"), "[]");
+    expect_shape(stage(plan, "Q"), "[3, 4]");
+    expect_shape(stage(plan, "scores.1"), "[4, 3]");
+    expect_shape(stage(plan, "scores"), "[3, 3]");
+    expect_shape(stage(plan, "scaled.1"), "[]");
+    expect_shape(stage(plan, "scaled"), "[3, 3]");
+    expect_shape(stage(plan, "weights"), "[3, 3]");
+    expect_shape(stage(plan, "output"), "[3, 4]");
+}
+
+static void test_cat_sat_op_lines_and_texts(void **state) {
+    const Plan *plan = check_ok(state, CAT_SAT);
+    const PlanNode *q = stage(plan, "Q");
+    assert_string_equal(q->op->name, "matmul");
+    assert_string_equal(q->op_line, "[3, 4] @ [4, 4] -> [3, 4]");
+    assert_string_equal(q->expr_text, "X @ W_Q");
+    const PlanNode *kt = stage(plan, "scores.1");
+    assert_string_equal(kt->op->name, "transpose");
+    assert_string_equal(kt->op_line, "[3, 4].T -> [4, 3]");
+    assert_string_equal(kt->expr_text, "K.T");
+    assert_string_equal(stage(plan, "scaled.1")->op_line, "sqrt([]) -> []");
+    assert_string_equal(stage(plan, "scaled.1")->expr_text, "sqrt(d_k)");
+    assert_string_equal(stage(plan, "scaled")->op_line, "[3, 3] / [] -> [3, 3]");
+    assert_string_equal(stage(plan, "weights")->op_line, "softmax([3, 3]) -> [3, 3]");
+    // Givens have no expression.
+    assert_null(stage(plan, "X")->expr_text);
+    assert_true(stage(plan, "X")->has_values);
+}
+
+// Rows follow the left operand of @, columns the right one; a transpose swaps them.
+static void test_cat_sat_labels(void **state) {
+    const Plan *plan = check_ok(state, CAT_SAT);
+    expect_labels(stage(plan, "X"), 0, "The cat sat");
+    expect_labels(stage(plan, "X"), 1, "d0 d1 d2 d3");
+    expect_labels(stage(plan, "Q"), 0, "The cat sat");
+    expect_labels(stage(plan, "Q"), 1, "-");
+    expect_labels(stage(plan, "scores.1"), 0, "-");
+    expect_labels(stage(plan, "scores.1"), 1, "The cat sat");
+    expect_labels(stage(plan, "scores"), 0, "The cat sat");
+    expect_labels(stage(plan, "scores"), 1, "The cat sat");
+    expect_labels(stage(plan, "weights"), 1, "The cat sat");
+    expect_labels(stage(plan, "output"), 0, "The cat sat");
+    expect_labels(stage(plan, "output"), 1, "-");
+}
+
+// Each operation inside a step is an intermediate stage, lettered in evaluation order;
+// numbers written in the expression are not stages.
+static void test_intermediates_are_numbered_in_order(void **state) {
+    const Plan *plan = check_ok(state, STEP("softmax(X @ K.T / sqrt(s) * 2)"));
+    expect_stages(plan,
+                  "X - given\nW_Q - given\nK - given\nv - given\nids - given\nM - given\ns - given\n"
+                  "y.1 1a intermediate\ny.2 1b intermediate\ny.3 1c intermediate\n"
+                  "y.4 1d intermediate\ny.5 1e intermediate\ny 1 step\n");
+    assert_string_equal(stage(plan, "y.1")->expr_text, "K.T");
+    assert_string_equal(stage(plan, "y.2")->expr_text, "X @ K.T");
+    assert_string_equal(stage(plan, "y.3")->expr_text, "sqrt(s)");
+    assert_string_equal(stage(plan, "y.4")->expr_text, "X @ K.T / sqrt(s)");
+    assert_string_equal(stage(plan, "y.5")->expr_text, "X @ K.T / sqrt(s) * 2");
+    assert_string_equal(stage(plan, "y")->expr_text, "softmax(X @ K.T / sqrt(s) * 2)");
+    expect_shape(stage(plan, "y.2"), "[3, 3]");
+}
+
+// Parentheses belong to the text of the operation they group.
+static void test_intermediate_text_keeps_parentheses(void **state) {
+    const Plan *plan = check_ok(state, STEP("(X + 1) * (X - 1)"));
+    assert_string_equal(stage(plan, "y.1")->expr_text, "(X + 1)");
+    assert_string_equal(stage(plan, "y.2")->expr_text, "(X - 1)");
+    assert_string_equal(stage(plan, "y")->number, "1");
+}
+
+// A step that only names a value, or is a number, still shows as a stage of its own.
+static void test_step_that_names_or_is_a_constant(void **state) {
+    const Plan *plan = check_ok(state, GIVENS "  - a: X\n  - b: 3\n  - c: '[[1, 2], [3, 4]]'\n  - d: a\n");
+    const PlanNode *a = stage(plan, "a");
+    assert_string_equal(a->op->name, "copy");
+    assert_string_equal(a->number, "1");
+    expect_shape(a, "[3, 4]");
+    const PlanNode *b = stage(plan, "b");
+    assert_int_equal(b->kind, PLAN_CONSTANT);
+    assert_int_equal(b->stage_kind, STAGE_STEP);
+    expect_shape(b, "[]");
+    assert_true(b->values[0] == 3.0);
+    const PlanNode *c = stage(plan, "c");
+    expect_shape(c, "[2, 2]");
+    assert_true(c->values[3] == 4.0);
+    assert_string_equal(stage(plan, "d")->number, "4");
+    assert_string_equal(stage(plan, "d")->op->name, "copy");
+}
+
+static void test_indexing_shapes_and_labels(void **state) {
+    const Plan *plan = check_ok(state,
+                                "title: t\nlabels:\n  tokens: [The, cat, sat]\ngiven:\n"
+                                "  E: {values: [[1, 2], [3, 4], [5, 6]], rows: tokens, cols: [a, b]}\n"
+                                "  ids: [2, 0]\n"
+                                "steps:\n"
+                                "  - row: E[1]\n"
+                                "  - window: E[0:2, :]\n"
+                                "  - picked: E[[2, 0]]\n"
+                                "  - gathered: E[ids]\n"
+                                "  - col: E[:, -1]\n"
+                                "  - element: E[2, 1]\n");
+    expect_shape(stage(plan, "row"), "[2]");
+    expect_labels(stage(plan, "row"), 0, "a b");
+    expect_shape(stage(plan, "window"), "[2, 2]");
+    expect_labels(stage(plan, "window"), 0, "The cat");
+    expect_shape(stage(plan, "picked"), "[2, 2]");
+    expect_labels(stage(plan, "picked"), 0, "sat The");
+    // The values of a tensor index are known only while running: its rows are unlabelled.
+    expect_shape(stage(plan, "gathered"), "[2, 2]");
+    expect_labels(stage(plan, "gathered"), 0, "-");
+    expect_shape(stage(plan, "col"), "[3]");
+    expect_labels(stage(plan, "col"), 0, "The cat sat");
+    expect_shape(stage(plan, "element"), "[]");
+}
+
+static void test_reductions_and_builders(void **state) {
+    const Plan *plan = check_ok(state, GIVENS
+                                "  - a: mean(X, axis=-1)\n"
+                                "  - b: sum(X, axis=0, keepdims=True)\n"
+                                "  - c: max(X)\n"
+                                "  - d: causal_mask(3)\n"
+                                "  - e: split_heads(X, 2)\n"
+                                "  - f: merge_heads(e)\n"
+                                "  - g: concat(X, K, axis=0)\n"
+                                "  - h: sinusoidal(3, 4)\n"
+                                "  - i: layernorm(X, 1, 0)\n"
+                                "  - j: cross_entropy(X, ids[0] + v * 0)\n");
+    expect_shape(stage(plan, "a"), "[3]");
+    expect_shape(stage(plan, "b"), "[1, 4]");
+    expect_shape(stage(plan, "c"), "[]");
+    expect_shape(stage(plan, "d"), "[3, 3]");
+    expect_shape(stage(plan, "e"), "[2, 3, 2]");
+    expect_shape(stage(plan, "f"), "[3, 4]");
+    expect_shape(stage(plan, "g"), "[6, 4]");
+    expect_shape(stage(plan, "h"), "[3, 4]");
+    expect_shape(stage(plan, "i"), "[3, 4]");
+    expect_shape(stage(plan, "j"), "[3]");
+    assert_string_equal(stage(plan, "a")->op_line, "mean([3, 4], axis=-1) -> [3]");
+}
+
+// Step labels name the axes of the result.
+static void test_step_labels(void **state) {
+    const Plan *plan = check_ok(state, GIVENS "  - y: X @ K.T\n    rows: [a, b, c]\n    cols: [p, q, r]\n");
+    expect_labels(stage(plan, "y"), 0, "a b c");
+    expect_labels(stage(plan, "y"), 1, "p q r");
+}
+
+// ---------------------------------------------------------------- counts and shape-only tensors
+
+static const char SHAPES[] =
+    "title: GPT-2 sizes\n"
+    "given:\n"
+    "  wte: {shape: [50257, 768]}\n"
+    "  x: {shape: [1024, 768]}\n"
+    "  layers: 12\n"
+    "steps:\n"
+    "  - logits: x @ wte.T\n"
+    "  - n_wte: numel(wte)\n"
+    "  - n_logits: numel(logits)\n"
+    "  - total: n_wte * layers + numel(x)\n"
+    "  - half: n_wte / 2\n"
+    "  - scaled: n_wte * 0.5\n"
+    "  - summed: sum(concat([1, 2], [3]))\n";
+
+// A shape-only given has no values; operations on it keep only a shape, however large, and
+// need no memory for values.
+static void test_shape_only_propagates(void **state) {
+    const Plan *plan = check_ok(state, SHAPES);
+    assert_false(stage(plan, "wte")->has_values);
+    const PlanNode *logits = stage(plan, "logits");
+    expect_shape(logits, "[1024, 50257]");
+    assert_false(logits->has_values);
+    assert_false(stage(plan, "logits.1")->has_values);
+    assert_true(stage(plan, "layers")->has_values);
+}
+
+// numel counts elements exactly, even of shape-only tensors; sums and whole multiples of
+// counts are counts, anything else is an ordinary number.
+static void test_counts(void **state) {
+    const Plan *plan = check_ok(state, SHAPES);
+    const PlanNode *n = stage(plan, "n_wte");
+    assert_true(n->is_count);
+    assert_true(n->has_values);
+    expect_shape(n, "[]");
+    assert_true(stage(plan, "n_logits")->is_count);
+    assert_true(stage(plan, "total")->is_count);
+    assert_true(stage(plan, "total.1")->is_count);
+    assert_false(stage(plan, "half")->is_count);
+    assert_false(stage(plan, "scaled")->is_count);
+    assert_false(stage(plan, "summed")->is_count);
+    assert_false(stage(plan, "layers")->is_count);
+}
+
+// ---------------------------------------------------------------- names
+
+static void test_unknown_name_suggests_the_closest(void **state) {
+    expect_step_error(state, STEP("X @ W_q"), 4, 3, "unknown name 'W_q'", "did you mean 'W_Q'?");
+}
+
+static void test_unknown_name_without_a_close_one(void **state) {
+    expect_step_error(state, STEP("X @ attention_weights"), 4, 17, "unknown name 'attention_weights'",
+                      "names come from given: and from earlier steps");
+}
+
+static void test_unknown_function_suggests_the_closest(void **state) {
+    expect_step_error(state, STEP("sofmax(X)"), 0, 6, "unknown function 'sofmax'", "did you mean 'softmax'?");
+}
+
+// With no close name, the hint lists every function (the list grows with the op table).
+static void test_unknown_function_without_a_close_one(void **state) {
+    Fixture *f = *state;
+    load(f, STEP("attention(X)"));
+    f->plan = plan_create(f->lesson, &f->diag);
+    assert_null(f->plan);
+    assert_string_equal(f->diag.message, "unknown function 'attention'");
+    assert_int_equal(f->diag.col, COL(0));
+    assert_int_equal(f->diag.width, 9);
+    const char *hint = f->diag.hint;
+    assert_true(strncmp(hint, "the functions are softmax, layernorm, ", 38) == 0);
+    assert_non_null(strstr(hint, ", split_heads, "));
+    assert_non_null(strstr(hint, ", cross_entropy"));
+}
+
+static void test_function_used_without_call(void **state) {
+    expect_step_error(state, STEP("X + softmax"), 4, 7,
+                      "'softmax' is a function: call it with its arguments, as in softmax(x)", "");
+}
+
+static void test_value_called_like_a_function(void **state) {
+    expect_step_error(state, STEP("X(K)"), 0, 1, "'X' is a value, not a function: it cannot be called",
+                      "is an operator missing before '('? a product is written X * (...) or X @ (...)");
+}
+
+static void test_later_step_used_early(void **state) {
+    expect_error(state, GIVENS "  - a: b + 1\n  - b: X\n", STEP_LINE, COL(0), 1,
+                 "'b' is not defined yet: it is the result of a later step (line 12)",
+                 "steps run in order; move this step below the one that defines 'b'");
+}
+
+static void test_step_using_itself(void **state) {
+    expect_step_error(state, STEP("y + 1"), 0, 1, "the step 'y' uses its own result",
+                      "a step can only use givens and earlier steps");
+}
+
+// The error points into the right step, on its own line.
+static void test_error_in_a_later_step(void **state) {
+    expect_error(state, GIVENS "  - a: X\n  - b: a @ W_q\n", STEP_LINE + 1, COL(4), 3, "unknown name 'W_q'",
+                 "did you mean 'W_Q'?");
+}
+
+// ---------------------------------------------------------------- places in the file
+
+// A quoted expression starts one column later; a syntax error lands on its byte.
+static void test_syntax_error_in_quoted_expression(void **state) {
+    expect_error(state, GIVENS "  - y: \"[1, 2] +\"\n", STEP_LINE, 9 + 8, 1,
+                 "expected a value (a name, a number, '(' or '['), found the end of the expression",
+                 "the expression stops where a value should follow");
+}
+
+static void test_syntax_error_with_hint(void **state) {
+    expect_step_error(state, STEP("mean(X, axis=1"), 14, 1, "expected ',' or ')', found the end of the expression",
+                      "the '(' after 'mean' is never closed");
+}
+
+// A block scalar does not stand byte for byte in the file: errors point at its start.
+static void test_error_in_block_expression_points_at_its_start(void **state) {
+    expect_error(state, GIVENS "  - y: >\n      X @\n      W_q\n", STEP_LINE, 8, 1, "unknown name 'W_q'",
+                 "did you mean 'W_Q'?");
+}
+
+// Columns count characters: a multi-byte letter earlier on the line moves the caret by one.
+static void test_columns_count_characters(void **state) {
+    expect_error(state, GIVENS "  - {say: \xC3\xA9, y: X + W_q}\n", STEP_LINE, 21, 3, "unknown name 'W_q'",
+                 "did you mean 'W_Q'?");
+}
+
+// ---------------------------------------------------------------- shapes
+
+static void test_matmul_inner_mismatch_suggests_transpose(void **state) {
+    expect_step_error(state, STEP("X @ K"), 2, 1, "cannot multiply [3, 4] @ [3, 4]: the inner dimensions 4 and 3 differ",
+                      "the inner dimensions must agree: the left operand is [3, 4] and the right is [3, 4]; "
+                      "did you mean to transpose the right one (.T)?");
+}
+
+static void test_matmul_inner_mismatch(void **state) {
+    expect_step_error(state, STEP("X @ M"), 2, 1, "cannot multiply [3, 4] @ [2, 3]: the inner dimensions 4 and 2 differ",
+                      "in A @ B the last axis of A must match the second-to-last axis of B");
+}
+
+static void test_matmul_of_a_scalar(void **state) {
+    expect_step_error(state, STEP("X @ s"), 4, 1, "'@' needs vectors or matrices, but this is a scalar",
+                      "to scale by a number, write x * s");
+}
+
+static void test_broadcasting_mismatch(void **state) {
+    expect_step_error(state, STEP("X + M"), 2, 1, "cannot combine [3, 4] and [2, 3] elementwise with '+'",
+                      "elementwise operations need equal shapes, or axes of size 1 (or missing) that stretch, "
+                      "matched from the right");
+}
+
+static void test_elementwise_product_of_matrices_mentions_matmul(void **state) {
+    expect_step_error(state, STEP("M * X"), 2, 1, "cannot combine [2, 3] and [3, 4] elementwise with '*'",
+                      "elementwise operations need equal shapes, or axes of size 1 (or missing) that stretch, "
+                      "matched from the right; for a matrix product write A @ B");
+}
+
+static void test_list_rows_of_unequal_length(void **state) {
+    expect_error(state, GIVENS "  - y: \"[[1, 2], [3]]\"\n", STEP_LINE, 9 + 9, 3,
+                 "this list has 1 item where 2 were expected: rows must have equal lengths", "");
+}
+
+// ---------------------------------------------------------------- calls
+
+static void test_too_many_arguments(void **state) {
+    expect_step_error(state, STEP("softmax(X, K)"), 11, 1, "softmax takes 1 argument, but 2 were given",
+                      "write softmax(x)");
+}
+
+static void test_unknown_keyword(void **state) {
+    expect_step_error(state, STEP("mean(X, axs=1)"), 8, 3, "mean has no parameter 'axs'",
+                      "write mean(x, axis=None, keepdims=False)");
+}
+
+static void test_argument_given_twice(void **state) {
+    expect_step_error(state, STEP("mean(X, 0, axis=1)"), 11, 4, "the argument 'axis' is given twice", "");
+}
+
+static void test_missing_required_argument(void **state) {
+    expect_step_error(state, STEP("layernorm(X)"), 0, 9, "layernorm needs the argument 'gamma'",
+                      "write layernorm(x, gamma, beta, eps=1e-05)");
+}
+
+static void test_axis_not_known_before_running(void **state) {
+    expect_step_error(state, STEP("mean(X, axis=v)"), 13, 1, "'axis' must be a number known before the lesson runs",
+                      "write a number such as -1, or the name of a number under given:");
+}
+
+static void test_axis_out_of_range(void **state) {
+    expect_step_error(state, STEP("mean(X, axis=-3)"), 13, 2, "axis -3 does not exist: this tensor has 2 axes",
+                      "axes are 0..1, or -1 for the last");
+}
+
+static void test_axis_of_a_scalar(void **state) {
+    expect_step_error(state, STEP("sum(s, axis=0)"), 12, 1, "a scalar has no axis 0",
+                      "leave out axis=: a scalar has no axes to choose from");
+}
+
+static void test_count_must_be_whole(void **state) {
+    expect_step_error(state, STEP("causal_mask(2.5)"), 12, 3, "'n' must be a whole number from 1 to 134,217,728, not 2.5",
+                      "");
+}
+
+static void test_flag_must_be_true_or_false(void **state) {
+    expect_step_error(state, STEP("sum(X, keepdims=2)"), 16, 1, "'keepdims' must be True or False", "");
+}
+
+static void test_softmax_of_a_scalar(void **state) {
+    expect_step_error(state, STEP("softmax(s)"), 8, 1,
+                      "softmax needs at least one axis: the softmax of a single number is 1", "");
+}
+
+// ---------------------------------------------------------------- indexing
+
+static void test_index_out_of_range(void **state) {
+    expect_step_error(state, STEP("X[3]"), 2, 1, "index 3 is out of range for axis 0, which has 3 entries",
+                      "valid indices are 0 to 2 (or -3 to -1 from the end)");
+}
+
+static void test_negative_index_out_of_range(void **state) {
+    expect_step_error(state, STEP("X[:, -5]"), 5, 2, "index -5 is out of range for axis 1, which has 4 entries",
+                      "valid indices are 0 to 3 (or -4 to -1 from the end)");
+}
+
+static void test_slice_stop_out_of_range(void **state) {
+    expect_step_error(state, STEP("X[0:4]"), 4, 1, "slice bound 4 is out of range for axis 0, which has 3 entries",
+                      "a slice bound is 0 to 3 (or -3 to -1 from the end)");
+    // The size itself is a valid bound, and so is a start there (an empty slice).
+    teardown(state);
+    const Plan *plan = check_ok(state, GIVENS "  - a: X[0:3]\n  - b: X[3:]\n  - c: X[-3:-1]\n");
+    expect_shape(stage(plan, "a"), "[3, 4]");
+    expect_shape(stage(plan, "b"), "[0, 4]");
+    expect_shape(stage(plan, "c"), "[2, 4]");
+}
+
+static void test_index_not_whole(void **state) {
+    expect_step_error(state, STEP("X[0.5]"), 2, 3, "an index must be a whole number, not 0.5", "");
+}
+
+static void test_too_many_indices(void **state) {
+    expect_step_error(state, STEP("X[0, 0, 0]"), 0, 10, "3 indices for a tensor of shape [3, 4], which has 2 axes",
+                      "give at most one index per axis");
+}
+
+static void test_empty_slice(void **state) {
+    expect_step_error(state, STEP("X[2:1]"), 2, 3, "this slice is empty: it stops (1) before it starts (2)", "");
+}
+
+static void test_slice_bound_not_known_before_running(void **state) {
+    expect_step_error(state, STEP("X[0:v]"), 4, 1, "a slice bound must be a whole number known before running", "");
+}
+
+static void test_two_lists_in_one_index(void **state) {
+    expect_step_error(state, STEP("X[[0, 1], [0, 1]]"), 10, 6, "only one list of indices is allowed in one indexing",
+                      "");
+}
+
+static void test_two_tensor_indices(void **state) {
+    expect_step_error(state, STEP("X[ids, ids]"), 7, 3, "only one index in an indexing can be a tensor", "");
+}
+
+static void test_index_tensor_of_rank_two(void **state) {
+    expect_step_error(state, STEP("X[M]"), 2, 1, "an index tensor must be a list of positions (one axis), but this is [2, 3]",
+                      "");
+}
+
+// ---------------------------------------------------------------- op shape rules
+
+static void test_concat_mismatch(void **state) {
+    expect_step_error(state, STEP("concat(X, M)"), 10, 1, "cannot concat [3, 4] with [2, 3] along axis 0",
+                      "every axis except axis 0 must have the same size");
+}
+
+static void test_split_heads_not_divisible(void **state) {
+    expect_step_error(state, STEP("split_heads(X, 3)"), 15, 1, "4 columns cannot be split evenly into 3 heads",
+                      "d_model must be a multiple of the number of heads");
+}
+
+static void test_rope_odd_columns(void **state) {
+    expect_step_error(state, STEP("rope(M, arange(2))"), 5, 1,
+                      "rope needs an even number of columns (pairs are rotated), but this is [2, 3]", "");
+}
+
+static void test_rope_positions(void **state) {
+    expect_step_error(state, STEP("rope(X, ids)"), 8, 3, "rope needs one position per row: 3 positions for [3, 4], but got [2]",
+                      "");
+}
+
+static void test_cross_entropy_target_shape(void **state) {
+    expect_step_error(state, STEP("cross_entropy(X, ids)"), 17, 3, "targets of shape [2] do not fit logits of shape [3, 4]",
+                      "give one target per row of logits: logits [n, vocab] take targets [n], and one row [vocab] "
+                      "takes a single number");
+}
+
+static void test_layernorm_gamma_shape(void **state) {
+    expect_step_error(state, STEP("layernorm(X, v, 0)"), 13, 1,
+                      "gamma must be a number or have shape [4] (one per feature), but it is [3]", "");
+}
+
+static void test_merge_heads_needs_three_axes(void **state) {
+    expect_step_error(state, STEP("merge_heads(X)"), 12, 1, "merge_heads needs a tensor with at least 3 axes, but this one is [3, 4]",
+                      "");
+}
+
+// ---------------------------------------------------------------- sizes
+
+// 12000 x 1 @ 1 x 12000 would hold 144,000,000 values, over TENSOR_MAX_VALUES (2^27).
+static void test_result_too_large(void **state) {
+    expect_error(state,
+                 "title: t\ngiven:\n  a: {shape: [12000, 1], init: zeros}\n  b: {shape: [1, 12000], init: zeros}\n"
+                 "steps:\n  - c: a @ b\n",
+                 6, 8, 5, "this result, of shape [12000, 12000], would hold 144,000,000 values (1,152,000,000 bytes)",
+                 "the tracer keeps at most 134,217,728 values (1 GiB) in one tensor; give the inputs a `shape:` "
+                 "without values to reason about sizes alone");
+}
+
+// Each tensor fits, but together they pass the lesson's limit of 2^28 values.
+static void test_lesson_too_large_in_total(void **state) {
+    expect_error(state,
+                 "title: t\ngiven:\n  a: {shape: [10000, 10000], init: zeros}\n"
+                 "steps:\n  - b: a + 1\n  - c: b + 1\n",
+                 6, 8, 5, "the lesson's tensors together would exceed 268,435,456 values (2 GiB)",
+                 "use smaller shapes, or shape-only givens (a `shape:` without values)");
+}
+
+// ---------------------------------------------------------------- step labels
+
+static void test_column_labels_that_do_not_fit(void **state) {
+    expect_error(state, GIVENS "  - y: X.T\n    cols: [a, b, c, d]\n", STEP_LINE + 1, 11, 1,
+                 "4 column labels for an axis of size 3 (the result of 'y' has shape [4, 3])",
+                 "give exactly one label per column");
+}
+
+static void test_row_labels_on_a_vector(void **state) {
+    expect_error(state, GIVENS "  - y: mean(X, axis=0)\n    rows: [a, b, c, d]\n", STEP_LINE + 1, 11, 1,
+                 "rows labels do not fit: the result of 'y' has shape [4]",
+                 "rows label the second-to-last axis; a vector has only cols");
+}
+
+static void test_column_labels_on_a_scalar(void **state) {
+    expect_error(state, GIVENS "  - y: sum(X)\n    cols: [a]\n", STEP_LINE + 1, 11, 1,
+                 "cols labels do not fit: the result of 'y' has shape []", "a scalar has no axis to label");
+}
+
+// ---------------------------------------------------------------- out of memory
+
+// Failing any allocation of the checker is reported as running out of memory, never as a
+// lesson error and never as a crash.
+static void test_out_of_memory(void **state) {
+    Fixture *f = *state;
+    load(f, CAT_SAT);
+    util_fail_allocation(0);
+    Diag diag;
+    diag_init(&diag);
+    Plan *plan = plan_create(f->lesson, &diag);
+    assert_non_null(plan);
+    plan_destroy(plan);
+    size_t total = util_fail_allocation(0);
+    assert_true(total > 0);
+    for (size_t k = 1; k <= total; k++) {
+        diag_init(&diag);
+        util_fail_allocation(k);
+        plan = plan_create(f->lesson, &diag);
+        util_fail_allocation(0);
+        if (plan) {
+            plan_destroy(plan);
+            continue;  // the failed allocation was optional
+        }
+        if (diag.status != STATUS_USAGE_ERROR)
+            fail_msg("allocation %zu failing gave '%s'", k, diag.message);
+    }
+}
+
+#define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        TEST(test_cat_sat_stages),
+        TEST(test_cat_sat_shapes),
+        TEST(test_cat_sat_op_lines_and_texts),
+        TEST(test_cat_sat_labels),
+        TEST(test_intermediates_are_numbered_in_order),
+        TEST(test_intermediate_text_keeps_parentheses),
+        TEST(test_step_that_names_or_is_a_constant),
+        TEST(test_indexing_shapes_and_labels),
+        TEST(test_reductions_and_builders),
+        TEST(test_step_labels),
+        TEST(test_shape_only_propagates),
+        TEST(test_counts),
+        TEST(test_unknown_name_suggests_the_closest),
+        TEST(test_unknown_name_without_a_close_one),
+        TEST(test_unknown_function_suggests_the_closest),
+        TEST(test_unknown_function_without_a_close_one),
+        TEST(test_function_used_without_call),
+        TEST(test_value_called_like_a_function),
+        TEST(test_later_step_used_early),
+        TEST(test_step_using_itself),
+        TEST(test_error_in_a_later_step),
+        TEST(test_syntax_error_in_quoted_expression),
+        TEST(test_syntax_error_with_hint),
+        TEST(test_error_in_block_expression_points_at_its_start),
+        TEST(test_columns_count_characters),
+        TEST(test_matmul_inner_mismatch_suggests_transpose),
+        TEST(test_matmul_inner_mismatch),
+        TEST(test_matmul_of_a_scalar),
+        TEST(test_broadcasting_mismatch),
+        TEST(test_elementwise_product_of_matrices_mentions_matmul),
+        TEST(test_list_rows_of_unequal_length),
+        TEST(test_too_many_arguments),
+        TEST(test_unknown_keyword),
+        TEST(test_argument_given_twice),
+        TEST(test_missing_required_argument),
+        TEST(test_axis_not_known_before_running),
+        TEST(test_axis_out_of_range),
+        TEST(test_axis_of_a_scalar),
+        TEST(test_count_must_be_whole),
+        TEST(test_flag_must_be_true_or_false),
+        TEST(test_softmax_of_a_scalar),
+        TEST(test_index_out_of_range),
+        TEST(test_negative_index_out_of_range),
+        TEST(test_slice_stop_out_of_range),
+        TEST(test_index_not_whole),
+        TEST(test_too_many_indices),
+        TEST(test_empty_slice),
+        TEST(test_slice_bound_not_known_before_running),
+        TEST(test_two_lists_in_one_index),
+        TEST(test_two_tensor_indices),
+        TEST(test_index_tensor_of_rank_two),
+        TEST(test_concat_mismatch),
+        TEST(test_split_heads_not_divisible),
+        TEST(test_rope_odd_columns),
+        TEST(test_rope_positions),
+        TEST(test_cross_entropy_target_shape),
+        TEST(test_layernorm_gamma_shape),
+        TEST(test_merge_heads_needs_three_axes),
+        TEST(test_result_too_large),
+        TEST(test_lesson_too_large_in_total),
+        TEST(test_column_labels_that_do_not_fit),
+        TEST(test_row_labels_on_a_vector),
+        TEST(test_column_labels_on_a_scalar),
+        TEST(test_out_of_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

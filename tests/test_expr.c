@@ -1,0 +1,601 @@
+// Tests of expr: the parse tree of every construct (precedence, associativity, postfix forms),
+// the byte ranges errors put carets under, number literals, and every syntax error with its
+// exact message, place and hint.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "expr.h"
+#include "util.h"
+
+// ---------------------------------------------------------------- helpers
+
+static int make_arena(void **state) {
+    *state = arena_create();
+    return *state ? 0 : -1;
+}
+
+static int free_arena(void **state) {
+    arena_destroy(*state);
+    return 0;
+}
+
+// The tree as an s-expression: "(+ a (* b c))". Numbers print with %.17g so that folding
+// and rounding show; "_" is an absent slice bound.
+static void tree_text(const Expr *e, char *buf, size_t cap, size_t *used) {
+#define PUT(...) (*used += (size_t)snprintf(buf + *used, *used < cap ? cap - *used : 0, __VA_ARGS__))
+    if (!e) {
+        PUT("_");
+        return;
+    }
+    switch (e->kind) {
+    case EXPR_NUMBER:
+        PUT("%.17g", e->number);
+        return;
+    case EXPR_NAME:
+        PUT("%s", e->name);
+        return;
+    case EXPR_LIST:
+        PUT("[");
+        for (size_t i = 0; i < e->n_args; i++) {
+            PUT(i ? " " : "");
+            tree_text(e->args[i], buf, cap, used);
+        }
+        PUT("]");
+        return;
+    case EXPR_NEG:
+        PUT("(neg ");
+        break;
+    case EXPR_BINARY:
+        PUT("(%s ", expr_op_text(e->op));
+        break;
+    case EXPR_TRANSPOSE:
+        PUT("(.T ");
+        break;
+    case EXPR_INDEX:
+        PUT("(index ");
+        break;
+    case EXPR_SLICE:
+        PUT("(: ");
+        break;
+    case EXPR_CALL:
+        PUT("(call %s%s", e->name, e->n_args ? " " : "");
+        break;
+    }
+    for (size_t i = 0; i < e->n_args; i++) {
+        PUT(i ? " " : "");
+        if (e->kind == EXPR_CALL && e->arg_names[i])
+            PUT("%s=", e->arg_names[i]);
+        tree_text(e->args[i], buf, cap, used);
+    }
+    PUT(")");
+#undef PUT
+}
+
+static const Expr *parse_ok(Arena *arena, const char *text) {
+    ExprError err;
+    const Expr *e = expr_parse(arena, text, &err);
+    if (!e)
+        fail_msg("'%s' did not parse: column %zu: %s", text, err.pos + 1, err.message);
+    return e;
+}
+
+// text parses into the tree `want`.
+static void expect_tree(Arena *arena, const char *text, const char *want) {
+    const Expr *e = parse_ok(arena, text);
+    char got[1024];
+    size_t used = 0;
+    tree_text(e, got, sizeof(got), &used);
+    if (strcmp(got, want) != 0)
+        fail_msg("'%s' parsed as %s, expected %s", text, got, want);
+}
+
+// The source text of e's range, to compare ranges readably.
+static void expect_range(const char *text, const Expr *e, const char *want) {
+    char got[256];
+    snprintf(got, sizeof(got), "%.*s", (int)(e->end - e->start), text + e->start);
+    if (strcmp(got, want) != 0)
+        fail_msg("range [%zu, %zu) of '%s' is '%s', expected '%s'", e->start, e->end, text, got, want);
+}
+
+static void expect_token(const char *text, const Expr *e, const char *want) {
+    char got[256];
+    snprintf(got, sizeof(got), "%.*s", (int)e->op_len, text + e->op_pos);
+    if (strcmp(got, want) != 0)
+        fail_msg("token of '%s' at %zu is '%s', expected '%s'", text, e->op_pos, got, want);
+}
+
+// ---------------------------------------------------------------- precedence and associativity
+
+static void test_product_binds_tighter_than_sum(void **state) {
+    expect_tree(*state, "a + b * c", "(+ a (* b c))");
+    expect_tree(*state, "a * b + c", "(+ (* a b) c)");
+    expect_tree(*state, "a - b / c", "(- a (/ b c))");
+}
+
+static void test_left_associative(void **state) {
+    expect_tree(*state, "a - b - c", "(- (- a b) c)");
+    expect_tree(*state, "a / b * c", "(* (/ a b) c)");
+    expect_tree(*state, "a @ b @ c", "(@ (@ a b) c)");
+    expect_tree(*state, "a / b / c", "(/ (/ a b) c)");
+}
+
+static void test_matmul_is_a_product(void **state) {
+    // Python puts @ with * and /, above + and -.
+    expect_tree(*state, "a @ b + c", "(+ (@ a b) c)");
+    expect_tree(*state, "a + b @ c", "(+ a (@ b c))");
+    expect_tree(*state, "a * b @ c", "(@ (* a b) c)");
+}
+
+static void test_power_binds_tighter_than_unary_minus(void **state) {
+    // -a ** 2 == -(a ** 2), as in Python.
+    expect_tree(*state, "-a ** 2", "(neg (** a 2))");
+    expect_tree(*state, "-(a ** 2)", "(neg (** a 2))");
+    expect_tree(*state, "(-a) ** 2", "(** (neg a) 2)");
+    // A literal is folded only when the minus applies to it alone.
+    expect_tree(*state, "-1 ** 2", "(neg (** 1 2))");
+    expect_tree(*state, "-a * b", "(* (neg a) b)");
+}
+
+static void test_power_takes_a_signed_exponent(void **state) {
+    expect_tree(*state, "2 ** -1", "(** 2 -1)");
+    expect_tree(*state, "x ** -y", "(** x (neg y))");
+    expect_tree(*state, "x ** -y ** 2", "(** x (neg (** y 2)))");
+}
+
+static void test_power_is_right_associative(void **state) {
+    expect_tree(*state, "a ** b ** c", "(** a (** b c))");
+    expect_tree(*state, "a ** b * c", "(* (** a b) c)");
+}
+
+static void test_unary_signs(void **state) {
+    expect_tree(*state, "+x", "x");
+    expect_tree(*state, "+ + x", "x");
+    expect_tree(*state, "- -x", "(neg (neg x))");
+    expect_tree(*state, "--1", "1");
+    expect_tree(*state, "a - -b", "(- a (neg b))");
+    expect_tree(*state, "a--1", "(- a -1)");
+}
+
+static void test_parentheses_group(void **state) {
+    expect_tree(*state, "(a + b) * c", "(* (+ a b) c)");
+    expect_tree(*state, "a - (b - c)", "(- a (- b c))");
+    expect_tree(*state, "((a))", "a");
+}
+
+// ---------------------------------------------------------------- postfix forms and calls
+
+static void test_transpose(void **state) {
+    expect_tree(*state, "x.T @ y", "(@ (.T x) y)");
+    expect_tree(*state, "Q @ K.T", "(@ Q (.T K))");
+    expect_tree(*state, "x.T.T", "(.T (.T x))");
+    expect_tree(*state, "(a @ b).T", "(.T (@ a b))");
+    expect_tree(*state, "x. T", "(.T x)");
+    expect_tree(*state, "-x.T", "(neg (.T x))");
+    // "2.T" is the number 2 transposed, not the number "2." followed by a name.
+    expect_tree(*state, "2.T", "(.T 2)");
+}
+
+static void test_indexing(void **state) {
+    expect_tree(*state, "X[0:2, :]", "(index X (: 0 2) (: _ _))");
+    expect_tree(*state, "X[1:]", "(index X (: 1 _))");
+    expect_tree(*state, "X[:2]", "(index X (: _ 2))");
+    expect_tree(*state, "X[:, -1]", "(index X (: _ _) -1)");
+    expect_tree(*state, "X[0][1]", "(index (index X 0) 1)");
+    expect_tree(*state, "X[1,]", "(index X 1)");
+    expect_tree(*state, "X[n - 1]", "(index X (- n 1))");
+    expect_tree(*state, "X.T[0]", "(index (.T X) 0)");
+}
+
+static void test_list_index_and_tensor_index(void **state) {
+    expect_tree(*state, "E[[0, 1, 2]]", "(index E [0 1 2])");
+    expect_tree(*state, "E[ids]", "(index E ids)");
+    expect_tree(*state, "E[ids, :]", "(index E ids (: _ _))");
+}
+
+static void test_list_literals(void **state) {
+    expect_tree(*state, "[1, 2, 3]", "[1 2 3]");
+    expect_tree(*state, "[[1, 2], [3, 4]]", "[[1 2] [3 4]]");
+    expect_tree(*state, "[1, 2,]", "[1 2]");
+    expect_tree(*state, "[-1, a + 1]", "[-1 (+ a 1)]");
+}
+
+static void test_calls_with_keywords(void **state) {
+    expect_tree(*state, "f(x, axis=-1)", "(call f x axis=-1)");
+    expect_tree(*state, "mean(x, axis = 0, keepdims=True)", "(call mean x axis=0 keepdims=True)");
+    expect_tree(*state, "f(x,)", "(call f x)");
+    expect_tree(*state, "f()", "(call f)");
+    expect_tree(*state, "concat(a, b, c, axis=1)", "(call concat a b c axis=1)");
+}
+
+static void test_nested_calls(void **state) {
+    expect_tree(*state, "softmax(Q @ K.T / sqrt(d_k))", "(call softmax (/ (@ Q (.T K)) (call sqrt d_k)))");
+    expect_tree(*state, "exp(log(x))", "(call exp (call log x))");
+    expect_tree(*state, "softmax(x)[0]", "(index (call softmax x) 0)");
+    expect_tree(*state, "mean(x, axis=-1).T", "(.T (call mean x axis=-1))");
+}
+
+static void test_whitespace_between_tokens(void **state) {
+    expect_tree(*state, "  a\t+\nb  ", "(+ a b)");
+    expect_tree(*state, "f ( x )", "(call f x)");
+}
+
+// ---------------------------------------------------------------- places
+
+static void test_binary_ranges(void **state) {
+    const char *t = "a * (b + c)";
+    const Expr *e = parse_ok(*state, t);
+    assert_int_equal(e->kind, EXPR_BINARY);
+    assert_int_equal(e->start, 0);
+    assert_int_equal(e->end, 11);
+    expect_token(t, e, "*");
+    // The parentheses stay in the inner range, so its text is whole.
+    const Expr *inner = e->args[1];
+    expect_range(t, inner, "(b + c)");
+    assert_int_equal(inner->op_pos, 7);
+    assert_int_equal(inner->op_len, 1);
+    expect_range(t, inner->args[0], "b");
+
+    t = "x ** 2";
+    e = parse_ok(*state, t);
+    expect_token(t, e, "**");
+    assert_int_equal(e->op_pos, 2);
+}
+
+static void test_parenthesised_name_keeps_its_token(void **state) {
+    const char *t = "(a)";
+    const Expr *e = parse_ok(*state, t);
+    assert_int_equal(e->kind, EXPR_NAME);
+    expect_range(t, e, "(a)");
+    expect_token(t, e, "a");
+}
+
+static void test_postfix_ranges(void **state) {
+    const char *t = "x.T @ y";
+    const Expr *e = parse_ok(*state, t);
+    expect_range(t, e->args[0], "x.T");
+    expect_token(t, e->args[0], ".T");
+
+    t = "X[0:2, :]";
+    e = parse_ok(*state, t);
+    assert_int_equal(e->kind, EXPR_INDEX);
+    expect_range(t, e, "X[0:2, :]");
+    expect_token(t, e, "[0:2, :]");
+    assert_int_equal(e->n_args, 3);
+    expect_range(t, e->args[1], "0:2");
+    expect_token(t, e->args[1], ":");
+    assert_int_equal(e->args[1]->op_pos, 3);
+    expect_range(t, e->args[2], ":");
+
+    t = "f(x, axis=-1)";
+    e = parse_ok(*state, t);
+    assert_int_equal(e->kind, EXPR_CALL);
+    expect_range(t, e, "f(x, axis=-1)");
+    expect_token(t, e, "f");
+    assert_null(e->arg_names[0]);
+    assert_string_equal(e->arg_names[1], "axis");
+    assert_int_equal(e->arg_name_pos[1], 5);
+    expect_range(t, e->args[1], "-1");
+}
+
+static void test_negation_ranges(void **state) {
+    const char *t = "-x * 2";
+    const Expr *e = parse_ok(*state, t);
+    const Expr *neg = e->args[0];
+    assert_int_equal(neg->kind, EXPR_NEG);
+    expect_range(t, neg, "-x");
+    expect_token(t, neg, "-");
+
+    // A folded literal covers its sign.
+    t = "y - -1.5";
+    e = parse_ok(*state, t);
+    assert_int_equal(e->args[1]->kind, EXPR_NUMBER);
+    expect_range(t, e->args[1], "-1.5");
+    expect_token(t, e->args[1], "-1.5");
+}
+
+// ---------------------------------------------------------------- numbers
+
+static double number_of(Arena *arena, const char *text) {
+    const Expr *e = parse_ok(arena, text);
+    if (e->kind != EXPR_NUMBER)
+        fail_msg("'%s' is not a single number", text);
+    return e->number;
+}
+
+static void test_number_literals(void **state) {
+    // strtod reads the same text the same way everywhere, so these compare exactly.
+    assert_true(number_of(*state, "1e-5") == 1e-5);
+    assert_true(number_of(*state, ".5") == 0.5);
+    assert_true(number_of(*state, "5.") == 5.0);
+    assert_true(number_of(*state, "1E+2") == 100.0);
+    assert_true(number_of(*state, "0.1") == 0.1);
+    assert_true(number_of(*state, "007") == 7.0);
+    assert_true(number_of(*state, "1e308") == 1e308);
+    // Too small to represent reads as 0, as in Python.
+    assert_true(number_of(*state, "1e-400") == 0.0);
+}
+
+static void test_minus_folds_into_the_number(void **state) {
+    const char *t = "-1";
+    const Expr *e = parse_ok(*state, t);
+    assert_int_equal(e->kind, EXPR_NUMBER);
+    assert_true(e->number == -1.0);
+    expect_range(t, e, "-1");
+    assert_true(number_of(*state, "-2.5e-3") == -2.5e-3);
+    assert_true(number_of(*state, "(-1)") == -1.0);
+    assert_true(number_of(*state, "-(1)") == -1.0);
+}
+
+// ---------------------------------------------------------------- syntax errors
+
+typedef struct SyntaxCase {
+    const char *text;
+    const char *message;
+    size_t pos, width;
+    const char *hint;  // "" for none
+} SyntaxCase;
+
+static void test_syntax_error(void **state) {
+    const SyntaxCase *c = *state;
+    Arena *arena = arena_create();
+    assert_non_null(arena);
+    ExprError err;
+    const Expr *e = expr_parse(arena, c->text, &err);
+    arena_destroy(arena);
+    if (e)
+        fail_msg("'%s' parsed, but should fail with: %s", c->text, c->message);
+    if (strcmp(err.message, c->message) != 0)
+        fail_msg("'%s': message\n  '%s'\nexpected\n  '%s'", c->text, err.message, c->message);
+    if (err.pos != c->pos || err.width != c->width)
+        fail_msg("'%s': at %zu width %zu, expected at %zu width %zu", c->text, err.pos, err.width, c->pos,
+                 c->width);
+    if (strcmp(err.hint, c->hint) != 0)
+        fail_msg("'%s': hint\n  '%s'\nexpected\n  '%s'", c->text, err.hint, c->hint);
+}
+
+#define VALUE_HINT_END "the expression stops where a value should follow"
+#define OPERATOR_MISSING "is an operator missing between the two values?"
+#define SEPARATOR_MISSING "is a ',' or an operator missing between the two values?"
+#define NOT_CALLABLE "this value cannot be called; is an operator missing before '('?"
+#define ONLY_FUNCTIONS "only functions can be called, as in softmax(x)"
+#define ATTRIBUTE_HINT "the only attribute is .T (the transpose); functions are called as f(x)"
+#define ASCII_HINT "expressions use ASCII: names, numbers and + - * / @ ** ( ) [ ] , : ."
+#define CHAR_HINT "expressions use names, numbers and + - * / @ ** ( ) [ ] , : ."
+#define EXPECTED_VALUE "expected a value (a name, a number, '(' or '['), found "
+#define NESTS "the expression nests more than 64 levels deep"
+#define SPLIT "split the expression into several steps"
+
+// name, text, message, pos, width, hint
+#define SYNTAX_CASES(X)                                                                            \
+    X(empty, "", "the expression is empty", 0, 1, "write an expression, as in X @ W_Q")            \
+    X(only_spaces, "   ", "the expression is empty", 0, 1, "write an expression, as in X @ W_Q")    \
+    X(trailing_operator, "a +", EXPECTED_VALUE "the end of the expression", 3, 1, VALUE_HINT_END)  \
+    X(trailing_power, "a **", EXPECTED_VALUE "the end of the expression", 4, 1, VALUE_HINT_END)    \
+    X(lone_minus, "-", EXPECTED_VALUE "the end of the expression", 1, 1, VALUE_HINT_END)           \
+    X(leading_operator, "* a", EXPECTED_VALUE "'*'", 0, 1, "")                                     \
+    X(operator_before_bracket, "(a + )", EXPECTED_VALUE "')'", 5, 1,                               \
+      "a value is missing before this bracket")                                                    \
+    X(two_values, "a b", "unexpected 'b' after a complete expression", 2, 1, OPERATOR_MISSING)     \
+    X(value_then_number, "x 2", "unexpected '2' after a complete expression", 2, 1,                \
+      OPERATOR_MISSING)                                                                            \
+    X(stray_bracket, "a )", "unexpected ')' after a complete expression", 2, 1,                    \
+      "this bracket closes nothing")                                                               \
+    X(stray_comma, "a, b", "unexpected ',' after a complete expression", 1, 1, "")                 \
+    X(assignment, "a = b", "unexpected '=' after a complete expression", 2, 1,                     \
+      "a step is written `name: expression`, without '='")                                         \
+    X(unclosed_paren, "(a", "expected ')', found the end of the expression", 2, 1,                 \
+      "the '(' at the start of the expression is never closed")                                    \
+    X(unclosed_inner_paren, "x * (a + b", "expected ')', found the end of the expression", 10, 1,  \
+      "the '(' after '*' is never closed")                                                         \
+    X(unclosed_call, "mean(x", "expected ',' or ')', found the end of the expression", 6, 1,       \
+      "the '(' after 'mean' is never closed")                                                      \
+    X(unclosed_index, "x[0", "expected ',' or ']', found the end of the expression", 3, 1,         \
+      "the '[' after 'x' is never closed")                                                         \
+    X(unclosed_list, "[1, 2", "expected ',' or ']', found the end of the expression", 5, 1,        \
+      "the '[' at the start of the expression is never closed")                                    \
+    X(wrong_closer, "(a]", "expected ')', found ']'", 2, 1,                                        \
+      "the '(' at the start of the expression is never closed")                                    \
+    X(missing_comma_in_list, "[1 2]", "expected ',' or ']', found '2'", 3, 1, SEPARATOR_MISSING)   \
+    X(missing_comma_in_call, "f(x y)", "expected ',' or ')', found 'y'", 4, 1, SEPARATOR_MISSING)  \
+    X(missing_operator_in_parens, "(a b)", "expected ')', found 'b'", 3, 1, OPERATOR_MISSING)      \
+    X(empty_parens, "()", "empty parentheses: put an expression inside", 0, 2, "")                 \
+    X(empty_brackets, "x[]", "empty brackets", 1, 2, "write an index, as in X[0] or X[0:2] or X[:, 1]") \
+    X(empty_list, "[]", "an empty list", 0, 2, "write the numbers inside, as in [0, 1, 2]")        \
+    X(leading_comma_in_call, "f(, x)", EXPECTED_VALUE "','", 2, 1, "")                             \
+    X(caret_power, "a ^ 2", "'^' is not an operator here", 2, 1, "write a power as a ** b, as in Python") \
+    X(times_sign, "a \xC3\x97 b", "'\xC3\x97' is not an operator here", 2, 1,                      \
+      "write a matrix product as A @ B, and an elementwise product as a * b")                      \
+    X(non_ascii, "a + \xC3\xA9", "this character cannot appear in an expression", 4, 1, ASCII_HINT) \
+    X(dollar, "a $ b", "'$' cannot appear in an expression", 2, 1, CHAR_HINT)                      \
+    X(bang, "!a", "'!' cannot appear in an expression", 0, 1, CHAR_HINT)                           \
+    X(percent, "a % 2", "'%' cannot appear in an expression", 2, 1, CHAR_HINT)                     \
+    X(digit_then_letters, "1abc", "'1abc' is neither a number nor a name", 0, 4,                   \
+      "names start with a letter or '_'; to multiply, write 1 * abc")                              \
+    X(implicit_product, "a + 2x", "'2x' is neither a number nor a name", 4, 2,                     \
+      "names start with a letter or '_'; to multiply, write 2 * x")                                \
+    X(exponent_without_digits, "1e", "'1e' is neither a number nor a name", 0, 2,                  \
+      "an exponent needs digits, as in 1e-5")                                \
+    X(number_too_large, "1e400", "the number 1e400 is too large for a double", 0, 5,               \
+      "the largest double is about 1.8e308")                                                       \
+    X(negative_number_too_large, "-1e400", "the number 1e400 is too large for a double", 1, 5,     \
+      "the largest double is about 1.8e308")                                                       \
+    X(too_many_digits, "0.0000000000000000000000000000000000000000000000000000000000000001",       \
+      "this number has too many digits", 0, 66, "write it with an exponent, as in 1e-70")          \
+    X(slice_with_step, "x[0:4:2]", "a slice takes no step", 5, 1,                                  \
+      "write start:stop; steps are not supported")                                                 \
+    X(slice_with_only_step, "x[::2]", "a slice takes no step", 3, 1,                               \
+      "write start:stop; steps are not supported")                                                 \
+    X(unknown_attribute, "x.foo", "unknown attribute '.foo'", 1, 4, ATTRIBUTE_HINT)                \
+    X(lowercase_transpose, "x.t @ y", "unknown attribute '.t'", 1, 2, ATTRIBUTE_HINT)             \
+    X(nothing_after_dot, "x.", "expected T after '.', found the end of the expression", 1, 1,      \
+      ATTRIBUTE_HINT)                                                                              \
+    X(call_parenthesised_name, "(x)(y)", NOT_CALLABLE, 3, 1, ONLY_FUNCTIONS)                       \
+    X(call_sum, "(a + b)(c)", NOT_CALLABLE, 7, 1, ONLY_FUNCTIONS)                                  \
+    X(call_number, "2(x)", NOT_CALLABLE, 1, 1, ONLY_FUNCTIONS)                                     \
+    X(call_transpose, "x.T(y)", NOT_CALLABLE, 3, 1, ONLY_FUNCTIONS)                                \
+    X(call_a_call, "f(x)(y)", NOT_CALLABLE, 4, 1, ONLY_FUNCTIONS)                                  \
+    X(positional_after_keyword, "mean(axis=1, x)", "a positional argument after a keyword argument", \
+      13, 1, "put positional arguments first, as in mean(x, axis=-1)")                             \
+    X(keyword_without_value, "mean(x, axis=)", EXPECTED_VALUE "')'", 13, 1,                        \
+      "a value is missing before this bracket")
+
+#define DEFINE_CASE(name, text, message, pos, width, hint) \
+    static SyntaxCase case_##name = {text, message, pos, width, hint};
+SYNTAX_CASES(DEFINE_CASE)
+
+// Cases built at run time: too deep, too long.
+static char deep_parens[2 * 65 + 2], deep_minus[2 * 65 + 2], deep_power[4 * 65 + 2], many_items[400];
+static SyntaxCase case_deep_parens = {deep_parens, NESTS, 64, 1, SPLIT};
+static SyntaxCase case_deep_minus = {deep_minus, NESTS, 2 * 64, 1, SPLIT};
+static SyntaxCase case_deep_power = {deep_power, NESTS, 0, 2, SPLIT};
+static SyntaxCase case_too_many_items = {many_items, "more than 64 items in one list or call", 0, 2, ""};
+
+static void build_long_cases(void) {
+    // 65 '(' around x: the 65th is one level too many.
+    size_t n = 0;
+    for (int i = 0; i < 65; i++)
+        deep_parens[n++] = '(';
+    deep_parens[n++] = 'x';
+    for (int i = 0; i < 65; i++)
+        deep_parens[n++] = ')';
+    deep_parens[n] = '\0';
+    // "- - - ... x": 65 signs.
+    n = 0;
+    for (int i = 0; i < 65; i++) {
+        deep_minus[n++] = '-';
+        deep_minus[n++] = ' ';
+    }
+    deep_minus[n++] = 'x';
+    deep_minus[n] = '\0';
+    // "x**x**...**x": 65 powers, the 65th '**' is too deep.
+    n = 0;
+    for (int i = 0; i < 65; i++) {
+        memcpy(deep_power + n, "x**", 3);
+        n += 3;
+    }
+    deep_power[n++] = 'x';
+    deep_power[n] = '\0';
+    case_deep_power.pos = 64 * 3 + 1;
+    // [0, 1, ..., 64]: 65 items.
+    n = (size_t)snprintf(many_items, sizeof(many_items), "[");
+    for (int i = 0; i <= 64; i++) {
+        if (i == 64)
+            case_too_many_items.pos = n + 2;
+        n += (size_t)snprintf(many_items + n, sizeof(many_items) - n, "%s%d", i ? ", " : "", i);
+    }
+    snprintf(many_items + n, sizeof(many_items) - n, "]");
+}
+
+// The deepest nesting allowed still parses.
+static void test_nesting_at_the_limit(void **state) {
+    char text[2 * 64 + 2];
+    size_t n = 0;
+    for (int i = 0; i < 64; i++)
+        text[n++] = '(';
+    text[n++] = 'x';
+    for (int i = 0; i < 64; i++)
+        text[n++] = ')';
+    text[n] = '\0';
+    expect_tree(*state, text, "x");
+}
+
+// Many unary pluses are a loop, not a recursion: a long run must not exhaust the stack.
+static void test_long_run_of_unary_plus(void **state) {
+    static char text[200002];
+    memset(text, '+', 200000);
+    text[200000] = 'x';
+    text[200001] = '\0';
+    expect_tree(*state, text, "x");
+}
+
+static void test_error_is_reset(void **state) {
+    ExprError err;
+    assert_null(expr_parse(*state, "a +", &err));
+    assert_non_null(expr_parse(*state, "a + b", &err));
+    assert_string_equal(err.message, "");
+    assert_string_equal(err.hint, "");
+}
+
+static void test_op_text(void **state) {
+    (void)state;
+    assert_string_equal(expr_op_text('^'), "**");
+    assert_string_equal(expr_op_text('@'), "@");
+    assert_string_equal(expr_op_text('+'), "+");
+    assert_string_equal(expr_op_text('x'), "?");
+}
+
+// Running out of memory at any allocation is reported as such (an empty message), never
+// as a syntax error and never as a crash.
+static void test_out_of_memory(void **state) {
+    (void)state;
+    const char *text = "softmax(Q @ K.T / sqrt(d_k), axis=-1)[0:2, [0, 1]]";
+    Arena *arena = arena_create();
+    assert_non_null(arena);
+    util_fail_allocation(0);
+    ExprError err;
+    assert_non_null(expr_parse(arena, text, &err));
+    arena_destroy(arena);
+    // Count the allocations of one parse (including the arena's own), then fail each in turn.
+    util_fail_allocation(0);
+    arena = arena_create();
+    assert_non_null(expr_parse(arena, text, &err));
+    arena_destroy(arena);
+    size_t total = util_fail_allocation(0);
+    for (size_t k = 1; k <= total; k++) {
+        util_fail_allocation(k);
+        arena = arena_create();
+        const Expr *e = arena ? expr_parse(arena, text, &err) : NULL;
+        util_fail_allocation(0);
+        if (arena && !e && err.message[0])
+            fail_msg("allocation %zu failing gave the syntax error '%s'", k, err.message);
+        arena_destroy(arena);
+    }
+}
+
+#define ERROR_TEST(name) {"error_" #name, test_syntax_error, NULL, NULL, &case_##name},
+#define CASE_TEST(name, ...) ERROR_TEST(name)
+#define TEST(f) cmocka_unit_test_setup_teardown(f, make_arena, free_arena)
+
+int main(void) {
+    build_long_cases();
+    const struct CMUnitTest tests[] = {
+        TEST(test_product_binds_tighter_than_sum),
+        TEST(test_left_associative),
+        TEST(test_matmul_is_a_product),
+        TEST(test_power_binds_tighter_than_unary_minus),
+        TEST(test_power_takes_a_signed_exponent),
+        TEST(test_power_is_right_associative),
+        TEST(test_unary_signs),
+        TEST(test_parentheses_group),
+        TEST(test_transpose),
+        TEST(test_indexing),
+        TEST(test_list_index_and_tensor_index),
+        TEST(test_list_literals),
+        TEST(test_calls_with_keywords),
+        TEST(test_nested_calls),
+        TEST(test_whitespace_between_tokens),
+        TEST(test_binary_ranges),
+        TEST(test_parenthesised_name_keeps_its_token),
+        TEST(test_postfix_ranges),
+        TEST(test_negation_ranges),
+        TEST(test_number_literals),
+        TEST(test_minus_folds_into_the_number),
+        TEST(test_nesting_at_the_limit),
+        TEST(test_long_run_of_unary_plus),
+        TEST(test_error_is_reset),
+        cmocka_unit_test(test_op_text),
+        cmocka_unit_test(test_out_of_memory),
+        SYNTAX_CASES(CASE_TEST)
+        ERROR_TEST(deep_parens)
+        ERROR_TEST(deep_minus)
+        ERROR_TEST(deep_power)
+        ERROR_TEST(too_many_items)
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
