@@ -397,8 +397,9 @@ static bool check_affine(OpCheck *c, size_t d) {
     return true;
 }
 
-static bool infer_layernorm(OpCheck *c) {
-    if (!needs_rank(c, 0, 1))
+// LayerNorm and BatchNorm: x of at least min_rank axes, gamma and beta per feature, eps >= 0.
+static bool infer_norm(OpCheck *c, size_t min_rank) {
+    if (!needs_rank(c, 0, min_rank))
         return false;
     const Shape *x = c->shapes[0];
     if (!check_affine(c, x->dim[x->rank - 1]))
@@ -407,6 +408,10 @@ static bool infer_layernorm(OpCheck *c) {
     if (!(c->attrs.number >= 0))
         return op_check_error(c, OP_PARAM(3), "eps must be zero or positive");
     return infer_same(c);
+}
+
+static bool infer_layernorm(OpCheck *c) {
+    return infer_norm(c, 1);
 }
 
 static bool compute_layernorm(OpRun *r) {
@@ -428,15 +433,7 @@ static void notes_layernorm(OpNotes *n) {
 }
 
 static bool infer_batchnorm(OpCheck *c) {
-    if (!needs_rank(c, 0, 2))
-        return false;
-    const Shape *x = c->shapes[0];
-    if (!check_affine(c, x->dim[x->rank - 1]))
-        return false;
-    c->attrs.number = c->constants[3];
-    if (!(c->attrs.number >= 0))
-        return op_check_error(c, OP_PARAM(3), "eps must be zero or positive");
-    return infer_same(c);
+    return infer_norm(c, 2);  // a batch axis (or a sequence axis) besides the features
 }
 
 static bool compute_batchnorm(OpRun *r) {
