@@ -108,6 +108,10 @@ static bool scan(Parser *p) {
             char hint[160];
             if ((s[i] == 'e' || s[i] == 'E') && j == i + 1)
                 snprintf(hint, sizeof(hint), "an exponent needs digits, as in 1e-5");
+            else if (s[p->at] == '0' && (s[i] == 'x' || s[i] == 'X') && i == p->at + 1 && j > i + 1 &&
+                     j - p->at < 18 && strspn(s + i + 1, "0123456789abcdefABCDEF") == j - i - 1)
+                snprintf(hint, sizeof(hint), "write numbers in decimal: %.*s is %llu", (int)(j - p->at),
+                         s + p->at, strtoull(s + p->at, NULL, 16));
             else
                 snprintf(hint, sizeof(hint), "names start with a letter or '_'; to multiply, write %.*s * %.*s",
                          (int)(i - p->at), s + p->at, (int)(j - i), s + i);
@@ -161,6 +165,9 @@ static bool scan(Parser *p) {
     if ((unsigned char)c >= 0x80)
         return fail(p, p->at, 1, "expressions use ASCII: names, numbers and + - * / @ ** ( ) [ ] , : .",
                     "this character cannot appear in an expression");
+    if (c == '\'' || c == '"')
+        return fail(p, p->at, 1, "an expression has no text in quotes: write names and numbers plainly",
+                    "a quote (%c) cannot appear inside an expression", c);
     return fail(p, p->at, 1, "expressions use names, numbers and + - * / @ ** ( ) [ ] , : .",
                 "'%c' cannot appear in an expression", c);
 }
@@ -246,7 +253,8 @@ typedef struct ExprList {
 
 static bool list_push(Parser *p, ExprList *list, Expr *e, const char *name, size_t name_pos) {
     if (list->n == ARRAY_LEN(list->items))
-        return fail(p, e->start, e->end - e->start, NULL, "more than %zu items in one list or call",
+        return fail(p, e->start, e->end - e->start, "write a long list of numbers under given: and use its name here",
+                    "more than %zu items in one list or call",
                     ARRAY_LEN(list->items));
     list->items[list->n] = e;
     list->names[list->n] = name;
@@ -660,6 +668,8 @@ Expr *expr_parse(Arena *arena, const char *text, ExprError *err) {
             hint = "this bracket closes nothing";
         else if (is_punct(&p, '='))
             hint = "a step is written `name: expression`, without '='";
+        else if (is_punct(&p, ','))
+            hint = "a step computes one result; to put tensors together, write concat(a, b)";
         fail(&p, p.tok.pos, p.tok.len, hint, "unexpected %s after a complete expression",
              token_text(&p, buf, sizeof(buf)));
         return NULL;
