@@ -167,6 +167,19 @@ static bool attach(Builder *b, Node *node) {
     return true;
 }
 
+static const char *char_at_mark(const Source *src, const yaml_mark_t *mark, size_t *len);
+
+// Columns covered by the tag that starts at mark, as written (!!float, not its long form).
+static size_t tag_width(Builder *b, const yaml_mark_t *mark) {
+    size_t len;
+    const char *p = char_at_mark(&b->doc->source, mark, &len);
+    const char *end = b->doc->source.text + b->doc->source.len;
+    size_t n = 0;
+    while (p + n < end && !strchr(" \t\r\n,[]{}", p[n]))
+        n++;
+    return n ? n : 1;
+}
+
 // Anchors, aliases and tags are refused wherever they stand.
 static bool check_plain_node(Builder *b, const yaml_event_t *e, const yaml_char_t *anchor,
                              const yaml_char_t *tag) {
@@ -177,7 +190,7 @@ static bool check_plain_node(Builder *b, const yaml_event_t *e, const yaml_char_
                        "(*name) can build endless or enormous documents",
                        "anchors (&%s) are not allowed in a lesson", (const char *)anchor);
     if (tag)
-        return fail_at(b, line, col, 1,
+        return fail_at(b, line, col, tag_width(b, &e->start_mark),
                        "write the value plainly; put text in quotes if it must not be read as "
                        "a number",
                        "YAML tags (like !!str or !name) are not allowed in a lesson");
