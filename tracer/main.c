@@ -29,11 +29,11 @@ static const char usage[] =
     "exit status: 0 done, 1 the lesson has an error (or differs from its golden file),\n"
     "             2 usage or file error\n";
 
+// The mistake, then the usage line: the whole help would bury the one line that matters.
 static int usage_error(const char *fmt, const char *arg) {
     fputs("tracer: ", stderr);
     fprintf(stderr, fmt, arg);
-    fputs("\n\n", stderr);
-    fputs(usage, stderr);
+    fputs("\nusage: tracer [options] LESSON.yaml   (tracer --help lists the options)\n", stderr);
     return STATUS_USAGE_ERROR;
 }
 
