@@ -151,12 +151,12 @@ bool diff_unified(const char *a_text, const char *b_text, const char *a_name, co
             if (i < na && j < nb && same(&a, pre + i, &b, pre + j)) {
                 edits[n++] = (Edit){' ', pre + i, pre + j};
                 i++, j++;
-            } else if (j < nb && (i == na || table[i * (nb + 1) + j + 1] >= table[(i + 1) * (nb + 1) + j])) {
+            } else if (i < na && (j == nb || table[(i + 1) * (nb + 1) + j] >= table[i * (nb + 1) + j + 1])) {
+                edits[n++] = (Edit){'-', pre + i, pre + j};  // removals first, as diff -u prints them
+                i++;
+            } else {
                 edits[n++] = (Edit){'+', pre + i, pre + j};
                 j++;
-            } else {
-                edits[n++] = (Edit){'-', pre + i, pre + j};
-                i++;
             }
         }
     } else {
