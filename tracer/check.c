@@ -930,6 +930,11 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     n->has_values = g->init != GIVEN_SHAPE_ONLY;
     n->is_stage = true;
     n->stage_kind = STAGE_GIVEN;
+    // A scalar written as a whole number (d_k: 4, n_layers: 12) is a count: it prints as 4,
+    // and it can scale other counts exactly.
+    if (g->init == GIVEN_VALUES && g->shape.rank == 0 && is_whole(g->values[0]) && g->value_nodes &&
+        !strpbrk(g->value_nodes[0]->text, ".eE"))
+        n->is_count = true;
     if (!check_document(c, g->document, &g->shape, g->name))
         return false;
     n->name = g->name;

@@ -226,8 +226,12 @@ static Tensor *given_tensor(const LessonGiven *g) {
 static Tensor *compute_node(Runner *run, size_t i, Tensor *const *values, const Tensor **in) {
     const PlanNode *n = &run->plan->nodes[i];
     switch (n->kind) {
-    case PLAN_GIVEN:
-        return given_tensor(n->given);
+    case PLAN_GIVEN: {
+        Tensor *t = given_tensor(n->given);
+        if (t)
+            t->is_count = n->is_count;
+        return t;
+    }
     case PLAN_CONSTANT: {
         Tensor *t = tensor_create(&n->shape);
         if (t)
