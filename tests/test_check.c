@@ -374,7 +374,8 @@ static void test_counts(void **state) {
     assert_false(stage(plan, "half")->is_count);
     assert_false(stage(plan, "scaled")->is_count);
     assert_false(stage(plan, "summed")->is_count);
-    assert_false(stage(plan, "layers")->is_count);
+    // A scalar given written as a whole number (layers: 12) is a count too.
+    assert_true(stage(plan, "layers")->is_count);
 }
 
 // ---------------------------------------------------------------- names
