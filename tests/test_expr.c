@@ -386,7 +386,8 @@ static void test_syntax_error(void **state) {
       OPERATOR_MISSING)                                                                            \
     X(stray_bracket, "a )", "unexpected ')' after a complete expression", 2, 1,                    \
       "this bracket closes nothing")                                                               \
-    X(stray_comma, "a, b", "unexpected ',' after a complete expression", 1, 1, "")                 \
+    X(stray_comma, "a, b", "unexpected ',' after a complete expression", 1, 1,                     \
+      "a step computes one result; to put tensors together, write concat(a, b)")                   \
     X(assignment, "a = b", "unexpected '=' after a complete expression", 2, 1,                     \
       "a step is written `name: expression`, without '='")                                         \
     X(unclosed_paren, "(a", "expected ')', found the end of the expression", 2, 1,                 \
@@ -454,7 +455,8 @@ static char deep_parens[2 * 65 + 2], deep_minus[2 * 65 + 2], deep_power[4 * 65 +
 static SyntaxCase case_deep_parens = {deep_parens, NESTS, 64, 1, SPLIT};
 static SyntaxCase case_deep_minus = {deep_minus, NESTS, 2 * 64, 1, SPLIT};
 static SyntaxCase case_deep_power = {deep_power, NESTS, 0, 2, SPLIT};
-static SyntaxCase case_too_many_items = {many_items, "more than 64 items in one list or call", 0, 2, ""};
+static SyntaxCase case_too_many_items = {many_items, "more than 64 items in one list or call", 0, 2,
+                                         "write a long list of numbers under given: and use its name here"};
 
 static void build_long_cases(void) {
     // 65 '(' around x: the 65th is one level too many.
