@@ -361,7 +361,19 @@ static void report_reader_error(Builder *b, const yaml_parser_t *parser) {
             offset--;
     }
     place_of_offset(src, offset, &line, &col);
-    if (starts_with(parser->problem, "control characters")) {
+    bool control = starts_with(parser->problem, "control characters");
+    // A NUL byte near the start is what tools such as git and grep take as the mark of a binary
+    // file: an image, an archive, a program. Saying so beats talking about text encodings or
+    // invisible characters. (A stray NUL that is itself the problem gets its own message.)
+    if (!(control && parser->problem_value == 0) &&
+        memchr(src->text, '\0', src->len < 8000 ? src->len : 8000)) {
+        fail_at(b, line, col, 1,
+                "a lesson is a YAML text file; check the file name (is it an image, an archive "
+                "or a program?)",
+                "this file is not text: it looks like a binary file");
+        return;
+    }
+    if (control) {
         if (parser->problem_value == 0)
             fail_at(b, line, col, 1,
                     "the file may be binary or saved as UTF-16; save the lesson as UTF-8 text",
@@ -370,15 +382,6 @@ static void report_reader_error(Builder *b, const yaml_parser_t *parser) {
             fail_at(b, line, col, 1, "delete it: most editors do not even show it",
                     "the invisible character U+%04X is not allowed in a lesson",
                     (unsigned)parser->problem_value);
-        return;
-    }
-    // A NUL byte near the start is what tools such as git and grep take as the mark of a binary
-    // file: an image, an archive, a program. Saying so beats talking about text encodings.
-    if (memchr(src->text, '\0', src->len < 8000 ? src->len : 8000)) {
-        fail_at(b, line, col, 1,
-                "a lesson is a YAML text file; check the file name (is it an image, an archive "
-                "or a program?)",
-                "this file is not text: it looks like a binary file");
         return;
     }
     fail_at(b, line, col, 1,
