@@ -1,0 +1,249 @@
+#!/bin/sh
+# Hostile lessons too large, too binary or too tied to the machine to keep in git: an 8 MiB
+# file, 100,000 brackets, a 3 MiB expression, a PNG and an executable, NUL bytes, invalid
+# UTF-8, an escape character, UTF-16, an unreadable file, a read error, a pipe, a full disk.
+# Each is written to a temporary folder, run there (so messages name it by its short name),
+# and its exit status and whole stderr are compared with what the tracer must say.
+#
+# Usage: hostile_generated.sh TRACER
+set -u
+tracer=$1
+case $tracer in
+/*) ;;
+*) tracer=$PWD/$tracer ;;
+esac
+tmp=$(mktemp -d) || exit 99
+trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 99
+mkdir out
+failures=0
+
+# run NAME ARGS...: trace with a time limit; stdout, stderr and the status go to out/NAME.*
+run() {
+    name=$1
+    shift
+    NO_COLOR=1 timeout 30 "$tracer" "$@" >"out/$name.stdout" 2>"out/$name.stderr" </dev/null
+    echo $? >"out/$name.status"
+}
+
+# expect NAME STATUS, the exact stderr on stdin. A failed run (status 1 or 2) must print
+# nothing on stdout.
+expect() {
+    name=$1 status=$2
+    cat >"out/$name.expected"
+    got=$(cat "out/$name.status")
+    ok=1
+    if [ "$got" != "$status" ]; then
+        echo "FAIL $name: exit status $got, expected $status"
+        [ "$got" = 124 ] && echo "  (killed after 30 s: the tracer hangs on this input)"
+        ok=0
+    fi
+    if [ "$status" != 0 ] && [ -s "out/$name.stdout" ]; then
+        echo "FAIL $name: stdout is not empty"
+        ok=0
+    fi
+    if ! cmp -s "out/$name.expected" "out/$name.stderr"; then
+        echo "FAIL $name: stderr differs:"
+        diff -u "out/$name.expected" "out/$name.stderr" | head -20 | cut -c1-200
+        ok=0
+    fi
+    [ $ok = 1 ] && echo "ok   $name" || failures=$((failures + 1))
+}
+
+# repeat N TEXT: TEXT written N times (N spaces turned into the text, for single characters)
+repeat() {
+    printf "%$1s" '' | tr ' ' "$2"
+}
+
+steps='steps:
+  - a: 1 + 1
+'
+
+# ---------------------------------------------------------------- size
+
+# 8 MiB in one scalar: refused before it is parsed, as a file or through a pipe.
+{ printf 'title: '; repeat 8388608 x; printf '\n%s' "$steps"; } >big_scalar.yaml
+run big_scalar big_scalar.yaml
+expect big_scalar 2 <<'EOF'
+tracer: error: cannot read lesson 'big_scalar.yaml': it is larger than 4 MiB
+hint: a lesson is a page or two; split it into several lessons
+EOF
+NO_COLOR=1 timeout 30 "$tracer" /dev/stdin <big_scalar.yaml >out/big_pipe.stdout 2>out/big_pipe.stderr
+echo $? >out/big_pipe.status
+expect big_pipe 2 <<'EOF'
+tracer: error: cannot read lesson '/dev/stdin': it is larger than 4 MiB
+hint: a lesson is a page or two; split it into several lessons
+EOF
+
+# A 3 MiB title is under the limit: it is a lesson like any other.
+{ printf 'title: '; repeat 3145728 x; printf '\n%s' "$steps"; } >long_title.yaml
+run long_title long_title.yaml
+expect long_title 0 </dev/null
+
+# 100,000 nested brackets: libyaml's scanner is quadratic in depth; the loader stops at 32.
+{ printf 'title: t\nsteps:\n  - a: '; repeat 100000 '['; repeat 100000 ']'; echo; } >brackets.yaml
+run brackets brackets.yaml
+{
+    echo 'brackets.yaml:3:37: error: nesting deeper than 32 levels; a lesson never needs this'
+    printf ' 3 |   - a: %s...\n' "$(repeat 153 '[')"
+    printf '   | %36s^\n' ''
+    echo 'hint: the deepest part of a lesson, a rank-4 list of numbers inside given:, is 7 levels deep'
+} | expect brackets 1
+
+# A 3 MiB expression on one line: 1 + 1 + ... is as deep as it is long when checked.
+{ printf 'title: t\nsteps:\n  - a: 1'; repeat 1572864 '+' | sed 's/+/+1/g'; echo; } >long_expression.yaml
+run long_expression long_expression.yaml
+{
+    echo 'long_expression.yaml:3:519: error: this expression is too long: it chains more than 256 operations'
+    printf ' 3 | ...%s...\n' "$(repeat 80 '+' | sed 's/+/1+/g')"
+    printf '   | %62s^\n' ''
+    echo 'hint: split it into several steps: a step can use the results of the steps above it'
+} | expect long_expression 1
+
+# 200,000 keys in one mapping: duplicates are found by hashing, not by comparing pairs.
+{ printf 'title: t\n%s' "$steps"; i=0; while [ $i -lt 2000 ]; do
+    printf 'k%d_%%d: 1\n' $i; i=$((i + 1)); done; } >keys.fmt
+awk 'NR <= 3 { print; next } { for (j = 0; j < 100; j++) printf($0 "\n", j) }' keys.fmt >many_keys.yaml
+run many_keys many_keys.yaml
+expect many_keys 1 <<'EOF'
+many_keys.yaml:4:1: error: unknown key 'k0_0' at the top of the lesson
+ 4 | k0_0: 1
+   | ^~~~
+hint: the top-level keys are title, source, intro, outro, digits, labels, given and steps
+EOF
+
+# ---------------------------------------------------------------- bytes that are not a lesson
+
+# The first bytes of a PNG image: binary, with NULs near the start.
+printf '\211PNG\r\n\032\n\000\000\000\rIHDR\000\000\000\020\000\000\000\020\010\006' >image.png
+run png image.png
+expect png 1 <<'EOF'
+image.png:1:1: error: this file is not text: it looks like a binary file
+ 1 | ?PNG
+   | ^
+hint: a lesson is a YAML text file; check the file name (is it an image, an archive or a program?)
+EOF
+
+# The tracer itself, a program: only the first line of the message is fixed.
+cp "$tracer" program
+run program program
+head -n 1 out/program.stderr >out/program.first
+mv out/program.first out/program.stderr
+expect program 1 <<'EOF'
+program:1:1: error: this file is not text: it looks like a binary file
+EOF
+
+printf 'title: t\ngiven:\n  X: [1, 2]\000\nsteps:\n  - a: X + 1\n' >nul.yaml
+run nul nul.yaml
+expect nul 1 <<'EOF'
+nul.yaml:3:12: error: a NUL byte is not allowed in a lesson
+ 3 |   X: [1, 2] 
+   |            ^
+hint: the file may be binary or saved as UTF-16; save the lesson as UTF-8 text
+EOF
+
+# café in Latin-1, then a UTF-8 sequence cut off by the end of the file.
+printf 'title: caf\351\nsteps:\n  - a: 1\n' >latin1.yaml
+run latin1 latin1.yaml
+expect latin1 1 <<'EOF'
+latin1.yaml:1:11: error: the text here is not valid UTF-8
+ 1 | title: caf?
+   |           ^
+hint: save the lesson as UTF-8 (it may have been saved as Latin-1 or Windows-1252)
+EOF
+printf 'title: t\nsteps:\n  - a: 1 # caf\303' >cut_utf8.yaml
+run cut_utf8 cut_utf8.yaml
+expect cut_utf8 1 <<'EOF'
+cut_utf8.yaml:3:15: error: the text here is not valid UTF-8
+ 3 |   - a: 1 # caf?
+   |               ^
+hint: save the lesson as UTF-8 (it may have been saved as Latin-1 or Windows-1252)
+EOF
+
+# An escape character (a terminal colour code) must not reach the terminal.
+printf 'title: \033[31mred\nsteps:\n  - a: 1\n' >escape.yaml
+run escape escape.yaml
+expect escape 1 <<'EOF'
+escape.yaml:1:8: error: the invisible character U+001B is not allowed in a lesson
+ 1 | title: ?[31mred
+   |        ^
+hint: delete it: most editors do not even show it
+EOF
+
+printf '\377\376t\000i\000t\000l\000e\000:\000 \000t\000\n\000' >utf16.yaml
+run utf16 utf16.yaml
+expect utf16 1 <<'EOF'
+utf16.yaml: error: this lesson is saved as UTF-16; the tracer reads UTF-8
+hint: save the lesson as UTF-8 text
+EOF
+
+# ---------------------------------------------------------------- the outside world
+
+lesson='title: t
+given:
+  X: [1, 2]
+steps:
+  - a: X + 1
+'
+printf '%s' "$lesson" >good.yaml
+
+# A file the tracer may not read. root reads anything, so run as nobody when root.
+cp good.yaml unreadable.yaml
+chmod 000 unreadable.yaml
+as_user=
+if [ "$(id -u)" = 0 ]; then
+    chmod 755 "$tmp"
+    if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+        as_user='setpriv --reuid=65534 --regid=65534 --clear-groups'
+    fi
+fi
+if [ "$(id -u)" != 0 ] || [ -n "$as_user" ]; then
+    NO_COLOR=1 $as_user "$tracer" unreadable.yaml >out/unreadable.stdout 2>out/unreadable.stderr
+    echo $? >out/unreadable.status
+    expect unreadable 2 <<'EOF'
+tracer: error: cannot read lesson 'unreadable.yaml': Permission denied
+EOF
+else
+    echo "skip unreadable: running as root, and setpriv cannot drop to nobody"
+fi
+
+# A read error in the middle of reading (the tracer's own memory at address 0).
+if [ -r /proc/self/mem ]; then
+    run read_error /proc/self/mem
+    expect read_error 2 <<'EOF'
+tracer: error: cannot read lesson '/proc/self/mem': Input/output error
+EOF
+fi
+
+# A lesson through a pipe traces like the file.
+run good good.yaml
+NO_COLOR=1 "$tracer" /dev/stdin <good.yaml >out/pipe.stdout 2>out/pipe.stderr
+echo $? >out/pipe.status
+sed 's|^Lesson: /dev/stdin$|Lesson: good.yaml|' out/pipe.stdout >out/pipe.renamed
+expect pipe 0 </dev/null
+if ! cmp -s out/pipe.renamed out/good.stdout; then
+    echo "FAIL pipe: the trace of a lesson read through a pipe differs from the file's"
+    diff -u out/good.stdout out/pipe.renamed | head -20
+    failures=$((failures + 1))
+fi
+
+# A full disk: the trace, the JSON and the help must not pass for success.
+for format in text json; do
+    NO_COLOR=1 "$tracer" --format $format good.yaml >/dev/full 2>out/full_$format.stderr
+    echo $? >out/full_$format.status
+    : >out/full_$format.stdout
+    expect full_$format 2 <<'EOF'
+tracer: cannot write the trace: No space left on device
+EOF
+done
+"$tracer" --help >/dev/full 2>out/full_help.stderr
+echo $? >out/full_help.status
+: >out/full_help.stdout
+expect full_help 2 <<'EOF'
+tracer: cannot write the help: No space left on device
+EOF
+
+if [ $failures != 0 ]; then
+    echo "$failures generated hostile case(s) failed"
+    exit 1
+fi
