@@ -84,6 +84,8 @@ class T(np.ndarray):
         return self.swapaxes(-1, -2)
 
     def __getitem__(self, index):
+        if _holds_shape_only(index):
+            return S(np.asarray(self)[_index(_stand_in(index))].shape)
         return _wrap(np.asarray(self)[_index(index)])
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
@@ -152,6 +154,21 @@ def _index_item(i):
     if a.ndim == 0:
         return _int(a)
     return _int_array(a)
+
+
+def _holds_shape_only(index):
+    items = index if isinstance(index, tuple) else (index,)
+    return any(isinstance(i, S) for i in items)
+
+
+def _stand_in(index):
+    """A shape-only index (wte[ids], ids without values) -> zeros of its shape: only the
+    result's shape is known, and so the result is shape-only too."""
+    if isinstance(index, tuple):
+        return tuple(_stand_in(i) for i in index)
+    if isinstance(index, S):
+        return np.zeros(index.shape, dtype=np.float64)
+    return index
 
 
 def _index(index):
@@ -227,7 +244,7 @@ class S:
     def __getitem__(self, index):
         # A zero-stride view has any shape for free; numpy then works out the result shape.
         view = np.broadcast_to(np.zeros(()), self.shape)
-        return S(view[_index(index)].shape)
+        return S(view[_index(_stand_in(index))].shape)
 
     def __repr__(self):
         return "S(%s)" % list(self.shape)
