@@ -218,7 +218,7 @@ static bool close_collection(Builder *b, const yaml_event_t *e) {
     Frame *frame = &b->frames[--b->depth];
     Node *node = frame->node;
     size_t n = b->n_stack - frame->first;
-    Node **children = b->stack + frame->first;
+    Node **children = n ? b->stack + frame->first : NULL;  // no stack yet under an empty root
     node->end_line = e->end_mark.line + 1;
     node->end_col = e->end_mark.column + 1;
     if (node->kind == NODE_SEQUENCE && n > 0) {
