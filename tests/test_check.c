@@ -361,7 +361,7 @@ static void test_shape_only_propagates(void **state) {
 }
 
 // numel counts elements exactly, even of shape-only tensors; sums and whole multiples of
-// counts are counts, anything else is an ordinary number.
+// counts, and of whole-number constants, are counts; anything else is an ordinary number.
 static void test_counts(void **state) {
     const Plan *plan = check_ok(state, SHAPES);
     const PlanNode *n = stage(plan, "n_wte");
@@ -373,7 +373,8 @@ static void test_counts(void **state) {
     assert_true(stage(plan, "total.1")->is_count);
     assert_false(stage(plan, "half")->is_count);
     assert_false(stage(plan, "scaled")->is_count);
-    assert_false(stage(plan, "summed")->is_count);
+    // Whole-number constants add up to a whole number, printed without decimals.
+    assert_true(stage(plan, "summed")->is_count);
     // A scalar given written as a whole number (layers: 12) is a count too.
     assert_true(stage(plan, "layers")->is_count);
 }

@@ -205,6 +205,20 @@ static bool const_eval(Checker *c, const Expr *e, double *out) {
     }
 }
 
+// Does node n hold only whole numbers: a count, or a constant whose values are all whole?
+static bool counts_as_integer(const PlanNode *n) {
+    if (n->is_count)
+        return true;
+    if (n->kind != PLAN_CONSTANT)
+        return false;
+    size_t size;
+    shape_size(&n->shape, &size);
+    for (size_t i = 0; i < size; i++)
+        if (!is_whole(n->values[i]))
+            return false;
+    return true;
+}
+
 // A constant node for a number or a list literal (nested lists of numbers).
 static bool list_shape(Checker *c, const Expr *e, Shape *shape, size_t depth) {
     if (e->kind != EXPR_LIST) {
@@ -269,6 +283,7 @@ static size_t add_constant(Checker *c, const Expr *e) {
     n->values = values;
     n->has_values = true;
     n->expr = e;
+    n->is_count = counts_as_integer(n);
     return index;
 }
 
@@ -323,22 +338,6 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
     return text;
 }
 
-// Is node n an exact integer count, or a whole-number scalar that can scale one?
-static bool counts_as_integer(const PlanNode *n) {
-    if (n->is_count)
-        return true;
-    if (n->shape.rank != 0)
-        return false;
-    double v;
-    if (n->kind == PLAN_CONSTANT)
-        v = n->values[0];
-    else if (n->kind == PLAN_GIVEN && n->given->init == GIVEN_VALUES)
-        v = n->given->values[0];
-    else
-        return false;
-    return is_whole(v);
-}
-
 static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n_inputs, OpCheck *chk,
                      CallSite *site, const Expr *e) {
     Plan *plan = c->plan;
@@ -353,17 +352,15 @@ static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n
     }
     if (!op->infer(chk))
         return NO_NODE;
-    bool has_values = true, any_count = false, all_integer = true;
+    bool has_values = true, all_integer = true;
     for (size_t i = 0; i < n_inputs; i++) {
         const PlanNode *in = &plan->nodes[inputs[i]];
         has_values = has_values && in->has_values;
-        any_count = any_count || in->is_count;
         all_integer = all_integer && counts_as_integer(in);
     }
-    bool is_count = op == ops_numel() ||
-                    (any_count && all_integer &&
-                     (op == ops_binary('+') || op == ops_binary('-') || op == ops_binary('*') ||
-                      strcmp(op->name, "sum") == 0 || strcmp(op->name, "concat") == 0));
+    bool is_count = op->integers == INTEGERS_ALWAYS ||
+                    (op->integers == INTEGERS_IF_INPUTS && n_inputs > 0 && all_integer) ||
+                    (op->integers == INTEGERS_IF_FIRST && counts_as_integer(&plan->nodes[inputs[0]]));
     if (op == ops_numel())
         has_values = true;
     if (!check_size(c, e, &chk->shape, has_values))
@@ -930,11 +927,13 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     n->has_values = g->init != GIVEN_SHAPE_ONLY;
     n->is_stage = true;
     n->stage_kind = STAGE_GIVEN;
-    // A scalar written as a whole number (d_k: 4, n_layers: 12) is a count: it prints as 4,
-    // and it can scale other counts exactly.
-    if (g->init == GIVEN_VALUES && g->shape.rank == 0 && is_whole(g->values[0]) && g->value_nodes &&
-        !strpbrk(g->value_nodes[0]->text, ".eE"))
-        n->is_count = true;
+    // Values all written as whole numbers (d_k: 4, token_ids: [0, 1, 2]) are counts: they print
+    // as 4, and they keep counts they scale exact.
+    size_t n_values = 0;
+    shape_size(&g->shape, &n_values);
+    n->is_count = g->init == GIVEN_VALUES && g->value_nodes;
+    for (size_t i = 0; n->is_count && i < n_values; i++)
+        n->is_count = is_whole(g->values[i]) && !strpbrk(g->value_nodes[i]->text, ".eE");
     if (!check_document(c, g->document, &g->shape, g->name))
         return false;
     n->name = g->name;

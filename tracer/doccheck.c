@@ -21,6 +21,15 @@ static void unflatten(const Shape *s, size_t flat, size_t *idx) {
     }
 }
 
+// |a - b|, with nan and inf equal only to themselves: any other pair is infinitely apart.
+static double gap_between(double a, double b) {
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b) ? 0 : INFINITY;
+    if (isinf(a) || isinf(b))
+        return a == b ? 0 : INFINITY;
+    return fabs(a - b);
+}
+
 // Compare ours with the printed values, each within its tolerance.
 static DocVerdict judge(const Tensor *ours, const TraceDocument *doc, const double *widen) {
     DocVerdict v = {.agrees = true};
@@ -29,14 +38,8 @@ static DocVerdict judge(const Tensor *ours, const TraceDocument *doc, const doub
     for (size_t k = 0; k < ours->size; k++) {
         double a = ours->data[k], b = doc->values->data[k];
         double tol = unit(doc->decimals[k]) + (widen ? widen[k] : 0);
-        double diff = fabs(a - b);
-        bool ok;
-        if (isnan(a) || isnan(b))
-            ok = isnan(a) && isnan(b), diff = ok ? 0 : INFINITY;
-        else if (isinf(a) || isinf(b))
-            ok = a == b, diff = ok ? 0 : INFINITY;
-        else
-            ok = diff <= tol * (1 + 1e-9);  // the slack absorbs binary rounding of tol itself
+        double diff = gap_between(a, b);
+        bool ok = diff <= tol * (1 + 1e-9);  // the slack absorbs binary rounding of tol itself
         if (diff > v.max_abs_diff) {
             v.max_abs_diff = diff;
             largest = k;
@@ -55,7 +58,9 @@ static DocVerdict judge(const Tensor *ours, const TraceDocument *doc, const doub
     unflatten(&ours->shape, at, v.at);
     v.ours = ours->data[at];
     v.printed = doc->values->data[at];
-    v.tolerance = unit(doc->decimals[at]) + (widen ? widen[at] : 0);
+    v.gap = gap_between(v.ours, v.printed);
+    v.widened = widen ? widen[at] : 0;
+    v.tolerance = unit(doc->decimals[at]) + v.widened;
     return v;
 }
 
@@ -85,14 +90,19 @@ static const DocValues *node_document(const PlanNode *n) {
 
 // Evaluate nodes first..top with env (one tensor per node; entries for first..top are
 // filled here and freed by the caller). Returns the value of top, or NULL when an operation
-// cannot run on these numbers (an index a printed value pushes out of range).
-static Tensor *evaluate(const Plan *plan, Trace *t, Tensor **env, size_t first, size_t top) {
+// cannot run on these numbers (an index a printed value pushes out of range) or, with *oom
+// set, when memory ran out.
+static Tensor *evaluate(const Plan *plan, Trace *t, Tensor **env, size_t first, size_t top, bool *oom) {
     Diag scratch;
     diag_init(&scratch);
     for (size_t k = first; k <= top; k++) {
         env[k] = run_node(plan, t, k, env, &scratch);
-        if (!env[k])
+        if (!env[k]) {
+            // Only a lesson error (a value out of range) leaves no verdict; anything else is
+            // memory running out, which must not pass for a missing verdict.
+            *oom = scratch.status != STATUS_LESSON_ERROR;
             return NULL;
+        }
     }
     return env[top];
 }
@@ -132,9 +142,11 @@ static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *d
             perturbable += printed->size;
         }
     }
-    Tensor *local = evaluate(plan, t, env, first, top);
+    bool oom = false;
+    Tensor *local = evaluate(plan, t, env, first, top, &oom);
     if (!local) {
         release(env, first, top);
+        ok = !oom;
         goto done;  // no local verdict for these numbers
     }
     Tensor *base = tensor_copy(local);
@@ -153,7 +165,14 @@ static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *d
             for (size_t e = 0; e < swapped[k]->size; e++) {
                 double keep = swapped[k]->data[e];
                 swapped[k]->data[e] = keep + 0.5 * unit(dv->decimals[e]);
-                Tensor *moved = evaluate(plan, t, env, first, top);
+                Tensor *moved = evaluate(plan, t, env, first, top, &oom);
+                if (oom) {
+                    release(env, first, top);
+                    swapped[k]->data[e] = keep;
+                    tensor_destroy(base);
+                    ok = false;
+                    goto done;
+                }
                 if (moved)
                     for (size_t o = 0; o < base->size; o++)
                         if (isfinite(moved->data[o] - base->data[o]))

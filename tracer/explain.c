@@ -55,7 +55,10 @@ static void broadcast_index(const Tensor *in, const Tensor *out, const size_t *o
 }
 
 static void finish(OpExplain *e, StrBuf *sb) {
-    op_work(e, "%s", strbuf_str(sb));
+    if (sb->failed)
+        op_work_failed(e);  // a line cut short would be wrong arithmetic on the learner's screen
+    else
+        op_work(e, "%s", strbuf_str(sb));
     strbuf_finish(sb);
 }
 
@@ -107,9 +110,11 @@ bool explain_unary(OpExplain *e) {
     bool neg = strcmp(fn, "negate") == 0;
     strbuf_printf(&sb, neg ? "-" : "%s(", fn);
     ref(&sb, e->in_names[0], e->index, x->shape.rank);
-    strbuf_printf(&sb, neg ? " = -" : ") = %s(", fn);
+    // -(-1.0000), not --1.0000: a negative operand of negate keeps its brackets.
+    bool bracket = !neg || x->data[e->flat] < 0;
+    strbuf_printf(&sb, neg ? " = -%s" : ") = %s(", neg ? (bracket ? "(" : "") : fn);
     num(&sb, e, x, x->data[e->flat]);
-    if (!neg)
+    if (bracket)
         strbuf_putc(&sb, ')');
     result(&sb, e);
     finish(e, &sb);
@@ -136,7 +141,20 @@ typedef struct MatView {
     size_t rows, cols;  // as a matrix; a vector on the left is [1, k], on the right [k, 1]
 } MatView;
 
-static MatView mat_view(const Tensor *t, const Tensor *out, const size_t *out_idx, bool left) {
+// How many leading axes of a matmul's output are batch axes: all but the two matrix axes, or
+// all but one when an operand is a vector (Q [h, n, d] @ v [d] -> [h, n]).
+static size_t out_batch_axes(const Tensor *a, const Tensor *b, const Tensor *out) {
+    size_t matrix_axes = a->shape.rank >= 2 && b->shape.rank >= 2 ? 2 : 1;
+    return out->shape.rank >= matrix_axes ? out->shape.rank - matrix_axes : 0;
+}
+
+// The index on batch axis i of an operand of rank r at the output element: its batch axes
+// align with the output's last batch axes, and a size-1 axis broadcasts.
+static size_t batch_at(const Tensor *t, size_t i, size_t out_batch, const size_t *out_idx) {
+    return t->shape.dim[i] == 1 ? 0 : out_idx[out_batch - (t->shape.rank - 2) + i];
+}
+
+static MatView mat_view(const Tensor *t, size_t out_batch, const size_t *out_idx, bool left) {
     MatView v = {0};
     size_t r = t->shape.rank;
     if (r == 1) {
@@ -147,21 +165,24 @@ static MatView mat_view(const Tensor *t, const Tensor *out, const size_t *out_id
     }
     v.rows = t->shape.dim[r - 2];
     v.cols = t->shape.dim[r - 1];
-    // Batch axes: align to the output's leading axes, broadcasting size-1 axes.
-    size_t out_batch = out->shape.rank >= 2 ? out->shape.rank - 2 : 0;
     size_t batch = 0;
-    for (size_t i = 0; i + 2 < r; i++) {
-        size_t oi = out_batch - (r - 2) + i;
-        size_t at = t->shape.dim[i] == 1 ? 0 : out_idx[oi];
-        batch = batch * t->shape.dim[i] + at;
-    }
+    for (size_t i = 0; i + 2 < r; i++)
+        batch = batch * t->shape.dim[i] + batch_at(t, i, out_batch, out_idx);
     v.base = t->data + batch * v.rows * v.cols;
     return v;
 }
 
+// The batch indices of a matmul operand at the output element, as "1, " (one head of
+// Q [h, n, d]); nothing for a matrix or a vector.
+static void batch_prefix(StrBuf *sb, const Tensor *t, size_t out_batch, const size_t *out_idx) {
+    for (size_t i = 0; i + 2 < t->shape.rank; i++)
+        strbuf_printf(sb, "%zu, ", batch_at(t, i, out_batch, out_idx));
+}
+
 bool explain_matmul(OpExplain *e) {
     const Tensor *a = e->in[0], *b = e->in[1], *out = e->out;
-    MatView A = mat_view(a, out, e->index, true), B = mat_view(b, out, e->index, false);
+    size_t nb = out_batch_axes(a, b, out);
+    MatView A = mat_view(a, nb, e->index, true), B = mat_view(b, nb, e->index, false);
     size_t orank = out->shape.rank;
     // Which row of A and column of B this output element joins.
     size_t i = 0, j = 0;
@@ -213,12 +234,18 @@ bool explain_matmul(OpExplain *e) {
     lhs(&sb, e);
     // Name the row and column being joined, as Q[0, :] · K.T[:, 1].
     strbuf_puts(&sb, e->in_names[0]);
-    if (a->shape.rank >= 2)
-        strbuf_printf(&sb, "[%zu, :]", i);
+    if (a->shape.rank >= 2) {
+        strbuf_putc(&sb, '[');
+        batch_prefix(&sb, a, nb, e->index);
+        strbuf_printf(&sb, "%zu, :]", i);
+    }
     strbuf_puts(&sb, " · ");
     strbuf_puts(&sb, e->in_names[1]);
-    if (b->shape.rank >= 2)
-        strbuf_printf(&sb, "[:, %zu]", j);
+    if (b->shape.rank >= 2) {
+        strbuf_putc(&sb, '[');
+        batch_prefix(&sb, b, nb, e->index);
+        strbuf_printf(&sb, ":, %zu]", j);
+    }
     strbuf_puts(&sb, " = ");
     for (size_t t = 0; t < k; t++) {
         if (t)
@@ -266,6 +293,14 @@ bool explain_index(OpExplain *e) {
     size_t o = 0;
     for (size_t i = 0; i < x->shape.rank; i++) {
         KernelAxisIndex ix = i < at->n_index ? at->index[i] : (KernelAxisIndex){.kind = KERNEL_INDEX_ALL};
+        if (at->index_input >= 0 && i == (size_t)at->index_input) {
+            // An index computed while running (x[ids]): its values are the second input,
+            // already checked, negative ones counting from the end.
+            const Tensor *ids = e->in[1];
+            double v = ids->data[ids->shape.rank ? e->index[o++] : 0];
+            src[i] = (size_t)(v < 0 ? v + (double)x->shape.dim[i] : v);
+            continue;
+        }
         switch (ix.kind) {
         case KERNEL_INDEX_AT:
             src[i] = ix.start;
@@ -328,8 +363,9 @@ bool explain_softmax(OpExplain *e) {
         if (x[k] > max)
             max = x[k];
     // Small scores read best as the document writes them, exp(x) / sum; large ones need the
-    // max subtracted, as the kernel always does, or exp() overflows.
-    bool shift = !(max <= 700);
+    // max subtracted, as the kernel always does, or exp() overflows, and very negative ones
+    // too, or every exp prints as 0 and the divisions read 0 / 0.
+    bool shift = isfinite(max) && (max > 700 || exp(max) < pow(10.0, -e->digits));
     double m = shift ? max : 0;
     StrBuf sb;
     strbuf_init(&sb);
@@ -342,11 +378,21 @@ bool explain_softmax(OpExplain *e) {
         strbuf_puts(&sb, "exp(");
         num(&sb, e, e->in[0], x[k]);
         if (shift) {
-            strbuf_puts(&sb, " - ");
+            strbuf_puts(&sb, max < 0 ? " - (" : " - ");
             num(&sb, e, e->in[0], max);
+            if (max < 0)
+                strbuf_putc(&sb, ')');
         }
         strbuf_puts(&sb, ") = ");
         num(&sb, e, e->out, ex);
+        finish(e, &sb);
+        strbuf_init(&sb);
+    }
+    // Said here, not last: the work ends with the element's own division.
+    if (!shift && max != 0) {
+        strbuf_puts(&sb, "(the tracer subtracts the row max ");
+        num(&sb, e, e->in[0], max);
+        strbuf_puts(&sb, " before exp(): the weights are the same, and large scores cannot overflow)");
         finish(e, &sb);
         strbuf_init(&sb);
     }
@@ -369,13 +415,6 @@ bool explain_softmax(OpExplain *e) {
         num(&sb, e, e->out, sum);
         strbuf_puts(&sb, " = ");
         num(&sb, e, e->out, e->out->data[base + k]);
-        finish(e, &sb);
-    }
-    if (!shift && max != 0) {
-        strbuf_init(&sb);
-        strbuf_puts(&sb, "(the tracer subtracts the row max ");
-        num(&sb, e, e->in[0], max);
-        strbuf_puts(&sb, " before exp(): the weights are the same, and large scores cannot overflow)");
         finish(e, &sb);
     }
     (void)y;
@@ -526,7 +565,10 @@ bool explain_reduce(OpExplain *e) {
     if (op == KERNEL_VAR) {
         double mean, var;
         ref(&sb, e->out_name, e->index, e->out->shape.rank);
-        moments(e, x, v, n, stride, strbuf_str(&sb), &mean, &var);
+        if (sb.failed)
+            op_work_failed(e);
+        else
+            moments(e, x, v, n, stride, strbuf_str(&sb), &mean, &var);
         strbuf_finish(&sb);
         return true;
     }
@@ -545,7 +587,8 @@ bool explain_reduce(OpExplain *e) {
     else if (op != KERNEL_SUM)
         strbuf_putc(&sb, ')');
     if (op == KERNEL_ARGMAX) {
-        strbuf_printf(&sb, " = position %.0f (counting from 0)", e->out->data[e->flat]);
+        result(&sb, e);
+        strbuf_puts(&sb, " (a position, counting from 0)");
         finish(e, &sb);
         return true;
     }
@@ -652,10 +695,11 @@ bool explain_causal_mask(OpExplain *e) {
     StrBuf sb;
     strbuf_init(&sb);
     lhs(&sb, e);
+    num(&sb, e, e->out, e->out->data[e->flat]);
     if (j > i)
-        strbuf_printf(&sb, "-inf: key %zu comes after query %zu, so it must stay hidden", j, i);
+        strbuf_printf(&sb, ": key %zu comes after query %zu, so it must stay hidden", j, i);
     else
-        strbuf_printf(&sb, "0: key %zu is %s query %zu, so it may be seen", j, j == i ? "the same token as" : "before", i);
+        strbuf_printf(&sb, ": key %zu is %s query %zu, so it may be seen", j, j == i ? "the same token as" : "before", i);
     finish(e, &sb);
     return true;
 }
@@ -664,14 +708,23 @@ bool explain_relative_positions(OpExplain *e) {
     if (e->row)
         return false;  // no row form: each element is explained alone
     size_t i = e->index[0], j = e->index[1];
-    op_work(e, "%s[%zu, %zu] = i - j = %zu - %zu = %ld", e->out_name, i, j, i, j, (long)i - (long)j);
+    StrBuf sb;
+    strbuf_init(&sb);
+    lhs(&sb, e);
+    strbuf_printf(&sb, "i - j = %zu - %zu", i, j);
+    result(&sb, e);
+    finish(e, &sb);
     return true;
 }
 
 bool explain_arange(OpExplain *e) {
     if (e->row)
         return false;  // no row form: each element is explained alone
-    op_work(e, "%s[%zu] = %zu (position %zu)", e->out_name, e->index[0], e->index[0], e->index[0]);
+    StrBuf sb;
+    strbuf_init(&sb);
+    strbuf_printf(&sb, "%s[%zu] = position %zu", e->out_name, e->index[0], e->index[0]);
+    result(&sb, e);
+    finish(e, &sb);
     return true;
 }
 

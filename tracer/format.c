@@ -36,10 +36,13 @@ void format_count(double v, char *buf, size_t cap) {
     char digits[64];
     snprintf(digits, sizeof(digits), "%.0f", fabs(v));
     size_t n = strlen(digits), out = 0;
+    // Four digits read best without a separator (1024 positions, 3000 in a softmax input);
+    // from five on they group in threes: 50,257 and 124,439,808.
+    bool group = n > 4;
     if (v < 0 && out + 1 < cap)
         buf[out++] = '-';
     for (size_t i = 0; i < n && out + 1 < cap; i++) {
-        if (i > 0 && (n - i) % 3 == 0 && out + 1 < cap)
+        if (group && i > 0 && (n - i) % 3 == 0 && out + 1 < cap)
             buf[out++] = ',';
         if (out + 1 < cap)
             buf[out++] = digits[i];
@@ -60,6 +63,12 @@ void format_short(double v, char *buf, size_t cap) {
         return;
     if (v == 0)
         v = 0;
+    // A whole number reads as itself: 10000, not 1e+04 (%.1g is shortest, but no learner
+    // writes a RoPE base that way).
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, cap, "%.0f", v);
+        return;
+    }
     for (int precision = 1; precision <= 17; precision++) {
         snprintf(buf, cap, "%.*g", precision, v);
         if (strtod(buf, NULL) == v)

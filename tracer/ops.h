@@ -110,6 +110,14 @@ typedef struct OpExplain {
     void *sink;
 } OpExplain;
 
+// When a result holds only whole numbers, printed without decimals (and exact as a count).
+typedef enum OpIntegers {
+    INTEGERS_NEVER,      // results are real numbers (the default)
+    INTEGERS_ALWAYS,     // numel, arange, argmax, relative positions
+    INTEGERS_IF_INPUTS,  // whole when every tensor argument is (sums, products, concat, ...)
+    INTEGERS_IF_FIRST,   // whole when the first argument is (indexing, take, transpose, ...)
+} OpIntegers;
+
 struct OpDef {
     const char *name;    // as written in a call, or a word for an operator ("matmul")
     const char *symbol;  // "@", "+", ".T", "[]", or NULL for a function
@@ -122,6 +130,7 @@ struct OpDef {
     // Writes the work for e->index with op_work; in row mode, returns false when the op has no
     // row form (the element form is then used for each element of the row).
     bool (*explain)(OpExplain *e);
+    OpIntegers integers;
 };
 
 // The operators and functions; NULL when unknown.
@@ -140,3 +149,5 @@ void op_check_hint(OpCheck *c, const char *fmt, ...) __attribute__((format(print
 bool op_run_error(OpRun *r, int input, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void op_note(OpNotes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void op_work(OpExplain *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// The work could not be written (a StrBuf ran out of memory): the whole run fails cleanly.
+void op_work_failed(OpExplain *e);

@@ -211,8 +211,10 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
     for (size_t i = 0; i < rank; i++)
         k = k * s->value->shape.dim[i] + v->at[i];
     format_fixed(v->printed, doc->decimals[k], printed, sizeof(printed));
-    format_fixed(v->max_abs_diff, tr->digits, diff, sizeof(diff));
-    format_fixed(v->tolerance - (local ? widened : 0), doc->decimals[k], tol, sizeof(tol));
+    // The gap and the tolerance where the verdict points, which need not be where the largest
+    // gap is when numbers were printed with different decimals.
+    format_fixed(v->agrees ? v->max_abs_diff : v->gap, tr->digits, diff, sizeof(diff));
+    format_fixed(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
     format_fixed(widened, tr->digits, wid, sizeof(wid));
     pad(out, indent);
     if (!local) {
@@ -286,8 +288,12 @@ static void document_summary(StrBuf *out, const Trace *tr, const TextStyle *st) 
         else
             strbuf_printf(out, "The document first goes wrong by itself at step %s: %s = %s.\n", s->number, s->name,
                           s->expr);
-    } else {
+    } else if (tr->doc_agree == tr->doc_printed) {
         strbuf_puts(out, "Every number the document printed agrees.\n");
+    } else {
+        // Disagreements without a slip: the document computed on from its own rounded numbers.
+        strbuf_puts(out, "No step goes wrong by itself: each disagreement comes from rounded numbers the document "
+                         "carried forward.\n");
     }
     if (own.failed || inherited.failed)
         out->failed = true;

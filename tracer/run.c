@@ -59,6 +59,10 @@ void op_note(OpNotes *n, const char *fmt, ...) {
         run->notes[run->n_notes++] = copy;
 }
 
+void op_work_failed(OpExplain *e) {
+    ((Runner *)e->sink)->failed = true;
+}
+
 void op_work(OpExplain *e, const char *fmt, ...) {
     Runner *run = e->sink;
     if (run->n_work == run->cap_work) {
@@ -234,8 +238,10 @@ static Tensor *compute_node(Runner *run, size_t i, Tensor *const *values, const 
     }
     case PLAN_CONSTANT: {
         Tensor *t = tensor_create(&n->shape);
-        if (t)
+        if (t) {
             memcpy(t->data, n->values, t->size * sizeof(double));
+            t->is_count = n->is_count;
+        }
         return t;
     }
     case PLAN_OP:

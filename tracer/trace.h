@@ -18,10 +18,14 @@
 // differ most.
 typedef struct DocVerdict {
     bool agrees;
-    double max_abs_diff;               // the largest |ours - printed|
-    size_t at[TENSOR_MAX_RANK];        // where it is
+    double max_abs_diff;               // the largest |ours - printed|, wherever it is
+    // The place shown: the worst disagreement (the most beyond its tolerance), or the largest
+    // gap when every number agrees. With mixed decimals these can differ from max_abs_diff's.
+    size_t at[TENSOR_MAX_RANK];
     double ours, printed;              // the two numbers there
+    double gap;                        // |ours - printed| there (inf when one is nan or inf)
     double tolerance;                  // what would have agreed there
+    double widened;                    // of which the widening for rounded inputs (local)
     bool worst_is_disagreement;        // at is where the worst disagreement is, not just the largest gap
 } DocVerdict;
 
