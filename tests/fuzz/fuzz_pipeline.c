@@ -1,0 +1,53 @@
+// fuzz_pipeline: libFuzzer target for the whole path a lesson takes, from bytes to rendered
+// trace: load (YAML and lesson structure), check (names, shapes, sizes), run (the kernel),
+// render (text with colour, then JSON), and the printing of the error when a stage refuses.
+//
+//     CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
+//         -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
+//     ninja -C build-fuzz
+//     sh tests/fuzz/seed.sh build-fuzz/corpus
+//     build-fuzz/tests/fuzz/fuzz_pipeline -dict=tests/fuzz/lesson.dict -max_len=4096 \
+//         -timeout=20 -rss_limit_mb=4096 build-fuzz/corpus
+//
+// Every input must end in a trace or a clean error: a crash, a sanitizer report, a leak or
+// a timeout is a finding. Inputs that found one are kept in tests/fuzz/regressions/ and
+// replayed by meson test.
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pipeline.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+// The error is printed like main prints it, to a sink, so the quoting and caret code runs.
+static FILE *sink(void) {
+    static FILE *f;
+    if (!f)
+        f = fopen("/dev/null", "w");
+    return f;
+}
+
+static int trace(const uint8_t *data, size_t size, OutputFormat format) {
+    PipelineOptions opts = {.format = format, .digits = -1, .colour = format == OUTPUT_TEXT};
+    Diag diag;
+    diag_init(&diag);
+    StrBuf out;
+    strbuf_init(&out);
+    int status = pipeline_run_bytes("fuzz.yaml", (const char *)data, size, &opts, &out, &diag);
+    // A failed run leaves the output empty: a broken lesson never prints half a trace.
+    if (status != STATUS_OK && out.len != 0)
+        __builtin_trap();
+    if (status != STATUS_OK && diag.status == STATUS_OK)
+        __builtin_trap();  // a failure must say why
+    if (status != STATUS_OK && sink())
+        diag_print(&diag, sink(), true);
+    strbuf_finish(&out);
+    return status;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    if (trace(data, size, OUTPUT_TEXT) == STATUS_OK)
+        trace(data, size, OUTPUT_JSON);
+    return 0;
+}
