@@ -1,0 +1,137 @@
+// test_alloc_failure: run whole lessons through the pipeline with the Nth allocation failing,
+// for every N from 1 until a run makes fewer than N allocations (then it must succeed). Every
+// failing run must end in a clean error: status 2, "out of memory" in the message and no
+// output. Under AddressSanitizer, a leak on any of those paths fails the run at exit.
+//
+//     test_alloc_failure lessons/02_the_cat_sat.yaml lessons/08_training_forward_pass.yaml
+//
+// Each lesson runs as text (with the work its explain: keys ask for) and as JSON. libyaml
+// allocates with its own malloc and is not failed here; every allocation of the tracer goes
+// through util_malloc.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pipeline.h"
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *data = NULL;
+    size_t cap = 0;
+    *len = 0;
+    for (;;) {
+        if (*len == cap) {
+            cap = cap ? 2 * cap : 65536;
+            char *grown = realloc(data, cap);
+            if (!grown) {
+                free(data);
+                fclose(f);
+                return NULL;
+            }
+            data = grown;
+        }
+        size_t n = fread(data + *len, 1, cap - *len, f);
+        if (n == 0)
+            break;
+        *len += n;
+    }
+    bool bad = ferror(f);
+    fclose(f);
+    if (bad) {
+        free(data);
+        return NULL;
+    }
+    return data;
+}
+
+typedef struct Run {
+    int status;
+    size_t allocations;  // made during the run
+    size_t out_len;
+    Diag diag;
+} Run;
+
+// One pipeline run with allocation fail_at failing (0: none).
+static Run run_once(const char *path, const char *bytes, size_t len, const PipelineOptions *opts,
+                    size_t fail_at) {
+    Run r;
+    diag_init(&r.diag);
+    StrBuf out;
+    strbuf_init(&out);
+    util_fail_allocation(fail_at);
+    r.status = pipeline_run_bytes(path, bytes, len, opts, &out, &r.diag);
+    r.allocations = util_fail_allocation(0);
+    r.out_len = out.len;
+    strbuf_finish(&out);
+    return r;
+}
+
+// Fail each allocation of one configuration in turn; returns the number of failures found.
+static int sweep(const char *path, const char *bytes, size_t len, const PipelineOptions *opts,
+                 const char *what) {
+    Run clean = run_once(path, bytes, len, opts, 0);
+    if (clean.status != STATUS_OK) {
+        fprintf(stderr, "FAIL %s (%s): the lesson does not run even without failures: %s\n", path, what,
+                clean.diag.message);
+        return 1;
+    }
+    int failures = 0;
+    size_t n = 1;
+    for (;; n++) {
+        Run r = run_once(path, bytes, len, opts, n);
+        if (r.allocations < n) {
+            // The run ended before allocation n: nothing failed, so it must have succeeded.
+            if (r.status != STATUS_OK) {
+                fprintf(stderr, "FAIL %s (%s): no allocation failed, yet status %d: %s\n", path, what, r.status,
+                        r.diag.message);
+                failures++;
+            }
+            break;
+        }
+        const char *problem = NULL;
+        if (r.status == STATUS_OK)
+            problem = "the run succeeded although an allocation failed";
+        else if (r.status != STATUS_USAGE_ERROR)
+            problem = "the status is not 2";
+        else if (!strstr(r.diag.message, "out of memory"))
+            problem = "the message does not say 'out of memory'";
+        else if (r.out_len != 0)
+            problem = "output was produced";
+        if (problem) {
+            fprintf(stderr, "FAIL %s (%s), allocation %zu of %zu failing: %s (status %d, message '%s')\n", path,
+                    what, n, clean.allocations, problem, r.status, r.diag.message);
+            if (++failures == 10) {
+                fprintf(stderr, "  (stopping after 10 failures)\n");
+                break;
+            }
+        }
+    }
+    printf("%s (%s): %zu allocations, each failed in turn: %s\n", path, what, clean.allocations,
+           failures ? "FAILED" : "ok, a clean out-of-memory error every time");
+    return failures;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: test_alloc_failure LESSON.yaml...\n");
+        return 2;
+    }
+    int failures = 0;
+    for (int i = 1; i < argc; i++) {
+        size_t len;
+        char *bytes = read_file(argv[i], &len);
+        if (!bytes) {
+            fprintf(stderr, "FAIL cannot read %s\n", argv[i]);
+            failures++;
+            continue;
+        }
+        PipelineOptions text = {.format = OUTPUT_TEXT, .digits = -1, .colour = true};
+        PipelineOptions json = {.format = OUTPUT_JSON, .digits = -1};
+        failures += sweep(argv[i], bytes, len, &text, "text");
+        failures += sweep(argv[i], bytes, len, &json, "json");
+        free(bytes);
+    }
+    return failures ? 1 : 0;
+}
