@@ -1,0 +1,121 @@
+// trace_fixture: what a cmocka test of whole lesson runs keeps (the lesson, its plan and
+// trace, the error, the rendered output), released after each test, pass or fail.
+//
+//     cmocka_unit_test_setup_teardown(test_x, fixture_setup, fixture_teardown)
+//     ...
+//     Fixture *f = *state;
+//     fixture_plan(f, "t.yaml", yaml);          // or fixture_plan_file(f, path)
+//     const Trace *t = fixture_trace(f, NULL, 0);
+//     assert_int_equal(fixture_run(f, yaml, OUTPUT_TEXT, NULL, 0), STATUS_OK);
+//     fixture_expect_output(f, "Document check\n");
+#pragma once
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "lesson.h"
+#include "pipeline.h"
+#include "plan.h"
+#include "trace.h"
+
+#ifndef assert_double_equal
+// cmocka before 1.2 only has assert_float_equal, which rounds both sides to float.
+static inline void fixture_double_equal(double a, double b, double eps, const char *file, int line) {
+    if (a == b || fabs(a - b) <= eps)
+        return;
+    print_error("%.17g != %.17g (difference %.3g, eps %.3g)\n", a, b, fabs(a - b), eps);
+    _fail(file, line);
+}
+#define assert_double_equal(a, b, eps) fixture_double_equal((a), (b), (eps), __FILE__, __LINE__)
+#endif
+
+typedef struct Fixture {
+    Lesson *lesson;
+    Plan *plan;
+    Trace *trace;
+    Diag diag;
+    StrBuf out;  // what fixture_run rendered
+} Fixture;
+
+// Everything the last run made, so a test can run several lessons one after another.
+static inline void fixture_release(Fixture *f) {
+    trace_destroy(f->trace);
+    plan_destroy(f->plan);
+    lesson_destroy(f->lesson);
+    strbuf_finish(&f->out);
+    f->trace = NULL;
+    f->plan = NULL;
+    f->lesson = NULL;
+    strbuf_init(&f->out);
+    diag_init(&f->diag);
+}
+
+static inline int fixture_setup(void **state) {
+    static Fixture f;
+    memset(&f, 0, sizeof(f));
+    strbuf_init(&f.out);
+    *state = &f;
+    return 0;
+}
+
+static inline int fixture_teardown(void **state) {
+    fixture_release(*state);
+    return 0;
+}
+
+static inline void fixture_check(Fixture *f) {
+    if (!f->lesson)
+        fail_msg("the lesson did not load: %s:%zu:%zu: %s", f->diag.path, f->diag.line, f->diag.col,
+                 f->diag.message);
+    f->plan = plan_create(f->lesson, &f->diag);
+    if (!f->plan)
+        fail_msg("the lesson was refused: %zu:%zu: %s", f->diag.line, f->diag.col, f->diag.message);
+}
+
+// Load and check a lesson that must be fine (a failed test otherwise).
+static inline const Plan *fixture_plan(Fixture *f, const char *path, const char *yaml) {
+    fixture_release(f);
+    f->lesson = lesson_create(path, yaml, strlen(yaml), &f->diag);
+    fixture_check(f);
+    return f->plan;
+}
+
+static inline const Plan *fixture_plan_file(Fixture *f, const char *path) {
+    fixture_release(f);
+    f->lesson = lesson_load_file(path, &f->diag);
+    fixture_check(f);
+    return f->plan;
+}
+
+// Run the checked lesson in its own digits (4 when it names none), with explain requests.
+static inline const Trace *fixture_trace(Fixture *f, const ExplainTarget *extra, size_t n_extra) {
+    f->trace = trace_create(f->plan, f->lesson->digits >= 0 ? f->lesson->digits : 4, extra, n_extra, &f->diag);
+    if (!f->trace)
+        fail_msg("the lesson did not run: %s", f->diag.message);
+    return f->trace;
+}
+
+// The whole path as main takes it, into f->out and f->diag; the status.
+static inline int fixture_run(Fixture *f, const char *yaml, OutputFormat format, const char *const *explain,
+                              size_t n_explain) {
+    fixture_release(f);
+    PipelineOptions opts = {.format = format, .digits = -1, .explain = explain, .n_explain = n_explain};
+    return pipeline_run_bytes("t.yaml", yaml, strlen(yaml), &opts, &f->out, &f->diag);
+}
+
+static inline int fixture_run_file(Fixture *f, const char *path, OutputFormat format) {
+    fixture_release(f);
+    PipelineOptions opts = {.format = format, .digits = -1};
+    return pipeline_run_file(path, &opts, &f->out, &f->diag);
+}
+
+static inline void fixture_expect_output(const Fixture *f, const char *text) {
+    if (!strstr(strbuf_str(&f->out), text))
+        fail_msg("the output lacks\n  %s\noutput:\n%s", text, strbuf_str(&f->out));
+}
