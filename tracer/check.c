@@ -8,7 +8,11 @@
 #include "plan.h"
 
 // The most values all the stages of one lesson may hold together (2 GiB of doubles).
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 16)  // see TENSOR_MAX_VALUES
+#else
 #define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 28)
+#endif
 #define NO_NODE ((size_t)-1)
 
 typedef struct Checker {
