@@ -8,10 +8,15 @@
 #include "plan.h"
 
 // The most values all the stages of one lesson may hold together (2 GiB of doubles).
+// The multiply-adds of all the lesson's matrix products: 2^34 is about a minute here, and
+// a full GPT-2 layer at n = 1024 (8.8e9) fits. Without it, one 70-byte lesson multiplying two
+// [11000, 11000] givens would run for an hour.
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 16)  // see TENSOR_MAX_VALUES
+#define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 22)
 #else
 #define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 28)
+#define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 34)
 #endif
 #define NO_NODE ((size_t)-1)
 
@@ -23,6 +28,7 @@ typedef struct Checker {
     size_t step_number;      // 1-based
     size_t first_node;       // the step's first node
     size_t total_values;
+    size_t total_multiply_adds;  // of the matrix products so far
     // Names visible so far: givens, then each step once compiled.
     const char **names;
     size_t *name_node;
@@ -342,6 +348,24 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
     return text;
 }
 
+// Refuse a matrix product that would take the lesson past PLAN_MAX_MULTIPLY_ADDS: each
+// value of the result (out) costs one multiply-add per entry of the left operand's last axis.
+static bool check_work(Checker *c, const Expr *e, const Shape *left, const Shape *out) {
+    size_t size, work;
+    shape_size(out, &size);
+    size_t k = left->rank ? left->dim[left->rank - 1] : 1;
+    if (util_mul_size(size, k, &work) && util_add_size(c->total_multiply_adds, work, &c->total_multiply_adds) &&
+        c->total_multiply_adds <= PLAN_MAX_MULTIPLY_ADDS)
+        return true;
+    char need[64], limit[64];
+    format_count((double)size * (double)k, need, sizeof(need));
+    format_count((double)PLAN_MAX_MULTIPLY_ADDS, limit, sizeof(limit));
+    expr_error(c, e, "this product needs %s multiply-adds; a lesson's products may need %s in all", need, limit);
+    diag_hint(c->diag, "that is about a minute of arithmetic; use smaller shapes, or shape-only givens (a `shape:` "
+                       "without values) to reason about sizes alone");
+    return false;
+}
+
 static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n_inputs, OpCheck *chk,
                      CallSite *site, const Expr *e) {
     Plan *plan = c->plan;
@@ -367,7 +391,8 @@ static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n
                     (op->integers == INTEGERS_IF_FIRST && counts_as_integer(&plan->nodes[inputs[0]]));
     if (op == ops_numel())
         has_values = true;
-    if (!check_size(c, e, &chk->shape, has_values))
+    if (!check_size(c, e, &chk->shape, has_values) ||
+        (has_values && op == ops_binary('@') && !check_work(c, e, chk->shapes[0], &chk->shape)))
         return NO_NODE;
     size_t *args = arena_array(plan->arena, n_inputs ? n_inputs : 1, sizeof(size_t));
     const char *line = op_line(c, op, chk, site);
@@ -906,7 +931,15 @@ static bool add_explain(Checker *c, size_t node, const ExplainSpec *spec) {
 // ---------------------------------------------------------------- document values
 
 // Printed numbers must have the shape of the stage they are printed for.
-static bool check_document(Checker *c, const DocValues *dv, const Shape *shape, const char *name) {
+static bool check_document(Checker *c, const DocValues *dv, const Shape *shape, bool has_values,
+                           const char *name) {
+    if (dv && !has_values) {
+        diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, dv->node->line, dv->node->col,
+                   yamldoc_node_width(dv->node), "'%s' has only a shape, no values to compare with the document's",
+                   name);
+        diag_hint(c->diag, "give its inputs values, or leave out document:");
+        return false;
+    }
     if (!dv || shape_equal(&dv->shape, shape))
         return true;
     char a[64], b[64];
@@ -938,7 +971,7 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     n->is_count = g->init == GIVEN_VALUES && g->value_nodes;
     for (size_t i = 0; n->is_count && i < n_values; i++)
         n->is_count = is_whole(g->values[i]) && !strpbrk(g->value_nodes[i]->text, ".eE");
-    if (!check_document(c, g->document, &g->shape, g->name))
+    if (!check_document(c, g->document, &g->shape, g->init != GIVEN_SHAPE_ONLY, g->name))
         return false;
     n->name = g->name;
     n->number = "";
@@ -1010,7 +1043,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
         return false;
     if (s->explain.kind != EXPLAIN_NONE && !add_explain(c, top, &s->explain))
         return false;
-    if (!check_document(c, s->document, &t->shape, s->name))
+    if (!check_document(c, s->document, &t->shape, t->has_values, s->name))
         return false;
     size_t k = 0;
     for (size_t i = c->first_node; i < top; i++) {
