@@ -361,7 +361,7 @@ static void test_local_check(void **state) {
                         "printed inputs): the document goes wrong here by itself\n");
     fixture_expect_output(f, "The document printed 3 of these stages; 0 agree with the exact values.\n"
                         "Wrong by themselves, on the document's own printed inputs: a (step 1), c (step 3).\n"
-                        "Right on their own inputs, wrong only by inheriting earlier slips: b (step 2).\n"
+                        "Right on their own printed inputs, off only through numbers carried from earlier steps: b (step 2).\n"
                         "The document first goes wrong by itself at step 1: a = x * 2.\n");
 }
 
@@ -405,7 +405,7 @@ static void test_widening_by_hand(void **state) {
     assert_int_equal(t->doc_first_slip, -1);
     assert_int_equal(render(f, PRODUCT("0.045"), OUTPUT_TEXT), STATUS_OK);
     fixture_expect_output(f, "The document printed 3 of these stages; 2 agree with the exact values.\n"
-                        "Right on their own inputs, wrong only by inheriting earlier slips: p (step 1).\n"
+                        "Right on their own printed inputs, off only through numbers carried from earlier steps: p (step 1).\n"
                         "No step goes wrong by itself: each disagreement comes from rounded numbers the document "
                         "carried forward.\n");
     if (strstr(strbuf_str(&f->out), "Every number the document printed agrees"))
@@ -561,7 +561,7 @@ static void test_the_cat_sat(void **state) {
     fixture_expect_output(f, "The document printed 7 of these stages; 0 agree with the exact values.\n"
                         "Wrong by themselves, on the document's own printed inputs: Q (step 1), K (step 2), V (step "
                         "3), scores (step 4), weights (step 6).\n"
-                        "Right on their own inputs, wrong only by inheriting earlier slips: scaled (step 5), output "
+                        "Right on their own printed inputs, off only through numbers carried from earlier steps: scaled (step 5), output "
                         "(step 7).\n"
                         "The document first goes wrong by itself at step 1: Q = X @ W_Q.\n");
     assert_int_equal(fixture_run_file(f, cat_sat_lesson, OUTPUT_JSON), STATUS_OK);

@@ -279,7 +279,7 @@ static void document_summary(StrBuf *out, const Trace *tr, const TextStyle *st) 
     if (own.len)
         strbuf_printf(out, "Wrong by themselves, on the document's own printed inputs: %s.\n", strbuf_str(&own));
     if (inherited.len)
-        strbuf_printf(out, "Right on their own inputs, wrong only by inheriting earlier slips: %s.\n",
+        strbuf_printf(out, "Right on their own printed inputs, off only through numbers carried from earlier steps: %s.\n",
                       strbuf_str(&inherited));
     if (tr->doc_first_slip >= 0) {
         const TraceStage *s = &tr->stages[tr->doc_first_slip];
