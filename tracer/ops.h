@@ -2,7 +2,8 @@
 // name or an operator), which parameters it takes, its shape rule (infer, at check time),
 // what it computes (with the kernel), the facts worth telling a learner about its result
 // (notes) and how one element is worked out by hand (explain). Adding an operation touches
-// the kernel and this table only.
+// the kernel and this table only. The backward pass for the training lesson will add one more
+// slot beside compute, its derivative, so that gradients are traced op by op the same way.
 #pragma once
 
 #include <stdbool.h>
