@@ -247,6 +247,23 @@ static bool take_scalar(Builder *b, const yaml_event_t *e) {
         return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1, 1,
                        "remove the \\0 (or \\x00, \\u0000) escape",
                        "a NUL character is not allowed in a lesson's text");
+    // libyaml refuses raw control characters, but a double-quoted escape (\e, \x1b, \u009b)
+    // makes them. The trace prints text as written, so one would act on the learner's terminal
+    // (colours, the window title, worse).
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)value[i];
+        unsigned code = c < 0x20 || c == 0x7F ? c
+                        : c == 0xC2 && i + 1 < len && (unsigned char)value[i + 1] < 0xA0 ? (unsigned char)value[i + 1]
+                                                                                         : 0;
+        if (code && c != '\t' && c != '\n' && c != '\r')
+            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1,
+                           mark_width(&e->start_mark, &e->end_mark),
+                           "remove the escape: the trace prints text as written, and a control "
+                           "character would act on the learner's terminal",
+                           "this text holds the invisible control character U+%04X (an escape "
+                           "such as \\e, \\x1b or \\u001b)",
+                           code);
+    }
     Node *node = node_new(b, NODE_SCALAR, e);
     if (!node)
         return out_of_memory(b);
