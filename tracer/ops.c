@@ -347,15 +347,21 @@ static void note_row_sums(OpNotes *n) {
         return;
     char line[1024] = "";
     size_t used = 0;
+    bool nan_row = false;
     for (size_t r = 0; r < rows && used + 32 < sizeof(line); r++) {
         double s = 0;
         for (size_t j = 0; j < d; j++)
             s += t->data[r * d + j];
+        nan_row = nan_row || isnan(s);
         char v[64];
         format_fixed(s, n->digits, v, sizeof(v));
         used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s", r ? ", " : "", v);
     }
-    op_note(n, "each row is a probability distribution: row sums %s", line);
+    // A row whose scores are all -inf (fully masked), or hold +inf, has no weights to give.
+    if (nan_row)
+        op_note(n, "row sums %s; a nan row had no finite score to weigh (all -inf, or a +inf)", line);
+    else
+        op_note(n, "each row is a probability distribution: row sums %s", line);
 }
 
 // Row means and variances after normalising, to show the norm did its job.
