@@ -33,6 +33,10 @@ typedef struct Checker {
     const char **names;
     size_t *name_node;
     size_t n_names;
+    // The names hashed (open addressing; entry i + 1 for names[i], 0 empty), so that a
+    // lesson of 100,000 steps that all use X is not 10^10 comparisons.
+    size_t *name_slots;
+    size_t cap_slots;  // a power of two, at least twice the names
 } Checker;
 
 // Where an op's arguments stand, for op_check_error.
@@ -141,18 +145,28 @@ static bool check_size(Checker *c, const Expr *e, const Shape *shape, bool has_v
     return true;
 }
 
+static size_t name_slot(const Checker *c, const char *name) {
+    size_t h = 14695981039346656037u;  // FNV-1a
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211u;
+    size_t at = h & (c->cap_slots - 1);
+    while (c->name_slots[at] && strcmp(c->names[c->name_slots[at] - 1], name) != 0)
+        at = (at + 1) & (c->cap_slots - 1);
+    return at;
+}
+
+// The loader has refused a name defined twice, so each name is new here.
 static bool add_name(Checker *c, const char *name, size_t node) {
     c->names[c->n_names] = name;
     c->name_node[c->n_names] = node;
     c->n_names++;
+    c->name_slots[name_slot(c, name)] = c->n_names;
     return true;
 }
 
 static size_t find_name(const Checker *c, const char *name) {
-    for (size_t i = c->n_names; i-- > 0;)
-        if (strcmp(c->names[i], name) == 0)
-            return c->name_node[i];
-    return NO_NODE;
+    size_t at = c->name_slots[name_slot(c, name)];
+    return at ? c->name_node[at - 1] : NO_NODE;
 }
 
 // ---------------------------------------------------------------- constants
@@ -1069,8 +1083,11 @@ Plan *plan_create(const Lesson *lesson, Diag *diag) {
     plan->arena = arena_create();
     Checker c = {.lesson = lesson, .plan = plan, .diag = diag};
     size_t n_names = lesson->n_givens + lesson->n_steps;
+    for (c.cap_slots = 16; c.cap_slots < 2 * (n_names + 1); c.cap_slots *= 2)
+        ;
     if (!plan->arena || !(c.names = arena_array(plan->arena, n_names + 1, sizeof(char *))) ||
-        !(c.name_node = arena_array(plan->arena, n_names + 1, sizeof(size_t)))) {
+        !(c.name_node = arena_array(plan->arena, n_names + 1, sizeof(size_t))) ||
+        !(c.name_slots = arena_array(plan->arena, c.cap_slots, sizeof(size_t)))) {
         diag_out_of_memory(diag);
         plan_destroy(plan);
         return NULL;
