@@ -15,7 +15,7 @@ trace here with numpy and compares:
     init: zeros | ones | identity | random -- splitmix64 + Box-Muller re-implemented in pure
     Python -- or shape: alone = shape-only);
   * every intermediate and step: its expression is evaluated with Python's eval in a namespace
-    holding only the lesson's names and the functions of notes/spec.md, each written again
+    holding only the lesson's names and the functions the README lists, each written again
     here with numpy. Steps are evaluated from the YAML text and the results of *this* script
     (never the tracer's) feed later steps.
   * shapes must be equal; values must agree within |a - b| <= 1e-12 * max(1, |b|) (b = numpy);
@@ -25,7 +25,7 @@ Why it is independent of the C code: nothing here reads, links or shares the tra
 parser or kernels. The lesson is read with PyYAML, expressions are parsed by Python itself
 (numeric literals and list literals are rewritten to float64 tensors first), and the maths is
 numpy's. Only the JSON output of the tracer binary is consumed. Two implementations of the
-contract (notes/spec.md) agreeing to 1e-12 is the evidence that the printed tensors are right.
+contract (the README's lesson format) agreeing to 1e-12 is the evidence that the printed tensors are right.
 
 Exit status: 0 all lessons agree, 1 any mismatch or tracer failure, 2 usage error, 77 (meson's
 skip) when numpy or yaml cannot be imported -- with a loud message, never a silent pass.
@@ -540,6 +540,7 @@ def base_namespace():
     ns.update(FUNCTIONS)
     ns["inf"] = _num(math.inf)
     ns["pi"] = _num(math.pi)
+    ns[KEYWORD_PREFIX + "None"] = None  # axis=None: every axis, as numpy reads it
     ns[NUM_HELPER] = _num
     ns[LIST_HELPER] = _wrap
     return ns
@@ -599,7 +600,7 @@ def to_tensor(nested, where):
 
 
 def splitmix64_uniforms(seed, count):
-    """count values u in [0, 1): the recipe of notes/spec.md, in pure Python, mod 2^64."""
+    """count values u in [0, 1): the recipe written in tracer/kernel.h, in pure Python, mod 2^64."""
     mask = (1 << 64) - 1
     state = seed & mask
     out = []

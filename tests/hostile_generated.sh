@@ -219,7 +219,7 @@ fi
 run good good.yaml
 NO_COLOR=1 "$tracer" /dev/stdin <good.yaml >out/pipe.stdout 2>out/pipe.stderr
 echo $? >out/pipe.status
-sed 's|^Lesson: /dev/stdin$|Lesson: good.yaml|' out/pipe.stdout >out/pipe.renamed
+sed 's|^Lesson: stdin$|Lesson: good.yaml|' out/pipe.stdout >out/pipe.renamed
 expect pipe 0 </dev/null
 if ! cmp -s out/pipe.renamed out/good.stdout; then
     echo "FAIL pipe: the trace of a lesson read through a pipe differs from the file's"

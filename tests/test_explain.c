@@ -20,10 +20,16 @@
 static ExplainSpec parse_request(const char *request, char *name, size_t cap) {
     ExplainSpec spec = {.kind = EXPLAIN_ALL};
     const char *bracket = strchr(request, '[');
-    size_t len = bracket ? (size_t)(bracket - request) : strlen(request);
+    const char *row = strstr(request, " row ");  // "output_0 row 0", as explain: row 0
+    size_t len = row ? (size_t)(row - request) : bracket ? (size_t)(bracket - request) : strlen(request);
     assert_true(len < cap);
     memcpy(name, request, len);
     name[len] = '\0';
+    if (row) {
+        spec.kind = EXPLAIN_ROW;
+        spec.index[spec.n_index++] = strtol(row + 5, NULL, 10);
+        return spec;
+    }
     if (!bracket)
         return spec;
     spec.kind = EXPLAIN_ELEMENT;
@@ -304,7 +310,14 @@ static void test_matmul_element_of_matrices(void **state) {
 // numpy: weights = [0.33447474 0.39844176 0.2670835], output_0 = [0.28608506 0.33266836
 // 0.48608506 0.53266836].
 static void test_matmul_row_as_weighted_sum(void **state) {
+    // Asked as a row, a vector result reads as a weighted sum of rows (the document's output_0);
+    // asked as "all", as one dot product per element (its score(0, j)).
     const TraceStage *s = explain(*state, SOFTMAX_LESSON("2"), "output_0");
+    EXPECT_WORK(s, "output_0[0] = weights · V[:, 0] = (0.33×0.10) + (0.40×0.50) + (0.27×0.20) = 0.29",
+                "output_0[1] = weights · V[:, 1] = (0.33×0.20) + (0.40×0.60) + (0.27×0.10) = 0.33",
+                "output_0[2] = weights · V[:, 2] = (0.33×0.30) + (0.40×0.70) + (0.27×0.40) = 0.49",
+                "output_0[3] = weights · V[:, 3] = (0.33×0.40) + (0.40×0.80) + (0.27×0.30) = 0.53");
+    s = explain(*state, SOFTMAX_LESSON("2"), "output_0 row 0");
     EXPECT_WORK(s,
                 "output_0 = 0.33×[0.10, 0.20, 0.30, 0.40] + 0.40×[0.50, 0.60, 0.70, 0.80] + "
                 "0.27×[0.20, 0.10, 0.40, 0.30]",

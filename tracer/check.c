@@ -724,11 +724,21 @@ static size_t compile_call(Checker *c, const Expr *e) {
             inputs[n_inputs++] = node;
             continue;
         }
+        // axis=None, as numpy writes it: every axis, the same as leaving axis out.
+        if (param->kind == PARAM_AXIS && arg->kind == EXPR_NAME && strcmp(arg->name, "None") == 0 &&
+            find_name(c, "None") == NO_NODE) {
+            chk.constants[p] = param->fallback;
+            continue;
+        }
         double v;
         if (!const_eval(c, arg, &v)) {
             expr_error(c, arg, "'%s' must be a number known before the lesson runs", param->name);
-            diag_hint(c->diag, "write a number such as %s, or the name of a number under given:",
-                      param->kind == PARAM_AXIS ? "-1" : param->kind == PARAM_FLAG ? "True" : "4");
+            if (param->kind == PARAM_AXIS)
+                diag_hint(c->diag, "write a number such as -1 or the name of a number under given:, or leave "
+                                   "axis out (or write None) for every axis");
+            else
+                diag_hint(c->diag, "write a number such as %s, or the name of a number under given:",
+                          param->kind == PARAM_FLAG ? "True" : "4");
             return NO_NODE;
         }
         if (param->kind == PARAM_COUNT && (!is_whole(v) || v < 1 || v > (double)TENSOR_MAX_VALUES))

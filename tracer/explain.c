@@ -197,7 +197,9 @@ bool explain_matmul(OpExplain *e) {
     size_t k = A.cols;
     StrBuf sb;
     strbuf_init(&sb);
-    if (e->row && b->shape.rank >= 2) {
+    // A row asked for by itself reads best as a weighted sum of b's rows (the document's
+    // output_0); every element at once reads best as one dot product each (its score(0, j)).
+    if (e->row && b->shape.rank >= 2 && !e->all) {
         // The row as a weighted sum of B's rows: output_0 = 0.33×[0.1, 0.2] + 0.40×[...] + ...
         size_t row_idx[TENSOR_MAX_RANK];
         memcpy(row_idx, e->index, sizeof(row_idx));

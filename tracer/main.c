@@ -183,6 +183,8 @@ int main(int argc, char **argv) {
     }
     if (!lesson)
         return usage_error("%s", "no lesson given");
+    if (check && opts.format == OUTPUT_JSON)
+        return usage_error("%s", "--check compares the text trace with its golden file; leave out --format json");
     const char *no_colour = getenv("NO_COLOR");
     opts.colour = !check && opts.format == OUTPUT_TEXT &&
                   (!strcmp(colour, "always") ||

@@ -272,14 +272,22 @@ static bool compute_index(OpRun *r) {
         for (size_t k = 0; k < ix->size; k++) {
             double v = ix->data[k];
             if (!(v == floor(v)) || v < -(double)dim || v >= (double)dim) {
+                // Say it as a learner sees it: positions[4] is 4, but pos_emb has rows 0 to 3.
                 char s[64];
                 format_short(v, s, sizeof(s));
+                const char *what = axis == 0 ? "rows" : axis == 1 && a->shape.rank == 2 ? "columns" : "entries";
+                char at[32] = "";
+                if (ix->shape.rank == 1)
+                    snprintf(at, sizeof(at), "[%zu]", k);
                 if (v != floor(v))
-                    return op_run_error(r, 1, "index value %s (entry %zu) is not a whole number", s, k);
-                return op_run_error(r, 1,
-                                    "index value %s (entry %zu) is out of range: axis %d has %zu entries, "
-                                    "0 to %zu",
-                                    s, k, axis, dim, dim - 1);
+                    return op_run_error(r, 1, "%s%s is %s, which is not a whole number: it cannot pick one of %s's %s",
+                                        op_run_name(r, 1), at, s, op_run_name(r, 0), what);
+                op_run_error(r, 1, "%s%s is %s, past the end of %s, which has %s 0 to %zu", op_run_name(r, 1), at, s,
+                             op_run_name(r, 0), what, dim - 1);
+                op_run_hint(r, "every index must be from 0 to %zu (or -%zu to -1, counting from the end); a table "
+                               "has no %s beyond its last",
+                            dim - 1, dim, axis == 0 ? "row" : axis == 1 && a->shape.rank == 2 ? "column" : "entry");
+                return false;
             }
             list[k] = (size_t)(v < 0 ? v + (double)dim : v);
         }
@@ -309,8 +317,10 @@ static bool check_whole_indices(OpRun *r, int input, const Tensor *idx, size_t l
         if (v != floor(v) || v < 0 || v >= (double)limit) {
             char s[64];
             format_short(v, s, sizeof(s));
-            return op_run_error(r, input, "%s %s (entry %zu) must be a whole number from 0 to %zu", what, s,
-                                k, limit - 1);
+            char at[160] = "";
+            if (idx->shape.rank > 0)
+                snprintf(at, sizeof(at), " (entry %zu of %s)", k, op_run_name(r, input));
+            return op_run_error(r, input, "%s %s%s must be a whole number from 0 to %zu", what, s, at, limit - 1);
         }
     }
     return true;

@@ -107,6 +107,7 @@ typedef struct OpExplain {
     size_t index[TENSOR_MAX_RANK]; // the element (row mode: the row's first element)
     size_t flat;                   // its offset in out
     bool row;                      // explain the whole last-axis row at once
+    bool all;                      // every element was asked for (explain: all), not one row
     int digits;
     void *sink;
 } OpExplain;
@@ -148,6 +149,9 @@ size_t ops_function_names(const char **names, size_t cap);
 bool op_check_error(OpCheck *c, int input, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void op_check_hint(OpCheck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 bool op_run_error(OpRun *r, int input, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void op_run_hint(OpRun *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+// How input k of the running op is written in the lesson ("pos_emb", "positions"), for messages.
+const char *op_run_name(OpRun *r, int input);
 void op_note(OpNotes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void op_work(OpExplain *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 // The work could not be written (a StrBuf ran out of memory): the whole run fails cleanly.

@@ -16,7 +16,11 @@
 // "name[i, j]" -> the stage and its indices; errors are usage errors (status 2).
 static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out, Diag *diag) {
     const char *bracket = strchr(text, '[');
-    size_t name_len = bracket ? (size_t)(bracket - text) : strlen(text);
+    // "output_0 row 0": a row as a weighted sum, as a lesson's explain: row 0 asks.
+    const char *row = strstr(text, " row ");
+    if (row && (!bracket || row < bracket))
+        bracket = NULL;
+    size_t name_len = row ? (size_t)(row - text) : bracket ? (size_t)(bracket - text) : strlen(text);
     while (name_len && text[name_len - 1] == ' ')
         name_len--;
     char name[256];
@@ -27,6 +31,18 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
     memcpy(name, text, name_len);
     name[name_len] = '\0';
     ExplainSpec spec = {.kind = EXPLAIN_ALL};
+    if (row) {
+        char *end;
+        errno = 0;
+        long v = strtol(row + 5, &end, 10);
+        if (end == row + 5 || *end != '\0' || errno) {
+            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': write a row as %s row 0", text, name);
+            return false;
+        }
+        spec.kind = EXPLAIN_ROW;
+        spec.n_index = 1;
+        spec.index[0] = v;
+    }
     if (bracket) {
         spec.kind = EXPLAIN_ELEMENT;
         const char *p = bracket + 1;

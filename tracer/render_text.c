@@ -361,7 +361,7 @@ void render_text(const Trace *tr, const RenderOptions *opts, StrBuf *out) {
     strbuf_putc(out, '\n');
     if (tr->source)
         strbuf_printf(out, "Source: %s\n", tr->source);
-    strbuf_printf(out, "Lesson: %s\n", tr->file);
+    strbuf_printf(out, "Lesson: %s\n", tr->file_name);
     if (tr->intro) {
         strbuf_putc(out, '\n');
         paragraph(out, tr->intro, 0);

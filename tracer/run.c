@@ -45,6 +45,25 @@ bool op_run_error(OpRun *r, int input, const char *fmt, ...) {
     return false;
 }
 
+void op_run_hint(OpRun *r, const char *fmt, ...) {
+    Runner *run = r->where;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(run->diag->hint, sizeof(run->diag->hint), fmt, ap);
+    va_end(ap);
+}
+
+static const char *display_name(Runner *run, const PlanNode *n);
+
+const char *op_run_name(OpRun *r, int input) {
+    Runner *run = r->where;
+    const PlanNode *n = run->node;
+    if (input < 0 || (size_t)input >= n->n_args)
+        return "?";
+    const char *name = display_name(run, &run->plan->nodes[n->args[input]]);
+    return name ? name : "?";
+}
+
 void op_note(OpNotes *n, const char *fmt, ...) {
     Runner *run = n->sink;
     if (run->n_notes == ARRAY_LEN(run->notes))
@@ -160,7 +179,7 @@ static bool explain_target(Runner *run, const PlanNode *n, const Tensor *out, co
         if (!names[k])
             return false;
     }
-    OpExplain e = {.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
+    OpExplain e = {.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs, .all = t->kind == EXPLAIN_ALL,
                    .out_name = n->name, .in_names = names, .digits = run->trace->digits, .sink = run};
     size_t rank = out->shape.rank;
     size_t d = rank ? out->shape.dim[rank - 1] : 1;
@@ -338,6 +357,7 @@ Trace *trace_create(const Plan *plan, int digits, const ExplainTarget *extra, si
     t->intro = lesson->intro;
     t->outro = lesson->outro;
     t->file = lesson->path;
+    t->file_name = strrchr(lesson->path, '/') ? strrchr(lesson->path, '/') + 1 : lesson->path;
     t->digits = digits;
     Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra};
     for (size_t i = 0; i < plan->n_nodes; i++) {

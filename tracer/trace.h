@@ -67,7 +67,9 @@ typedef struct Trace {
     const char *source;  // NULL when absent
     const char *intro;   // NULL when absent
     const char *outro;   // NULL when absent
-    const char *file;
+    const char *file;       // the lesson's path as given
+    const char *file_name;  // its last component: what the text trace prints, so a golden file
+                            // does not depend on the folder the tracer was run from
     int digits;
     TraceStage *stages;
     size_t n_stages;
