@@ -190,11 +190,12 @@ static void test_json(void **state) {
                             "    document: [0.30, 1.25]\n",
                             OUTPUT_JSON),
                      STATUS_OK);
-    fixture_expect_output(f, "\"document\": {\"values\": [0.29999999999999999, 1.25], \"agrees\": false, "
+    fixture_expect_output(f, "\"document\": {\"verdict\": \"own_slip\", \"values\": [0.29999999999999999, 1.25], \"agrees\": false, "
                         "\"max_abs_diff\": 0.25, \"at\": [1], \"ours\": 1, \"printed\": 1.25, "
                         "\"tolerance\": 0.01, \"local\": {\"agrees\": false, \"max_abs_diff\": 0.25, "
                         "\"at\": [1], \"ours\": 1, \"printed\": 1.25, \"tolerance\": 0.01, \"widened_by\": 0}}");
-    fixture_expect_output(f, "\"document_summary\": {\"printed\": 1, \"agree\": 0, \"first_own_slip\": \"y\"}");
+    fixture_expect_output(f, "\"document_summary\": {\"printed\": 1, \"agree\": 0, \"first_own_slip\": \"y\", "
+                             "\"inherits\": [], \"own_slips\": [\"y\"]}");
     // A given's printed numbers have no local verdict; stages without any carry null.
     assert_int_equal(render(f,
                             "title: t\n"
@@ -206,7 +207,8 @@ static void test_json(void **state) {
                      STATUS_OK);
     fixture_expect_output(f, "\"tolerance\": 0.10000000000000001, \"local\": null}");
     fixture_expect_output(f, "\"document\": null");
-    fixture_expect_output(f, "\"document_summary\": {\"printed\": 1, \"agree\": 1, \"first_own_slip\": null}");
+    fixture_expect_output(f, "\"document_summary\": {\"printed\": 1, \"agree\": 1, \"first_own_slip\": null, "
+                             "\"inherits\": [], \"own_slips\": []}");
 }
 
 // ---------------------------------------------------------------- nan, inf and scalars
@@ -565,7 +567,9 @@ static void test_the_cat_sat(void **state) {
                         "(step 7).\n"
                         "The document first goes wrong by itself at step 1: Q = X @ W_Q.\n");
     assert_int_equal(fixture_run_file(f, cat_sat_lesson, OUTPUT_JSON), STATUS_OK);
-    fixture_expect_output(f, "\"document_summary\": {\"printed\": 7, \"agree\": 0, \"first_own_slip\": \"Q\"}");
+    fixture_expect_output(f, "\"document_summary\": {\"printed\": 7, \"agree\": 0, \"first_own_slip\": \"Q\", "
+                             "\"inherits\": [\"scaled\", \"output\"], "
+                             "\"own_slips\": [\"Q\", \"K\", \"V\", \"scores\", \"weights\"]}");
 }
 
 // The example of the document's own softmax slip, alone: the softmax of its scaled

@@ -222,6 +222,7 @@ bool doccheck_run(const Plan *plan, Trace *t, Diag *diag) {
         t->doc_agree += doc->chained.agrees;
         // A given printed wrong, or a step wrong on its own inputs, is a slip of its own.
         bool own_slip = doc->has_local ? !doc->local.agrees : !doc->chained.agrees;
+        doc->verdict = own_slip ? DOC_OWN_SLIP : doc->chained.agrees ? DOC_AGREES : DOC_INHERITS;
         if (own_slip && t->doc_first_slip < 0)
             t->doc_first_slip = (long)i;
     }

@@ -90,7 +90,8 @@ static void json_verdict(StrBuf *out, const DocVerdict *v, size_t rank) {
 
 static void json_document(StrBuf *out, const TraceDocument *doc, size_t rank) {
     size_t at = 0;
-    strbuf_puts(out, "{\"values\": ");
+    static const char *const verdicts[] = {"agrees", "inherits", "own_slip"};
+    strbuf_printf(out, "{\"verdict\": \"%s\", \"values\": ", verdicts[doc->verdict]);
     json_values(out, doc->values, 0, &at);
     strbuf_puts(out, ", ");
     json_verdict(out, &doc->chained, rank);
@@ -196,5 +197,17 @@ void render_json(const Trace *tr, StrBuf *out) {
     strbuf_printf(out, "],\n \"document_summary\": {\"printed\": %zu, \"agree\": %zu, \"first_own_slip\": ",
                   tr->doc_printed, tr->doc_agree);
     json_string(out, tr->doc_first_slip >= 0 ? tr->stages[tr->doc_first_slip].name : NULL);
+    // The stages that slip by themselves, and those only off through earlier numbers.
+    for (int v = DOC_INHERITS; v <= DOC_OWN_SLIP; v++) {
+        strbuf_printf(out, ", \"%s\": [", v == DOC_OWN_SLIP ? "own_slips" : "inherits");
+        bool first = true;
+        for (size_t i = 0; i < tr->n_stages; i++)
+            if (tr->stages[i].document && tr->stages[i].document->verdict == (DocClass)v) {
+                strbuf_puts(out, first ? "" : ", ");
+                json_string(out, tr->stages[i].name);
+                first = false;
+            }
+        strbuf_putc(out, ']');
+    }
     strbuf_puts(out, "}}\n");
 }

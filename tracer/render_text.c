@@ -268,8 +268,7 @@ static void document_summary(StrBuf *out, const Trace *tr, const TextStyle *st) 
         const TraceDocument *doc = s->document;
         if (!doc)
             continue;
-        bool own_slip = doc->has_local ? !doc->local.agrees : !doc->chained.agrees;
-        StrBuf *list = own_slip ? &own : (!doc->chained.agrees ? &inherited : NULL);
+        StrBuf *list = doc->verdict == DOC_OWN_SLIP ? &own : doc->verdict == DOC_INHERITS ? &inherited : NULL;
         if (!list)
             continue;
         strbuf_printf(list, "%s%s", list->len ? ", " : "", s->name);

@@ -29,7 +29,15 @@ typedef struct DocVerdict {
     bool worst_is_disagreement;        // at is where the worst disagreement is, not just the largest gap
 } DocVerdict;
 
+// Where a stage the document printed stands.
+typedef enum DocClass {
+    DOC_AGREES,    // every printed number agrees with the exact value
+    DOC_INHERITS,  // disagrees, but is right on the document's own printed inputs
+    DOC_OWN_SLIP,  // wrong on its own inputs (or a given printed wrong): a slip of its own
+} DocClass;
+
 typedef struct TraceDocument {
+    DocClass verdict;
     const Tensor *values;  // as printed (owned by the trace)
     const int *decimals;   // decimals each number was printed with
     // chained: the exact value (from the lesson's givens) against the printed one.
