@@ -1,6 +1,7 @@
 // run: a Plan evaluated node by node into a Trace. The kernel computes; this file builds the
 // tensors, calls the op table and collects notes.
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -295,6 +296,18 @@ static Tensor *node_tensor(Runner *run, size_t i) {
     Tensor *out = compute_node(run, i, run->trace->tensors, in);
     if (!out || n->kind != PLAN_OP || !n->has_values)
         return out;
+    // A count is exact only while a double can hold every whole number up to it.
+    const double exact_limit = 9007199254740992.0;  // 2^53
+    for (size_t k = 0; out->is_count && k < out->size; k++)
+        if (fabs(out->data[k]) > exact_limit && isfinite(out->data[k])) {
+            plan_error_at(run->diag, run->plan->lesson, n->step, n->expr->start, n->expr->end - n->expr->start,
+                          "this count, about %.3g, is past 2^53 = 9,007,199,254,740,992, where doubles stop "
+                          "holding every whole number: it would not be exact",
+                          out->data[k]);
+            diag_hint(run->diag, "count something smaller, or in parts that each stay below 2^53");
+            tensor_destroy(out);
+            return NULL;
+        }
     if (n->op->notes) {
         OpNotes notes = {.out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
                          .digits = run->trace->digits, .sink = run};
