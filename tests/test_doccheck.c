@@ -357,7 +357,7 @@ static void test_local_check(void **state) {
                         "gives 0.2000 at [0], not 0.30 (within 0.01; its inputs are exact, so nothing was widened): "
                         "the document goes wrong here by itself\n");
     fixture_expect_output(f, "    on its own printed inputs: agrees (within 0.01, widened by up to 0.0050 for the rounding "
-                        "of its printed inputs): this step is right; it only inherits an earlier slip\n");
+                        "of its printed inputs): this step is right; it is off only through numbers carried from earlier steps\n");
     fixture_expect_output(f, "    on its own printed inputs: disagrees: the same operation on the document's own inputs "
                         "gives 14.0000 at [1], not 15.0 (within 0.1, widened by up to 0.0500 for the rounding of its "
                         "printed inputs): the document goes wrong here by itself\n");

@@ -9,6 +9,8 @@
 
 // At most this many printed input values are perturbed to widen a local tolerance.
 #define DOCCHECK_MAX_PERTURBED 4096
+// ... and the re-runs may cost at most this many multiply-adds together (well under a second).
+#define DOCCHECK_MAX_WORK 1e8
 
 static double unit(int decimals) {
     return pow(10.0, -decimals);
@@ -126,12 +128,16 @@ static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *d
     bool ok = env && widen && swapped;
     if (!ok)
         goto done;
-    // Inputs take their printed values where the document printed them.
+    // Inputs the step reads take their printed values where the document printed them.
     size_t perturbable = 0;
-    for (size_t k = 0; k < first; k++) {
+    for (size_t k = 0; k < first; k++)
         env[k] = t->tensors[k];
-        const DocValues *dv = node_document(&nodes[k]);
-        if (dv && nodes[k].has_values) {
+    for (size_t j = first; j <= top; j++)
+        for (size_t a = 0; a < nodes[j].n_args; a++) {
+            size_t k = nodes[j].args[a];
+            const DocValues *dv = k < first && !swapped[k] ? node_document(&nodes[k]) : NULL;
+            if (!dv || !nodes[k].has_values)
+                continue;
             Tensor *printed = tensor_create(&dv->shape);
             if (!printed) {
                 ok = false;
@@ -141,7 +147,6 @@ static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *d
             env[k] = swapped[k] = printed;
             perturbable += printed->size;
         }
-    }
     bool oom = false;
     Tensor *local = evaluate(plan, t, env, first, top, &oom);
     if (!local) {
@@ -157,7 +162,21 @@ static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *d
     }
     // Widen: move each printed input by half a unit of its last place and see how far the
     // result moves (first order, summed over the inputs).
-    if (perturbable <= DOCCHECK_MAX_PERTURBED) {
+    // Perturbing re-runs the step once per printed input value: keep that within bounds.
+    double work = 0;
+    for (size_t k = first; k <= top; k++) {
+        const PlanNode *n = &nodes[k];
+        double size = (double)t->tensors[k]->size;
+        // A matrix product costs its inner dimension per output value; anything else about one.
+        if (n->kind == PLAN_OP && n->op->symbol && strcmp(n->op->symbol, "@") == 0) {
+            const Shape *a = &t->tensors[n->args[0]]->shape;
+            size *= a->rank ? (double)a->dim[a->rank - 1] : 1.0;
+        }
+        work += size;
+    }
+    doc->printed_inputs = perturbable;
+    doc->widening_skipped = perturbable > DOCCHECK_MAX_PERTURBED || (double)perturbable * work > DOCCHECK_MAX_WORK;
+    if (!doc->widening_skipped) {
         for (size_t k = 0; k < first; k++) {
             if (!swapped[k])
                 continue;

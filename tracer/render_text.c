@@ -231,13 +231,16 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
     // How the tolerance was widened: by the rounding of printed inputs, or not at all when the
     // step reads only the lesson's exact givens.
     char how[256];
-    if (widened > 0)
-        snprintf(how, sizeof(how), "within %s, widened by up to %s for the rounding of its printed inputs", tol, wid);
-    else
+    if (doc->printed_inputs == 0)
         snprintf(how, sizeof(how), "within %s; its inputs are exact, so nothing was widened", tol);
+    else if (doc->widening_skipped)
+        snprintf(how, sizeof(how), "within %s; not widened: its %zu printed input values are too many to try one "
+                                   "by one", tol, doc->printed_inputs);
+    else
+        snprintf(how, sizeof(how), "within %s, widened by up to %s for the rounding of its printed inputs", tol, wid);
     if (v->agrees)
         strbuf_printf(out, "%son its own printed inputs: agrees%s (%s)%s\n", st->cyan, st->reset, how,
-                      doc->chained.agrees ? "" : ": this step is right; it only inherits an earlier slip");
+                      doc->chained.agrees ? "" : ": this step is right; it is off only through numbers carried from earlier steps");
     else
         strbuf_printf(out, "%son its own printed inputs: disagrees%s: the same operation on the document's own "
                            "inputs gives %s%s%s, not %s (%s): the document goes wrong here by itself\n",

@@ -47,6 +47,8 @@ typedef struct TraceDocument {
     bool has_local;
     DocVerdict local;
     double widened_by;  // the largest widening of the local tolerance
+    size_t printed_inputs;   // how many printed input values the local check read
+    bool widening_skipped;   // too many of them to perturb one by one: not widened
 } TraceDocument;
 
 typedef struct TraceStage {
