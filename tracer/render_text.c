@@ -136,6 +136,73 @@ static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const int *dec
     util_free(width);
 }
 
+enum { SIDE_BY_SIDE_GAP = 4, SIDE_BY_SIDE_WIDTH = 110 };
+
+// Width of text as a terminal shows it: code points, with colour escapes taking no room.
+static size_t visible_width(const char *s, size_t len) {
+    size_t w = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\033') {
+            while (i < len && s[i] != 'm')
+                i++;
+            continue;
+        }
+        if (((unsigned char)s[i] & 0xC0) != 0x80)
+            w++;
+    }
+    return w;
+}
+
+static size_t block_width(const char *text) {
+    size_t w = 0;
+    for (const char *p = text; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        size_t lw = visible_width(p, len);
+        if (lw > w)
+            w = lw;
+        p += len + (end ? 1 : 0);
+    }
+    return w;
+}
+
+// Lay blocks of lines next to each other, each padded to its own width.
+static void side_by_side(StrBuf *out, const StrBuf *blocks, size_t n, size_t indent) {
+    const char *at[TENSOR_MAX_RANK * 64];
+    size_t widths[TENSOR_MAX_RANK * 64];
+    if (n > ARRAY_LEN(at))
+        n = ARRAY_LEN(at);
+    for (size_t k = 0; k < n; k++) {
+        at[k] = strbuf_str(&blocks[k]);
+        widths[k] = block_width(at[k]);
+    }
+    for (;;) {
+        bool any = false;
+        for (size_t k = 0; k < n; k++)
+            any = any || *at[k];
+        if (!any)
+            break;
+        StrBuf line;
+        strbuf_init(&line);
+        pad(&line, indent);
+        for (size_t k = 0; k < n; k++) {
+            const char *end = strchr(at[k], '\n');
+            size_t len = end ? (size_t)(end - at[k]) : strlen(at[k]);
+            strbuf_append(&line, at[k], len);
+            if (k + 1 < n)
+                pad(&line, widths[k] - visible_width(at[k], len) + SIDE_BY_SIDE_GAP);
+            at[k] += len + (end ? 1 : 0);
+        }
+        // No trailing spaces: a golden file should not depend on them.
+        while (line.len && line.data[line.len - 1] == ' ')
+            line.data[--line.len] = '\0';
+        strbuf_append(out, strbuf_str(&line), line.len);
+        strbuf_putc(out, '\n');
+        out->failed = out->failed || line.failed;
+        strbuf_finish(&line);
+    }
+}
+
 static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tensor *t, const int *decimals,
                    size_t indent, const TextStyle *st) {
     const Shape *sh = &t->shape;
@@ -158,33 +225,51 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
         matrix(out, tr, t, decimals, 0, 1, sh->dim[0], NULL, &s->labels[0], true, indent, st);
         return;
     }
-    // Rank 2 is one matrix; rank 3 and 4 print one labelled matrix per leading index.
+    // Rank 2 is one matrix; rank 3 and 4 print one labelled matrix per leading index, side by
+    // side while they fit in a terminal (each head's weights next to the other's), else stacked.
     size_t rows = sh->dim[sh->rank - 2], cols = sh->dim[sh->rank - 1];
     size_t per = rows * cols, slices = per ? t->size / per : 0;
-    for (size_t k = 0; k < slices || (per == 0 && k == 0); k++) {
-        if (sh->rank > 2) {
-            pad(out, indent);
-            strbuf_puts(out, st->bold);
-            strbuf_puts(out, "[");
-            size_t rest = k;
-            size_t idx[TENSOR_MAX_RANK] = {0};
-            for (size_t a = sh->rank - 2; a-- > 0;) {
-                idx[a] = rest % sh->dim[a];
-                rest /= sh->dim[a];
-            }
-            for (size_t a = 0; a + 2 < sh->rank; a++) {
-                index_label(&s->labels[a], idx[a], buf, sizeof(buf));
-                strbuf_printf(out, "%s%s", a ? ", " : "", buf);
-            }
-            strbuf_puts(out, ", :, :]");
-            strbuf_puts(out, st->reset);
-            strbuf_putc(out, '\n');
-        }
-        if (per == 0)
-            break;
-        matrix(out, tr, t, decimals, k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1],
-               false, indent, st);
+    if (sh->rank == 2 || per == 0) {
+        if (per)
+            matrix(out, tr, t, decimals, 0, rows, cols, &s->labels[0], &s->labels[1], false, indent, st);
+        return;
     }
+    StrBuf *blocks = util_calloc(slices, sizeof(StrBuf));
+    if (!blocks) {
+        out->failed = true;
+        return;
+    }
+    size_t total_width = 0;
+    for (size_t k = 0; k < slices; k++) {
+        StrBuf *b = &blocks[k];
+        strbuf_puts(b, st->bold);
+        strbuf_puts(b, "[");
+        size_t rest = k;
+        size_t idx[TENSOR_MAX_RANK] = {0};
+        for (size_t a = sh->rank - 2; a-- > 0;) {
+            idx[a] = rest % sh->dim[a];
+            rest /= sh->dim[a];
+        }
+        for (size_t a = 0; a + 2 < sh->rank; a++) {
+            index_label(&s->labels[a], idx[a], buf, sizeof(buf));
+            strbuf_printf(b, "%s%s", a ? ", " : "", buf);
+        }
+        strbuf_puts(b, ", :, :]");
+        strbuf_puts(b, st->reset);
+        strbuf_putc(b, '\n');
+        matrix(b, tr, t, decimals, k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1], false, 0,
+               st);
+        total_width += block_width(strbuf_str(b)) + SIDE_BY_SIDE_GAP;
+        out->failed = out->failed || b->failed;
+    }
+    if (indent + total_width <= SIDE_BY_SIDE_WIDTH)
+        side_by_side(out, blocks, slices, indent);
+    else
+        for (size_t k = 0; k < slices; k++)
+            paragraph(out, strbuf_str(&blocks[k]), indent);
+    for (size_t k = 0; k < slices; k++)
+        strbuf_finish(&blocks[k]);
+    util_free(blocks);
 }
 
 static void at_text(char *buf, size_t cap, const size_t *at, size_t rank) {
