@@ -591,7 +591,7 @@ static void test_command_line_errors(void **state) {
                        "explain a step that uses it");
     expect_usage_error(state, ERRORS_LESSON, "doubled",
                        "--explain 'doubled': 'doubled' has 110 values, too many to explain all of them (at most 100)",
-                       "explain one element, as [0, 1], or one row, as row 0");
+                       "explain one element, as doubled[0,1], or one row, as 'doubled row 0'");
     expect_usage_error(state, ERRORS_LESSON, "scores[0, 1, 2]",
                        "--explain 'scores[0, 1, 2]': 3 indices do not fit 'scores', which has shape [3, 3]",
                        "give 2 indices for one element or 1 for one row");

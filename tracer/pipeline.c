@@ -77,11 +77,21 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
                    text, name);
         const char *names[512];
         size_t n = 0;
-        for (size_t i = 0; i < plan->n_nodes && n < 512; i++)
-            if (plan->nodes[i].is_stage && plan->nodes[i].name)
-                names[n++] = plan->nodes[i].name;
+        const char *same_expr = NULL;  // "K.T" is written out as the intermediate scores.1
+        for (size_t i = 0; i < plan->n_nodes && n < 512; i++) {
+            const PlanNode *stage = &plan->nodes[i];
+            if (!stage->is_stage || !stage->name)
+                continue;
+            names[n++] = stage->name;
+            if (!same_expr && stage->stage_kind == STAGE_INTERMEDIATE && stage->expr_text &&
+                strcmp(stage->expr_text, name) == 0)
+                same_expr = stage->name;
+        }
         const char *closest = diag_closest(name, names, n);
-        if (closest)
+        if (same_expr)
+            diag_hint(diag, "'%s' is computed as the intermediate stage '%s': explain '%s'", name, same_expr,
+                      same_expr);
+        else if (closest)
             diag_hint(diag, "did you mean '%s'?", closest);
         else
             diag_hint(diag, "stages are the givens, the steps, and intermediates such as weights.1");
@@ -90,7 +100,12 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
     char message[512], hint[512];
     if (!plan_resolve_explain(plan, node, &spec, out, message, sizeof(message), hint, sizeof(hint))) {
         diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': %s", text, message);
-        if (hint[0])
+        // The checker's hints speak the lesson's explain: syntax; say it as the command line does.
+        size_t size = 0;
+        shape_size(&plan->nodes[node].shape, &size);
+        if (spec.kind == EXPLAIN_ALL && plan->nodes[node].kind != PLAN_GIVEN && size > PLAN_EXPLAIN_ALL_MAX)
+            diag_hint(diag, "explain one element, as %s[0,1], or one row, as '%s row 0'", name, name);
+        else if (hint[0])
             diag_hint(diag, "%s", hint);
         return false;
     }
