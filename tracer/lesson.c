@@ -26,6 +26,10 @@ typedef struct Loader {
     size_t n_names, cap_names;
     size_t *line_starts;  // byte offset of each line (index 0 is line 1); built on demand
     size_t n_lines;
+    // The label lists by name (entry i + 1 for lesson->labels[i], 0 empty; a power of two at
+    // least twice their number), so that 50,000 givens naming a list are not 10^9 compares.
+    size_t *label_slots;
+    size_t cap_label_slots;
 } Loader;
 
 static const char *const NUMBER_HINT = "numbers look like 3, -0.5, 1e-5 or .inf";
@@ -481,6 +485,14 @@ static bool parse_label_words(Loader *L, const Node *node, const char *what, Lab
     return true;
 }
 
+// The slot of the label list called name: where it is, or the empty slot it would take.
+static size_t label_slot(const Loader *L, const char *name) {
+    size_t at = hash_name(name) & (L->cap_label_slots - 1);
+    while (L->label_slots[at] && strcmp(L->lesson->labels[L->label_slots[at] - 1].name, name) != 0)
+        at = (at + 1) & (L->cap_label_slots - 1);
+    return at;
+}
+
 static bool load_labels(Loader *L, const Node *node) {
     Lesson *lesson = L->lesson;
     if (is_null(node))
@@ -490,7 +502,10 @@ static bool load_labels(Loader *L, const Node *node) {
                     "labels: must be a mapping of names to lists of words, but this is %s",
                     yamldoc_kind_name(node->kind));
     lesson->labels = arena_array(lesson->arena, node->n_pairs, sizeof(LabelList));
-    if (node->n_pairs && !lesson->labels)
+    for (L->cap_label_slots = 16; L->cap_label_slots < 2 * (node->n_pairs + 1); L->cap_label_slots *= 2)
+        ;
+    L->label_slots = arena_array(lesson->arena, L->cap_label_slots, sizeof(size_t));
+    if ((node->n_pairs && !lesson->labels) || !L->label_slots)
         return out_of_memory(L);
     for (size_t i = 0; i < node->n_pairs; i++) {
         const NodePair *pair = &node->pairs[i];
@@ -502,6 +517,7 @@ static bool load_labels(Loader *L, const Node *node) {
         if (!parse_label_words(L, pair->value, what, list))
             return false;
         lesson->n_labels++;
+        L->label_slots[label_slot(L, list->name)] = lesson->n_labels;  // YAML keys are unique
     }
     return true;
 }
@@ -510,11 +526,10 @@ static bool load_labels(Loader *L, const Node *node) {
 static bool parse_label_ref(Loader *L, const char *key, const Node *node, const LabelList **out) {
     Lesson *lesson = L->lesson;
     if (node->kind == NODE_SCALAR) {
-        for (size_t i = 0; i < lesson->n_labels; i++) {
-            if (strcmp(lesson->labels[i].name, node->text) == 0) {
-                *out = &lesson->labels[i];
-                return true;
-            }
+        size_t found = L->label_slots ? L->label_slots[label_slot(L, node->text)] : 0;
+        if (found) {
+            *out = &lesson->labels[found - 1];
+            return true;
         }
         const char **names = arena_array(lesson->arena, lesson->n_labels + 1, sizeof(char *));
         if (!names)
