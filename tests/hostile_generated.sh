@@ -112,6 +112,18 @@ many_keys.yaml:4:1: error: unknown key 'k0_0' at the top of the lesson
 hint: the top-level keys are title, source, intro, outro, digits, labels, given and steps
 EOF
 
+# Long lessons must stay linear: 100,000 steps that all use X, and 50,000 givens that all
+# name one of 50,000 label lists (each was quadratic once: minutes, then 21 s).
+awk 'BEGIN { print "title: t\ngiven:\n  X: 1\nsteps:"; for (i = 0; i < 100000; i++) printf("  - s%d: X + 1\n", i) }' \
+    >many_steps.yaml
+run many_steps many_steps.yaml
+expect many_steps 0 </dev/null
+awk 'BEGIN { print "title: t\nlabels:"; for (i = 0; i < 50000; i++) printf("  l%d: [a]\n", i)
+             print "given:"; for (i = 0; i < 50000; i++) printf("  g%d:\n    values: [[1]]\n    rows: l49999\n", i)
+             print "steps:\n  - a: g0" }' >many_label_refs.yaml
+run many_label_refs many_label_refs.yaml
+expect many_label_refs 0 </dev/null
+
 # ---------------------------------------------------------------- bytes that are not a lesson
 
 # The first bytes of a PNG image: binary, with NULs near the start.
