@@ -191,9 +191,7 @@ static bool const_eval(Checker *c, const Expr *e, double *out) {
         double a, b;
         if (e->op == '@' || !const_eval(c, e->args[0], &a) || !const_eval(c, e->args[1], &b))
             return false;
-        KernelBinary op = e->op == '+' ? KERNEL_ADD : e->op == '-' ? KERNEL_SUB : e->op == '*' ? KERNEL_MUL
-                        : e->op == '/' ? KERNEL_DIV : KERNEL_POW;
-        *out = kernel_binary_apply(op, a, b);
+        *out = kernel_binary_apply((KernelBinary)ops_binary(e->op)->variant, a, b);
         return true;
     }
     case EXPR_NAME: {
@@ -364,15 +362,18 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
 
 // Refuse a matrix product that would take the lesson past PLAN_MAX_MULTIPLY_ADDS: each
 // value of the result (out) costs one multiply-add per entry of the left operand's last axis.
-static bool check_work(Checker *c, const Expr *e, const Shape *left, const Shape *out) {
-    size_t size, work;
-    shape_size(out, &size);
-    size_t k = left->rank ? left->dim[left->rank - 1] : 1;
-    if (util_mul_size(size, k, &work) && util_add_size(c->total_multiply_adds, work, &c->total_multiply_adds) &&
+static bool check_work(Checker *c, const Expr *e, const OpDef *op, const OpCheck *chk) {
+    bool overflow;
+    size_t work = ops_multiply_adds(op, chk->shapes, &chk->shape, &overflow);
+    if (!overflow && util_add_size(c->total_multiply_adds, work, &c->total_multiply_adds) &&
         c->total_multiply_adds <= PLAN_MAX_MULTIPLY_ADDS)
         return true;
     char need[64], limit[64];
-    format_count((double)size * (double)k, need, sizeof(need));
+    size_t size;
+    shape_size(&chk->shape, &size);
+    const Shape *left = chk->shapes[0];
+    double k = left->rank ? (double)left->dim[left->rank - 1] : 1.0;
+    format_count((double)size * k, need, sizeof(need));
     format_count((double)PLAN_MAX_MULTIPLY_ADDS, limit, sizeof(limit));
     expr_error(c, e, "this product needs %s multiply-adds; a lesson's products may need %s in all", need, limit);
     diag_hint(c->diag, "that is about a minute of arithmetic; use smaller shapes, or shape-only givens (a `shape:` "
@@ -403,10 +404,9 @@ static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n
     bool is_count = op->integers == INTEGERS_ALWAYS ||
                     (op->integers == INTEGERS_IF_INPUTS && n_inputs > 0 && all_integer) ||
                     (op->integers == INTEGERS_IF_FIRST && counts_as_integer(&plan->nodes[inputs[0]]));
-    if (op == ops_numel())
+    if (ops_value_from_shapes(op))
         has_values = true;
-    if (!check_size(c, e, &chk->shape, has_values) ||
-        (has_values && op == ops_binary('@') && !check_work(c, e, chk->shapes[0], &chk->shape)))
+    if (!check_size(c, e, &chk->shape, has_values) || (has_values && !check_work(c, e, op, chk)))
         return NO_NODE;
     size_t *args = arena_array(plan->arena, n_inputs ? n_inputs : 1, sizeof(size_t));
     const char *line = op_line(c, op, chk, site);

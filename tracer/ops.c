@@ -2,6 +2,7 @@
 #include "ops.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "explain.h"
@@ -856,6 +857,24 @@ const OpDef *ops_index(void) {
 
 const OpDef *ops_numel(void) {
     return ops_find_function("numel");
+}
+
+bool ops_value_from_shapes(const OpDef *op) {
+    return op == ops_numel();
+}
+
+size_t ops_multiply_adds(const OpDef *op, const Shape *const *inputs, const Shape *out, bool *overflow) {
+    *overflow = false;
+    if (op != ops_binary('@'))
+        return 0;
+    size_t size, work;
+    const Shape *left = inputs[0];
+    size_t k = left->rank ? left->dim[left->rank - 1] : 1;
+    if (!shape_size(out, &size) || !util_mul_size(size, k, &work)) {
+        *overflow = true;
+        return SIZE_MAX;
+    }
+    return work;
 }
 
 size_t ops_function_names(const char **names, size_t cap) {

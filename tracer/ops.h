@@ -1,8 +1,9 @@
 // ops: the table of operations. One entry per operation says how it is written (a function
 // name or an operator), which parameters it takes, its shape rule (infer, at check time),
 // what it computes (with the kernel), the facts worth telling a learner about its result
-// (notes) and how one element is worked out by hand (explain). Adding an operation touches
-// the kernel and this table only. The backward pass for the training lesson will add one more
+// (notes) and how one element is worked out by hand (explain, written in explain.c beside the
+// table). Adding an operation touches the kernel, this table and its explain function; the
+// checker and the runner only read the table. The backward pass for the training lesson will add one more
 // slot beside compute, its derivative, so that gradients are traced op by op the same way.
 #pragma once
 
@@ -142,6 +143,12 @@ const OpDef *ops_negate(void);
 const OpDef *ops_transpose(void);
 const OpDef *ops_index(void);
 const OpDef *ops_numel(void);
+// Whether op computes its value from its inputs' shapes alone (numel), so that shape-only
+// inputs still give a result with a value.
+bool ops_value_from_shapes(const OpDef *op);
+// Multiply-adds op needs for inputs of these shapes and a result of shape out (a matrix
+// product: out's size times the inner dimension; everything else counts as none).
+size_t ops_multiply_adds(const OpDef *op, const Shape *const *inputs, const Shape *out, bool *overflow);
 // Every function name, for suggestions and --help.
 size_t ops_function_names(const char **names, size_t cap);
 
