@@ -68,42 +68,75 @@ static void index_label(const Labels *l, size_t i, char *buf, size_t cap) {
 
 // One matrix [rows, cols] at data, boxed, with row and column labels; a vector is one row
 // without a row label.
+// A matrix too big to read is shown by its corners, as numpy prints it: the first and last
+// rows and columns, with a gap between them. Below these sizes every value is printed.
+enum { SHOW_ROWS = 40, EDGE_ROWS = 10, SHOW_COLS = 20, EDGE_COLS = 6 };
+#define GAP ((size_t)-1)
+
+// The indices shown along an axis of n entries: all of them, or the first and last `edge`
+// with GAP between. idx has room for limit + 1 entries.
+static size_t shown(size_t n, size_t limit, size_t edge, size_t *idx) {
+    size_t k = 0;
+    if (n <= limit) {
+        for (size_t i = 0; i < n; i++)
+            idx[k++] = i;
+        return k;
+    }
+    for (size_t i = 0; i < edge; i++)
+        idx[k++] = i;
+    idx[k++] = GAP;
+    for (size_t i = n - edge; i < n; i++)
+        idx[k++] = i;
+    return k;
+}
+
+// One matrix [rows, cols] from t at offset, boxed, with row and column labels; a vector is one
+// row without a row label.
 static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const int *decimals, size_t offset, size_t rows,
                    size_t cols, const Labels *row_labels, const Labels *col_labels, bool vector, size_t indent,
                    const TextStyle *st) {
     char buf[64];
+    size_t ri[SHOW_ROWS + 1], ci[SHOW_COLS + 1];
+    size_t nr = shown(rows, SHOW_ROWS, EDGE_ROWS, ri), nc = shown(cols, SHOW_COLS, EDGE_COLS, ci);
     size_t label_w = 0;
     if (!vector)
-        for (size_t r = 0; r < rows; r++) {
-            index_label(row_labels, r, buf, sizeof(buf));
+        for (size_t r = 0; r < nr; r++) {
+            if (ri[r] == GAP)
+                continue;
+            index_label(row_labels, ri[r], buf, sizeof(buf));
             if (text_width(buf) > label_w)
                 label_w = text_width(buf);
         }
-    size_t *width = util_calloc(cols ? cols : 1, sizeof(size_t));
-    if (!width) {
-        out->failed = true;
-        return;
-    }
-    for (size_t c = 0; c < cols; c++) {
-        index_label(col_labels, c, buf, sizeof(buf));
+    size_t width[SHOW_COLS + 1];
+    for (size_t c = 0; c < nc; c++) {
+        width[c] = 1;  // a gap column holds one "…"
+        if (ci[c] == GAP)
+            continue;
+        index_label(col_labels, ci[c], buf, sizeof(buf));
         width[c] = text_width(buf);
-        for (size_t r = 0; r < rows; r++) {
-            format_value(t, decimals, offset + r * cols + c, tr->digits, buf, sizeof(buf));
+        for (size_t r = 0; r < nr; r++) {
+            if (ri[r] == GAP)
+                continue;
+            format_value(t, decimals, offset + ri[r] * cols + ci[c], tr->digits, buf, sizeof(buf));
             if (strlen(buf) > width[c])
                 width[c] = strlen(buf);
         }
     }
     size_t inner = 1;
-    for (size_t c = 0; c < cols; c++)
+    for (size_t c = 0; c < nc; c++)
         inner += width[c] + 2;
     size_t left = indent + (vector ? 0 : label_w + 1);
     // Column labels, right-aligned over their numbers (the '│' takes one column).
     pad(out, left + 1);
     strbuf_puts(out, st->dim);
-    for (size_t c = 0; c < cols; c++) {
-        index_label(col_labels, c, buf, sizeof(buf));
-        pad(out, 2 + width[c] - text_width(buf));
-        strbuf_puts(out, buf);
+    for (size_t c = 0; c < nc; c++) {
+        const char *label = "…";
+        if (ci[c] != GAP) {
+            index_label(col_labels, ci[c], buf, sizeof(buf));
+            label = buf;
+        }
+        pad(out, 2 + width[c] - text_width(label));
+        strbuf_puts(out, label);
     }
     strbuf_puts(out, st->reset);
     strbuf_putc(out, '\n');
@@ -111,21 +144,29 @@ static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const int *dec
     strbuf_puts(out, "┌");
     repeat(out, "─", inner);
     strbuf_puts(out, "┐\n");
-    for (size_t r = 0; r < rows; r++) {
+    for (size_t r = 0; r < nr; r++) {
         pad(out, indent);
         if (!vector) {
-            index_label(row_labels, r, buf, sizeof(buf));
+            const char *label = "⋮";
+            if (ri[r] != GAP) {
+                index_label(row_labels, ri[r], buf, sizeof(buf));
+                label = buf;
+            }
             strbuf_puts(out, st->dim);
-            pad(out, label_w - text_width(buf));
-            strbuf_puts(out, buf);
+            pad(out, label_w - text_width(label));
+            strbuf_puts(out, label);
             strbuf_puts(out, st->reset);
             pad(out, 1);
         }
         strbuf_puts(out, "│");
-        for (size_t c = 0; c < cols; c++) {
-            format_value(t, decimals, offset + r * cols + c, tr->digits, buf, sizeof(buf));
-            pad(out, 2 + width[c] - strlen(buf));
-            strbuf_puts(out, buf);
+        for (size_t c = 0; c < nc; c++) {
+            const char *cell = ri[r] == GAP ? "⋮" : "…";
+            if (ri[r] != GAP && ci[c] != GAP) {
+                format_value(t, decimals, offset + ri[r] * cols + ci[c], tr->digits, buf, sizeof(buf));
+                cell = buf;
+            }
+            pad(out, 2 + width[c] - text_width(cell));
+            strbuf_puts(out, cell);
         }
         strbuf_puts(out, " │\n");
     }
@@ -133,7 +174,15 @@ static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const int *dec
     strbuf_puts(out, "└");
     repeat(out, "─", inner);
     strbuf_puts(out, "┘\n");
-    util_free(width);
+    if (rows > SHOW_ROWS || cols > SHOW_COLS) {
+        pad(out, indent);
+        if (vector)
+            strbuf_printf(out, "(only the first and last of %zu values are shown; --format json has every one)\n",
+                          cols);
+        else
+            strbuf_printf(out, "(only the corners of %zu x %zu values are shown; --format json has every one)\n",
+                          rows, cols);
+    }
 }
 
 enum { SIDE_BY_SIDE_GAP = 4, SIDE_BY_SIDE_WIDTH = 110 };
@@ -234,14 +283,23 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
             matrix(out, tr, t, decimals, 0, rows, cols, &s->labels[0], &s->labels[1], false, indent, st);
         return;
     }
-    StrBuf *blocks = util_calloc(slices, sizeof(StrBuf));
+    // Many slices show as the first and last few, like rows of a big matrix.
+    enum { SHOW_SLICES = 16, EDGE_SLICES = 3 };
+    size_t si[SHOW_SLICES + 1];
+    size_t ns = shown(slices, SHOW_SLICES, EDGE_SLICES, si);
+    StrBuf *blocks = util_calloc(ns, sizeof(StrBuf));
     if (!blocks) {
         out->failed = true;
         return;
     }
     size_t total_width = 0;
-    for (size_t k = 0; k < slices; k++) {
-        StrBuf *b = &blocks[k];
+    for (size_t j = 0; j < ns; j++) {
+        StrBuf *b = &blocks[j];
+        size_t k = si[j];
+        if (k == GAP) {
+            strbuf_printf(b, "⋮ (%zu more slices)\n", slices - 2 * EDGE_SLICES);
+            continue;
+        }
         strbuf_puts(b, st->bold);
         strbuf_puts(b, "[");
         size_t rest = k;
@@ -262,13 +320,13 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
         total_width += block_width(strbuf_str(b)) + SIDE_BY_SIDE_GAP;
         out->failed = out->failed || b->failed;
     }
-    if (indent + total_width <= SIDE_BY_SIDE_WIDTH)
-        side_by_side(out, blocks, slices, indent);
+    if (ns == slices && indent + total_width <= SIDE_BY_SIDE_WIDTH)
+        side_by_side(out, blocks, ns, indent);
     else
-        for (size_t k = 0; k < slices; k++)
-            paragraph(out, strbuf_str(&blocks[k]), indent);
-    for (size_t k = 0; k < slices; k++)
-        strbuf_finish(&blocks[k]);
+        for (size_t j = 0; j < ns; j++)
+            paragraph(out, strbuf_str(&blocks[j]), indent);
+    for (size_t j = 0; j < ns; j++)
+        strbuf_finish(&blocks[j]);
     util_free(blocks);
 }
 
