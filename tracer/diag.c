@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "format.h"
 #include "util.h"
 
 void diag_init(Diag *d) {
@@ -137,7 +138,8 @@ void diag_print(const Diag *d, FILE *f, bool colour) {
         fprintf(f, " %s | %s\n", number, d->source_line);
         size_t at = byte_offset_of_column(d->source_line, d->source_col);
         fprintf(f, " %*s | ", w, "");
-        for (size_t i = 0; i < at; i++)
+        // As many spaces as the text before the caret is wide (猫 takes two columns).
+        for (size_t i = format_display_width(d->source_line, at); i > 0; i--)
             fputc(' ', f);
         fprintf(f, "%s^", green);
         // The tildes stop at the end of the quote, however wide the culprit.

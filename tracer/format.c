@@ -75,3 +75,43 @@ void format_short(double v, char *buf, size_t cap) {
             return;
     }
 }
+
+static bool is_wide(unsigned long c) {
+    static const unsigned long ranges[][2] = {
+        {0x1100, 0x115F},  {0x2E80, 0x303E},  {0x3041, 0x33FF},  {0x3400, 0x4DBF},   {0x4E00, 0x9FFF},
+        {0xA000, 0xA4CF},  {0xAC00, 0xD7A3},  {0xF900, 0xFAFF},  {0xFE30, 0xFE4F},   {0xFF00, 0xFF60},
+        {0xFFE0, 0xFFE6},  {0x1F300, 0x1F64F}, {0x1F900, 0x1F9FF}, {0x20000, 0x3FFFD},
+    };
+    for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+        if (c >= ranges[i][0] && c <= ranges[i][1])
+            return true;
+    return false;
+}
+
+size_t format_display_width(const char *s, size_t len) {
+    size_t w = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned char b = (unsigned char)s[i];
+        if (b == 0x1B) {  // a colour escape: ESC [ ... m
+            while (i < len && s[i] != 'm')
+                i++;
+            i++;
+            continue;
+        }
+        unsigned long c = b;
+        size_t n = 1;
+        if (b >= 0xF0)
+            c = b & 0x07, n = 4;
+        else if (b >= 0xE0)
+            c = b & 0x0F, n = 3;
+        else if (b >= 0xC0)
+            c = b & 0x1F, n = 2;
+        for (size_t k = 1; k < n && i + k < len; k++)
+            c = (c << 6) | ((unsigned char)s[i + k] & 0x3F);
+        i += n;
+        if (c >= 0x0300 && c <= 0x036F)
+            continue;  // a combining accent sits on the previous character
+        w += is_wide(c) ? 2 : 1;
+    }
+    return w;
+}

@@ -16,3 +16,8 @@ void format_exact(double v, char *buf, size_t cap);
 // The shortest of %.{1..17}g that reads back to the same double: 0.1 -> "0.1"; a whole
 // number below 1e15 in plain digits: 10000 -> "10000".
 void format_short(double v, char *buf, size_t cap);
+
+// Columns a terminal gives len bytes of UTF-8 text: East Asian wide characters (猫) take two,
+// combining accents none, everything else one. ANSI colour escapes take none. The same on
+// every machine (no locale), so golden files do not depend on where they were made.
+size_t format_display_width(const char *s, size_t len);

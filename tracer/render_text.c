@@ -9,13 +9,9 @@ typedef struct TextStyle {
     const char *bold, *dim, *cyan, *reset;
 } TextStyle;
 
-// Display width of UTF-8 text: one column per code point.
+// Display width of UTF-8 text, as a terminal shows it.
 static size_t text_width(const char *s) {
-    size_t w = 0;
-    for (; *s; s++)
-        if (((unsigned char)*s & 0xC0) != 0x80)
-            w++;
-    return w;
+    return format_display_width(s, strlen(s));
 }
 
 static void pad(StrBuf *out, size_t n) {
@@ -187,19 +183,9 @@ static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const int *dec
 
 enum { SIDE_BY_SIDE_GAP = 4, SIDE_BY_SIDE_WIDTH = 110 };
 
-// Width of text as a terminal shows it: code points, with colour escapes taking no room.
+// Width of text as a terminal shows it, colour escapes taking no room.
 static size_t visible_width(const char *s, size_t len) {
-    size_t w = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '\033') {
-            while (i < len && s[i] != 'm')
-                i++;
-            continue;
-        }
-        if (((unsigned char)s[i] & 0xC0) != 0x80)
-            w++;
-    }
-    return w;
+    return format_display_width(s, len);
 }
 
 static size_t block_width(const char *text) {
