@@ -1,6 +1,7 @@
 // pipeline: load, check, run and render one lesson.
 #include "pipeline.h"
 
+#include "format.h"
 #include "lesson.h"
 #include "plan.h"
 #include "render.h"
@@ -12,6 +13,8 @@
 #include <string.h>
 
 #define DEFAULT_DIGITS 4
+// The most values a JSON trace holds (2^24, about 400 MB of text).
+#define PIPELINE_MAX_JSON_VALUES ((size_t)1 << 24)
 
 // "name[i, j]" -> the stage and its indices; errors are usage errors (status 2).
 static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out, Diag *diag) {
@@ -137,6 +140,21 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     if (!trace)
         goto done;
     if (opts->format == OUTPUT_JSON) {
+        // JSON writes every value (about 25 bytes each): bound it before building gigabytes.
+        size_t values = 0;
+        for (size_t i = 0; i < trace->n_stages; i++)
+            if (trace->stages[i].value->data)
+                values += trace->stages[i].value->size;
+        if (values > PIPELINE_MAX_JSON_VALUES) {
+            char n[64];
+            format_count((double)values, n, sizeof(n));
+            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
+                       "the JSON trace of %s would hold %s values, more than the %s it writes at most", lesson->path,
+                       n, "16,777,216");
+            diag_hint(diag, "the text trace shows the corners of large tensors; or make the lesson's tensors "
+                            "smaller, or shape-only");
+            goto done;
+        }
         render_json(trace, &text);
     } else {
         RenderOptions ro = {.colour = opts->colour};
