@@ -1,15 +1,21 @@
 // main: the command line. Reads options, runs the pipeline, prints the trace or the error.
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "config.h"
+#include "course.h"
 #include "diff.h"
 #include "pipeline.h"
+#include "watch.h"
 
 static const char usage[] =
     "usage: tracer [options] LESSON.yaml\n"
+    "       tracer [options] NUMBER|NAME   a lesson of the installed course: 02, the_cat_sat\n"
+    "       tracer --list [LESSON]\n"
     "\n"
     "Run a lesson and print every tensor of its computation.\n"
     "\n"
@@ -24,6 +30,10 @@ static const char usage[] =
     "                       print a diff when they differ\n"
     "  --golden FILE        the golden file for --check (default: golden/NAME.txt beside\n"
     "                       the lessons folder)\n"
+    "  --watch              trace the lesson again each time it is saved (Ctrl-C stops)\n"
+    "  --list               list the installed lessons with their titles; with a lesson,\n"
+    "                       list its stages (the names --explain takes)\n"
+    "  --version            print the tracer's version\n"
     "  --help               print this help\n"
     "\n"
     "exit status: 0 done, 1 the lesson has an error (or differs from its golden file),\n"
@@ -115,10 +125,106 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     return status;
 }
 
+static bool colour_stderr(void) {
+    const char *no_colour = getenv("NO_COLOR");
+    return isatty(STDERR_FILENO) && !(no_colour && no_colour[0]);
+}
+
+// Write what a library call built; a full disk or a closed pipe must not pass for success.
+static int print(const StrBuf *out, const char *what) {
+    fwrite(out->data ? out->data : "", 1, out->len, stdout);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tracer: cannot write %s: %s\n", what, strerror(errno));
+        return STATUS_USAGE_ERROR;
+    }
+    return STATUS_OK;
+}
+
+// Trace the lesson once: the trace on stdout, or (with --check) the diff from its golden file.
+static int trace(const char *lesson, const PipelineOptions *opts, bool check, const char *golden) {
+    Diag diag;
+    diag_init(&diag);
+    StrBuf out;
+    strbuf_init(&out);
+    int status = pipeline_run_file(lesson, opts, &out, &diag);
+    if (status != STATUS_OK) {
+        diag_print(&diag, stderr, colour_stderr());
+        strbuf_finish(&out);
+        return status;
+    }
+    if (check) {
+        status = check_golden(lesson, golden, strbuf_str(&out));
+        strbuf_clear(&out);
+    }
+    int written = print(&out, "the trace");
+    strbuf_finish(&out);
+    return written != STATUS_OK ? written : status;
+}
+
+// --list: the course, or the stages of one lesson.
+static int print_list(const char *lesson) {
+    Diag diag;
+    diag_init(&diag);
+    StrBuf out;
+    strbuf_init(&out);
+    int status = lesson ? pipeline_list_stages(lesson, &out, &diag) : course_list(&out, &diag);
+    if (status == STATUS_OK)
+        status = print(&out, "the list");
+    else
+        diag_print(&diag, stderr, colour_stderr());
+    strbuf_finish(&out);
+    return status;
+}
+
+// Ctrl-C is how a watch ends, and it ends well; it may come in the middle of a trace, so leave
+// at once (nothing is half-written that matters: the next run redraws the screen anyway).
+static void stop_watching(int signal_number) {
+    (void)signal_number;
+    (void)!write(STDERR_FILENO, "\n", 1);
+    _exit(STATUS_OK);
+}
+
+// Trace, wait for a save, clear the screen, trace again. A broken lesson shows its error in
+// place of the trace and the watch goes on; a lesson deleted or renamed away is waited for.
+static int watch_lesson(const char *lesson, const PipelineOptions *opts, bool check, const char *golden) {
+    Diag diag;
+    diag_init(&diag);
+    Watch *w = watch_create(lesson, &diag);
+    if (!w) {
+        diag_print(&diag, stderr, colour_stderr());
+        return diag.status;
+    }
+    struct sigaction stop = {.sa_handler = stop_watching};
+    sigemptyset(&stop.sa_mask);
+    sigaction(SIGINT, &stop, NULL);
+    // Clear the screen and its scrollback, so what shows is this run alone.
+    const char *clear = isatty(STDOUT_FILENO) ? "\033[H\033[2J\033[3J" : "";
+    for (unsigned long run = 1;; run++) {
+        fputs(clear, stdout);
+        fflush(stdout);
+        trace(lesson, opts, check, golden);
+        fprintf(stderr, "tracer: watching %s (run %lu): save it to trace again, Ctrl-C to stop\n", lesson, run);
+        WatchEvent event;
+        for (;;) {
+            if (watch_wait(w, &event, &diag) != STATUS_OK) {
+                diag_print(&diag, stderr, colour_stderr());
+                watch_destroy(w);
+                return diag.status;
+            }
+            if (event == WATCH_SAVED)
+                break;
+            fputs(clear, stdout);
+            fflush(stdout);
+            fprintf(stderr, "tracer: %s was deleted or renamed; waiting for it to come back (Ctrl-C to stop)\n",
+                    lesson);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
     const char *colour = "auto", *lesson = NULL, *golden = NULL;
-    bool check = false;
+    bool check = false, watch = false, list = false;
     const char *explain[64];
     size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
@@ -148,6 +254,17 @@ int main(int argc, char **argv) {
                 return STATUS_USAGE_ERROR;
             }
             return STATUS_OK;
+        } else if (!strcmp(name, "--version")) {
+            fputs("tracer " TRACER_VERSION "\n", stdout);
+            if (fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "tracer: cannot write the version: %s\n", strerror(errno));
+                return STATUS_USAGE_ERROR;
+            }
+            return STATUS_OK;
+        } else if (!strcmp(name, "--watch")) {
+            watch = true;
+        } else if (!strcmp(name, "--list")) {
+            list = true;
         } else if (!strcmp(name, "--format")) {
             if (!strcmp(value, "text"))
                 opts.format = OUTPUT_TEXT;
@@ -181,6 +298,10 @@ int main(int argc, char **argv) {
             lesson = a;
         }
     }
+    if (list && !lesson)
+        return print_list(NULL);
+    if (list && (watch || check))
+        return usage_error("%s", "--list prints the lesson's stages; leave out --watch and --check");
     if (!lesson)
         return usage_error("%s", "no lesson given");
     if (check && opts.format == OUTPUT_JSON)
@@ -192,26 +313,16 @@ int main(int argc, char **argv) {
 
     opts.explain = explain;
     opts.n_explain = n_explain;
+    char *path = NULL;
     Diag diag;
     diag_init(&diag);
-    StrBuf out;
-    strbuf_init(&out);
-    int status = pipeline_run_file(lesson, &opts, &out, &diag);
-    if (status != STATUS_OK) {
-        diag_print(&diag, stderr, isatty(STDERR_FILENO) && !(no_colour && no_colour[0]));
-        strbuf_finish(&out);
-        return status;
-    }
-    if (check) {
-        status = check_golden(lesson, golden, strbuf_str(&out));
-    } else {
-        fwrite(out.data ? out.data : "", 1, out.len, stdout);
-    }
-    strbuf_finish(&out);
-    // A full disk or a closed pipe must not pass for success.
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "tracer: cannot write the trace: %s\n", strerror(errno));
-        return STATUS_USAGE_ERROR;
-    }
+    int status = course_lesson_path(lesson, &path, &diag);
+    if (status == STATUS_OK && list)
+        status = print_list(path);
+    else if (status == STATUS_OK)
+        status = watch ? watch_lesson(path, &opts, check, golden) : trace(path, &opts, check, golden);
+    else
+        diag_print(&diag, stderr, colour_stderr());
+    util_free(path);
     return status;
 }

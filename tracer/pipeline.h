@@ -28,3 +28,8 @@ int pipeline_run_file(const char *path, const PipelineOptions *opts, StrBuf *out
 // The same from bytes already in memory (path only names them in messages).
 int pipeline_run_bytes(const char *path, const char *bytes, size_t len, const PipelineOptions *opts,
                        StrBuf *out, Diag *diag);
+
+// The stages of the lesson at path, one a line, in the order the trace prints them: the names
+// --explain takes, each with its shape and the expression that computes it.
+//     scores.1  [4, 3]  K.T
+int pipeline_list_stages(const char *path, StrBuf *out, Diag *diag);
