@@ -618,13 +618,15 @@ static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
     g->init = GIVEN_SHAPE_ONLY;
     if (k->init) {
         const Node *v = k->init->value;
-        size_t i = v->kind == NODE_SCALAR ? find_name(v->text, INIT_NAMES, 4) : 4;
-        if (i == 4)
+        static const GivenInit inits[] = {GIVEN_ZEROS, GIVEN_ONES, GIVEN_IDENTITY, GIVEN_RANDOM};
+        _Static_assert(ARRAY_LEN(inits) == ARRAY_LEN(INIT_NAMES), "one init for each of its names");
+        const size_t n = ARRAY_LEN(INIT_NAMES);
+        size_t i = v->kind == NODE_SCALAR ? find_name(v->text, INIT_NAMES, n) : n;
+        if (i == n)
             return fail(L, v,
-                        suggest(L, v->kind == NODE_SCALAR ? v->text : "", INIT_NAMES, 4,
+                        suggest(L, v->kind == NODE_SCALAR ? v->text : "", INIT_NAMES, n,
                                 "init: is zeros, ones, identity or random"),
                         "unknown init: %s", describe(L, v));
-        static const GivenInit inits[] = {GIVEN_ZEROS, GIVEN_ONES, GIVEN_IDENTITY, GIVEN_RANDOM};
         g->init = inits[i];
     }
     for (size_t i = 0; i < ARRAY_LEN(random_only); i++)
@@ -642,13 +644,16 @@ static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
     g->seed = 0;
     if (k->distribution) {
         const Node *v = k->distribution->value;
-        size_t i = v->kind == NODE_SCALAR ? find_name(v->text, DISTRIBUTION_NAMES, 2) : 2;
-        if (i == 2)
+        static const KernelDistribution distributions[] = {KERNEL_UNIFORM, KERNEL_NORMAL};
+        _Static_assert(ARRAY_LEN(distributions) == ARRAY_LEN(DISTRIBUTION_NAMES), "one distribution per name");
+        const size_t n = ARRAY_LEN(DISTRIBUTION_NAMES);
+        size_t i = v->kind == NODE_SCALAR ? find_name(v->text, DISTRIBUTION_NAMES, n) : n;
+        if (i == n)
             return fail(L, v,
-                        suggest(L, v->kind == NODE_SCALAR ? v->text : "", DISTRIBUTION_NAMES, 2,
+                        suggest(L, v->kind == NODE_SCALAR ? v->text : "", DISTRIBUTION_NAMES, n,
                                 "distribution: is uniform or normal"),
                         "unknown distribution: %s", describe(L, v));
-        g->distribution = i == 0 ? KERNEL_UNIFORM : KERNEL_NORMAL;
+        g->distribution = distributions[i];
     }
     if (k->scale) {
         if (!parse_number(L, k->scale->value, &g->scale, NULL))
