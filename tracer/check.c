@@ -22,6 +22,9 @@
 #define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 34)
 #endif
 #define NO_NODE ((size_t)-1)
+// An axis written beyond this is a slip, not an axis: refused before it is cast to an integer
+// (within it, the shape rule says which axes the tensor has).
+#define CHECK_MAX_AXIS 64
 
 typedef struct Checker {
     const Lesson *lesson;
@@ -48,11 +51,6 @@ typedef struct CallSite {
     const Expr *inputs[EXPR_MAX_ARGS];
     const Expr *params[OP_MAX_PARAMS];
 } CallSite;
-
-static bool out_of_memory(Checker *c) {
-    diag_out_of_memory(c->diag);
-    return false;
-}
 
 
 static bool error_at(Checker *c, size_t pos, size_t width, const char *fmt, va_list ap) {
@@ -90,7 +88,7 @@ static PlanNode *new_node(Checker *c, PlanKind kind, size_t *index) {
         size_t cap = p->cap ? p->cap * 2 : 64;
         PlanNode *nodes = arena_array(p->arena, cap, sizeof(PlanNode));
         if (!nodes) {
-            out_of_memory(c);
+            diag_out_of_memory(c->diag);
             return NULL;
         }
         if (p->n_nodes)
@@ -104,6 +102,22 @@ static PlanNode *new_node(Checker *c, PlanKind kind, size_t *index) {
     n->kind = kind;
     n->step = c->step;
     return n;
+}
+
+// Refuse a lesson whose tensors together would pass PLAN_MAX_TOTAL_VALUES, with the error at
+// e in the current step, or at the given g's name.
+static bool total_too_big(Checker *c, const Expr *e, const LessonGiven *g) {
+    char limit[64], bytes[64];
+    format_count((double)PLAN_MAX_TOTAL_VALUES, limit, sizeof(limit));
+    format_bytes((double)PLAN_MAX_TOTAL_VALUES * sizeof(double), bytes, sizeof(bytes));
+    const char *fmt = "the lesson's tensors together would exceed %s values (%s)";
+    if (e)
+        expr_error(c, e, fmt, limit, bytes);
+    else
+        diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, g->key->line, g->key->col,
+                   strlen(g->name), fmt, limit, bytes);
+    diag_hint(c->diag, "use smaller shapes, or shape-only givens (a `shape:` without values)");
+    return false;
 }
 
 // Refuse tensors too large to hold, saying how much they would need.
@@ -120,15 +134,16 @@ static bool check_size(Checker *c, const Expr *e, const Shape *shape, bool has_v
         format_count((double)size, n, sizeof(n));
         format_count((double)size * 8.0, bytes, sizeof(bytes));
         expr_error(c, e, "this result, of shape %s, would hold %s values (%s bytes)", s, n, bytes);
-        diag_hint(c->diag, "the tracer keeps at most 134,217,728 values (1 GiB) in one tensor; give the "
-                           "inputs a `shape:` without values to reason about sizes alone");
+        char limit[64], limit_bytes[64];
+        format_count((double)TENSOR_MAX_VALUES, limit, sizeof(limit));
+        format_bytes((double)TENSOR_MAX_VALUES * sizeof(double), limit_bytes, sizeof(limit_bytes));
+        diag_hint(c->diag, "the tracer keeps at most %s values (%s) in one tensor; give the inputs a `shape:` "
+                           "without values to reason about sizes alone",
+                  limit, limit_bytes);
         return false;
     }
-    if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES) {
-        expr_error(c, e, "the lesson's tensors together would exceed 268,435,456 values (2 GiB)");
-        diag_hint(c->diag, "use smaller shapes, or shape-only givens (a `shape:` without values)");
-        return false;
-    }
+    if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES)
+        return total_too_big(c, e, NULL);
     return true;
 }
 
@@ -280,7 +295,7 @@ static size_t add_constant(Checker *c, const Expr *e) {
         return NO_NODE;
     double *values = arena_array(c->plan->arena, size ? size : 1, sizeof(double));
     if (!values) {
-        out_of_memory(c);
+        diag_out_of_memory(c->diag);
         return NO_NODE;
     }
     size_t k = 0;
@@ -342,7 +357,7 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
     char *text = sb.failed ? NULL : arena_strdup(c->plan->arena, strbuf_str(&sb));
     strbuf_finish(&sb);
     if (!text)
-        out_of_memory(c);
+        diag_out_of_memory(c->diag);
     return text;
 }
 
@@ -372,7 +387,7 @@ static bool check_work(Checker *c, const Expr *e, const OpDef *op, const OpCheck
 // parameter (or under the operator or function name for the whole call).
 static void locate_problem(Checker *c, const CallSite *site, const OpProblem *p) {
     if (p->out_of_memory) {
-        out_of_memory(c);
+        diag_out_of_memory(c->diag);
         return;
     }
     const Expr *e = site->call;
@@ -420,7 +435,7 @@ static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n
     const char *line = op_line(c, op, chk, site);
     const char *text = arena_strndup(plan->arena, c->step->expr + e->start, e->end - e->start);
     if (!args || !line || !text) {
-        out_of_memory(c);
+        diag_out_of_memory(c->diag);
         return NO_NODE;
     }
     memcpy(args, inputs, n_inputs * sizeof(size_t));
@@ -559,7 +574,7 @@ static size_t compile_index(Checker *c, const Expr *e) {
         if (item->kind == EXPR_LIST) {
             size_t *list = arena_array(c->plan->arena, item->n_args, sizeof(size_t));
             if (!list) {
-                out_of_memory(c);
+                diag_out_of_memory(c->diag);
                 return NO_NODE;
             }
             for (size_t k = 0; k < item->n_args; k++) {
@@ -643,7 +658,7 @@ static size_t compile_call(Checker *c, const Expr *e) {
         size_t n = ops_function_count();
         const char **names = arena_array(c->plan->arena, n, sizeof(char *));
         if (!names)
-            return out_of_memory(c), NO_NODE;
+            return diag_no_memory(c->diag), NO_NODE;
         ops_function_names(names, n);
         const char *closest = diag_closest(e->name, names, n);
         if (closest) {
@@ -752,10 +767,13 @@ static size_t compile_call(Checker *c, const Expr *e) {
                           param->kind == PARAM_FLAG ? "True" : "4");
             return NO_NODE;
         }
-        if (param->kind == PARAM_COUNT && (!is_whole(v) || v < 1 || v > (double)TENSOR_MAX_VALUES))
-            return expr_error(c, arg, "'%s' must be a whole number from 1 to 134,217,728, not %g", param->name, v),
+        if (param->kind == PARAM_COUNT && (!is_whole(v) || v < 1 || v > (double)TENSOR_MAX_VALUES)) {
+            char limit[64];
+            format_count((double)TENSOR_MAX_VALUES, limit, sizeof(limit));
+            return expr_error(c, arg, "'%s' must be a whole number from 1 to %s, not %g", param->name, limit, v),
                    NO_NODE;
-        if (param->kind == PARAM_AXIS && (!is_whole(v) || fabs(v) > 64))
+        }
+        if (param->kind == PARAM_AXIS && (!is_whole(v) || fabs(v) > CHECK_MAX_AXIS))
             return expr_error(c, arg, "'%s' must be a whole number such as 0, 1 or -1, not %g", param->name, v),
                    NO_NODE;
         if (param->kind == PARAM_FLAG && v != 0 && v != 1)
@@ -862,7 +880,7 @@ static bool add_explain(Checker *c, size_t node, const ExplainSpec *spec) {
     Plan *p = c->plan;
     ExplainTarget *list = arena_array(p->arena, p->n_explains + 1, sizeof(ExplainTarget));
     if (!list)
-        return out_of_memory(c);
+        return diag_no_memory(c->diag);
     if (p->n_explains)
         memcpy(list, p->explains, p->n_explains * sizeof(ExplainTarget));
     list[p->n_explains++] = target;
@@ -925,12 +943,8 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     if (n->has_values) {
         size_t size;
         shape_size(&g->shape, &size);
-        if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES) {
-            diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, g->key->line, g->key->col,
-                       strlen(g->name), "the lesson's tensors together would exceed 268,435,456 values (2 GiB)");
-            diag_hint(c->diag, "use smaller shapes, or shape-only givens (a `shape:` without values)");
-            return false;
-        }
+        if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES)
+            return total_too_big(c, NULL, g);
     }
     return add_name(c, g->name, index);
 }
@@ -949,7 +963,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     const Expr *e = expr_parse(c->plan->arena, s->expr, &err);
     if (!e) {
         if (!err.message[0])
-            return out_of_memory(c);
+            return diag_no_memory(c->diag);
         plan_error_at(c->diag, c->lesson, s, err.pos, err.width, "%s", err.message);
         if (err.hint[0])
             diag_hint(c->diag, "%s", err.hint);
@@ -980,7 +994,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     t->number = arena_printf(c->plan->arena, "%zu", number);
     t->expr_text = s->expr;
     if (!t->number)
-        return out_of_memory(c);
+        return diag_no_memory(c->diag);
     if (!apply_step_labels(c, t, s))
         return false;
     if (s->explain.kind != EXPLAIN_NONE && !add_explain(c, top, &s->explain))
@@ -995,7 +1009,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
         n->name = arena_printf(c->plan->arena, "%s.%zu", s->name, k + 1);
         n->number = stage_number(c, number, k);
         if (!n->name || !n->number)
-            return out_of_memory(c);
+            return diag_no_memory(c->diag);
         k++;
     }
     return add_name(c, s->name, top);

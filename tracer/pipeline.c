@@ -149,11 +149,12 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
             if (trace->stages[i].value->data)
                 values += trace->stages[i].value->size;
         if (values > PIPELINE_MAX_JSON_VALUES) {
-            char n[64];
+            char n[64], limit[64];
             format_count((double)values, n, sizeof(n));
+            format_count((double)PIPELINE_MAX_JSON_VALUES, limit, sizeof(limit));
             diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
                        "the JSON trace of %s would hold %s values, more than the %s it writes at most", lesson->path,
-                       n, "16,777,216");
+                       n, limit);
             diag_hint(diag, "the text trace shows the corners of large tensors; or make the lesson's tensors "
                             "smaller, or shape-only");
             goto done;
