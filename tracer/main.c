@@ -132,7 +132,7 @@ static bool colour_stderr(void) {
 
 // Write what a library call built; a full disk or a closed pipe must not pass for success.
 static int print(const StrBuf *out, const char *what) {
-    fwrite(out->data ? out->data : "", 1, out->len, stdout);
+    fwrite(strbuf_str(out), 1, out->len, stdout);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "tracer: cannot write %s: %s\n", what, strerror(errno));
         return STATUS_USAGE_ERROR;
@@ -152,11 +152,12 @@ static int trace(const char *lesson, const PipelineOptions *opts, bool check, co
         strbuf_finish(&out);
         return status;
     }
-    if (check) {
+    // --check prints the diff itself, or nothing when the trace matches.
+    StrBuf none;
+    strbuf_init(&none);
+    if (check)
         status = check_golden(lesson, golden, strbuf_str(&out));
-        strbuf_clear(&out);
-    }
-    int written = print(&out, "the trace");
+    int written = print(check ? &none : &out, "the trace");
     strbuf_finish(&out);
     return written != STATUS_OK ? written : status;
 }
