@@ -2,9 +2,9 @@
 #
 # Everything is asked of the tracer itself, so new options complete without a change here:
 # options come from `tracer --help`, where an option written `--name a|b|c` completes the
-# words a, b and c, `--name FILE` a file, and `--explain STAGE...` the stages of the lesson
-# on the command line (from `tracer --list LESSON`); a lesson completes as a .yaml file or
-# as the number or name of an installed lesson (from `tracer --list`).
+# words a, b and c, `--name FILE` a file, and `--name STAGE...` (--explain) the stages of the
+# lesson on the command line (from `tracer --list LESSON`); a lesson completes as a .yaml file
+# or as the number or name of an installed lesson (from `tracer --list`).
 
 # "OPTION PLACEHOLDER" per line of the help: "--format text|json", "--check".
 _tracer_options() {
