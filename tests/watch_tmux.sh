@@ -1,7 +1,8 @@
 #!/bin/sh
 # tracer --watch in a real terminal (a tmux pane): save a change and see the new value, save
 # a broken lesson and see its located error, fix it and see the trace again, delete the file
-# and get it back, use no processor time while waiting, and end with Ctrl-C and status 0.
+# and get it back, use no processor time while waiting, and end with Ctrl-C and status 0; a
+# watch whose folder is deleted ends with status 2 and says why.
 # The values are worked out by hand: b = a * 3. Usage: watch_tmux.sh TRACER
 set -u
 tracer=$1
@@ -107,4 +108,28 @@ while [ ! -s "$tmp/status" ] && [ $i -lt 200 ]; do
 done
 [ "$(cat "$tmp/status" 2>/dev/null)" = "exit status 0" ] ||
     { echo "FAIL: after Ctrl-C: $(cat "$tmp/status" 2>/dev/null || echo 'still running')"; exit 1; }
-echo "ok: --watch redraws on each save, shows errors in place, survives a deletion and stops on Ctrl-C"
+# The folder itself deleted: nothing can come back there, so the watch ends with status 2.
+mkdir "$tmp/folder"
+save_by_rename 2 'a * 3'
+mv "$lesson" "$tmp/folder/lesson.yaml"
+tmux -L "$sock" -f /dev/null new-session -d -s gone -x 200 -y 50 \
+    "NO_COLOR=1 '$tracer' --watch '$tmp/folder/lesson.yaml' 2>'$tmp/gone.err'; echo \"exit status \$?\" > '$tmp/gone.status'" ||
+    exit 99
+i=0
+until grep -q "(run 1)" "$tmp/gone.err" 2>/dev/null || [ $i -ge 200 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+rm -r "$tmp/folder"
+i=0
+while [ ! -s "$tmp/gone.status" ] && [ $i -lt 200 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+[ "$(cat "$tmp/gone.status" 2>/dev/null)" = "exit status 2" ] ||
+    { echo "FAIL: with its folder deleted: $(cat "$tmp/gone.status" 2>/dev/null || echo 'still running')"; exit 1; }
+expected="tracer: error: stopped watching '$tmp/folder/lesson.yaml': its folder '$tmp/folder' was deleted or moved"
+tail -n 1 "$tmp/gone.err" | grep -qxF -- "$expected" ||
+    { echo "FAIL: with its folder deleted, the watch ends saying:"; cat "$tmp/gone.err"; exit 1; }
+
+echo "ok: --watch redraws on each save, shows errors in place, survives a deletion, stops on Ctrl-C"
