@@ -130,9 +130,8 @@ static bool colour_stderr(void) {
     return isatty(STDERR_FILENO) && !(no_colour && no_colour[0]);
 }
 
-// Write what a library call built; a full disk or a closed pipe must not pass for success.
-static int print(const StrBuf *out, const char *what) {
-    fwrite(strbuf_str(out), 1, out->len, stdout);
+// A full disk or a closed pipe must not pass for success.
+static int flush_stdout(const char *what) {
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "tracer: cannot write %s: %s\n", what, strerror(errno));
         return STATUS_USAGE_ERROR;
@@ -152,13 +151,12 @@ static int trace(const char *lesson, const PipelineOptions *opts, bool check, co
         strbuf_finish(&out);
         return status;
     }
-    // --check prints the diff itself, or nothing when the trace matches.
-    StrBuf none;
-    strbuf_init(&none);
     if (check)
         status = check_golden(lesson, golden, strbuf_str(&out));
-    int written = print(check ? &none : &out, "the trace");
+    else
+        fwrite(strbuf_str(&out), 1, out.len, stdout);
     strbuf_finish(&out);
+    int written = flush_stdout("the trace");
     return written != STATUS_OK ? written : status;
 }
 
@@ -169,9 +167,10 @@ static int print_list(const char *lesson) {
     StrBuf out;
     strbuf_init(&out);
     int status = lesson ? pipeline_list_stages(lesson, &out, &diag) : course_list(&out, &diag);
-    if (status == STATUS_OK)
-        status = print(&out, "the list");
-    else
+    if (status == STATUS_OK) {
+        fwrite(strbuf_str(&out), 1, out.len, stdout);
+        status = flush_stdout("the list");
+    } else
         diag_print(&diag, stderr, colour_stderr());
     strbuf_finish(&out);
     return status;
@@ -250,18 +249,10 @@ int main(int argc, char **argv) {
         }
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             fputs(usage, stdout);
-            if (fflush(stdout) != 0 || ferror(stdout)) {
-                fprintf(stderr, "tracer: cannot write the help: %s\n", strerror(errno));
-                return STATUS_USAGE_ERROR;
-            }
-            return STATUS_OK;
+            return flush_stdout("the help");
         } else if (!strcmp(name, "--version")) {
             fputs("tracer " TRACER_VERSION "\n", stdout);
-            if (fflush(stdout) != 0 || ferror(stdout)) {
-                fprintf(stderr, "tracer: cannot write the version: %s\n", strerror(errno));
-                return STATUS_USAGE_ERROR;
-            }
-            return STATUS_OK;
+            return flush_stdout("the version");
         } else if (!strcmp(name, "--watch")) {
             watch = true;
         } else if (!strcmp(name, "--list")) {
