@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """Lessons against lessons/lesson.schema.json, as an editor checks them while they are typed.
 
-Usage: schema_check.py SCHEMA --valid LESSON... --invalid LESSON... [--header LESSON...]
+Usage: schema_check.py SCHEMA --loader LESSON_C --valid LESSON... --invalid LESSON...
+                        --header LESSON...
 
 --valid lessons must validate; --invalid lessons (broken in their structure, which the tracer
 refuses) must be rejected by the schema too; --header lessons must open with the
-`# yaml-language-server: $schema=PATH` comment, PATH leading from the lesson to SCHEMA.
+`# yaml-language-server: $schema=PATH` comment, PATH leading from the lesson to SCHEMA; and
+the keys and words the loader knows (TOP_KEYS, GIVEN_KEYS, STEP_RESERVED, INIT_NAMES and
+DISTRIBUTION_NAMES in tracer/lesson.c) must be the schema's, so one added to the loader
+cannot be forgotten here.
 
 YAML is read as editors read it (yaml-language-server follows YAML 1.2's core schema): 1e-5
 is a number, yes and on are words, keys are text. PyYAML alone reads YAML 1.1, so the
@@ -89,7 +93,7 @@ HEADER = re.compile(r"^# yaml-language-server: \$schema=(\S+)$")
 
 def main(argv):
     schema_path = argv[1]
-    groups = {"--valid": [], "--invalid": [], "--header": []}
+    groups = {"--loader": [], "--valid": [], "--invalid": [], "--header": []}
     current = None
     for arg in argv[2:]:
         if arg in groups:
@@ -135,6 +139,8 @@ def main(argv):
                   os.path.samefile(os.path.join(os.path.dirname(path), m.group(1)), schema_path)):
             print(f"{path}: $schema={m.group(1)} does not lead to {schema_path}")
             failures += 1
+    for path in groups["--loader"]:
+        failures += check_keys(path, schema)
     checked = sum(len(g) for g in groups.values())
     if failures:
         print(f"{failures} of {checked} checks failed")
@@ -142,6 +148,38 @@ def main(argv):
     print(f"ok: {len(groups['--valid'])} lessons validate, {len(groups['--invalid'])} broken ones are "
           f"rejected, {len(groups['--header'])} name the schema (jsonschema {jsonschema_version()})")
     return 0
+
+
+def loader_keys(path, array):
+    """The strings of `static const char *const ARRAY[] = {...};` in the loader's source."""
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    m = re.search(r"\b" + array + r"\[\]\s*=\s*\{(.*?)\};", source, re.S)
+    return set(re.findall(r'"([^"]*)"', m.group(1))) if m else None
+
+
+def check_keys(path, schema):
+    defs = schema["$defs"]
+    places = [
+        ("TOP_KEYS", "the top of a lesson", set(schema["properties"])),
+        ("GIVEN_KEYS", "a given written as a mapping", set(defs["givenMapping"]["properties"])),
+        ("STEP_RESERVED", "a step", set(defs["step"]["properties"])),
+        ("INIT_NAMES", "init", set(defs["givenMapping"]["properties"]["init"]["enum"])),
+        ("DISTRIBUTION_NAMES", "distribution", set(defs["givenMapping"]["properties"]["distribution"]["enum"])),
+    ]
+    failures = 0
+    for array, where, in_schema in places:
+        in_loader = loader_keys(path, array)
+        if in_loader is None:
+            print(f"{path}: no {array} array to compare with the schema")
+            failures += 1
+        elif in_loader != in_schema:
+            for key in sorted(in_loader - in_schema):
+                print(f"{where}: {path} accepts '{key}' ({array}), but the schema does not")
+            for key in sorted(in_schema - in_loader):
+                print(f"{where}: the schema accepts '{key}', but {path} does not ({array})")
+            failures += 1
+    return int(failures > 0)
 
 
 def jsonschema_version():
