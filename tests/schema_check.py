@@ -146,7 +146,8 @@ def main(argv):
         print(f"{failures} of {checked} checks failed")
         return 1
     print(f"ok: {len(groups['--valid'])} lessons validate, {len(groups['--invalid'])} broken ones are "
-          f"rejected, {len(groups['--header'])} name the schema (jsonschema {jsonschema_version()})")
+          f"rejected, {len(groups['--header'])} name the schema, the loader's keys are the schema's "
+          f"(jsonschema {jsonschema_version()})")
     return 0
 
 
