@@ -58,6 +58,21 @@ mv "$tmp/stage" "$tmp/moved"
 bin=$(echo "$bin" | sed "s|^$tmp/stage|$tmp/moved|")
 run_installed
 
+# A teacher's own course in TRACER_COURSE: lessons in file-name order, a broken one listed
+# with its error instead of a title, one without a number, a block-scalar title on one line.
+mkdir -p "$tmp/course/lessons"
+printf 'title: Intro\nsteps:\n  - a: 1 + 1\n' >"$tmp/course/lessons/01_intro.yaml"
+printf 'title: Broken\nsteps: 5\n' >"$tmp/course/lessons/02_broken.yaml"
+printf 'title: |\n  An extra\n  lesson\nsteps:\n  - b: 2\n' >"$tmp/course/lessons/extra.yaml"
+cat >expected.txt <<'EOF'
+01  intro   Intro
+02  broken  (broken: line 2: steps: must be a list of steps, but this is a number or word)
+    extra   An extra lesson
+EOF
+TRACER_COURSE=$tmp/course "$bin" --list >list.txt 2>&1 || no "--list of a teacher's course failed"
+cmp -s list.txt expected.txt || { no "--list of a teacher's course:"; cat list.txt; }
+TRACER_COURSE=$tmp/course "$bin" extra >extra.txt 2>&1 || { no "tracer extra failed:"; cat extra.txt; }
+
 # No course at all: say where it was looked for and what to do.
 TRACER_COURSE=$tmp/nowhere "$bin" 02 >out.txt 2>err.txt
 status=$?
