@@ -40,7 +40,7 @@ _tracer() {
         local placeholder=${takes[$option]}
         case $placeholder in
         *\|*)
-            COMPREPLY=($(compgen -W "${placeholder//|/$'\n'}" -- "$cur"))
+            mapfile -t COMPREPLY < <(compgen -W "${placeholder//|/$'\n'}" -- "$cur")
             ;;
         STAGE*)
             # The lesson: the first word that is neither an option nor an option's value.
@@ -57,29 +57,34 @@ _tracer() {
                 fi
             done
             [[ -n $lesson ]] &&
-                COMPREPLY=($(compgen -W "$("$tracer" --list "$lesson" 2>/dev/null | awk '{ print $1 }')" -- "$cur"))
+                mapfile -t COMPREPLY < <(compgen -W "$("$tracer" --list "$lesson" 2>/dev/null | awk '{ print $1 }')" -- "$cur")
             ;;
         FILE* | PATH* | DIR*)
             compopt -o filenames 2>/dev/null
-            COMPREPLY=($(compgen -f -- "$cur"))
+            mapfile -t COMPREPLY < <(compgen -f -- "$cur")
             ;;
         esac
         return 0
     fi
     if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "${options[*]}" -- "$cur"))
+        mapfile -t COMPREPLY < <(compgen -W "${options[*]}" -- "$cur")
         return 0
     fi
     # A lesson: a file, or an installed lesson by number (when a digit is typed) or by name.
     compopt -o filenames 2>/dev/null
     local file
-    for file in $(compgen -f -- "$cur"); do
+    while read -r file; do
         [[ $file == *.yaml || $file == *.yml || -d $file ]] && COMPREPLY+=("$file")
-    done
+    done < <(compgen -f -- "$cur")
     if [[ $cur != */* ]]; then
-        local field='$1 ~ /^[0-9]+$/ ? $2 : $1'
-        [[ $cur == [0-9]* ]] && field='$1'
-        COMPREPLY+=($(compgen -W "$("$tracer" --list 2>/dev/null | awk "{ print $field }")" -- "$cur"))
+        # --list prints "NUMBER NAME TITLE", or "NAME TITLE" for a lesson without a number.
+        local lessons
+        if [[ $cur == [0-9]* ]]; then
+            lessons=$("$tracer" --list 2>/dev/null | awk '$1 ~ /^[0-9]+$/ { print $1 }')
+        else
+            lessons=$("$tracer" --list 2>/dev/null | awk '{ print ($1 ~ /^[0-9]+$/ ? $2 : $1) }')
+        fi
+        mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -W "$lessons" -- "$cur")
     fi
     return 0
 }
