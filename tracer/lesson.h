@@ -78,6 +78,15 @@ typedef struct ExplainSpec {
     const Node *node;
 } ExplainSpec;
 
+// What a step asks to be drawn as (show: heatmap | bars | table); the default lets the
+// renderer choose (a picture for attention weights when the terminal has colour).
+typedef enum PictureKind {
+    PICTURE_DEFAULT,
+    PICTURE_TABLE,    // numbers only, never a picture
+    PICTURE_HEATMAP,  // cells coloured by value (shades without colour)
+    PICTURE_BARS,     // one bar per entry of a vector
+} PictureKind;
+
 typedef struct LessonStep {
     const char *name;
     const Node *key;
@@ -94,6 +103,8 @@ typedef struct LessonStep {
     const Node *rows_node, *cols_node;
     ExplainSpec explain;
     DocValues *document;
+    PictureKind show;
+    const Node *show_node;  // NULL when absent
 } LessonStep;
 
 typedef struct Lesson {

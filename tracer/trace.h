@@ -2,7 +2,7 @@
 // label, note and line of shown work is already here.
 //
 //     Trace *t = trace_create(plan, digits, &diag);   // runs the plan
-//     render_text(t, out, colour);
+//     render_text(t, &(RenderOptions){.width = 80}, out);
 //     trace_destroy(t);
 #pragma once
 
@@ -68,6 +68,7 @@ typedef struct TraceStage {
     const char **work;    // shown work: the arithmetic of the explained elements
     size_t n_work;
     const TraceDocument *document;  // NULL when the lesson gives no document values
+    PictureKind show;               // what the step asks to be drawn as (steps only)
     size_t node;                    // the plan node it shows
 } TraceStage;
 
