@@ -16,6 +16,7 @@
 #include "diag.h"
 #include "kernel.h"
 #include "tensor.h"
+#include "trace.h"  // PictureKind: what show: asks for
 #include "yamldoc.h"
 
 #define LESSON_MAX_DIGITS 12
@@ -77,15 +78,6 @@ typedef struct ExplainSpec {
     long index[TENSOR_MAX_RANK];  // ELEMENT: the element; ROW: index[0] is the row
     const Node *node;
 } ExplainSpec;
-
-// What a step asks to be drawn as (show: heatmap | bars | table); the default lets the
-// renderer choose (a picture for attention weights when the terminal has colour).
-typedef enum PictureKind {
-    PICTURE_DEFAULT,
-    PICTURE_TABLE,    // numbers only, never a picture
-    PICTURE_HEATMAP,  // cells coloured by value (shades without colour)
-    PICTURE_BARS,     // one bar per entry of a vector
-} PictureKind;
 
 typedef struct LessonStep {
     const char *name;
