@@ -216,9 +216,9 @@ static void index_label(const Labels *l, size_t i, char *buf, size_t cap) {
 }
 
 // A matrix too big to read is shown by its corners, as numpy prints it: the first and last
-// rows and columns, with a gap between them. Below these sizes every value is printed, as
-// many columns as fit in the width.
-enum { SHOW_ROWS = 40, EDGE_ROWS = 10, SHOW_COLS = 20, EDGE_COLS = 6 };
+// rows and columns, with a gap between them. Of the columns, as many as fit in the width are
+// printed, the first and last ones around the gap.
+enum { SHOW_ROWS = 40, EDGE_ROWS = 10, SHOW_COLS = 64, EDGE_COLS = 32 };
 #define GAP ((size_t)-1)
 
 // The indices shown along an axis of n entries: all of them, or the first and last `edge`
@@ -496,27 +496,28 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
     }
     out->failed = out->failed || box.failed;
     strbuf_finish(&box);
-    if (rows > SHOW_ROWS || cols > SHOW_COLS) {
+    size_t n_rows = 0, n_cols = 0;
+    for (size_t r = 0; r < nr; r++)
+        n_rows += ri[r] != GAP;
+    for (size_t k = 0; k < nc; k++)
+        n_cols += ci[k] != GAP;
+    if (n_rows < rows || n_cols < cols) {
+        // The width that would show every column when the width alone left some out (the
+        // page is wider than the room this box was given by what stands beside the box).
+        size_t want = needed ? c->page_width + (needed - room) : 0;
+        char tail[64] = "--format json has every one";
+        if (n_rows == rows && cols <= SHOW_COLS && needed && want <= RENDER_MAX_WIDTH)
+            snprintf(tail, sizeof(tail), "--width %zu shows them all", want);
         if (vector)
-            wrapf(c, out, indent, indent + 1,
-                  "(only the first and last of %zu values are shown; --format json has every one)", cols);
+            wrapf(c, out, indent, indent + 1, "(only %zu of the %zu values are shown; %s)", n_cols, cols, tail);
+        else if (n_rows < rows && n_cols < cols)
+            wrapf(c, out, indent, indent + 1, "(only %zu of the %zu rows and %zu of the %zu columns are shown; %s)",
+                  n_rows, rows, n_cols, cols, tail);
+        else if (n_rows < rows)
+            wrapf(c, out, indent, indent + 1, "(only %zu of the %zu rows are shown; %s)", n_rows, rows, tail);
         else
-            wrapf(c, out, indent, indent + 1,
-                  "(only the corners of %zu x %zu values are shown; --format json has every one)", rows, cols);
-    }
-    if (needed) {
-        size_t n = 0;
-        for (size_t k = 0; k < nc; k++)
-            n += ci[k] != GAP;
-        // The width that would show every column shown without the cut (the page is wider
-        // than the room this box was given by what it takes beside the box).
-        size_t want = c->page_width + (needed - room);
-        if (cols <= SHOW_COLS && want <= RENDER_MAX_WIDTH)
-            wrapf(c, out, indent, indent + 1, "(%zu of the %zu columns fit in %zu; --width %zu shows them all)", n,
-                  cols, c->page_width, want);
-        else
-            wrapf(c, out, indent, indent + 1, "(%zu of the %zu columns fit in %zu; --format json has every one)", n,
-                  cols, c->page_width);
+            wrapf(c, out, indent, indent + 1, "(only %zu of the %zu columns fit in %zu; %s)", n_cols, cols,
+                  c->page_width, tail);
     }
 }
 
@@ -569,8 +570,8 @@ static void bars(const Ctx *c, StrBuf *out, const Tensor *t, const Labels *label
         strbuf_printf(out, "%s\n", buf);
     }
     if (n > SHOW_ROWS)
-        wrapf(c, out, indent, indent + 1, "(only the first and last of %zu values are shown; --format json has every one)",
-              n);
+        wrapf(c, out, indent, indent + 1, "(only %d of the %zu values are shown; --format json has every one)",
+              2 * EDGE_ROWS, n);
 }
 
 // The range of a tensor's picture, under it.
