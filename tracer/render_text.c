@@ -7,6 +7,7 @@
 #include "format.h"
 #include "heatmap.h"
 #include "render.h"
+#include "textwrap.h"
 
 typedef struct TextStyle {
     const char *bold, *dim, *cyan, *green, *yellow, *red, *reset;
@@ -36,81 +37,7 @@ static void repeat(StrBuf *out, const char *s, size_t n) {
         strbuf_puts(out, s);
 }
 
-// The fewest columns wrapped text gets, however deep its indent: words stay readable.
-enum { MIN_TEXT_COLUMNS = 20 };
-
-// Bytes of one character at s (a whole colour escape counts as one), within len.
-static size_t char_bytes(const char *s, size_t len) {
-    unsigned char b = (unsigned char)s[0];
-    size_t n = 1;
-    if (b == 0x1B) {
-        while (n < len && s[n - 1] != 'm')
-            n++;
-        return n;
-    }
-    if (b >= 0xF0)
-        n = 4;
-    else if (b >= 0xE0)
-        n = 3;
-    else if (b >= 0xC0)
-        n = 2;
-    return n < len ? n : len;
-}
-
-// Bytes of the longest prefix of s[0, len) within cols columns, cut between characters;
-// at least one character, so that wrapping always moves on.
-static size_t fit_prefix(const char *s, size_t len, size_t cols) {
-    size_t i = 0, w = 0;
-    while (i < len) {
-        size_t n = char_bytes(s + i, len - i);
-        size_t cw = format_display_width(s + i, n);
-        if (w + cw > cols && i > 0)
-            break;
-        w += cw;
-        i += n;
-    }
-    return i;
-}
-
-// One line of text wrapped at spaces to the width: the first line at `indent`, the rest at
-// `hang` (a hanging indent). A word longer than a whole line is cut where the line ends.
-static void wrap(const Ctx *c, StrBuf *out, const char *s, size_t len, size_t indent, size_t hang) {
-    while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\r'))
-        len--;
-    if (len == 0) {
-        strbuf_putc(out, '\n');
-        return;
-    }
-    size_t at = indent;
-    for (bool first = true; len > 0; first = false, at = hang) {
-        size_t lead = 0;
-        while (lead < len && s[lead] == ' ')
-            lead++;
-        if (!first)
-            s += lead, len -= lead, lead = 0;
-        size_t avail = c->width > at + MIN_TEXT_COLUMNS ? c->width - at : MIN_TEXT_COLUMNS;
-        // Measure only as far as a line reaches: a title of megabytes wraps in linear time.
-        size_t fit = fit_prefix(s, len, avail), take = fit;
-        if (fit < len) {
-            // Break at the last space that fits, after at least one word.
-            for (size_t k = fit; k > lead; k--)
-                if (s[k] == ' ') {
-                    take = k;
-                    break;
-                }
-        }
-        size_t keep = take;
-        while (keep > 0 && s[keep - 1] == ' ')
-            keep--;
-        pad(out, at);
-        strbuf_append(out, s, keep);
-        strbuf_putc(out, '\n');
-        s += take;
-        len -= take;
-    }
-}
-
-// wrap() of formatted text.
+// Formatted text wrapped to the width of this part of the page (textwrap_line).
 static void wrapf(const Ctx *c, StrBuf *out, size_t indent, size_t hang, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 static void wrapf(const Ctx *c, StrBuf *out, size_t indent, size_t hang, const char *fmt, ...) {
@@ -120,82 +47,11 @@ static void wrapf(const Ctx *c, StrBuf *out, size_t indent, size_t hang, const c
     va_start(ap, fmt);
     strbuf_vprintf(&line, fmt, ap);
     va_end(ap);
-    wrap(c, out, strbuf_str(&line), line.len, indent, hang);
+    textwrap_line(out, strbuf_str(&line), line.len, indent, hang, c->width);
     out->failed = out->failed || line.failed;
     strbuf_finish(&line);
 }
 
-// A line that starts a block of its own in narration: a list item, or text set in by spaces.
-static bool starts_block(const char *line) {
-    return line[0] == ' ' || line[0] == '-' || line[0] == '*' || line[0] == '|' ||
-           (line[0] >= '0' && line[0] <= '9' && (line[1] == '.' || line[1] == ')'));
-}
-
-// Narration indented by `indent`. The author's lines are kept while they fit; a block of
-// lines (up to a blank line or a line that starts a block) with a line too wide is reflowed
-// as one paragraph, so that a narrow terminal does not get ragged half-lines. A line that
-// starts with spaces keeps them on its continuation lines.
-static void paragraph(const Ctx *c, StrBuf *out, const char *text, size_t indent) {
-    const char *p = text;
-    while (*p) {
-        // The block: p up to block_end, lines_fit when every line of it fits.
-        const char *q = p;
-        bool lines_fit = true;
-        for (bool first = true;; first = false) {
-            const char *end = strchr(q, '\n');
-            size_t len = end ? (size_t)(end - q) : strlen(q);
-            if (!first && (len == 0 || starts_block(q)))
-                break;
-            if (indent + format_display_width(q, len) > c->width)
-                lines_fit = false;
-            q = end ? end + 1 : q + len;
-            if (!end || len == 0)
-                break;
-        }
-        const char *block_end = q;
-        if (lines_fit || strspn(p, " ") > 0) {
-            for (const char *line = p; line < block_end;) {
-                const char *end = strchr(line, '\n');
-                size_t len = end ? (size_t)(end - line) : strlen(line);
-                size_t lead = strspn(line, " ");
-                wrap(c, out, line, len, indent, indent + (lead < len ? lead : 0));
-                line = end ? end + 1 : line + len;
-            }
-        } else {
-            StrBuf joined;
-            strbuf_init(&joined);
-            for (const char *line = p; line < block_end;) {
-                const char *end = strchr(line, '\n');
-                size_t len = end ? (size_t)(end - line) : strlen(line);
-                if (joined.len)
-                    strbuf_putc(&joined, ' ');
-                strbuf_append(&joined, line, len);
-                line = end ? end + 1 : line + len;
-            }
-            wrap(c, out, strbuf_str(&joined), joined.len, indent, indent);
-            out->failed = out->failed || joined.failed;
-            strbuf_finish(&joined);
-        }
-        p = block_end;
-    }
-}
-
-// Lines already laid out (boxes), each indented, none wrapped, no trailing blanks.
-static void indent_block(StrBuf *out, const char *text, size_t indent) {
-    for (const char *p = text; *p;) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        while (len > 0 && p[len - 1] == ' ')
-            len--;
-        if (len > 0)
-            pad(out, indent);
-        strbuf_append(out, p, len);
-        strbuf_putc(out, '\n');
-        if (!end)
-            break;
-        p = end + 1;
-    }
-}
 
 // decimals: per-value places (numbers as a document printed them), or NULL for `digits`.
 static void format_value(const Tensor *t, const int *decimals, size_t k, int digits, char *buf, size_t cap) {
@@ -313,67 +169,15 @@ static size_t fit_columns(size_t room, size_t *ci, size_t *width, size_t *nc) {
     return needed;
 }
 
-enum { SIDE_BY_SIDE_GAP = 4 };
-
-static size_t block_width(const char *text) {
-    size_t w = 0;
-    for (const char *p = text; *p;) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        size_t lw = format_display_width(p, len);
-        if (lw > w)
-            w = lw;
-        p += len + (end ? 1 : 0);
-    }
-    return w;
-}
-
-// Lay blocks of lines next to each other, each padded to its own width.
-static void side_by_side(StrBuf *out, const StrBuf *blocks, size_t n, size_t indent) {
-    const char *at[TENSOR_MAX_RANK * 64];
-    size_t widths[TENSOR_MAX_RANK * 64];
-    if (n > ARRAY_LEN(at))
-        n = ARRAY_LEN(at);
-    for (size_t k = 0; k < n; k++) {
-        at[k] = strbuf_str(&blocks[k]);
-        widths[k] = block_width(at[k]);
-    }
-    for (;;) {
-        bool any = false;
-        for (size_t k = 0; k < n; k++)
-            any = any || *at[k];
-        if (!any)
-            break;
-        StrBuf line;
-        strbuf_init(&line);
-        pad(&line, indent);
-        for (size_t k = 0; k < n; k++) {
-            const char *end = strchr(at[k], '\n');
-            size_t len = end ? (size_t)(end - at[k]) : strlen(at[k]);
-            strbuf_append(&line, at[k], len);
-            if (k + 1 < n)
-                pad(&line, widths[k] - format_display_width(at[k], len) + SIDE_BY_SIDE_GAP);
-            at[k] += len + (end ? 1 : 0);
-        }
-        // No trailing spaces: a golden file should not depend on them.
-        while (line.len && line.data[line.len - 1] == ' ')
-            line.data[--line.len] = '\0';
-        strbuf_append(out, strbuf_str(&line), line.len);
-        strbuf_putc(out, '\n');
-        out->failed = out->failed || line.failed;
-        strbuf_finish(&line);
-    }
-}
-
 // Two blocks side by side when they fit in the width from indent, else one under the other.
 static void beside_or_under(const Ctx *c, StrBuf *out, const StrBuf *pair, size_t indent) {
-    if (indent + block_width(strbuf_str(&pair[0])) + SIDE_BY_SIDE_GAP + block_width(strbuf_str(&pair[1])) <=
+    if (indent + textwrap_block_width(strbuf_str(&pair[0])) + TEXTWRAP_GAP + textwrap_block_width(strbuf_str(&pair[1])) <=
         c->width) {
-        side_by_side(out, pair, 2, indent);
+        textwrap_side_by_side(out, pair, 2, indent);
         return;
     }
-    indent_block(out, strbuf_str(&pair[0]), indent);
-    indent_block(out, strbuf_str(&pair[1]), indent);
+    textwrap_indent(out, strbuf_str(&pair[0]), indent);
+    textwrap_indent(out, strbuf_str(&pair[1]), indent);
 }
 
 // The shade picture of the rows and columns a table shows, one line per table line so that
@@ -492,7 +296,7 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
         out->failed = out->failed || pair[1].failed;
         strbuf_finish(&pair[1]);
     } else {
-        indent_block(out, strbuf_str(&box), indent);
+        textwrap_indent(out, strbuf_str(&box), indent);
     }
     out->failed = out->failed || box.failed;
     strbuf_finish(&box);
@@ -709,14 +513,14 @@ static void values(const Ctx *c, StrBuf *out, const TraceStage *s, const Tensor 
         inner.width = room;
         matrix(&inner, b, t, decimals, k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1], false,
                0, room, draw);
-        total_width += block_width(strbuf_str(b)) + (j ? SIDE_BY_SIDE_GAP : 0);
+        total_width += textwrap_block_width(strbuf_str(b)) + (j ? TEXTWRAP_GAP : 0);
         out->failed = out->failed || b->failed;
     }
     if (ns == slices && indent + total_width <= c->width)
-        side_by_side(out, blocks, ns, indent);
+        textwrap_side_by_side(out, blocks, ns, indent);
     else
         for (size_t j = 0; j < ns; j++)
-            indent_block(out, strbuf_str(&blocks[j]), indent);
+            textwrap_indent(out, strbuf_str(&blocks[j]), indent);
     for (size_t j = 0; j < ns; j++)
         strbuf_finish(&blocks[j]);
     util_free(blocks);
@@ -861,7 +665,7 @@ static void operation(const Ctx *c, StrBuf *out, const TraceStage *s, size_t ind
         return;
     }
     wrapf(c, out, indent, indent + 2, "%s%s%s", st->cyan, s->op_line, st->reset);
-    wrap(c, out, about, strlen(about), indent + 2, indent + 2);
+    textwrap_line(out, about, strlen(about), indent + 2, indent + 2, c->width);
 }
 
 static void stage(const Ctx *c, StrBuf *out, const TraceStage *s) {
@@ -881,7 +685,7 @@ static void stage(const Ctx *c, StrBuf *out, const TraceStage *s) {
     else if (s->kind != STAGE_GIVEN)
         wrapf(c, out, indent, indent + 2, "%s%s%s", st->cyan, shape, st->reset);
     if (s->say)
-        paragraph(c, out, s->say, indent);
+        textwrap_paragraph(out, s->say, indent, c->width);
     if (!brief_given) {
         Drawing draw = drawing_for(c, s);
         values(c, out, s, s->value, NULL, indent, &draw);
@@ -894,7 +698,7 @@ static void stage(const Ctx *c, StrBuf *out, const TraceStage *s) {
         pad(out, indent);
         strbuf_printf(out, "%swork:%s\n", st->cyan, st->reset);
         for (size_t i = 0; i < s->n_work; i++)
-            wrap(c, out, s->work[i], strlen(s->work[i]), indent + 2, indent + 6);
+            textwrap_line(out, s->work[i], strlen(s->work[i]), indent + 2, indent + 6, c->width);
     }
 }
 
@@ -910,7 +714,7 @@ static void header(const Ctx *c, StrBuf *out) {
     size_t before = out->len;
     wrapf(c, out, 0, 0, "%s%s%s", st->bold, tr->title, st->reset);
     // The underline as wide as the title's longest line.
-    size_t underline = block_width(out->data ? out->data + before : "");
+    size_t underline = textwrap_block_width(out->data ? out->data + before : "");
     repeat(out, "=", underline);
     strbuf_putc(out, '\n');
     if (tr->source)
@@ -928,7 +732,7 @@ static void header(const Ctx *c, StrBuf *out) {
     strbuf_finish(&hidden);
     if (tr->intro) {
         strbuf_putc(out, '\n');
-        paragraph(c, out, tr->intro, 0);
+        textwrap_paragraph(out, tr->intro, 0, c->width);
     }
 }
 
@@ -953,7 +757,7 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
     }
     if (tr->outro) {
         strbuf_putc(out, '\n');
-        paragraph(&c, out, tr->outro, 0);
+        textwrap_paragraph(out, tr->outro, 0, c.width);
     }
     document_summary(&c, out);
     if (ends)
