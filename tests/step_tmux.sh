@@ -1,8 +1,9 @@
 #!/bin/sh
 # --step in a real terminal: tmux runs the tracer in a pseudo-terminal of 100 x 60, the test
 # presses keys and reads the screen after each one. Lesson 01 has 13 stages: the givens Q_0,
-# K, V and d_k, then steps 1a, 1, 2a, 2, 3, 4, 5, 6 and 7. Usage: step_tmux.sh TRACER, run
-# from the project root. Skipped (exit 77) when tmux is not installed.
+# K, V and d_k, then steps 1a, 1, 2a, 2, 3, 4, 5, 6 and 7. Then a screen of 80 x 20, too short
+# for the header of lesson 02, scrolls. Usage: step_tmux.sh TRACER, run from the project root.
+# Skipped (exit 77) when tmux is not installed.
 set -u
 tracer=$1
 if ! command -v tmux >/dev/null 2>&1; then
@@ -12,7 +13,7 @@ fi
 case "$tracer" in /*) ;; *) tracer="$PWD/$tracer" ;; esac
 tmp=$(mktemp -d) || exit 99
 sock="$tmp/tmux.sock"
-trap 'tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'for s in "$tmp"/*.sock; do tmux -S "$s" kill-server 2>/dev/null; done; rm -rf "$tmp"' EXIT
 tmux -S "$sock" -f /dev/null new-session -d -x 100 -y 60 -c "$PWD" \
     "NO_COLOR=1 '$tracer' --step lessons/01_softmax_weights.yaml; echo \"tracer exited with status \$?\"; sleep 60"
 
@@ -87,4 +88,31 @@ shows "step 13 of 13"
 
 press q
 shows "tracer exited with status 0"
-echo "--step showed the header, each stage, back, jumps and quit as expected"
+
+# 20 rows: 18 for the text, a blank line and the status line. The first screen of lesson 02
+# is its header (4 lines, a blank line, 16 lines of introduction with its blank line) and
+# Given X (a blank line, its heading and 6 lines of box): 29 lines.
+tmux -S "$sock" kill-server 2>/dev/null
+sock="$tmp/tmux-small.sock"
+after="starting in 80 x 20"
+tmux -S "$sock" -f /dev/null new-session -d -x 80 -y 20 -c "$PWD" \
+    "NO_COLOR=1 '$tracer' --step lessons/02_the_cat_sat.yaml; echo \"tracer exited with status \$?\"; sleep 60"
+shows "step 1 of 14   lines 1-18 of 29"
+shows "The cat sat: one attention head"
+hides "Given X"
+press Down
+shows "lines 2-19 of 29"
+hides "The cat sat: one attention head"
+press NPage
+shows "lines 12-29 of 29"
+shows "Given X  [3, 4]"
+shows "sat │  0.2000  0.1000  0.4000  0.3000 │"
+press k
+shows "lines 11-28 of 29"
+press Enter
+shows "step 2 of 14"
+shows "Given W_Q  [4, 4]"
+hides "lines"
+press q
+shows "tracer exited with status 0"
+echo "--step showed the header, each stage, back, jumps, scrolling and quit as expected"

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -49,32 +50,100 @@ static bool raw_mode(void) {
     return true;
 }
 
-static void page(const char *text, const size_t *ends, size_t k) {
-    size_t start = k ? ends[k - 1] : 0;
-    fwrite(text + start, 1, ends[k] - start, stdout);
+// The text of step k (1-based) of n: the header before the first stage, the close after the
+// last.
+static void screen_text(const char *text, const size_t *ends, size_t n_pages, size_t k, const char **start,
+                        const char **end) {
+    size_t n = n_pages - 2;
+    size_t from = k == 1 ? 0 : ends[k - 1], to = k == n ? ends[n_pages - 1] : ends[k];
+    *start = text + from;
+    *end = text + to;
 }
 
-// The screen for step k (1-based) of n: the header before the first stage, the close after
-// the last, then the status line with what was typed so far.
-static void show(const char *text, const size_t *ends, size_t n_pages, size_t k, const char *typed,
-                 const char *note, bool colour) {
+static size_t count_lines(const char *s, const char *end) {
+    size_t n = 0;
+    for (; s < end; s++)
+        n += *s == '\n';
+    return n;
+}
+
+static const char *skip_lines(const char *s, const char *end, size_t lines) {
+    while (lines > 0 && s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        s = nl ? nl + 1 : end;
+        lines--;
+    }
+    return s;
+}
+
+// The terminal's size, asked each time so that a resized window is used at once; 80 x 24
+// when it cannot say.
+static struct winsize terminal_size(void) {
+    struct winsize ws;
+    if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row < 4 || ws.ws_col < 20)
+        ws = (struct winsize){.ws_row = 24, .ws_col = 80};
+    return ws;
+}
+
+static size_t terminal_rows(void) {
+    return terminal_size().ws_row;
+}
+
+// One screen: the lines of step k from line `top` that fit above the status line, then the
+// status line. Returns the top line actually shown (held within the text).
+static size_t show(const char *text, const size_t *ends, size_t n_pages, size_t k, size_t top, const char *typed,
+                   const char *note, bool colour) {
     size_t n = n_pages - 2;
+    const char *start, *end;
+    screen_text(text, ends, n_pages, k, &start, &end);
+    size_t lines = count_lines(start, end), room = terminal_rows() - 2;  // a blank line and the status
+    size_t last_top = lines > room ? lines - room : 0;
+    top = top > last_top ? last_top : top;
+    const char *from = skip_lines(start, end, top), *to = skip_lines(from, end, room);
     fputs("\033[H\033[2J", stdout);
-    if (k == 1)
-        page(text, ends, 0);
-    page(text, ends, k);
-    if (k == n)
-        page(text, ends, n_pages - 1);
-    fputs(colour ? "\n\033[7m" : "\n", stdout);
-    printf(" step %zu of %zu ", k, n);
-    fputs(colour ? "\033[0m" : "", stdout);
+    fwrite(from, 1, (size_t)(to - from), stdout);
+    // The status line, cut to the terminal's width: a wrapped one would scroll the screen.
+    char status[256], hint[160];
     if (note[0])
-        printf("  %s", note);
+        snprintf(hint, sizeof(hint), "%s", note);
     else if (typed[0])
-        printf("  go to step %s (Enter)", typed);
+        snprintf(hint, sizeof(hint), "go to step %s (Enter)", typed);
+    else if (lines > room)
+        snprintf(hint, sizeof(hint), "lines %zu-%zu of %zu: up/down scroll, Enter/space next, b back, q quits",
+                 top + 1, top + room < lines ? top + room : lines, lines);
     else
-        printf("  Enter/space next, b back, a number and Enter jumps, q quits");
+        snprintf(hint, sizeof(hint), "Enter/space next, b back, a number and Enter jumps, q quits");
+    int len = snprintf(status, sizeof(status), " step %zu of %zu   %s", k, n, hint);
+    size_t cols = terminal_size().ws_col, keep = len > 0 ? (size_t)len : 0;
+    keep = cols > 1 && keep > cols - 1 ? cols - 1 : keep;
+    size_t mark = (size_t)snprintf(NULL, 0, " step %zu of %zu ", k, n);
+    mark = mark < keep ? mark : keep;
+    // The step in reverse video, the hint plain.
+    printf("\n%s%.*s%s%.*s", colour ? "\033[7m" : "", (int)mark, status, colour ? "\033[0m" : "", (int)(keep - mark),
+           status + mark);
     fflush(stdout);
+    return top;
+}
+
+// A key, with the arrows and page keys of a terminal (ESC [ A and so on) as one of these.
+enum { KEY_UP = 256, KEY_DOWN, KEY_PAGE_UP, KEY_PAGE_DOWN, KEY_END_OF_INPUT };
+
+static int read_key(void) {
+    unsigned char c;
+    if (read(STDIN_FILENO, &c, 1) != 1)
+        return KEY_END_OF_INPUT;
+    if (c != 27)
+        return c;
+    unsigned char seq[3] = {0};
+    if (read(STDIN_FILENO, &seq[0], 1) != 1 || seq[0] != '[' || read(STDIN_FILENO, &seq[1], 1) != 1)
+        return 27;
+    if (seq[1] == 'A')
+        return KEY_UP;
+    if (seq[1] == 'B')
+        return KEY_DOWN;
+    if ((seq[1] == '5' || seq[1] == '6') && read(STDIN_FILENO, &seq[2], 1) == 1 && seq[2] == '~')
+        return seq[1] == '5' ? KEY_PAGE_UP : KEY_PAGE_DOWN;
+    return 27;
 }
 
 int step_through(const char *text, const size_t *ends, size_t n_pages, bool colour) {
@@ -86,16 +155,15 @@ int step_through(const char *text, const size_t *ends, size_t n_pages, bool colo
         fputs("tracer: --step cannot read single keys from this terminal\n", stderr);
         return STATUS_USAGE_ERROR;
     }
-    size_t n = n_pages - 2, k = 1;
+    size_t n = n_pages - 2, k = 1, top = 0;
     char typed[16] = "", note[96] = "";
     for (;;) {
-        show(text, ends, n_pages, k, typed, note, colour);
+        top = show(text, ends, n_pages, k, top, typed, note, colour);
         note[0] = '\0';
-        unsigned char key;
-        ssize_t got = read(STDIN_FILENO, &key, 1);
-        if (got <= 0 || key == 'q' || key == 'Q' || key == 4)  // 4: Ctrl-D
+        int key = read_key();
+        size_t len = strlen(typed), page = terminal_rows() - 2, was = k;
+        if (key == KEY_END_OF_INPUT || key == 'q' || key == 'Q' || key == 4)  // 4: Ctrl-D
             break;
-        size_t len = strlen(typed);
         if (key >= '0' && key <= '9') {
             if (len + 1 < sizeof(typed) && (len || key != '0')) {
                 typed[len] = (char)key;
@@ -120,7 +188,17 @@ int step_through(const char *text, const size_t *ends, size_t n_pages, bool colo
             typed[0] = '\0';
             if (k > 1)
                 k--;
+        } else if (key == KEY_DOWN || key == 'j') {
+            top++;
+        } else if (key == KEY_UP || key == 'k') {
+            top = top ? top - 1 : 0;
+        } else if (key == KEY_PAGE_DOWN) {
+            top += page;
+        } else if (key == KEY_PAGE_UP) {
+            top = top > page ? top - page : 0;
         }
+        if (k != was)
+            top = 0;
     }
     restore();
     fputs("\n", stdout);
