@@ -101,9 +101,10 @@ typedef enum Picture { PIC_TABLE, PIC_COLOUR, PIC_SHADES, PIC_BARS } Picture;
 typedef struct Drawing {
     Picture picture;
     Heatmap heat;
+    bool under;  // a shade picture under its table, even where it would fit beside it
 } Drawing;
 
-static const Drawing TABLE_ONLY = {PIC_TABLE, {HEAT_NONE, 0, 0}};
+static const Drawing TABLE_ONLY = {PIC_TABLE, {HEAT_NONE, 0, 0}, false};
 
 // The escape that colours a cell's background by its value, with ink that reads on it.
 static void cell_colour(const Ctx *c, StrBuf *out, const Heatmap *h, double v) {
@@ -169,22 +170,12 @@ static size_t fit_columns(size_t room, size_t *ci, size_t *width, size_t *nc) {
     return needed;
 }
 
-// Two blocks side by side when they fit in the width from indent, else one under the other.
-static void beside_or_under(const Ctx *c, StrBuf *out, const StrBuf *pair, size_t indent) {
-    if (indent + textwrap_block_width(strbuf_str(&pair[0])) + TEXTWRAP_GAP + textwrap_block_width(strbuf_str(&pair[1])) <=
-        c->width) {
-        textwrap_side_by_side(out, pair, 2, indent);
-        return;
-    }
-    textwrap_indent(out, strbuf_str(&pair[0]), indent);
-    textwrap_indent(out, strbuf_str(&pair[1]), indent);
-}
-
-// The shade picture of the rows and columns a table shows, one line per table line so that
-// it can stand beside the table: two glyphs per value, so that cells look square.
+// The shade picture of the rows and columns a table shows, two glyphs per value so that cells
+// look square. Beside the table it starts with a blank line, so that each row of the picture
+// stands on the line of its row of numbers.
 static void shade_picture(StrBuf *out, const Tensor *t, size_t offset, size_t cols, const size_t *ri, size_t nr,
-                          const size_t *ci, size_t nc, const Heatmap *h) {
-    strbuf_puts(out, "\n┌");
+                          const size_t *ci, size_t nc, const Heatmap *h, bool beside) {
+    strbuf_puts(out, beside ? "\n┌" : "┌");
     repeat(out, "─", 2 * nc);
     strbuf_puts(out, "┐\n");
     for (size_t r = 0; r < nr; r++) {
@@ -290,9 +281,16 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
     repeat(&box, "─", inner);
     strbuf_puts(&box, "┘\n");
     if (draw->picture == PIC_SHADES) {
+        // Beside the table where it fits, else under its cells.
+        bool beside = !draw->under && indent + textwrap_block_width(strbuf_str(&box)) + TEXTWRAP_GAP + 2 * nc + 2 <= limit;
         StrBuf pair[2] = {box, {0}};
-        shade_picture(&pair[1], t, offset, cols, ri, nr, ci, nc, &draw->heat);
-        beside_or_under(c, out, pair, indent);
+        shade_picture(&pair[1], t, offset, cols, ri, nr, ci, nc, &draw->heat, beside);
+        if (beside) {
+            textwrap_side_by_side(out, pair, 2, indent);
+        } else {
+            textwrap_indent(out, strbuf_str(&box), indent);
+            textwrap_indent(out, strbuf_str(&pair[1]), indent + left);
+        }
         out->failed = out->failed || pair[1].failed;
         strbuf_finish(&pair[1]);
     } else {
@@ -439,6 +437,50 @@ static Drawing drawing_for(const Ctx *c, const TraceStage *s) {
     return d;
 }
 
+// Many slices show as the first and last few, like rows of a big matrix.
+enum { SHOW_SLICES = 16, EDGE_SLICES = 3 };
+
+// One block per slice shown (si: the slices' indices, GAP for the gap), each a heading and a
+// matrix within the width from indent. Returns their width side by side.
+static size_t slice_blocks(const Ctx *c, StrBuf *blocks, const size_t *si, size_t ns, const TraceStage *s,
+                           const Tensor *t, const int *decimals, size_t indent, const Drawing *draw) {
+    const Shape *sh = &t->shape;
+    size_t rows = sh->dim[sh->rank - 2], cols = sh->dim[sh->rank - 1], per = rows * cols;
+    size_t slices = t->size / per;
+    size_t total_width = 0;
+    size_t room = c->width > indent ? c->width - indent : 0;
+    char buf[64];
+    for (size_t j = 0; j < ns; j++) {
+        StrBuf *b = &blocks[j];
+        size_t k = si[j];
+        if (k == GAP) {
+            strbuf_printf(b, "⋮ (%zu more slices)\n", slices - 2 * EDGE_SLICES);
+            continue;
+        }
+        strbuf_puts(b, c->st.bold);
+        strbuf_puts(b, "[");
+        size_t rest = k;
+        size_t idx[TENSOR_MAX_RANK] = {0};
+        for (size_t a = sh->rank - 2; a-- > 0;) {
+            idx[a] = rest % sh->dim[a];
+            rest /= sh->dim[a];
+        }
+        for (size_t a = 0; a + 2 < sh->rank; a++) {
+            index_label(&s->labels[a], idx[a], buf, sizeof(buf));
+            strbuf_printf(b, "%s%s", a ? ", " : "", buf);
+        }
+        strbuf_puts(b, ", :, :]");
+        strbuf_puts(b, c->st.reset);
+        strbuf_putc(b, '\n');
+        Ctx inner = *c;
+        inner.width = room;
+        matrix(&inner, b, t, decimals, k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1], false,
+               0, room, draw);
+        total_width += textwrap_block_width(strbuf_str(b)) + (j ? TEXTWRAP_GAP : 0);
+    }
+    return total_width;
+}
+
 static void values(const Ctx *c, StrBuf *out, const TraceStage *s, const Tensor *t, const int *decimals,
                    size_t indent, const Drawing *draw) {
     const TextStyle *st = &c->st;
@@ -476,8 +518,6 @@ static void values(const Ctx *c, StrBuf *out, const TraceStage *s, const Tensor 
         }
         return;
     }
-    // Many slices show as the first and last few, like rows of a big matrix.
-    enum { SHOW_SLICES = 16, EDGE_SLICES = 3 };
     size_t si[SHOW_SLICES + 1];
     size_t ns = shown(slices, SHOW_SLICES, EDGE_SLICES, si);
     StrBuf *blocks = util_calloc(ns, sizeof(StrBuf));
@@ -485,37 +525,19 @@ static void values(const Ctx *c, StrBuf *out, const TraceStage *s, const Tensor 
         out->failed = true;
         return;
     }
-    size_t total_width = 0;
-    size_t room = c->width > indent ? c->width - indent : 0;
-    for (size_t j = 0; j < ns; j++) {
-        StrBuf *b = &blocks[j];
-        size_t k = si[j];
-        if (k == GAP) {
-            strbuf_printf(b, "⋮ (%zu more slices)\n", slices - 2 * EDGE_SLICES);
-            continue;
+    size_t total_width = slice_blocks(c, blocks, si, ns, s, t, decimals, indent, draw);
+    // Slices side by side matter more than a picture beside each: try the pictures under them.
+    if (indent + total_width > c->width && draw->picture == PIC_SHADES && ns == slices) {
+        Drawing under = *draw;
+        under.under = true;
+        for (size_t j = 0; j < ns; j++) {
+            strbuf_finish(&blocks[j]);
+            strbuf_init(&blocks[j]);
         }
-        strbuf_puts(b, st->bold);
-        strbuf_puts(b, "[");
-        size_t rest = k;
-        size_t idx[TENSOR_MAX_RANK] = {0};
-        for (size_t a = sh->rank - 2; a-- > 0;) {
-            idx[a] = rest % sh->dim[a];
-            rest /= sh->dim[a];
-        }
-        for (size_t a = 0; a + 2 < sh->rank; a++) {
-            index_label(&s->labels[a], idx[a], buf, sizeof(buf));
-            strbuf_printf(b, "%s%s", a ? ", " : "", buf);
-        }
-        strbuf_puts(b, ", :, :]");
-        strbuf_puts(b, st->reset);
-        strbuf_putc(b, '\n');
-        Ctx inner = *c;
-        inner.width = room;
-        matrix(&inner, b, t, decimals, k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1], false,
-               0, room, draw);
-        total_width += textwrap_block_width(strbuf_str(b)) + (j ? TEXTWRAP_GAP : 0);
-        out->failed = out->failed || b->failed;
+        total_width = slice_blocks(c, blocks, si, ns, s, t, decimals, indent, &under);
     }
+    for (size_t j = 0; j < ns; j++)
+        out->failed = out->failed || blocks[j].failed;
     if (ns == slices && indent + total_width <= c->width)
         textwrap_side_by_side(out, blocks, ns, indent);
     else
