@@ -2,7 +2,8 @@
 # --step in a real terminal: tmux runs the tracer in a pseudo-terminal of 100 x 60, the test
 # presses keys and reads the screen after each one. Lesson 01 has 13 stages: the givens Q_0,
 # K, V and d_k, then steps 1a, 1, 2a, 2, 3, 4, 5, 6 and 7. Then a screen of 80 x 20, too short
-# for the header of lesson 02, scrolls. Usage: step_tmux.sh TRACER, run from the project root.
+# for the header of lesson 02, scrolls, and a resized window is traced again at its width.
+# Usage: step_tmux.sh TRACER, run from the project root.
 # Skipped (exit 77) when tmux is not installed.
 set -u
 tracer=$1
@@ -113,6 +114,17 @@ press Enter
 shows "step 2 of 14"
 shows "Given W_Q  [4, 4]"
 hides "lines"
+
+# A narrower window traces the lesson again at its width and stays on the same step: at 80
+# columns the operation's description fits on one line, at 60 its last words wrap.
+press 6 Enter
+shows "step 6 of 14"
+shows "matrix product: each row of the left against each column of the right"
+after="resizing the window to 60 x 20"
+tmux -S "$sock" resize-window -t 0 -x 60 -y 20
+shows "      column of the right"
+shows "step 6 of 14"
+hides "against each column of the right"
 press q
 shows "tracer exited with status 0"
-echo "--step showed the header, each stage, back, jumps, scrolling and quit as expected"
+echo "--step showed the header, each stage, back, jumps, scrolling, a resize and quit as expected"

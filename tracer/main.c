@@ -89,6 +89,30 @@ static size_t default_width(void) {
     return cols < RENDER_MIN_WIDTH ? RENDER_MIN_WIDTH : cols > RENDER_MAX_WIDTH ? RENDER_MAX_WIDTH : (size_t)cols;
 }
 
+// --step: the trace in pages, one stage at a time, traced again at the terminal's new width
+// when the window is resized (unless --width fixed it).
+static int step_lesson(const char *lesson, PipelineOptions *opts, bool fixed_width, bool colour_errors) {
+    size_t at = 1;
+    for (;;) {
+        Diag diag;
+        diag_init(&diag);
+        StrBuf out;
+        strbuf_init(&out);
+        Pages pages = {0};
+        int status = pipeline_run_file_pages(lesson, opts, &out, &pages, &diag);
+        if (status == STATUS_OK)
+            status = step_through(strbuf_str(&out), pages.ends, pages.n, opts->colour, &at);
+        else
+            diag_print(&diag, stderr, colour_errors);
+        util_free(pages.ends);
+        strbuf_finish(&out);
+        if (status != STEP_RESIZED)
+            return status;
+        if (!fixed_width)
+            opts->width = default_width();
+    }
+}
+
 static char *read_text_file(const char *path, int *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -247,27 +271,26 @@ int main(int argc, char **argv) {
     opts.colour = !check && opts.format == OUTPUT_TEXT && terminal_colour;
     opts.truecolour = colorterm && (!strcmp(colorterm, "truecolor") || !strcmp(colorterm, "24bit"));
     // Golden files are traced at 80 columns, whatever the terminal's width.
+    bool fixed_width = opts.width != 0;
     if (!opts.width)
         opts.width = check ? RENDER_DEFAULT_WIDTH : default_width();
 
     opts.explain = explain;
     opts.n_explain = n_explain;
+    bool colour_errors = isatty(STDERR_FILENO) && !(no_colour && no_colour[0]);
+    if (step)
+        return step_lesson(lesson, &opts, fixed_width, colour_errors);
     Diag diag;
     diag_init(&diag);
     StrBuf out;
     strbuf_init(&out);
-    Pages pages = {0};
-    int status = step ? pipeline_run_file_pages(lesson, &opts, &out, &pages, &diag)
-                      : pipeline_run_file(lesson, &opts, &out, &diag);
+    int status = pipeline_run_file(lesson, &opts, &out, &diag);
     if (status != STATUS_OK) {
-        diag_print(&diag, stderr, isatty(STDERR_FILENO) && !(no_colour && no_colour[0]));
+        diag_print(&diag, stderr, colour_errors);
         strbuf_finish(&out);
         return status;
     }
-    if (step) {
-        status = step_through(strbuf_str(&out), pages.ends, pages.n, opts.colour);
-        util_free(pages.ends);
-    } else if (check) {
+    if (check) {
         status = check_golden(lesson, golden, strbuf_str(&out), terminal_colour);
     } else {
         fwrite(out.data ? out.data : "", 1, out.len, stdout);

@@ -2,6 +2,7 @@
 // without echo while stepping, and restored on every way out, a signal included.
 #include "step.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include "diag.h"
 
 static struct termios saved;
-static volatile sig_atomic_t raw_on;
+static volatile sig_atomic_t raw_on, resized;
 
 static void restore(void) {
     if (raw_on) {
@@ -27,6 +28,11 @@ static void on_signal(int sig) {
     restore();
     signal(sig, SIG_DFL);
     raise(sig);
+}
+
+static void on_resize(int sig) {
+    (void)sig;
+    resized = 1;
 }
 
 static bool raw_mode(void) {
@@ -44,6 +50,9 @@ static bool raw_mode(void) {
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
     sigaction(SIGQUIT, &sa, NULL);
+    // Without SA_RESTART, a resize interrupts the wait for a key, so the screen follows at once.
+    sa.sa_handler = on_resize;
+    sigaction(SIGWINCH, &sa, NULL);
     if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw) != 0)
         return false;
     raw_on = 1;
@@ -126,11 +135,15 @@ static size_t show(const char *text, const size_t *ends, size_t n_pages, size_t 
 }
 
 // A key, with the arrows and page keys of a terminal (ESC [ A and so on) as one of these.
-enum { KEY_UP = 256, KEY_DOWN, KEY_PAGE_UP, KEY_PAGE_DOWN, KEY_END_OF_INPUT };
+enum { KEY_UP = 256, KEY_DOWN, KEY_PAGE_UP, KEY_PAGE_DOWN, KEY_RESIZE, KEY_END_OF_INPUT };
 
 static int read_key(void) {
     unsigned char c;
-    if (read(STDIN_FILENO, &c, 1) != 1)
+    ssize_t got;
+    while ((got = read(STDIN_FILENO, &c, 1)) < 0 && errno == EINTR)
+        if (resized)
+            return KEY_RESIZE;
+    if (got != 1)
         return KEY_END_OF_INPUT;
     if (c != 27)
         return c;
@@ -146,16 +159,18 @@ static int read_key(void) {
     return 27;
 }
 
-int step_through(const char *text, const size_t *ends, size_t n_pages, bool colour) {
+int step_through(const char *text, const size_t *ends, size_t n_pages, bool colour, size_t *step) {
     if (n_pages < 3) {  // no stage chosen: the header and the close are the whole trace
         fputs(text, stdout);
         return STATUS_OK;
     }
+    resized = 0;
     if (!raw_mode()) {
         fputs("tracer: --step cannot read single keys from this terminal\n", stderr);
         return STATUS_USAGE_ERROR;
     }
-    size_t n = n_pages - 2, k = 1, top = 0;
+    size_t n = n_pages - 2, k = *step >= 1 && *step <= n ? *step : 1, top = 0;
+    unsigned short columns = terminal_size().ws_col;
     char typed[16] = "", note[96] = "";
     for (;;) {
         top = show(text, ends, n_pages, k, top, typed, note, colour);
@@ -164,6 +179,14 @@ int step_through(const char *text, const size_t *ends, size_t n_pages, bool colo
         size_t len = strlen(typed), page = terminal_rows() - 2, was = k;
         if (key == KEY_END_OF_INPUT || key == 'q' || key == 'Q' || key == 4)  // 4: Ctrl-D
             break;
+        if (key == KEY_RESIZE) {
+            resized = 0;
+            if (terminal_size().ws_col == columns)
+                continue;  // only taller or shorter: the next screen uses the new rows
+            restore();
+            *step = k;
+            return STEP_RESIZED;
+        }
         if (key >= '0' && key <= '9') {
             if (len + 1 < sizeof(typed) && (len || key != '0')) {
                 typed[len] = (char)key;
@@ -202,5 +225,6 @@ int step_through(const char *text, const size_t *ends, size_t n_pages, bool colo
     }
     restore();
     fputs("\n", stdout);
+    *step = k;
     return STATUS_OK;
 }
