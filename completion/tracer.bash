@@ -2,9 +2,10 @@
 #
 # Everything is asked of the tracer itself, so new options complete without a change here:
 # options come from `tracer --help`, where an option written `--name a|b|c` completes the
-# words a, b and c, `--name FILE` a file, and `--name STAGE...` (--explain) the stages of the
-# lesson on the command line (from `tracer --list LESSON`); a lesson completes as a .yaml file
-# or as the number or name of an installed lesson (from `tracer --list`).
+# words a, b and c, `--name FILE` a file, and `--name STAGE...` or `--name NAME` (--explain,
+# --only, --from, --to) the stages of the lesson on the command line (from `tracer --list
+# LESSON`), after the last comma of `NAME,...`; a lesson completes as a .yaml file or as the
+# number or name of an installed lesson (from `tracer --list`).
 
 # "OPTION PLACEHOLDER" per line of the help: "--format text|json", "--check".
 _tracer_options() {
@@ -42,7 +43,7 @@ _tracer() {
         *\|*)
             mapfile -t COMPREPLY < <(compgen -W "${placeholder//|/$'\n'}" -- "$cur")
             ;;
-        STAGE*)
+        STAGE* | NAME*)
             # The lesson: the first word that is neither an option nor an option's value.
             local lesson="" word skip=0
             for ((i = 1; i < COMP_CWORD; i++)); do
@@ -56,8 +57,14 @@ _tracer() {
                     break
                 fi
             done
+            # NAME,...: a list of stages; complete the one after the last comma.
+            local before=""
+            if [[ $placeholder == *,... && $cur == *,* ]]; then
+                before=${cur%,*},
+                cur=${cur##*,}
+            fi
             [[ -n $lesson ]] &&
-                mapfile -t COMPREPLY < <(compgen -W "$("$tracer" --list "$lesson" 2>/dev/null | awk '{ print $1 }')" -- "$cur")
+                mapfile -t COMPREPLY < <(compgen -P "$before" -W "$("$tracer" --list "$lesson" 2>/dev/null | awk '{ print $1 }')" -- "$cur")
             ;;
         FILE* | PATH* | DIR*)
             compopt -o filenames 2>/dev/null

@@ -49,6 +49,11 @@ check --digits '' ::
 check lessons/02_the_cat_sat.yaml --explain sc :: scaled scaled.1 scores scores.1
 check --digits 3 02 --explain w :: weights
 check --digits = 3 the_cat_sat --explain = out :: output
+check --only sc ::
+check the_cat_sat --only sc :: scaled scaled.1 scores scores.1
+check the_cat_sat --only weights,sc :: weights,scaled weights,scaled.1 weights,scores weights,scores.1
+check --width 60 the_cat_sat --from = we :: weights
+check the_cat_sat --to out :: output
 check --explain sc ::
 check 0 :: 01 02 03 04 05 06 07 08 09
 check 1 :: 10 11 12 13 14 15

@@ -7,8 +7,8 @@ Usage: schema_check.py SCHEMA --loader LESSON_C --valid LESSON... --invalid LESS
 --valid lessons must validate; --invalid lessons (broken in their structure, which the tracer
 refuses) must be rejected by the schema too; --header lessons must open with the
 `# yaml-language-server: $schema=PATH` comment, PATH leading from the lesson to SCHEMA; and
-the keys and words the loader knows (TOP_KEYS, GIVEN_KEYS, STEP_RESERVED, INIT_NAMES and
-DISTRIBUTION_NAMES in tracer/lesson.c) must be the schema's, so one added to the loader
+the keys and words the loader knows (TOP_KEYS, GIVEN_KEYS, STEP_RESERVED, INIT_NAMES,
+DISTRIBUTION_NAMES and PICTURE_NAMES in tracer/lesson.c) must be the schema's, so one added to the loader
 cannot be forgotten here.
 
 YAML is read as editors read it (yaml-language-server follows YAML 1.2's core schema): 1e-5
@@ -167,6 +167,7 @@ def check_keys(path, schema):
         ("STEP_RESERVED", "a step", set(defs["step"]["properties"])),
         ("INIT_NAMES", "init", set(defs["givenMapping"]["properties"]["init"]["enum"])),
         ("DISTRIBUTION_NAMES", "distribution", set(defs["givenMapping"]["properties"]["distribution"]["enum"])),
+        ("PICTURE_NAMES", "show", set(defs["step"]["properties"]["show"]["enum"])),
     ]
     failures = 0
     for array, where, in_schema in places:
