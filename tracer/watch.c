@@ -92,17 +92,18 @@ Watch *watch_create(const char *path, Diag *diag) {
     return w;
 }
 
-// Read the events waiting; *changed when one concerns the file. False when the folder is gone.
-static bool read_events(Watch *w, bool *changed) {
+// Read the events waiting; *changed when one concerns the file. 0, or ENOENT when the folder
+// is gone, or the errno of a failed read.
+static int read_events(Watch *w, bool *changed) {
     char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
     ssize_t n = read(w->fd, buf, sizeof(buf));
     if (n < 0)
-        return errno == EINTR || errno == EAGAIN;
+        return errno == EINTR || errno == EAGAIN ? 0 : errno;
     for (char *p = buf; p < buf + n;) {
         const struct inotify_event *e = (const struct inotify_event *)p;
         if (e->wd == w->folder_wd) {
             if (e->mask & (IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED | IN_UNMOUNT))
-                return false;
+                return ENOENT;
             if (e->len && strcmp(e->name, w->name) == 0)
                 *changed = true;
         } else if (e->wd == w->file_wd) {
@@ -112,7 +113,7 @@ static bool read_events(Watch *w, bool *changed) {
         }
         p += sizeof(struct inotify_event) + e->len;
     }
-    return true;
+    return 0;
 }
 
 int watch_wait(Watch *w, WatchEvent *event, Diag *diag) {
@@ -127,18 +128,19 @@ int watch_wait(Watch *w, WatchEvent *event, Diag *diag) {
         int ready = poll(&pfd, 1, timeout);
         if (ready < 0 && errno == EINTR)
             continue;
-        if (ready < 0) {
-            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot watch '%s': %s", w->path, strerror(errno));
-            return STATUS_USAGE_ERROR;
-        }
+        if (ready < 0)
+            return diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot watch '%s': %s", w->path,
+                              strerror(errno));
         if (ready == 0)
             break;  // quiet: the save is complete
         bool was_changed = changed;
-        if (!read_events(w, &changed)) {
-            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
-                       "stopped watching '%s': its folder '%s' was deleted or moved", w->path, w->folder);
-            return STATUS_USAGE_ERROR;
-        }
+        int err = read_events(w, &changed);
+        if (err == ENOENT)
+            return diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
+                              "stopped watching '%s': its folder '%s' was deleted or moved", w->path, w->folder);
+        if (err)
+            return diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot watch '%s': %s", w->path,
+                              strerror(err));
         if (changed && !was_changed)
             clock_gettime(CLOCK_MONOTONIC, &first);
     }
