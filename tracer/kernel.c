@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "gemm.h"
 #include "util.h"
 
 // Not M_PI: strict C11 does not define it. The double nearest to pi, as Python's math.pi.
@@ -189,31 +190,27 @@ bool kernel_matmul_shape(const Shape *a, const Shape *b, Shape *out) {
 
 // ---------------------------------------------------------------- matrix product
 
-// c (n, m) = a (n, k) @ b (k, m)
-// Loop order i-k-j walks b and c row by row (cache friendly), and each c[i][j] still receives
-// its terms a[i][kk] * b[kk][j] in increasing kk: the sum runs in index order.
+// c (n, m) = a (n, k) @ b (k, m), contiguous: gemm.h holds the order of every sum.
 void kernel_gemm(double *c, const double *a, const double *b, size_t n, size_t k, size_t m) {
-    // Rows of b are taken a block at a time so the block stays in cache while every row of a
-    // passes over it. Each c[i][j] still adds its k products in index order, so blocking
-    // changes the speed, never a digit.
-    enum { K_BLOCK = 32 };
-    for (size_t i = 0; i < n * m; i++)
-        c[i] = 0.0;
-    for (size_t k0 = 0; k0 < k; k0 += K_BLOCK) {
-        size_t k1 = k0 + K_BLOCK < k ? k0 + K_BLOCK : k;
-        for (size_t i = 0; i < n; i++) {
-            double *restrict c_row = c + i * m;
-            for (size_t kk = k0; kk < k1; kk++) {
-                double a_ik = a[i * k + kk];
-                const double *restrict b_row = b + kk * m;
-                for (size_t j = 0; j < m; j++)
-                    c_row[j] += a_ik * b_row[j];
-            }
-        }
-    }
+    GemmMatrix ga = gemm_dense(a, n, k), gb = gemm_dense(b, k, m);
+    gemm(c, &ga, &gb, n, k, m);
 }
 
-// out (..., n, m) = a (..., n, k) @ b (..., k, m), one gemm per (broadcast) batch entry
+// A matmul operand as gemm reads it: its matrix (a vector as a row or a column) and the steps
+// of its batch axes through the broadcast batch shape (0 along a broadcast axis).
+static GemmMatrix gemm_operand(const Tensor *t, const MatView *v, const Shape *batch) {
+    GemmMatrix g = {.data = t->data, .row_step = v->cols, .col_step = 1};
+    if (t->shape.rank == 1 && v->cols == 1)
+        g.row_step = 1;  // a column vector [k, 1]
+    size_t stride[TENSOR_MAX_RANK];
+    broadcast_strides(stride, &v->batch, batch);
+    // batch axes, right-aligned into two slots: [h] is (1, h), [b, h] is (b, h)
+    for (size_t i = 0; i < batch->rank; i++)
+        g.batch_step[2 - batch->rank + i] = stride[i] * v->rows * v->cols;
+    return g;
+}
+
+// out (..., n, m) = a (..., n, k) @ b (..., k, m), one product per (broadcast) batch entry
 void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b) {
     Shape s;
     ASSERT(kernel_matmul_shape(&a->shape, &b->shape, &s));
@@ -221,15 +218,14 @@ void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b) {
     expect_values(a);
     expect_values(b);
     MatView va = mat_view(&a->shape, true), vb = mat_view(&b->shape, false);
-    size_t n = va.rows, k = va.cols, m = vb.cols;
     Shape batch;
     ASSERT(kernel_broadcast_shape(&va.batch, &vb.batch, &batch));
-    size_t blocks = dims_product(&batch, 0, batch.rank);
-    Walk w;
-    walk_init(&w, &batch, &va.batch, &vb.batch);
-    for (size_t i = 0; i < blocks; i++, walk_next(&w))
-        kernel_gemm(out->data + i * n * m, a->data + w.off[0] * n * k,
-                    b->data + w.off[1] * k * m, n, k, m);
+    ASSERT(batch.rank <= 2);
+    size_t entries[2] = {1, 1};
+    for (size_t i = 0; i < batch.rank; i++)
+        entries[2 - batch.rank + i] = batch.dim[i];
+    GemmMatrix ga = gemm_operand(a, &va, &batch), gb = gemm_operand(b, &vb, &batch);
+    gemm_batched(out->data, &ga, &gb, entries, va.rows, va.cols, vb.cols);
 }
 
 // out (..., m, n) = a (..., n, m)

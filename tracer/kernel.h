@@ -29,8 +29,10 @@ bool kernel_matmul_shape(const Shape *a, const Shape *b, Shape *out);
 
 // ---------------------------------------------------------------- matrix product
 
-// The one matrix product everything else calls: replace this to go faster.
-// c (n, m) = a (n, k) @ b (k, m), all row-major and contiguous; sums over k in index order.
+// c (n, m) = a (n, k) @ b (k, m), all row-major and contiguous. Every c[i][j] is summed as
+// gemm.h says: s = 0.0, then s = s + a[i][p] * b[p][j] for p = 0, 1, ..., k - 1, each multiply
+// and each add rounded on its own (no fused multiply-add), so the bits are the same on every
+// CPU, vector width and thread count (gemm_set_threads). gemm_reference is the plain loop.
 void kernel_gemm(double *c, const double *a, const double *b, size_t n, size_t k, size_t m);
 // out = a @ b with the shapes of kernel_matmul_shape (batched over leading axes).
 void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "gemm.h"
 #include "pipeline.h"
 
 static const char usage[] =
@@ -24,6 +25,8 @@ static const char usage[] =
     "                       print a diff when they differ\n"
     "  --golden FILE        the golden file for --check (default: golden/NAME.txt beside\n"
     "                       the lessons folder)\n"
+    "  --threads N          threads for the matrix products (default: one per CPU);\n"
+    "                       the trace is the same for every N\n"
     "  --help               print this help\n"
     "\n"
     "exit status: 0 done, 1 the lesson has an error (or differs from its golden file),\n"
@@ -130,7 +133,7 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
         bool takes_value = !strcmp(name, "--format") || !strcmp(name, "--digits") || !strcmp(name, "--color") ||
                            !strcmp(name, "--colour") || !strcmp(name, "--golden") ||
-                           !strcmp(name, "--explain");
+                           !strcmp(name, "--explain") || !strcmp(name, "--threads");
         if (takes_value) {
             if (eq)
                 value = eq + 1;
@@ -161,6 +164,14 @@ int main(int argc, char **argv) {
             if (*value == '\0' || *end != '\0' || d < 0 || d > 12)
                 return usage_error("--digits must be a whole number from 0 to 12, not '%s'", value);
             opts.digits = (int)d;
+        } else if (!strcmp(name, "--threads")) {
+            char *end;
+            errno = 0;
+            long t = strtol(value, &end, 10);
+            if (*value == '\0' || *end != '\0' || errno || t < 1 || t > GEMM_MAX_THREADS)
+                return usage_error("--threads must be a whole number from 1 to " GEMM_MAX_THREADS_TEXT ", not '%s'",
+                                   value);
+            opts.threads = (size_t)t;
         } else if (!strcmp(name, "--color") || !strcmp(name, "--colour")) {
             if (strcmp(value, "auto") && strcmp(value, "always") && strcmp(value, "never"))
                 return usage_error("--color must be auto, always or never, not '%s'", value);

@@ -2,6 +2,7 @@
 #include "pipeline.h"
 
 #include "format.h"
+#include "gemm.h"
 #include "lesson.h"
 #include "plan.h"
 #include "render.h"
@@ -122,6 +123,7 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     ExplainTarget *targets = NULL;
     StrBuf text;
     strbuf_init(&text);
+    gemm_set_threads(opts->threads);
     plan = plan_create(lesson, diag);
     if (!plan)
         goto done;

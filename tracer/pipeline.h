@@ -21,6 +21,7 @@ typedef struct PipelineOptions {
     // --explain requests: "scores[0,1]" (an element), "scores[0]" (a row), "scores" (all).
     const char *const *explain;
     size_t n_explain;
+    size_t threads;  // threads of the matrix product; 0: one per online CPU
 } PipelineOptions;
 
 // Read and trace the lesson at path. Returns a STATUS_* code; on failure diag says why.
