@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "gemm.h"
+#include "parallel.h"
 #include "kernel.h"
 #include "tensor.h"
 #include "util.h"
@@ -66,14 +67,14 @@ static void for_every_path_and_threads(CaseFn *f) {
             continue;
         }
         for (size_t t = 0; t < ARRAY_LEN(thread_counts); t++) {
-            gemm_set_threads(thread_counts[t]);
+            parallel_set_threads(thread_counts[t]);
             char what[64];
             snprintf(what, sizeof(what), "%s path, %zu threads", gemm_path_name((GemmPath)p), thread_counts[t]);
             f(what);
         }
     }
     gemm_set_path(best);
-    gemm_set_threads(0);
+    parallel_set_threads(0);
 }
 
 // (n, k, m) triples: 1-wide, empty, odd, partial tiles of every path (MR 4, 6, 8; NR 4, 8,

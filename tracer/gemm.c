@@ -6,12 +6,12 @@
 // what c holds, in increasing p, so cutting k into blocks never changes a bit.
 #include "gemm.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "parallel.h"
 #include "util.h"
 
 // Cache blocks, in values: a packed KC x NR panel of b (48 KiB with AVX-512) is read by every
@@ -88,7 +88,6 @@ static bool path_supported(GemmPath p) {
 
 // -1: not chosen yet (the best the CPU runs, on first use).
 static int chosen_path = -1;
-static size_t chosen_threads = 0;
 
 bool gemm_set_path(GemmPath path) {
     if (!path_supported(path))
@@ -105,17 +104,6 @@ GemmPath gemm_path(void) {
 
 const char *gemm_path_name(GemmPath path) {
     return path < GEMM_PATH_COUNT ? paths[path].name : "?";
-}
-
-void gemm_set_threads(size_t threads) {
-    chosen_threads = threads > GEMM_MAX_THREADS ? GEMM_MAX_THREADS : threads;
-}
-
-size_t gemm_threads(void) {
-    if (chosen_threads)
-        return chosen_threads;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    return online < 1 ? 1 : online > GEMM_MAX_THREADS ? GEMM_MAX_THREADS : (size_t)online;
 }
 
 // ---------------------------------------------------------------- reference
@@ -188,35 +176,36 @@ static size_t round_up(size_t x, size_t to) {
 
 // ---------------------------------------------------------------- one thread's share
 
-typedef struct Job {
+// A product split among threads: by rows when there are enough of them, else (a short
+// product, such as a vector times a matrix) by columns, in units of whole tiles.
+typedef struct Task {
     const PathInfo *path;
     double *c;  // the first batch entry's output
     const GemmMatrix *a, *b;
     size_t batch[2];
     size_t n, k, m;
-    size_t row0, row1, col0, col1;  // this thread's block of every batch entry
-    double *pack;                    // packing space, NULL: fall back to the reference loop
-} Job;
+    bool by_rows;
+    size_t unit;  // MR (by rows) or NR (by columns)
+} Task;
 
-// Doubles of packing space one job needs (a block of a and one of b), plus alignment slack.
-static size_t job_pack_size(const PathInfo *path, size_t k, size_t cols) {
+// Doubles of packing space for a block of a and one of b, plus alignment slack.
+static size_t pack_size(const PathInfo *path, size_t k, size_t cols) {
     size_t kc = k < GEMM_KC ? k : GEMM_KC;
     size_t nc = cols < GEMM_NC ? cols : GEMM_NC;
     return kc * (GEMM_MC + round_up(nc, path->nr)) + 8;
 }
 
-// c (rows, cols), row step ldc, = a (rows, k) @ b (k, cols), both strided.
-static void blocked(const Job *job, double *c, size_t ldc, const double *a, size_t ars, size_t acs, const double *b,
-                    size_t brs, size_t bcs, size_t rows, size_t cols) {
-    const PathInfo *path = job->path;
-    size_t k = job->k;
+// c (rows, cols), row step ldc, = a (rows, k) @ b (k, cols), both strided; pack holds
+// pack_size doubles.
+static void blocked(const PathInfo *path, double *pack, double *c, size_t ldc, const double *a, size_t ars, size_t acs,
+                    const double *b, size_t brs, size_t bcs, size_t rows, size_t k, size_t cols) {
     if (k == 0) {
         for (size_t i = 0; i < rows; i++)
             memset(c + i * ldc, 0, cols * sizeof(double));
         return;
     }
     // 64-byte aligned: a packed panel row then never straddles a cache line more than needed
-    double *a_pack = (double *)(((uintptr_t)job->pack + 63) & ~(uintptr_t)63);
+    double *a_pack = (double *)(((uintptr_t)pack + 63) & ~(uintptr_t)63);
     double *b_pack = a_pack + GEMM_MC * (k < GEMM_KC ? k : GEMM_KC);
     for (size_t jc = 0; jc < cols; jc += GEMM_NC) {
         size_t nc = cols - jc < GEMM_NC ? cols - jc : GEMM_NC;
@@ -236,24 +225,30 @@ static void blocked(const Job *job, double *c, size_t ldc, const double *a, size
     }
 }
 
-static void *run_job(void *arg) {
-    const Job *job = arg;
-    const GemmMatrix *a = job->a, *b = job->b;
-    size_t rows = job->row1 - job->row0, cols = job->col1 - job->col0;
-    if (rows == 0 || cols == 0)
-        return NULL;
-    for (size_t i = 0; i < job->batch[0]; i++)
-        for (size_t j = 0; j < job->batch[1]; j++) {
-            double *c = job->c + (i * job->batch[1] + j) * job->n * job->m + job->row0 * job->m + job->col0;
-            const double *ad = a->data + i * a->batch_step[0] + j * a->batch_step[1] + job->row0 * a->row_step;
-            const double *bd = b->data + i * b->batch_step[0] + j * b->batch_step[1] + job->col0 * b->col_step;
-            if (job->pack)
-                blocked(job, c, job->m, ad, a->row_step, a->col_step, bd, b->row_step, b->col_step, rows, cols);
+// Units u0..u1-1 (of rows or columns) of every batch entry.
+static void run_units(void *ctx, size_t u0, size_t u1) {
+    const Task *task = ctx;
+    const GemmMatrix *a = task->a, *b = task->b;
+    size_t extent = task->by_rows ? task->n : task->m;
+    size_t from = u0 * task->unit, to = u1 * task->unit < extent ? u1 * task->unit : extent;
+    size_t row0 = task->by_rows ? from : 0, rows = task->by_rows ? to - from : task->n;
+    size_t col0 = task->by_rows ? 0 : from, cols = task->by_rows ? task->m : to - from;
+    // Without memory for its packed panels a thread computes its share with the reference
+    // loop: recovered, not reported, so this bypasses util_malloc's failure-injection hook.
+    double *pack = malloc(pack_size(task->path, task->k, cols) * sizeof(double));
+    for (size_t i = 0; i < task->batch[0]; i++)
+        for (size_t j = 0; j < task->batch[1]; j++) {
+            double *c = task->c + (i * task->batch[1] + j) * task->n * task->m + row0 * task->m + col0;
+            const double *ad = a->data + i * a->batch_step[0] + j * a->batch_step[1] + row0 * a->row_step;
+            const double *bd = b->data + i * b->batch_step[0] + j * b->batch_step[1] + col0 * b->col_step;
+            if (pack)
+                blocked(task->path, pack, c, task->m, ad, a->row_step, a->col_step, bd, b->row_step, b->col_step,
+                        rows, task->k, cols);
             else
-                strided_reference(c, job->m, ad, a->row_step, a->col_step, bd, b->row_step, b->col_step, rows,
-                                  job->k, cols);
+                strided_reference(c, task->m, ad, a->row_step, a->col_step, bd, b->row_step, b->col_step, rows,
+                                  task->k, cols);
         }
-    return NULL;
+    free(pack);
 }
 
 // ---------------------------------------------------------------- entry points
@@ -274,40 +269,12 @@ void gemm_batched(double *c, const GemmMatrix *a, const GemmMatrix *b, const siz
     if (entries == 0 || n == 0 || m == 0)
         return;
     const PathInfo *path = &paths[gemm_path()];
-    // Threads split every batch entry the same way: by rows when there are enough of them,
-    // else (a short product, such as a vector times a matrix) by columns.
-    size_t threads = gemm_threads();
+    Task task = {.path = path, .c = c, .a = a, .b = b, .batch = {batch[0], batch[1]}, .n = n, .k = k, .m = m};
+    task.by_rows = n >= m || n >= 4 * path->mr * parallel_threads();
+    task.unit = task.by_rows ? path->mr : path->nr;
+    size_t units = ((task.by_rows ? n : m) + task.unit - 1) / task.unit;
+    // each thread gets at least GEMM_THREAD_MIN_WORK multiply-adds
     size_t work = entries * n * m * (k ? k : 1);
-    if (work / threads < GEMM_THREAD_MIN_WORK)
-        threads = work / GEMM_THREAD_MIN_WORK ? work / GEMM_THREAD_MIN_WORK : 1;
-    bool by_rows = n >= m || n >= 4 * path->mr * threads;
-    size_t unit = by_rows ? path->mr : path->nr, extent = by_rows ? n : m;
-    size_t units = (extent + unit - 1) / unit;
-    if (threads > units)
-        threads = units;
-    Job jobs[GEMM_MAX_THREADS];
-    pthread_t ids[GEMM_MAX_THREADS];
-    bool started[GEMM_MAX_THREADS];
-    for (size_t t = 0; t < threads; t++) {
-        size_t from = units * t / threads * unit, to = units * (t + 1) / threads * unit;
-        if (to > extent)
-            to = extent;
-        jobs[t] = (Job){.path = path, .c = c, .a = a, .b = b, .batch = {batch[0], batch[1]}, .n = n, .k = k, .m = m,
-                        .row0 = by_rows ? from : 0, .row1 = by_rows ? to : n,
-                        .col0 = by_rows ? 0 : from, .col1 = by_rows ? m : to};
-        // A job without memory computes its share with the reference loop: a failure here is
-        // recovered, not reported, so it bypasses util_malloc's failure-injection hook.
-        jobs[t].pack = malloc(job_pack_size(path, k, jobs[t].col1 - jobs[t].col0) * sizeof(double));
-    }
-    for (size_t t = 1; t < threads; t++)
-        started[t] = pthread_create(&ids[t], NULL, run_job, &jobs[t]) == 0;
-    run_job(&jobs[0]);
-    for (size_t t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(ids[t], NULL);
-        else
-            run_job(&jobs[t]);  // no thread to be had: do its share here
-    }
-    for (size_t t = 0; t < threads; t++)
-        free(jobs[t].pack);
+    size_t min_units = work / units ? (GEMM_THREAD_MIN_WORK + work / units - 1) / (work / units) : units;
+    parallel_for(units, min_units ? min_units : 1, run_units, &task);
 }

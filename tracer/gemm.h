@@ -18,7 +18,7 @@
 //     GEMM_AVX2       256-bit vectors, 6 x 8 tiles
 //     GEMM_AVX512     512-bit vectors, 8 x 24 tiles
 //
-// and all three give the same bits (tests/test_kernel.c checks each against the reference).
+// and all three give the same bits (tests/test_gemm.c checks each against the reference).
 //
 //     GemmMatrix a = gemm_dense(a_data, n, k), b = gemm_dense(b_data, k, m);
 //     gemm(c, &a, &b, n, k, m);          // c (n, m) = a (n, k) @ b (k, m)
@@ -33,10 +33,6 @@ typedef enum GemmPath {
     GEMM_AVX512,
     GEMM_PATH_COUNT,
 } GemmPath;
-
-// The most threads a product uses.
-#define GEMM_MAX_THREADS 256
-#define GEMM_MAX_THREADS_TEXT "256"
 
 // An operand: element (r, col) of batch entry b is data[off(b) + r * row_step + col * col_step],
 // where off(b) walks up to two leading (batch) axes with their own steps (0 repeats an
@@ -61,9 +57,6 @@ void gemm_batched(double *c, const GemmMatrix *a, const GemmMatrix *b, const siz
 // contiguous row-major.
 void gemm_reference(double *c, const double *a, const double *b, size_t n, size_t k, size_t m);
 
-// Threads for the products that follow; 0 means one per online CPU (the default).
-void gemm_set_threads(size_t threads);
-size_t gemm_threads(void);
 // Force a path (the tests do, to compare them); false when this CPU cannot run it.
 bool gemm_set_path(GemmPath path);
 GemmPath gemm_path(void);

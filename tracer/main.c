@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "diff.h"
-#include "gemm.h"
+#include "parallel.h"
 #include "pipeline.h"
 
 static const char usage[] =
@@ -168,8 +168,8 @@ int main(int argc, char **argv) {
             char *end;
             errno = 0;
             long t = strtol(value, &end, 10);
-            if (*value == '\0' || *end != '\0' || errno || t < 1 || t > GEMM_MAX_THREADS)
-                return usage_error("--threads must be a whole number from 1 to " GEMM_MAX_THREADS_TEXT ", not '%s'",
+            if (*value == '\0' || *end != '\0' || errno || t < 1 || t > PARALLEL_MAX_THREADS)
+                return usage_error("--threads must be a whole number from 1 to " PARALLEL_MAX_THREADS_TEXT ", not '%s'",
                                    value);
             opts.threads = (size_t)t;
         } else if (!strcmp(name, "--color") || !strcmp(name, "--colour")) {

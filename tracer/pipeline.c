@@ -3,6 +3,7 @@
 
 #include "format.h"
 #include "gemm.h"
+#include "parallel.h"
 #include "lesson.h"
 #include "plan.h"
 #include "render.h"
@@ -123,7 +124,7 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     ExplainTarget *targets = NULL;
     StrBuf text;
     strbuf_init(&text);
-    gemm_set_threads(opts->threads);
+    parallel_set_threads(opts->threads);
     plan = plan_create(lesson, diag);
     if (!plan)
         goto done;
