@@ -7,6 +7,7 @@
 #include "lesson.h"
 #include "plan.h"
 #include "render.h"
+#include "save.h"
 #include "trace.h"
 
 #include <ctype.h>
@@ -15,8 +16,6 @@
 #include <string.h>
 
 #define DEFAULT_DIGITS 4
-// The most values a JSON trace holds (2^24, about 400 MB of text).
-#define PIPELINE_MAX_JSON_VALUES ((size_t)1 << 24)
 
 // "name[i, j]" -> the stage and its indices; errors are usage errors (status 2).
 static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out, Diag *diag) {
@@ -122,8 +121,6 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     Plan *plan = NULL;
     Trace *trace = NULL;
     ExplainTarget *targets = NULL;
-    StrBuf text;
-    strbuf_init(&text);
     parallel_set_threads(opts->threads);
     plan = plan_create(lesson, diag);
     if (!plan)
@@ -142,37 +139,31 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     trace = trace_create(plan, digits, targets, opts->n_explain, diag);
     if (!trace)
         goto done;
+    // The files first: when they cannot be written, nothing is printed either.
+    if (opts->save_dir && save_trace(trace, opts->save_dir, diag) != STATUS_OK)
+        goto done;
+    // With a sink the trace streams out in constant memory; without one it is rendered apart
+    // first, so that running out of memory half-way leaves out untouched.
+    StrBuf whole;
+    strbuf_init(&whole);
+    StrBuf *dst = out->sink ? out : &whole;
     if (opts->format == OUTPUT_JSON) {
-        // JSON writes every value (about 25 bytes each): bound it before building gigabytes.
-        size_t values = 0;
-        for (size_t i = 0; i < trace->n_stages; i++)
-            if (trace->stages[i].value->data)
-                values += trace->stages[i].value->size;
-        if (values > PIPELINE_MAX_JSON_VALUES) {
-            char n[64];
-            format_count((double)values, n, sizeof(n));
-            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
-                       "the JSON trace of %s would hold %s values, more than the %s it writes at most", lesson->path,
-                       n, "16,777,216");
-            diag_hint(diag, "the text trace shows the corners of large tensors; or make the lesson's tensors "
-                            "smaller, or shape-only");
-            goto done;
-        }
-        render_json(trace, &text);
+        render_json(trace, dst);
     } else {
         RenderOptions ro = {.colour = opts->colour};
-        render_text(trace, &ro, &text);
+        render_text(trace, &ro, dst);
     }
-    if (text.failed) {
-        diag_out_of_memory(diag);
-        goto done;
-    }
-    strbuf_append(out, text.data ? text.data : "", text.len);
-    if (out->failed)
+    if (dst == &whole && !whole.failed)
+        strbuf_append(out, whole.data ? whole.data : "", whole.len);
+    bool failed = whole.failed;
+    strbuf_finish(&whole);
+    strbuf_flush(out);
+    if (out->failed && out->sink_errno)
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot write the trace: %s", strerror(out->sink_errno));
+    else if (out->failed || failed)
         diag_out_of_memory(diag);
 done:
     status = diag->status;
-    strbuf_finish(&text);
     util_free(targets);
     trace_destroy(trace);
     plan_destroy(plan);

@@ -14,3 +14,7 @@ typedef struct RenderOptions {
 
 void render_text(const Trace *trace, const RenderOptions *opts, StrBuf *out);
 void render_json(const Trace *trace, StrBuf *out);
+// s as a JSON string ("null" for NULL), and a stage's kind as JSON names it: for other
+// writers of JSON about a trace (save.c's manifest).
+void render_json_string(StrBuf *out, const char *s);
+const char *render_stage_kind(StageKind kind);

@@ -24,20 +24,10 @@ import sys
 import tempfile
 import time
 
-try:
-    import numpy as np
-except ImportError as exc:
-    system_python = "/usr/bin/python3"
-    if (os.environ.get("TRACER_BENCH_REEXEC") is None and os.path.exists(system_python)
-            and os.path.realpath(sys.executable) != os.path.realpath(system_python)):
-        env = dict(os.environ, TRACER_BENCH_REEXEC="1")
-        os.execve(system_python, [system_python, os.path.abspath(__file__)] + sys.argv[1:], env)
-    print("*" * 78, file=sys.stderr)
-    print("SKIP: the GPT-2 block benchmark needs python3 with numpy (Debian: apt-get install "
-          "python3-numpy libopenblas0-pthread)", file=sys.stderr)
-    print("  (%s: %s, python %s)" % (type(exc).__name__, exc, sys.executable), file=sys.stderr)
-    print("*" * 78, file=sys.stderr)
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from need_numpy import numpy_or_skip  # noqa: E402
+
+np = numpy_or_skip("the GPT-2 block benchmark")
 
 D_MODEL, HEADS, D_MLP = 768, 12, 3072
 
