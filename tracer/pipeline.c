@@ -1,12 +1,14 @@
 // pipeline: load, check, run and render one lesson.
 #include "pipeline.h"
 
+#include "check.h"
+#include "doccheck.h"
 #include "format.h"
-#include "gemm.h"
 #include "parallel.h"
 #include "lesson.h"
 #include "plan.h"
 #include "render.h"
+#include "run.h"
 #include "save.h"
 #include "trace.h"
 
@@ -122,7 +124,7 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     Trace *trace = NULL;
     ExplainTarget *targets = NULL;
     parallel_set_threads(opts->threads);
-    plan = plan_create(lesson, diag);
+    plan = check_lesson(lesson, diag);
     if (!plan)
         goto done;
     int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : DEFAULT_DIGITS;
@@ -136,8 +138,8 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
             if (!parse_explain(plan, opts->explain[i], &targets[i], diag))
                 goto done;
     }
-    trace = trace_create(plan, digits, targets, opts->n_explain, diag);
-    if (!trace)
+    trace = run_plan(plan, digits, targets, opts->n_explain, diag);
+    if (!trace || !doccheck_trace(plan, trace, diag))
         goto done;
     // The files first: when they cannot be written, nothing is printed either.
     if (opts->save_dir && save_trace(trace, opts->save_dir, diag) != STATUS_OK)
