@@ -101,7 +101,8 @@ def numpy_block(n, save=None):
 
 
 def run(argv):
-    """Wall seconds and peak resident MiB of one whole process (its output thrown away)."""
+    """Wall seconds, peak resident MiB and CPU seconds (user + system, all threads) of one
+    whole process, its output thrown away."""
     start = time.perf_counter()
     with open(os.devnull, "wb") as null:
         proc = subprocess.Popen(argv, stdout=null, stderr=subprocess.PIPE)
@@ -111,12 +112,14 @@ def run(argv):
     wall = time.perf_counter() - start
     if proc.returncode != 0:
         raise RuntimeError(stderr.decode(errors="replace").strip().splitlines()[0])
-    return wall, usage.ru_maxrss / 1024.0
+    return wall, usage.ru_maxrss / 1024.0, usage.ru_utime + usage.ru_stime
 
 
 def measure(argv, runs):
+    """Median wall time, largest peak memory, median CPU time."""
     results = [run(argv) for _ in range(runs)]
-    return statistics.median(r[0] for r in results), max(r[1] for r in results)
+    return (statistics.median(r[0] for r in results), max(r[1] for r in results),
+            statistics.median(r[2] for r in results))
 
 
 def main():
@@ -135,22 +138,26 @@ def main():
     blas = _blas_name()
     print("GPT-2 small block (d 768, 12 heads, MLP 3072, causal), fp64; %d CPUs; numpy %s with %s; "
           "median of %d runs, whole processes" % (os.cpu_count(), np.__version__, blas, runs))
-    print("%6s  %10s  %10s  %7s  %12s  %12s  %7s" % ("n", "tracer s", "numpy s", "ratio", "tracer MiB",
-                                                    "numpy MiB", "ratio"))
+    print("wall: elapsed seconds; cpu: user + system seconds of all threads (steadier on a busy "
+          "machine); MiB: peak resident memory")
+    header = ("n", "tracer wall", "numpy wall", "ratio", "tracer cpu", "numpy cpu", "ratio",
+              "tracer MiB", "numpy MiB", "ratio")
+    print("%6s  %11s  %11s  %6s  %11s  %11s  %6s  %11s  %11s  %6s" % header)
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             path = os.path.join(tmp, "gpt2_block_%d.yaml" % n)
             with open(path, "w") as f:
                 f.write(template.replace("1024", str(n)))
-            numpy_t, numpy_m = measure([sys.executable, os.path.abspath(__file__), "--numpy", str(n)], runs)
+            numpy_t, numpy_m, numpy_c = measure([sys.executable, os.path.abspath(__file__), "--numpy", str(n)], runs)
             try:
-                tracer_t, tracer_m = measure([tracer, path], runs)
+                tracer_t, tracer_m, tracer_c = measure([tracer, path], runs)
             except RuntimeError as err:
-                print("%6d  %10s  %10.3f  %7s  %12s  %12.0f  %7s   tracer: %s" % (
-                    n, "refused", numpy_t, "-", "-", numpy_m, "-", err))
+                print("%6d  %11s  %11.3f  %6s  %11s  %11.3f  %6s  %11s  %11.0f  %6s\n        tracer: %s" % (
+                    n, "refused", numpy_t, "-", "-", numpy_c, "-", "-", numpy_m, "-", err))
                 continue
-            print("%6d  %10.3f  %10.3f  %7.2f  %12.0f  %12.0f  %7.2f" % (
-                n, tracer_t, numpy_t, tracer_t / numpy_t, tracer_m, numpy_m, tracer_m / numpy_m))
+            print("%6d  %11.3f  %11.3f  %6.2f  %11.3f  %11.3f  %6.2f  %11.0f  %11.0f  %6.2f" % (
+                n, tracer_t, numpy_t, tracer_t / numpy_t, tracer_c, numpy_c, tracer_c / numpy_c,
+                tracer_m, numpy_m, tracer_m / numpy_m))
             sys.stdout.flush()
     return 0
 
