@@ -9,7 +9,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "parallel.h"
 #include "util.h"
@@ -34,7 +33,7 @@ enum { GEMM_KC = 256, GEMM_MC = 96, GEMM_NC = 2400 };
 #if defined(__x86_64__) && defined(__GNUC__)
 #define GEMM_HAVE_X86 1
 // target("avx512f") also allows FMA instructions; -ffp-contract=off (meson.build) is what
-// keeps `acc += b * a` a multiply and an add, and test_kernel.c checks the bits.
+// keeps `acc += b * a` a multiply and an add: test_gemm.c checks the bits, no_fma.sh the code.
 #define TILE_NAME tile_avx2
 #define TILE_ATTR __attribute__((target("avx2")))
 #define TILE_VEC vec_avx2

@@ -219,9 +219,8 @@ void kernel_gemm(double *c, const double *a, const double *b, size_t n, size_t k
 // A matmul operand as gemm reads it: its matrix (a vector as a row or a column) and the steps
 // of its batch axes through the broadcast batch shape (0 along a broadcast axis).
 static GemmMatrix gemm_operand(const Tensor *t, const MatView *v, const Shape *batch) {
+    // row-major, so a column vector [k, 1] steps 1 from row to row too
     GemmMatrix g = {.data = t->data, .row_step = v->cols, .col_step = 1};
-    if (t->shape.rank == 1 && v->cols == 1)
-        g.row_step = 1;  // a column vector [k, 1]
     size_t stride[TENSOR_MAX_RANK];
     broadcast_strides(stride, &v->batch, batch);
     // batch axes, right-aligned into two slots: [h] is (1, h), [b, h] is (b, h)
