@@ -8,7 +8,8 @@
   be a float64 C-order .npy that numpy.load reads, with exactly the JSON's values (17 digits
   read back to the same double; inf and nan included), shape-only stages have no file, and no
   temporary file is left.
-* The GPT-2 block (tests/bench/gpt2_block.yaml) at n = 128: its saved output against the same
+* The GPT-2 block (tests/bench/gpt2_block.yaml) at n = 128: every stage saved with --threads 1
+  and 7 has the bits of the default thread count's, and the saved output agrees with the same
   block computed here with numpy (tests/bench/gpt2_block.py), an independent check of every
   kernel at full width; and at n = 320, past the 2^24 values the JSON trace once stopped at:
   the JSON streams out and the .npy files are written in constant memory (peak memory within
@@ -17,6 +18,7 @@
 Exit 77 (meson's skip, loudly) without a python3 that has numpy.
 """
 
+import filecmp
 import json
 import os
 import subprocess
@@ -126,6 +128,15 @@ def check_block(tracer, block, tmp):
     if proc.returncode != 0:
         fail("block n=128: %s" % proc.stderr.decode().strip())
         return
+    # the same bits on 1 and 7 threads as on the default count, in every stage
+    for threads in ("1", "7"):
+        other = os.path.join(tmp, "block128_threads" + threads)
+        proc = subprocess.run([tracer, "--threads", threads, "--save", other, small], capture_output=True)
+        names = sorted(f for f in os.listdir(folder) if f.endswith(".npy"))
+        differ = [f for f in names if not filecmp.cmp(os.path.join(folder, f), os.path.join(other, f), shallow=False)]
+        if proc.returncode != 0 or differ or sorted(os.listdir(other)) != sorted(os.listdir(folder)):
+            fail("block n=128 on %s threads: stages differ from the default count's: %s" % (threads, differ[:5]))
+    print("block n=128: every stage the same bits on 1, 7 and %d threads" % os.cpu_count())
     ours = np.load(os.path.join(folder, "out.npy"))
     theirs = gpt2_block.numpy_block(128)
     # the weights come from the same splitmix64 draws; numpy's log, cos and sin may round an
