@@ -28,7 +28,6 @@ typedef struct PipelineOptions {
     size_t n_explain;
     size_t threads;        // threads of the kernels; 0: one per online CPU
     const char *save_dir;  // --save: write every stage as .npy there first; NULL: no
-
 } PipelineOptions;
 
 // Read and trace the lesson at path. Returns a STATUS_* code; on failure diag says why.
