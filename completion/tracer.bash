@@ -2,10 +2,10 @@
 #
 # Everything is asked of the tracer itself, so new options complete without a change here:
 # options come from `tracer --help`, where an option written `--name a|b|c` completes the
-# words a, b and c, `--name FILE` a file, and `--name STAGE...` or `--name NAME` (--explain,
-# --only, --from, --to) the stages of the lesson on the command line (from `tracer --list
-# LESSON`), after the last comma of `NAME,...`; a lesson completes as a .yaml file or as the
-# number or name of an installed lesson (from `tracer --list`).
+# words a, b and c, `--name FILE` a file, `--name DIR` a folder, and `--name STAGE...` or
+# `--name NAME` (--explain, --only, --from, --to) the stages of the lesson on the command line
+# (from `tracer --list LESSON`), after the last comma of `NAME,...`; a lesson completes as a
+# .yaml file or as the number or name of an installed lesson (from `tracer --list`).
 
 # "OPTION PLACEHOLDER" per line of the help: "--format text|json", "--check".
 _tracer_options() {
@@ -66,9 +66,13 @@ _tracer() {
             [[ -n $lesson ]] &&
                 mapfile -t COMPREPLY < <(compgen -P "$before" -W "$("$tracer" --list "$lesson" 2>/dev/null | awk '{ print $1 }')" -- "$cur")
             ;;
-        FILE* | PATH* | DIR*)
+        FILE* | PATH*)
             compopt -o filenames 2>/dev/null
             mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+            ;;
+        DIR*)
+            compopt -o filenames 2>/dev/null
+            mapfile -t COMPREPLY < <(compgen -d -- "$cur")
             ;;
         esac
         return 0

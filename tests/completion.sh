@@ -62,6 +62,8 @@ check layer :: layernorm layernorm_vs_batchnorm
 check lessons/02_the :: lessons/02_the_cat_sat.yaml
 check tests/numerics/log :: tests/numerics/log_zero.yaml
 check --golden golden/02 :: golden/02_the_cat_sat.txt
+check --save te :: tests
+check --threads '' ::
 # Every option of the help completes, so options added later complete with no change.
 options=$("$tracer" --help | awk '/^  +--/ { print $1 }' | sort | tr '\n' ' ')
 check -- :: $options
