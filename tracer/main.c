@@ -10,6 +10,7 @@
 
 static const char usage[] =
     "usage: tracer [options] LESSON.yaml\n"
+    "       tracer --diff ORIGINAL.yaml EDITED.yaml\n"
     "\n"
     "Run a lesson and print every tensor of its computation.\n"
     "\n"
@@ -24,6 +25,9 @@ static const char usage[] =
     "                       print a diff when they differ\n"
     "  --golden FILE        the golden file for --check (default: golden/NAME.txt beside\n"
     "                       the lessons folder)\n"
+    "  --diff               run two lessons (an original and your edited copy) and print,\n"
+    "                       stage by stage, what the edit changed; exit 0 the same,\n"
+    "                       1 different, 2 trouble\n"
     "  --help               print this help\n"
     "\n"
     "exit status: 0 done, 1 the lesson has an error (or differs from its golden file),\n"
@@ -37,7 +41,8 @@ static int usage_error(const char *fmt, const char *arg) {
     return STATUS_USAGE_ERROR;
 }
 
-// golden/NAME.txt in the folder beside the lesson's folder: lessons/x.yaml -> golden/x.txt.
+// golden/NAME.txt in the folder beside the lesson's folder: lessons/x.yaml -> golden/x.txt,
+// /course/lessons/x.yaml -> /course/golden/x.txt, x.yaml -> ../golden/x.txt.
 static char *default_golden(const char *lesson) {
     const char *slash = strrchr(lesson, '/');
     const char *base = slash ? slash + 1 : lesson;
@@ -47,9 +52,19 @@ static char *default_golden(const char *lesson) {
         base_len -= 5;
     else if (base_len > 4 && strcmp(base + base_len - 4, ".yml") == 0)
         base_len -= 4;
+    // The parent of the lesson's folder, when its last part is a plain name (not . or ..).
+    const char *dir_slash = NULL;
+    for (size_t i = 0; i < dir_len; i++)
+        if (lesson[i] == '/')
+            dir_slash = lesson + i;
+    const char *last = dir_slash ? dir_slash + 1 : lesson;
+    size_t last_len = dir_len - (size_t)(last - lesson);
+    bool plain = last_len && !(last_len == 1 && last[0] == '.') && !(last_len == 2 && !memcmp(last, "..", 2));
     StrBuf sb;
     strbuf_init(&sb);
-    if (dir_len)
+    if (plain)
+        strbuf_printf(&sb, "%.*sgolden/%.*s.txt", (int)(last - lesson), lesson, (int)base_len, base);
+    else if (dir_len)
         strbuf_printf(&sb, "%.*s/../golden/%.*s.txt", (int)dir_len, lesson, (int)base_len, base);
     else
         strbuf_printf(&sb, "../golden/%.*s.txt", (int)base_len, base);
@@ -102,9 +117,12 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     strbuf_init(&diff);
     char now[1024];
     snprintf(now, sizeof(now), "%s (traced now)", lesson);
+    diff_stage_summary(expected, trace, golden, lesson, &diff);
     bool equal = diff_unified(expected, trace, golden, now, &diff);
     int status = STATUS_OK;
-    if (!equal) {
+    if (equal) {
+        printf("%s matches %s\n", lesson, golden);
+    } else {
         fputs(strbuf_str(&diff), stdout);
         fprintf(stderr, "tracer: %s differs from its golden file %s\n", lesson, golden);
         status = STATUS_LESSON_ERROR;
@@ -115,10 +133,35 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     return status;
 }
 
+// tracer --diff ORIGINAL EDITED: 0 the same, 1 different, 2 trouble (either lesson broken too).
+static int diff_lessons(const char *original, const char *edited, bool check, PipelineOptions *opts) {
+    if (!edited)
+        return usage_error("%s", "--diff compares two lessons: give the original and your edited copy");
+    if (check || opts->format == OUTPUT_JSON)
+        return usage_error("%s", "--diff prints its own text report; leave out --check and --format json");
+    Diag diag;
+    diag_init(&diag);
+    StrBuf out;
+    strbuf_init(&out);
+    bool same = false;
+    if (pipeline_diff_files(original, edited, opts, &same, &out, &diag) != STATUS_OK) {
+        diag_print(&diag, stderr, isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+        strbuf_finish(&out);
+        return STATUS_USAGE_ERROR;
+    }
+    fwrite(out.data ? out.data : "", 1, out.len, stdout);
+    strbuf_finish(&out);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tracer: cannot write the comparison: %s\n", strerror(errno));
+        return STATUS_USAGE_ERROR;
+    }
+    return same ? STATUS_OK : STATUS_LESSON_ERROR;
+}
+
 int main(int argc, char **argv) {
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
-    const char *colour = "auto", *lesson = NULL, *golden = NULL;
-    bool check = false;
+    const char *colour = "auto", *lesson = NULL, *edited = NULL, *golden = NULL;
+    bool check = false, diff = false;
     const char *explain[64];
     size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
@@ -173,16 +216,24 @@ int main(int argc, char **argv) {
             check = true;
         } else if (!strcmp(name, "--golden")) {
             golden = value;
+        } else if (!strcmp(name, "--diff")) {
+            diff = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             return usage_error("unknown option '%s'", a);
+        } else if (lesson && (edited || !diff)) {
+            return usage_error(diff ? "--diff compares two lessons: '%s' is a third one"
+                                    : "only one lesson at a time: '%s' is a second one",
+                               a);
         } else if (lesson) {
-            return usage_error("only one lesson at a time: '%s' is a second one", a);
+            edited = a;
         } else {
             lesson = a;
         }
     }
     if (!lesson)
         return usage_error("%s", "no lesson given");
+    if (diff)
+        return diff_lessons(lesson, edited, check, &opts);
     if (check && opts.format == OUTPUT_JSON)
         return usage_error("%s", "--check compares the text trace with its golden file; leave out --format json");
     const char *no_colour = getenv("NO_COLOR");

@@ -1,6 +1,7 @@
 // pipeline: load, check, run and render one lesson.
 #include "pipeline.h"
 
+#include "compare.h"
 #include "format.h"
 #include "lesson.h"
 #include "plan.h"
@@ -115,29 +116,39 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
     return true;
 }
 
-static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, Diag *diag) {
-    int status = STATUS_OK;
-    Plan *plan = NULL;
-    Trace *trace = NULL;
+// Check and run a lesson (with the command line's explain requests) into *plan and *trace.
+static bool trace_lesson(const Lesson *lesson, const PipelineOptions *opts, Plan **plan, Trace **trace,
+                         Diag *diag) {
     ExplainTarget *targets = NULL;
-    StrBuf text;
-    strbuf_init(&text);
-    plan = plan_create(lesson, diag);
-    if (!plan)
-        goto done;
+    *trace = NULL;
+    *plan = plan_create(lesson, diag);
+    if (!*plan)
+        return false;
     int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : DEFAULT_DIGITS;
     if (opts->n_explain) {
         targets = util_calloc(opts->n_explain, sizeof(ExplainTarget));
         if (!targets) {
             diag_out_of_memory(diag);
-            goto done;
+            return false;
         }
         for (size_t i = 0; i < opts->n_explain; i++)
-            if (!parse_explain(plan, opts->explain[i], &targets[i], diag))
-                goto done;
+            if (!parse_explain(*plan, opts->explain[i], &targets[i], diag)) {
+                util_free(targets);
+                return false;
+            }
     }
-    trace = trace_create(plan, digits, targets, opts->n_explain, diag);
-    if (!trace)
+    *trace = trace_create(*plan, digits, targets, opts->n_explain, diag);
+    util_free(targets);
+    return *trace != NULL;
+}
+
+static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, Diag *diag) {
+    int status = STATUS_OK;
+    Plan *plan = NULL;
+    Trace *trace = NULL;
+    StrBuf text;
+    strbuf_init(&text);
+    if (!trace_lesson(lesson, opts, &plan, &trace, diag))
         goto done;
     if (opts->format == OUTPUT_JSON) {
         // JSON writes every value (about 25 bytes each): bound it before building gigabytes.
@@ -170,7 +181,6 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
 done:
     status = diag->status;
     strbuf_finish(&text);
-    util_free(targets);
     trace_destroy(trace);
     plan_destroy(plan);
     lesson_destroy(lesson);
@@ -190,4 +200,34 @@ int pipeline_run_bytes(const char *path, const char *bytes, size_t len, const Pi
     if (!lesson)
         return diag->status ? diag->status : diag_out_of_memory(diag);
     return run_lesson(lesson, opts, out, diag);
+}
+
+int pipeline_diff_files(const char *original, const char *edited, const PipelineOptions *opts, bool *same,
+                        StrBuf *out, Diag *diag) {
+    const char *paths[2] = {original, edited};
+    Lesson *lessons[2] = {NULL, NULL};
+    Plan *plans[2] = {NULL, NULL};
+    Trace *traces[2] = {NULL, NULL};
+    for (size_t i = 0; i < 2; i++) {
+        lessons[i] = lesson_load_file(paths[i], diag);
+        if (!lessons[i]) {
+            if (!diag->status)
+                diag_out_of_memory(diag);
+            goto done;
+        }
+        if (!trace_lesson(lessons[i], opts, &plans[i], &traces[i], diag))
+            goto done;
+    }
+    // The edited lesson's digits, unless the command line says otherwise.
+    int digits = traces[1]->digits;
+    *same = compare_traces(traces[0], traces[1], original, edited, digits, out);
+    if (out->failed)
+        diag_out_of_memory(diag);
+done:
+    for (size_t i = 0; i < 2; i++) {
+        trace_destroy(traces[i]);
+        plan_destroy(plans[i]);
+        lesson_destroy(lessons[i]);
+    }
+    return diag->status;
 }
