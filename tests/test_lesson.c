@@ -42,6 +42,20 @@ static void expect_error(const char *text, size_t line, size_t col, const char *
         assert_string_equal(diag.hint, hint);
 }
 
+// The lesson loads with exactly one warning, at `at`, and the labels it names are dropped.
+static void expect_warning(const char *text, const char *at, const char *message) {
+    Diag diag;
+    Lesson *lesson = load(text, &diag);
+    assert_non_null(lesson);
+    assert_int_equal(diag.status, STATUS_OK);
+    assert_int_equal(diag.n_warnings, 1);
+    assert_string_equal(diag.warnings[0].at, at);
+    assert_string_equal(diag.warnings[0].text, message);
+    assert_null(lesson->givens[0].rows);
+    assert_null(lesson->givens[0].cols);
+    lesson_destroy(lesson);
+}
+
 // A lesson with one given X and the given or steps text appended.
 #define WITH_GIVEN(g) "title: t\ngiven:\n  " g "\nsteps:\n  - a: X\n"
 #define WITH_STEPS(s) "title: t\ngiven:\n  X: [1, 2]\nsteps:\n" s
@@ -463,11 +477,10 @@ static void test_given_labels(void **state) {
     expect_error(LABELS "X: {values: [1, 2], rows: tokens}\nsteps: [a: X]\n", 5, 29,
                  "rows: labels the second-to-last axis, but 'X' has shape [2]",
                  "label a list's only axis with cols:");
-    expect_error(LABELS "X: {values: [[1, 2]], cols: tokens}\nsteps: [a: X]\n", 5, 31,
-                 "cols: gives 3 labels, but 'X' has 2 columns (shape [1, 2])",
-                 "give one label for each column");
-    expect_error(LABELS "X: {values: [[1], [2]], rows: [a, b, c]}\nsteps: [a: X]\n", 5, 33,
-                 "rows: gives 3 labels, but 'X' has 2 rows (shape [2, 1])", NULL);
+    expect_warning(LABELS "X: {values: [[1, 2]], cols: tokens}\nsteps: [a: X]\n", "t.yaml:5:31",
+                   "cols: gives 3 labels, but 'X' has 2 columns (shape [1, 2]): its columns are shown by position");
+    expect_warning(LABELS "X: {values: [[1], [2]], rows: [a, b, c]}\nsteps: [a: X]\n", "t.yaml:5:33",
+                   "rows: gives 3 labels, but 'X' has 2 rows (shape [2, 1]): its rows are shown by position");
     expect_error(LABELS "X: {values: 1, cols: [a]}\nsteps: [a: X]\n", 5, 24,
                  "cols: labels the last axis, but 'X' is a single number", NULL);
     expect_error(LABELS "X: {values: [[1, 2]], cols: tokns}\nsteps: [a: X]\n", 5, 31,

@@ -106,6 +106,31 @@ int diag_out_of_memory(Diag *d) {
                       "out of memory (the tracer could not allocate what this lesson needs)");
 }
 
+void diag_warning(Diag *d, const char *path, size_t line, size_t col, const char *fmt, ...) {
+    if (d->n_warnings == DIAG_MAX_WARNINGS) {
+        d->warnings_dropped++;
+        return;
+    }
+    DiagWarning *w = &d->warnings[d->n_warnings++];
+    if (line)
+        snprintf(w->at, sizeof(w->at), "%s:%zu:%zu", path, line, col ? col : 1);
+    else
+        snprintf(w->at, sizeof(w->at), "%s", path);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->text, sizeof(w->text), fmt, ap);
+    va_end(ap);
+}
+
+void diag_print_warnings(const Diag *d, FILE *f, bool colour) {
+    const char *bold = colour ? "\033[1m" : "", *magenta = colour ? "\033[1;35m" : "",
+               *reset = colour ? "\033[0m" : "";
+    for (size_t i = 0; i < d->n_warnings; i++)
+        fprintf(f, "%s%s:%s %swarning:%s %s\n", bold, d->warnings[i].at, reset, magenta, reset, d->warnings[i].text);
+    if (d->warnings_dropped)
+        fprintf(f, "tracer: %swarning:%s %zu more warnings not shown\n", magenta, reset, d->warnings_dropped);
+}
+
 // Columns count characters, so skip UTF-8 continuation bytes when walking to the caret.
 static size_t byte_offset_of_column(const char *line, size_t col) {
     size_t chars = 1, i = 0;

@@ -27,6 +27,15 @@ typedef struct Source {
     size_t len;
 } Source;
 
+// Warnings kept at most; later ones are counted, not kept.
+#define DIAG_MAX_WARNINGS 16
+
+// "lessons/x.yaml:3:7" and what is wrong there, printed on one line.
+typedef struct DiagWarning {
+    char at[560];
+    char text[512];
+} DiagWarning;
+
 typedef struct Diag {
     int status;             // STATUS_OK while nothing went wrong
     char path[512];         // empty when the error has no file
@@ -38,6 +47,10 @@ typedef struct Diag {
     // around the caret ("..." marks the cut), and bytes a terminal would act on are shown as '?'.
     char source_line[512];
     size_t source_col;  // the caret's column within source_line (1-based)
+    // Warnings: one line each ("lessons/x.yaml:3:7: warning: ..."), kept whatever the status.
+    DiagWarning warnings[DIAG_MAX_WARNINGS];
+    size_t n_warnings;
+    size_t warnings_dropped;  // past DIAG_MAX_WARNINGS
 } Diag;
 
 void diag_init(Diag *d);
@@ -47,6 +60,12 @@ int diag_error(Diag *d, int status, const Source *src, size_t line, size_t col, 
                const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 void diag_hint(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int diag_out_of_memory(Diag *d);
+// Record a one-line warning about line:col (1-based) of the file at path (line 0: no place).
+// A warning is not an error: the lesson still runs.
+void diag_warning(Diag *d, const char *path, size_t line, size_t col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+// Prints the warnings, one line each, to f.
+void diag_print_warnings(const Diag *d, FILE *f, bool colour);
 // Prints the error as above to f (with colour when colour is true).
 void diag_print(const Diag *d, FILE *f, bool colour);
 

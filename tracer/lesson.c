@@ -558,8 +558,10 @@ static bool parse_label_ref(Loader *L, const char *key, const Node *node, const 
     return true;
 }
 
-// A given's rows: and cols: must fit its shape; a step's are checked once its shape is known.
-static bool check_given_labels(Loader *L, const LessonGiven *g) {
+// A given's rows: and cols: must label an axis it has; a step's are checked once its shape is
+// known. A list of the wrong length is only a warning (a student who adds a token to X has not
+// yet added its word): the axis is then shown by position.
+static bool check_given_labels(Loader *L, LessonGiven *g) {
     char shape[64];
     shape_format(&g->shape, shape, sizeof(shape));
     if (g->rows) {
@@ -568,22 +570,55 @@ static bool check_given_labels(Loader *L, const LessonGiven *g) {
                         "rows: labels the second-to-last axis, but '%s' has shape %s", g->name,
                         shape);
         size_t n = g->shape.dim[g->shape.rank - 2];
-        if (g->rows->n != n)
-            return fail(L, g->rows_node, "give one label for each row",
-                        "rows: gives %zu labels, but '%s' has %zu rows (shape %s)", g->rows->n,
-                        g->name, n, shape);
+        if (g->rows->n != n) {
+            diag_warning(L->diag, L->src->path, g->rows_node->line, g->rows_node->col,
+                         "rows: gives %zu labels, but '%s' has %zu rows (shape %s): its rows are shown by position",
+                         g->rows->n, g->name, n, shape);
+            g->rows = NULL;
+        }
     }
     if (g->cols) {
         if (g->shape.rank < 1)
             return fail(L, g->cols_node, "a single number has no axis to label",
                         "cols: labels the last axis, but '%s' is a single number", g->name);
         size_t n = g->shape.dim[g->shape.rank - 1];
-        if (g->cols->n != n)
-            return fail(L, g->cols_node, "give one label for each column",
-                        "cols: gives %zu labels, but '%s' has %zu columns (shape %s)",
-                        g->cols->n, g->name, n, shape);
+        if (g->cols->n != n) {
+            diag_warning(L->diag, L->src->path, g->cols_node->line, g->cols_node->col,
+                         "cols: gives %zu labels, but '%s' has %zu columns (shape %s): its columns are shown by "
+                         "position",
+                         g->cols->n, g->name, n, shape);
+            g->cols = NULL;
+        }
     }
     return true;
+}
+
+// A document prints a few decimals. A document: number with more than the lesson prints was
+// most likely copied from a trace, and would be judged to its last digit.
+static void warn_document_decimals(Loader *L, const char *name, const DocValues *dv) {
+    if (!dv)
+        return;
+    int digits = L->lesson->digits >= 0 ? L->lesson->digits : LESSON_DEFAULT_DIGITS;
+    size_t n = 0;
+    shape_size(&dv->shape, &n);
+    for (size_t k = 0; k < n; k++) {
+        if (dv->decimals[k] <= digits)
+            continue;
+        const Node *at = dv->nodes[k];
+        diag_warning(L->diag, L->src->path, at->line, at->col,
+                     "the document value %s for '%s' has %d decimals, more than the %d this lesson prints: a "
+                     "document could not have printed it; it is judged to its last decimal",
+                     at->text, name, dv->decimals[k], digits);
+        return;  // one warning per document: the rest are likely copied the same way
+    }
+}
+
+static void warn_documents(Loader *L) {
+    const Lesson *lesson = L->lesson;
+    for (size_t i = 0; i < lesson->n_givens; i++)
+        warn_document_decimals(L, lesson->givens[i].name, lesson->givens[i].document);
+    for (size_t i = 0; i < lesson->n_steps; i++)
+        warn_document_decimals(L, lesson->steps[i].name, lesson->steps[i].document);
 }
 
 // ---------------------------------------------------------------- sections
@@ -1028,6 +1063,7 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
     Loader loader = {.lesson = lesson, .diag = diag, .src = &doc->source};
     if (!load_lesson(&loader))
         goto done;
+    warn_documents(&loader);
     result = lesson;
 
 done:

@@ -19,6 +19,7 @@
 #include "yamldoc.h"
 
 #define LESSON_MAX_DIGITS 12
+#define LESSON_DEFAULT_DIGITS 4  // decimals printed when the lesson says nothing
 
 // A named (labels: tokens: [The, cat, sat]) or inline (rows: [The, cat, sat]) list of labels.
 typedef struct LabelList {

@@ -133,6 +133,15 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     return status;
 }
 
+// Warnings first, then the error if there is one, in colour on a terminal unless NO_COLOR is set.
+static void print_diagnostics(const Diag *diag) {
+    const char *no_colour = getenv("NO_COLOR");
+    bool colour = isatty(STDERR_FILENO) && !(no_colour && no_colour[0]);
+    diag_print_warnings(diag, stderr, colour);
+    if (diag->status != STATUS_OK)
+        diag_print(diag, stderr, colour);
+}
+
 // tracer --diff ORIGINAL EDITED: 0 the same, 1 different, 2 trouble (either lesson broken too).
 static int diff_lessons(const char *original, const char *edited, bool check, PipelineOptions *opts) {
     if (!edited)
@@ -144,8 +153,9 @@ static int diff_lessons(const char *original, const char *edited, bool check, Pi
     StrBuf out;
     strbuf_init(&out);
     bool same = false;
-    if (pipeline_diff_files(original, edited, opts, &same, &out, &diag) != STATUS_OK) {
-        diag_print(&diag, stderr, isatty(STDERR_FILENO) && !getenv("NO_COLOR"));
+    int status = pipeline_diff_files(original, edited, opts, &same, &out, &diag);
+    print_diagnostics(&diag);
+    if (status != STATUS_OK) {
         strbuf_finish(&out);
         return STATUS_USAGE_ERROR;
     }
@@ -248,8 +258,8 @@ int main(int argc, char **argv) {
     StrBuf out;
     strbuf_init(&out);
     int status = pipeline_run_file(lesson, &opts, &out, &diag);
+    print_diagnostics(&diag);
     if (status != STATUS_OK) {
-        diag_print(&diag, stderr, isatty(STDERR_FILENO) && !(no_colour && no_colour[0]));
         strbuf_finish(&out);
         return status;
     }

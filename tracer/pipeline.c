@@ -4,6 +4,7 @@
 #include "compare.h"
 #include "format.h"
 #include "lesson.h"
+#include "lint.h"
 #include "plan.h"
 #include "render.h"
 #include "trace.h"
@@ -13,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_DIGITS 4
 // The most values a JSON trace holds (2^24, about 400 MB of text).
 #define PIPELINE_MAX_JSON_VALUES ((size_t)1 << 24)
 
@@ -124,7 +124,8 @@ static bool trace_lesson(const Lesson *lesson, const PipelineOptions *opts, Plan
     *plan = plan_create(lesson, diag);
     if (!*plan)
         return false;
-    int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : DEFAULT_DIGITS;
+    lint_plan(*plan, diag);
+    int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : LESSON_DEFAULT_DIGITS;
     if (opts->n_explain) {
         targets = util_calloc(opts->n_explain, sizeof(ExplainTarget));
         if (!targets) {
