@@ -496,6 +496,47 @@ static void test_given_labels(void **state) {
 #undef LABELS
 }
 
+// Narration keeps its node, and a byte of its text maps to its line and column in the file.
+static void test_narration_positions(void **state) {
+    (void)state;
+    Diag diag;
+    Lesson *lesson = load("title: t\n"                          // 1
+                          "intro: |\n"                          // 2
+                          "  First line.\n"                     // 3
+                          "    Then {x[0]} here.\n"             // 4
+                          "given:\n"                            // 5
+                          "  x: {values: [1, 2], about: \"the {x} given\"}\n"  // 6
+                          "steps:\n"                            // 7
+                          "  - y: x * 2\n"                      // 8
+                          "    say: Twice {x[1]}, folded\n"     // 9
+                          "  - z: y\n"                          // 10
+                          "    say: >\n"                        // 11
+                          "      a {y} b\n",                    // 12
+                          &diag);
+    assert_non_null(lesson);
+    size_t line, col;
+    // "{x[0]}" is byte 22 of the intro's text ("First line.\n  Then {x[0]}..."): line 4, col 10.
+    lesson_text_position(lesson, lesson->intro_node, strchr(lesson->intro, '{') - lesson->intro, &line, &col);
+    assert_int_equal(line, 4);
+    assert_int_equal(col, 10);
+    // In a quoted one-line scalar, past its quote: column 35.
+    const LessonGiven *x = &lesson->givens[0];
+    lesson_text_position(lesson, x->about_node, strchr(x->about, '{') - x->about, &line, &col);
+    assert_int_equal(line, 6);
+    assert_int_equal(col, 35);
+    // A plain one-line say: column 16.
+    const LessonStep *y = &lesson->steps[0];
+    lesson_text_position(lesson, y->say_node, strchr(y->say, '{') - y->say, &line, &col);
+    assert_int_equal(line, 9);
+    assert_int_equal(col, 16);
+    // A folded block is not exact: its start.
+    const LessonStep *z = &lesson->steps[1];
+    lesson_text_position(lesson, z->say_node, strchr(z->say, '{') - z->say, &line, &col);
+    assert_int_equal(line, 11);
+    assert_int_equal(col, 10);
+    lesson_destroy(lesson);
+}
+
 static void test_step_shapes(void **state) {
     expect_error(WITH_STEPS("  - X @ X\n"), 5, 5,
                  "a step must be `name: expression`, but this is a number or word",
@@ -671,6 +712,7 @@ int main(void) {
         cmocka_unit_test(test_given_mapping),
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_given_labels),
+        cmocka_unit_test(test_narration_positions),
         cmocka_unit_test(test_step_shapes),
         cmocka_unit_test(test_names_defined_twice),
         cmocka_unit_test(test_expressions),

@@ -767,6 +767,7 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
     }
     if (k.about && !parse_text(L, "about", k.about->value, &g->about))
         return false;
+    g->about_node = k.about ? k.about->value : NULL;
     if (k.rows) {
         g->rows_node = k.rows->value;
         if (!parse_label_ref(L, "rows", g->rows_node, &g->rows))
@@ -963,6 +964,7 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
     step->cols_node = yamldoc_get(item, "cols");
     if (say && !parse_text(L, "say", say, &step->say))
         return false;
+    step->say_node = say;
     if (step->rows_node && !parse_label_ref(L, "rows", step->rows_node, &step->rows))
         return false;
     if (step->cols_node && !parse_label_ref(L, "cols", step->cols_node, &step->cols))
@@ -1027,10 +1029,13 @@ static bool load_lesson(Loader *L) {
     if (lesson->title[0] == '\0')
         return fail(L, title, "write the lesson's title after 'title:'", "title: is empty");
     const char **optional[] = {&lesson->source, &lesson->intro, &lesson->outro};
+    const Node **nodes[] = {NULL, &lesson->intro_node, &lesson->outro_node};
     for (size_t i = 0; i < ARRAY_LEN(optional); i++) {
         const Node *node = yamldoc_get(root, TOP_KEYS[1 + i]);
         if (node && !is_null(node) && !parse_text(L, TOP_KEYS[1 + i], node, optional[i]))
             return false;
+        if (node && !is_null(node) && nodes[i])
+            *nodes[i] = node;
     }
     const Node *digits = yamldoc_get(root, "digits");
     const Node *labels = yamldoc_get(root, "labels"), *given = yamldoc_get(root, "given");
@@ -1150,4 +1155,74 @@ void lesson_expr_position(const LessonStep *step, size_t offset, size_t *line, s
     for (size_t i = 0; i < offset && step->expr[i]; i++)
         if (((unsigned char)step->expr[i] & 0xC0) != 0x80)
             (*col)++;
+}
+
+// Characters (not bytes) in s[0, n): columns count characters.
+static size_t characters(const char *s, size_t n) {
+    size_t c = 0;
+    for (size_t i = 0; i < n && s[i]; i++)
+        c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
+}
+
+// The bytes of line `line` (1-based) of src, or NULL.
+static const char *source_line(const Source *src, size_t line, size_t *len) {
+    const char *p = src->text, *end = src->text + src->len;
+    if (src->len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+        p += 3;
+    for (size_t l = 1; l < line; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return NULL;
+        p = nl + 1;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    *len = (size_t)((nl ? nl : end) - p);
+    if (*len && p[*len - 1] == '\r')
+        (*len)--;
+    return p;
+}
+
+void lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col) {
+    *line = node->line;
+    *col = node->col;
+    const char *text = node->text;
+    if (offset > node->text_len)
+        return;
+    const Source *src = &lesson->doc->source;
+    size_t len;
+    if (node->style == SCALAR_LITERAL) {
+        // Line k of the text is line node->line + 1 + k of the file, after the block's indent.
+        size_t k = 0, start = 0;
+        for (size_t i = 0; i < offset; i++)
+            if (text[i] == '\n')
+                k++, start = i + 1;
+        size_t text_len = strcspn(text + start, "\n");
+        const char *at = source_line(src, node->line + 1 + k, &len);
+        if (!at || len < text_len)
+            return;
+        size_t indent = len - text_len;  // a block's lines keep no trailing spaces of their own
+        for (size_t i = 0; i < indent; i++)
+            if (at[i] != ' ')
+                return;
+        if (memcmp(at + indent, text + start, text_len) != 0)
+            return;
+        *line = node->line + 1 + k;
+        *col = characters(at, indent) + 1 + characters(text + start, offset - start);
+        return;
+    }
+    // A plain or quoted scalar on one line whose text stands in the file as it is.
+    size_t skip = node->style == SCALAR_SINGLE_QUOTED || node->style == SCALAR_DOUBLE_QUOTED ? 1 : 0;
+    if (node->line != node->end_line || (node->style != SCALAR_PLAIN && !skip))
+        return;
+    const char *at = source_line(src, node->line, &len);
+    size_t byte = 0;
+    for (size_t c = 1; at && c < node->col && byte < len; c++) {
+        byte++;
+        while (byte < len && ((unsigned char)at[byte] & 0xC0) == 0x80)
+            byte++;
+    }
+    if (!at || byte + skip + node->text_len > len || memcmp(at + byte + skip, text, node->text_len) != 0)
+        return;
+    *col = node->col + skip + characters(text, offset);
 }

@@ -53,6 +53,7 @@ typedef struct LessonGiven {
     const Node *key;    // the name's node
     const Node *value;  // the whole value node
     const char *about;  // NULL when absent
+    const Node *about_node;
     const LabelList *rows, *cols;  // label the last two axes; NULL when absent
     const Node *rows_node, *cols_node;
     GivenInit init;
@@ -91,6 +92,7 @@ typedef struct LessonStep {
     size_t expr_line, expr_col;
     bool expr_exact;
     const char *say;  // NULL when absent
+    const Node *say_node;
     const LabelList *rows, *cols;
     const Node *rows_node, *cols_node;
     ExplainSpec explain;
@@ -105,6 +107,7 @@ typedef struct Lesson {
     const char *source;  // NULL when absent
     const char *intro;   // NULL when absent
     const char *outro;   // NULL when absent
+    const Node *intro_node, *outro_node;
     int digits;          // -1 when absent
     LabelList *labels;
     size_t n_labels;
@@ -121,5 +124,8 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
 Lesson *lesson_load_file(const char *path, Diag *diag);
 void lesson_destroy(Lesson *lesson);  // accepts NULL
 
+// Where byte `offset` of a narration node's text (say:, about:, intro:, outro:) stands in the
+// file: exact for a literal block (|) and a one-line scalar, else the node's start.
+void lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col);
 // Where byte `offset` of step->expr stands in the file.
 void lesson_expr_position(const LessonStep *step, size_t offset, size_t *line, size_t *col);
