@@ -1183,12 +1183,12 @@ static const char *source_line(const Source *src, size_t line, size_t *len) {
     return p;
 }
 
-void lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col) {
+bool lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col) {
     *line = node->line;
     *col = node->col;
     const char *text = node->text;
     if (offset > node->text_len)
-        return;
+        return false;
     const Source *src = &lesson->doc->source;
     size_t len;
     if (node->style == SCALAR_LITERAL) {
@@ -1200,21 +1200,21 @@ void lesson_text_position(const Lesson *lesson, const Node *node, size_t offset,
         size_t text_len = strcspn(text + start, "\n");
         const char *at = source_line(src, node->line + 1 + k, &len);
         if (!at || len < text_len)
-            return;
+            return false;
         size_t indent = len - text_len;  // a block's lines keep no trailing spaces of their own
         for (size_t i = 0; i < indent; i++)
             if (at[i] != ' ')
-                return;
+                return false;
         if (memcmp(at + indent, text + start, text_len) != 0)
-            return;
+            return false;
         *line = node->line + 1 + k;
         *col = characters(at, indent) + 1 + characters(text + start, offset - start);
-        return;
+        return true;
     }
     // A plain or quoted scalar on one line whose text stands in the file as it is.
     size_t skip = node->style == SCALAR_SINGLE_QUOTED || node->style == SCALAR_DOUBLE_QUOTED ? 1 : 0;
     if (node->line != node->end_line || (node->style != SCALAR_PLAIN && !skip))
-        return;
+        return false;
     const char *at = source_line(src, node->line, &len);
     size_t byte = 0;
     for (size_t c = 1; at && c < node->col && byte < len; c++) {
@@ -1223,6 +1223,7 @@ void lesson_text_position(const Lesson *lesson, const Node *node, size_t offset,
             byte++;
     }
     if (!at || byte + skip + node->text_len > len || memcmp(at + byte + skip, text, node->text_len) != 0)
-        return;
+        return false;
     *col = node->col + skip + characters(text, offset);
+    return true;
 }

@@ -125,7 +125,7 @@ Lesson *lesson_load_file(const char *path, Diag *diag);
 void lesson_destroy(Lesson *lesson);  // accepts NULL
 
 // Where byte `offset` of a narration node's text (say:, about:, intro:, outro:) stands in the
-// file: exact for a literal block (|) and a one-line scalar, else the node's start.
-void lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col);
+// file: exact for a literal block (|) and a one-line scalar (true), else the node's start.
+bool lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col);
 // Where byte `offset` of step->expr stands in the file.
 void lesson_expr_position(const LessonStep *step, size_t offset, size_t *line, size_t *col);

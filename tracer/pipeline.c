@@ -5,6 +5,7 @@
 #include "format.h"
 #include "lesson.h"
 #include "lint.h"
+#include "narrate.h"
 #include "plan.h"
 #include "render.h"
 #include "trace.h"
@@ -116,31 +117,37 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
     return true;
 }
 
-// Check and run a lesson (with the command line's explain requests) into *plan and *trace.
-static bool trace_lesson(const Lesson *lesson, const PipelineOptions *opts, Plan **plan, Trace **trace,
-                         Diag *diag) {
+// Check and run a lesson (with the command line's explain requests) into *plan and *trace,
+// its narration written with the values it quotes.
+static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, Plan **plan, Trace **trace, Diag *diag) {
     ExplainTarget *targets = NULL;
+    bool ok = false;
     *trace = NULL;
-    *plan = plan_create(lesson, diag);
-    if (!*plan)
+    *plan = NULL;
+    Narrator *narrator = narrate_prepare(lesson, diag);
+    if (!narrator)
         return false;
+    *plan = plan_create(lesson, diag);
+    if (!*plan || !narrate_check(narrator, *plan, diag))
+        goto done;
     lint_plan(*plan, diag);
     int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : LESSON_DEFAULT_DIGITS;
     if (opts->n_explain) {
         targets = util_calloc(opts->n_explain, sizeof(ExplainTarget));
         if (!targets) {
             diag_out_of_memory(diag);
-            return false;
+            goto done;
         }
         for (size_t i = 0; i < opts->n_explain; i++)
-            if (!parse_explain(*plan, opts->explain[i], &targets[i], diag)) {
-                util_free(targets);
-                return false;
-            }
+            if (!parse_explain(*plan, opts->explain[i], &targets[i], diag))
+                goto done;
     }
     *trace = trace_create(*plan, digits, targets, opts->n_explain, diag);
+    ok = *trace && narrate_apply(narrator, *plan, *trace, diag);
+done:
     util_free(targets);
-    return *trace != NULL;
+    narrate_destroy(narrator);
+    return ok;
 }
 
 static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, Diag *diag) {
