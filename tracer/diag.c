@@ -131,6 +131,11 @@ void diag_print_warnings(const Diag *d, FILE *f, bool colour) {
         fprintf(f, "tracer: %swarning:%s %zu more warnings not shown\n", magenta, reset, d->warnings_dropped);
 }
 
+bool diag_no_memory(Diag *d) {
+    diag_out_of_memory(d);
+    return false;
+}
+
 // Columns count characters, so skip UTF-8 continuation bytes when walking to the caret.
 static size_t byte_offset_of_column(const char *line, size_t col) {
     size_t chars = 1, i = 0;

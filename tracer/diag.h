@@ -66,6 +66,8 @@ void diag_warning(Diag *d, const char *path, size_t line, size_t col, const char
     __attribute__((format(printf, 5, 6)));
 // Prints the warnings, one line each, to f.
 void diag_print_warnings(const Diag *d, FILE *f, bool colour);
+// The same for functions that fail with false: `if (!p) return diag_no_memory(diag);`
+bool diag_no_memory(Diag *d);
 // Prints the error as above to f (with colour when colour is true).
 void diag_print(const Diag *d, FILE *f, bool colour);
 

@@ -1,13 +1,16 @@
 // pipeline: load, check, run and render one lesson.
 #include "pipeline.h"
 
+#include "check.h"
 #include "compare.h"
+#include "doccheck.h"
 #include "format.h"
 #include "lesson.h"
 #include "lint.h"
 #include "narrate.h"
 #include "plan.h"
 #include "render.h"
+#include "run.h"
 #include "trace.h"
 
 #include <ctype.h>
@@ -127,7 +130,7 @@ static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, Plan **pla
     Narrator *narrator = narrate_prepare(lesson, diag);
     if (!narrator)
         return false;
-    *plan = plan_create(lesson, diag);
+    *plan = check_lesson(lesson, diag);
     if (!*plan || !narrate_check(narrator, *plan, diag))
         goto done;
     lint_plan(*plan, diag);
@@ -142,8 +145,8 @@ static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, Plan **pla
             if (!parse_explain(*plan, opts->explain[i], &targets[i], diag))
                 goto done;
     }
-    *trace = trace_create(*plan, digits, targets, opts->n_explain, diag);
-    ok = *trace && narrate_apply(narrator, *plan, *trace, diag);
+    *trace = run_plan(*plan, digits, targets, opts->n_explain, diag);
+    ok = *trace && doccheck_trace(*plan, *trace, diag) && narrate_apply(narrator, *plan, *trace, diag);
 done:
     util_free(targets);
     narrate_destroy(narrator);
@@ -165,11 +168,12 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
             if (trace->stages[i].value->data)
                 values += trace->stages[i].value->size;
         if (values > PIPELINE_MAX_JSON_VALUES) {
-            char n[64];
+            char n[64], limit[64];
             format_count((double)values, n, sizeof(n));
+            format_count((double)PIPELINE_MAX_JSON_VALUES, limit, sizeof(limit));
             diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
                        "the JSON trace of %s would hold %s values, more than the %s it writes at most", lesson->path,
-                       n, "16,777,216");
+                       n, limit);
             diag_hint(diag, "the text trace shows the corners of large tensors; or make the lesson's tensors "
                             "smaller, or shape-only");
             goto done;
