@@ -324,6 +324,8 @@ static void at_text(char *buf, size_t cap, const size_t *at, size_t rank) {
         snprintf(buf + used, cap - used, "]");
 }
 
+static void edited_list(StrBuf *out, const TraceDocument *doc);
+
 // A verdict: the gap, where it is, and against what tolerance.
 static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const DocVerdict *v, bool local,
                     double widened, size_t indent, const TextStyle *st) {
@@ -346,6 +348,17 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
     format_fixed(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
     format_fixed(widened, tr->digits, wid, sizeof(wid));
     pad(out, indent);
+    if (!local && doc->verdict == DOC_FOLLOWS_EDIT) {
+        StrBuf names;
+        strbuf_init(&names);
+        edited_list(&names, doc);
+        strbuf_printf(out, "%sdocument: follows your edit%s: %sthe exact value is %s, the document printed %s "
+                           "(off by %s): the difference comes from your change to %s, not from the document\n",
+                      st->cyan, st->reset, where, ours, printed, diff, strbuf_str(&names));
+        out->failed |= names.failed;
+        strbuf_finish(&names);
+        return;
+    }
     if (!local) {
         if (v->agrees)
             strbuf_printf(out, "%sdocument: agrees%s: every printed number is within one unit of its last place "
@@ -367,6 +380,17 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
                                    "by one", tol, doc->printed_inputs);
     else
         snprintf(how, sizeof(how), "within %s, widened by up to %s for the rounding of its printed inputs", tol, wid);
+    if (doc->verdict == DOC_FOLLOWS_EDIT) {
+        // The document's own numbers, without the student's: true whatever the edit.
+        if (v->agrees)
+            strbuf_printf(out, "%son the document's own printed inputs, without your edit: agrees%s (%s)\n", st->cyan,
+                          st->reset, how);
+        else
+            strbuf_printf(out, "%son the document's own printed inputs, without your edit: disagrees%s: they give "
+                               "%s%s%s, not %s (%s)\n",
+                          st->bold, st->reset, ours, rank ? " at " : "", rank ? at : "", printed, how);
+        return;
+    }
     if (v->agrees)
         strbuf_printf(out, "%son its own printed inputs: agrees%s (%s)%s\n", st->cyan, st->reset, how,
                       doc->chained.agrees ? "" : ": this step is right; it is off only through numbers carried from earlier steps");
@@ -376,60 +400,131 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
                       st->bold, st->reset, ours, rank ? " at " : "", rank ? at : "", printed, how);
 }
 
+// "Q_0" or "Q_0 and d_k" or "X, W_Q and W_K": the edited givens a stage depends on.
+static void edited_list(StrBuf *out, const TraceDocument *doc) {
+    for (size_t i = 0; i < doc->n_edited; i++)
+        strbuf_printf(out, "%s%s", i == 0 ? "" : i + 1 == doc->n_edited ? " and " : ", ", doc->edited[i]);
+}
+
+// A given the student changed: where, and both numbers.
+static void edited_given(StrBuf *out, const Trace *tr, const TraceStage *s, size_t indent, const TextStyle *st) {
+    const TraceDocument *doc = s->document;
+    const Tensor *v = s->value;
+    size_t first = doc->first_changed;
+    size_t at[TENSOR_MAX_RANK] = {0};
+    for (size_t i = v->shape.rank, flat = first; i-- > 0;) {
+        at[i] = flat % v->shape.dim[i];
+        flat /= v->shape.dim[i];
+    }
+    char where[96] = "", ours[64], printed[64];
+    if (v->shape.rank)
+        at_text(where, sizeof(where), at, v->shape.rank);
+    format_short(v->data[first], ours, sizeof(ours));
+    format_fixed(doc->values->data[first], doc->decimals[first], printed, sizeof(printed));
+    pad(out, indent);
+    strbuf_printf(out, "%syou changed %s%s%s: the document has %s, this lesson %s", st->cyan, s->name, where, st->reset,
+                  printed, ours);
+    if (doc->values_changed > 1)
+        strbuf_printf(out, " (%zu of its %zu values differ)", doc->values_changed, v->size);
+    strbuf_puts(out, "; what depends on it follows your edit\n");
+}
+
 static void document(StrBuf *out, const Trace *tr, const TraceStage *s, size_t indent, const TextStyle *st) {
     const TraceDocument *doc = s->document;
+    if (doc->verdict == DOC_SET_ASIDE) {
+        char printed[64], ours[64];
+        shape_format(&doc->values->shape, printed, sizeof(printed));
+        shape_format(&s->value->shape, ours, sizeof(ours));
+        pad(out, indent);
+        strbuf_printf(out, "%sdocument: not compared%s: the document's values for %s are %s; this lesson's %s is %s\n",
+                      st->cyan, st->reset, s->name, printed, s->name, ours);
+        return;
+    }
+    if (doc->same_as_given) {
+        pad(out, indent);
+        strbuf_printf(out, "%sdocument: the same numbers%s, as the document printed them\n", st->cyan, st->reset);
+        return;
+    }
     pad(out, indent);
     strbuf_puts(out, "as the document printed it:\n");
     values(out, tr, s, doc->values, doc->decimals, indent, st);
+    if (doc->verdict == DOC_EDITED) {
+        edited_given(out, tr, s, indent, st);
+        return;
+    }
     verdict(out, tr, s, &doc->chained, false, 0, indent, st);
     if (doc->has_local)
         verdict(out, tr, s, &doc->local, true, doc->widened_by, indent, st);
+}
+
+// The stages whose document has this verdict: "Q (step 1), K (step 2)". The givens the
+// student changed are those edited and those whose shape changed.
+static void stages_with(StrBuf *list, const Trace *tr, DocClass verdict) {
+    for (size_t i = 0; i < tr->n_stages; i++) {
+        const TraceStage *s = &tr->stages[i];
+        if (!s->document)
+            continue;
+        DocClass v = s->document->verdict;
+        bool reshaped_given = v == DOC_SET_ASIDE && s->kind == STAGE_GIVEN;
+        if (verdict == DOC_EDITED ? v != DOC_EDITED && !reshaped_given : v != verdict)
+            continue;
+        strbuf_printf(list, "%s%s", list->len ? ", " : "", s->name);
+        if (s->number[0])
+            strbuf_printf(list, " (step %s)", s->number);
+    }
 }
 
 static void document_summary(StrBuf *out, const Trace *tr, const TextStyle *st) {
     if (tr->doc_printed == 0)
         return;
     strbuf_printf(out, "\n%sDocument check%s\n--------------\n", st->bold, st->reset);
-    strbuf_printf(out, "The document printed %zu of these stages; %zu agree with the exact values.\n",
-                  tr->doc_printed, tr->doc_agree);
-    StrBuf own, inherited;
-    strbuf_init(&own);
-    strbuf_init(&inherited);
-    for (size_t i = 0; i < tr->n_stages; i++) {
-        const TraceStage *s = &tr->stages[i];
-        const TraceDocument *doc = s->document;
-        if (!doc)
-            continue;
-        StrBuf *list = doc->verdict == DOC_OWN_SLIP ? &own : doc->verdict == DOC_INHERITS ? &inherited : NULL;
-        if (!list)
-            continue;
-        strbuf_printf(list, "%s%s", list->len ? ", " : "", s->name);
-        if (s->number[0])
-            strbuf_printf(list, " (step %s)", s->number);
+    StrBuf list;
+    strbuf_init(&list);
+    // The student's edits first: they explain every difference that follows from them.
+    stages_with(&list, tr, DOC_EDITED);
+    if (list.len) {
+        strbuf_printf(out, "You changed %s: the document's numbers are not yours there.\n", strbuf_str(&list));
+        strbuf_clear(&list);
+        stages_with(&list, tr, DOC_FOLLOWS_EDIT);
+        if (list.len)
+            strbuf_printf(out, "Off only because of your edit (the document is not to blame): %s.\n",
+                          strbuf_str(&list));
+        strbuf_clear(&list);
     }
-    if (own.len)
-        strbuf_printf(out, "Wrong by themselves, on the document's own printed inputs: %s.\n", strbuf_str(&own));
-    if (inherited.len)
+    size_t compared = tr->doc_printed - tr->doc_edited - tr->doc_set_aside;
+    strbuf_printf(out, "The document printed %zu of these stages; %zu agree with the exact values", tr->doc_printed,
+                  tr->doc_agree);
+    if (tr->doc_follow)
+        strbuf_printf(out, ", %zu follow your edit", tr->doc_follow);
+    strbuf_puts(out, ".\n");
+    stages_with(&list, tr, DOC_SET_ASIDE);
+    if (list.len)
+        strbuf_printf(out, "Not compared, because their shape is no longer the document's: %s.\n", strbuf_str(&list));
+    strbuf_clear(&list);
+    stages_with(&list, tr, DOC_OWN_SLIP);
+    if (list.len)
+        strbuf_printf(out, "Wrong by themselves, on the document's own printed inputs: %s.\n", strbuf_str(&list));
+    strbuf_clear(&list);
+    stages_with(&list, tr, DOC_INHERITS);
+    if (list.len)
         strbuf_printf(out, "Right on their own printed inputs, off only through numbers carried from earlier steps: %s.\n",
-                      strbuf_str(&inherited));
+                      strbuf_str(&list));
     if (tr->doc_first_slip >= 0) {
         const TraceStage *s = &tr->stages[tr->doc_first_slip];
-        if (s->kind == STAGE_GIVEN)
-            strbuf_printf(out, "The document first goes wrong by itself in the given %s.\n", s->name);
-        else
-            strbuf_printf(out, "The document first goes wrong by itself at step %s: %s = %s.\n", s->number, s->name,
-                          s->expr);
-    } else if (tr->doc_agree == tr->doc_printed) {
-        strbuf_puts(out, "Every number the document printed agrees.\n");
-    } else {
+        strbuf_printf(out, "The document first goes wrong by itself at step %s: %s = %s.\n", s->number, s->name,
+                      s->expr);
+    } else if (tr->doc_agree == compared) {
+        strbuf_puts(out, tr->doc_edited || tr->doc_set_aside ? "Every other number the document printed agrees.\n"
+                                                              : "Every number the document printed agrees.\n");
+    } else if (tr->doc_agree + tr->doc_follow < compared) {
         // Disagreements without a slip: the document computed on from its own rounded numbers.
         strbuf_puts(out, "No step goes wrong by itself: each disagreement comes from rounded numbers the document "
                          "carried forward.\n");
+    } else {
+        strbuf_puts(out, "No step of the document goes wrong by itself.\n");
     }
-    if (own.failed || inherited.failed)
-        out->failed = true;
-    strbuf_finish(&own);
-    strbuf_finish(&inherited);
+    out->failed |= list.failed;
+    strbuf_finish(&list);
 }
 
 static void stage(StrBuf *out, const Trace *tr, const TraceStage *s, const TextStyle *st) {
