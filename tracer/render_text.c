@@ -474,6 +474,18 @@ static void stages_with(StrBuf *list, const Trace *tr, DocClass verdict) {
     }
 }
 
+// One sentence naming the stages with this verdict, when there are any; list is scratch.
+static bool list_line(StrBuf *out, StrBuf *list, const Trace *tr, DocClass verdict, const char *sentence)
+    __attribute__((format(printf, 5, 0)));
+static bool list_line(StrBuf *out, StrBuf *list, const Trace *tr, DocClass verdict, const char *sentence) {
+    strbuf_clear(list);
+    stages_with(list, tr, verdict);
+    if (!list->len)
+        return false;
+    strbuf_printf(out, sentence, strbuf_str(list));
+    return true;
+}
+
 static void document_summary(StrBuf *out, const Trace *tr, const TextStyle *st) {
     if (tr->doc_printed == 0)
         return;
@@ -481,34 +493,18 @@ static void document_summary(StrBuf *out, const Trace *tr, const TextStyle *st) 
     StrBuf list;
     strbuf_init(&list);
     // The student's edits first: they explain every difference that follows from them.
-    stages_with(&list, tr, DOC_EDITED);
-    if (list.len) {
-        strbuf_printf(out, "You changed %s: the document's numbers are not yours there.\n", strbuf_str(&list));
-        strbuf_clear(&list);
-        stages_with(&list, tr, DOC_FOLLOWS_EDIT);
-        if (list.len)
-            strbuf_printf(out, "Off only because of your edit (the document is not to blame): %s.\n",
-                          strbuf_str(&list));
-        strbuf_clear(&list);
-    }
+    if (list_line(out, &list, tr, DOC_EDITED, "You changed %s: the document's numbers are not yours there.\n"))
+        list_line(out, &list, tr, DOC_FOLLOWS_EDIT, "Off only because of your edit (the document is not to blame): %s.\n");
     size_t compared = tr->doc_printed - tr->doc_edited - tr->doc_set_aside;
     strbuf_printf(out, "The document printed %zu of these stages; %zu agree with the exact values", tr->doc_printed,
                   tr->doc_agree);
     if (tr->doc_follow)
         strbuf_printf(out, ", %zu follow your edit", tr->doc_follow);
     strbuf_puts(out, ".\n");
-    stages_with(&list, tr, DOC_SET_ASIDE);
-    if (list.len)
-        strbuf_printf(out, "Not compared, because their shape is no longer the document's: %s.\n", strbuf_str(&list));
-    strbuf_clear(&list);
-    stages_with(&list, tr, DOC_OWN_SLIP);
-    if (list.len)
-        strbuf_printf(out, "Wrong by themselves, on the document's own printed inputs: %s.\n", strbuf_str(&list));
-    strbuf_clear(&list);
-    stages_with(&list, tr, DOC_INHERITS);
-    if (list.len)
-        strbuf_printf(out, "Right on their own printed inputs, off only through numbers carried from earlier steps: %s.\n",
-                      strbuf_str(&list));
+    list_line(out, &list, tr, DOC_SET_ASIDE, "Not compared, because their shape is no longer the document's: %s.\n");
+    list_line(out, &list, tr, DOC_OWN_SLIP, "Wrong by themselves, on the document's own printed inputs: %s.\n");
+    list_line(out, &list, tr, DOC_INHERITS,
+              "Right on their own printed inputs, off only through numbers carried from earlier steps: %s.\n");
     if (tr->doc_first_slip >= 0) {
         const TraceStage *s = &tr->stages[tr->doc_first_slip];
         strbuf_printf(out, "The document first goes wrong by itself at step %s: %s = %s.\n", s->number, s->name,
