@@ -849,14 +849,17 @@ static bool apply_step_labels(Checker *c, PlanNode *n, const LessonStep *s) {
             return false;
         }
         size_t axis = k == 0 ? rank - 2 : rank - 1;
+        // A list of the wrong length (after an edit of the token count, say) is a warning: the
+        // axis is shown by position.
         if (lists[k]->n != n->shape.dim[axis]) {
             char s_[64];
             shape_format(&n->shape, s_, sizeof(s_));
-            diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, nodes[k]->line, nodes[k]->col, 1,
-                       "%zu %s labels for an axis of size %zu (the result of '%s' has shape %s)", lists[k]->n,
-                       k == 0 ? "row" : "column", n->shape.dim[axis], s->name, s_);
-            diag_hint(c->diag, "give exactly one label per %s", k == 0 ? "row" : "column");
-            return false;
+            diag_warning(c->diag, c->lesson->path, nodes[k]->line, nodes[k]->col,
+                         "%zu %s labels for an axis of size %zu (the result of '%s' has shape %s): its %s are shown "
+                         "by position",
+                         lists[k]->n, k == 0 ? "row" : "column", n->shape.dim[axis], s->name, s_,
+                         k == 0 ? "rows" : "columns");
+            continue;
         }
         n->labels[axis] = (Labels){lists[k]->items, lists[k]->n};
     }
