@@ -22,6 +22,9 @@
 #define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 34)
 #endif
 #define NO_NODE ((size_t)-1)
+// The node of a name whose given or step failed: anything that uses it fails quietly, since
+// its error is already reported and a second one would only repeat it.
+#define FAILED_NODE ((size_t)-2)
 // An axis written beyond this is a slip, not an axis: refused before it is cast to an integer
 // (within it, the shape rule says which axes the tensor has).
 #define CHECK_MAX_AXIS 64
@@ -35,6 +38,8 @@ typedef struct Checker {
     size_t first_node;       // the step's first node
     size_t total_values;
     size_t total_multiply_adds;  // of the matrix products so far
+    bool uses_failed;  // the current step uses a name whose given or step failed
+    bool past_limit;   // the lesson as a whole is too large: later errors would only repeat it
     // Names visible so far: givens, then each step once compiled.
     const char **names;
     size_t *name_node;
@@ -107,6 +112,7 @@ static PlanNode *new_node(Checker *c, PlanKind kind, size_t *index) {
 // Refuse a lesson whose tensors together would pass PLAN_MAX_TOTAL_VALUES, with the error at
 // e in the current step, or at the given g's name.
 static bool total_too_big(Checker *c, const Expr *e, const LessonGiven *g) {
+    c->past_limit = true;
     char limit[64], bytes[64];
     format_count((double)PLAN_MAX_TOTAL_VALUES, limit, sizeof(limit));
     format_bytes((double)PLAN_MAX_TOTAL_VALUES * sizeof(double), bytes, sizeof(bytes));
@@ -199,7 +205,7 @@ static bool const_eval(Checker *c, const Expr *e, double *out) {
     }
     case EXPR_NAME: {
         size_t node = find_name(c, e->name);
-        if (node != NO_NODE) {
+        if (node != NO_NODE && node != FAILED_NODE) {
             const PlanNode *n = &c->plan->nodes[node];
             if (n->kind == PLAN_GIVEN && n->shape.rank == 0 && n->given->init == GIVEN_VALUES) {
                 *out = n->given->values[0];
@@ -377,6 +383,7 @@ static bool check_work(Checker *c, const Expr *e, const OpDef *op, const OpCheck
     double k = left->rank ? (double)left->dim[left->rank - 1] : 1.0;
     format_count((double)size * k, need, sizeof(need));
     format_count((double)PLAN_MAX_MULTIPLY_ADDS, limit, sizeof(limit));
+    c->past_limit = true;
     expr_error(c, e, "this product needs %s multiply-adds; a lesson's products may need %s in all", need, limit);
     diag_hint(c->diag, "that is about a minute of arithmetic; use smaller shapes, or shape-only givens (a `shape:` "
                        "without values) to reason about sizes alone");
@@ -463,6 +470,10 @@ static size_t compile(Checker *c, const Expr *e);
 
 static size_t compile_name(Checker *c, const Expr *e) {
     size_t node = find_name(c, e->name);
+    if (node == FAILED_NODE) {
+        c->uses_failed = true;
+        return NO_NODE;
+    }
     if (node != NO_NODE)
         return node;
     double v;
@@ -1062,6 +1073,7 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
         return NULL;
     }
     Checker c = {.lesson = lesson, .plan = plan, .diag = diag};
+    bool out_of_memory = false;
     size_t n_names = lesson->n_givens + lesson->n_steps;
     for (c.cap_slots = 16; c.cap_slots < 2 * (n_names + 1); c.cap_slots *= 2)
         ;
@@ -1069,20 +1081,50 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
         !(c.name_node = arena_array(plan->arena, n_names + 1, sizeof(size_t))) ||
         !(c.name_slots = arena_array(plan->arena, c.cap_slots, sizeof(size_t))))
         goto fail;
-    for (size_t i = 0; i < lesson->n_givens; i++)
-        if (!add_given(&c, &lesson->givens[i]))
-            goto fail;
-    for (size_t i = 0; i < lesson->n_steps; i++)
-        if (!add_step(&c, &lesson->steps[i], i + 1))
-            goto fail;
+    // Each given and step is checked on its own, so that one run reports every error that does
+    // not follow from another, as a compiler does; what uses a failed name fails quietly.
+    Diag *item = util_malloc(sizeof(Diag));
+    if (!item)
+        goto fail;
+    bool failed = false;
+    for (size_t i = 0; i < lesson->n_givens + lesson->n_steps; i++) {
+        bool given = i < lesson->n_givens;
+        diag_init(item);
+        c.diag = item;
+        c.uses_failed = false;
+        bool ok = given ? add_given(&c, &lesson->givens[i])
+                        : add_step(&c, &lesson->steps[i - lesson->n_givens], i - lesson->n_givens + 1);
+        c.diag = diag;
+        failed |= !ok;
+        if (!ok && item->status != STATUS_LESSON_ERROR && !c.uses_failed) {
+            out_of_memory = true;  // that alone is reported
+            break;
+        }
+        if (!diag_append(diag, item)) {
+            diag->more_dropped = i + 1 < lesson->n_givens + lesson->n_steps;  // what follows is not checked
+            break;
+        }
+        if (!ok && c.past_limit)
+            break;  // enough said
+        if (!ok)
+            add_name(&c, given ? lesson->givens[i].name : lesson->steps[i - lesson->n_givens].name, FAILED_NODE);
+    }
+    util_free(item);
+    if (failed)
+        goto fail;
     // Names are final only now (a step's result takes the step's name at its end).
     for (size_t i = 0; i < plan->n_nodes; i++)
         if (!(plan->nodes[i].display = display_name(&c, &plan->nodes[i])))
             goto fail;
     return plan;
 fail:
-    if (diag->status == STATUS_OK)
+    if (diag->status != STATUS_LESSON_ERROR || out_of_memory) {
+        // Memory ran out (perhaps after lesson errors): say only that.
+        diag->status = STATUS_OK;
+        diag->n_more = 0;
+        diag->more_dropped = false;
         diag_out_of_memory(diag);
+    }
     plan_destroy(plan);
     return NULL;
 }

@@ -29,6 +29,18 @@ typedef struct Source {
 
 // Warnings kept at most; later ones are counted, not kept.
 #define DIAG_MAX_WARNINGS 16
+// Errors reported in one run at most, like a compiler: the first and up to 19 more that do not
+// depend on it.
+#define DIAG_MAX_ERRORS 20
+
+// An error after the first (in the same file as the first).
+typedef struct DiagMore {
+    size_t line, col, width;
+    char message[1024];
+    char hint[1024];
+    char source_line[512];
+    size_t source_col;
+} DiagMore;
 
 // "lessons/x.yaml:3:7" and what is wrong there, printed on one line.
 typedef struct DiagWarning {
@@ -51,6 +63,10 @@ typedef struct Diag {
     DiagWarning warnings[DIAG_MAX_WARNINGS];
     size_t n_warnings;
     size_t warnings_dropped;  // past DIAG_MAX_WARNINGS
+    // Errors after the first, in the same file, in the order found (see diag_append).
+    DiagMore more[DIAG_MAX_ERRORS - 1];
+    size_t n_more;
+    bool more_dropped;  // DIAG_MAX_ERRORS were found and the rest of the lesson was not checked
 } Diag;
 
 void diag_init(Diag *d);
@@ -66,6 +82,11 @@ void diag_warning(Diag *d, const char *path, size_t line, size_t col, const char
     __attribute__((format(printf, 5, 6)));
 // Prints the warnings, one line each, to f.
 void diag_print_warnings(const Diag *d, FILE *f, bool colour);
+// Add what `from` found (one part of a lesson checked on its own) to d: its warnings, and its
+// error as d's first or as one more. False when d holds DIAG_MAX_ERRORS errors: stop looking.
+bool diag_append(Diag *d, const Diag *from);
+// How many errors d holds.
+size_t diag_count(const Diag *d);
 // The same for functions that fail with false: `if (!p) return diag_no_memory(diag);`
 bool diag_no_memory(Diag *d);
 // Prints the error as above to f (with colour when colour is true).
