@@ -113,7 +113,8 @@ static bool add_hidden_step(Narrator *n, const NarratedText *t, Placeholder *p, 
                             Diag *diag) {
     Lesson *lesson = n->lesson;
     LessonStep *step = &lesson->steps[lesson->n_steps];
-    const char *name = arena_printf(lesson->arena, "narration.%zu", lesson->n_steps + 1);
+    // A name no step can have (it holds a space), so no stage of the lesson is taken for it.
+    const char *name = arena_printf(lesson->arena, "placeholder %zu", lesson->n_steps + 1);
     const char *expr = arena_strndup(lesson->arena, p->part->expr_text + start, end - start);
     if (!name || !expr) {
         diag_out_of_memory(diag);
