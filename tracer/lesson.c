@@ -32,6 +32,10 @@ typedef struct Loader {
     // least twice their number), so that 50,000 givens naming a list are not 10^9 compares.
     size_t *label_slots;
     size_t cap_label_slots;
+    // Each given and step is loaded on its own into `item`, so that one run reports every
+    // broken one (up to DIAG_MAX_ERRORS); `failed` says whether any was.
+    Diag *item;
+    bool failed;
 } Loader;
 
 static const char *const NUMBER_HINT = "numbers look like 3, -0.5, 1e-5 or .inf";
@@ -782,6 +786,32 @@ static bool load_given(Loader *L, const NodePair *pair, LessonGiven *g) {
     return true;
 }
 
+// Start loading one given or step on its own: its errors go to L->item.
+static Diag *item_start(Loader *L) {
+    Diag *diag = L->diag;
+    diag_init(L->item);
+    L->diag = L->item;
+    return diag;
+}
+
+// The given or step is loaded (ok) or not: keep what it reported and go on with the next. False
+// when loading must stop: memory ran out, or DIAG_MAX_ERRORS errors are enough for one run.
+static bool item_done(Loader *L, Diag *diag, bool ok, bool more_follow) {
+    L->diag = diag;
+    L->failed |= !ok;
+    if (!ok && L->item->status != STATUS_LESSON_ERROR) {
+        diag->status = STATUS_OK;  // only that is reported
+        diag->n_more = 0;
+        diag_out_of_memory(diag);
+        return false;
+    }
+    if (!diag_append(diag, L->item)) {
+        diag->more_dropped = more_follow;
+        return false;
+    }
+    return true;
+}
+
 static bool load_givens(Loader *L, const Node *node) {
     Lesson *lesson = L->lesson;
     if (is_null(node))
@@ -794,9 +824,11 @@ static bool load_givens(Loader *L, const Node *node) {
     if (node->n_pairs && !lesson->givens)
         return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_pairs; i++) {
-        if (!load_given(L, &node->pairs[i], &lesson->givens[i]))
+        Diag *diag = item_start(L);
+        bool ok = load_given(L, &node->pairs[i], &lesson->givens[lesson->n_givens]);
+        if (!item_done(L, diag, ok, true))
             return false;
-        lesson->n_givens++;
+        lesson->n_givens += ok;
     }
     return true;
 }
@@ -981,9 +1013,11 @@ static bool load_steps(Loader *L, const NodePair *pair) {
     if (!lesson->steps)
         return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_items; i++) {
-        if (!load_step(L, node->items[i], &lesson->steps[i]))
+        Diag *diag = item_start(L);
+        bool ok = load_step(L, node->items[i], &lesson->steps[lesson->n_steps]);
+        if (!item_done(L, diag, ok, i + 1 < node->n_items))
             return false;
-        lesson->n_steps++;
+        lesson->n_steps += ok;
     }
     return true;
 }
@@ -1039,12 +1073,13 @@ static bool load_lesson(Loader *L) {
         return false;
     if (given && !load_givens(L, given))
         return false;
-    return load_steps(L, steps);
+    return load_steps(L, steps) && !L->failed;
 }
 
 Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *diag) {
     Lesson *result = NULL, *lesson = NULL;
     Arena *arena = NULL;
+    Diag *item = NULL;  // one given's or step's errors at a time
     YamlDoc *doc = yamldoc_create(path, bytes, len, diag);
     if (!doc)
         goto done;
@@ -1058,13 +1093,19 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
     lesson->doc = doc;
     lesson->path = doc->source.path;
     lesson->digits = -1;
-    Loader loader = {.lesson = lesson, .diag = diag, .src = &doc->source};
+    item = util_malloc(sizeof(Diag));
+    if (!item) {
+        diag_out_of_memory(diag);
+        goto done;
+    }
+    Loader loader = {.lesson = lesson, .diag = diag, .src = &doc->source, .item = item};
     if (!load_lesson(&loader))
         goto done;
     warn_documents(&loader);
     result = lesson;
 
 done:
+    util_free(item);
     if (!result) {
         yamldoc_destroy(doc);
         arena_destroy(arena);
