@@ -55,5 +55,13 @@ grep -q "^$tmp/broken.yaml:3:.*error: unknown name 'nothing_here'" "$tmp/err" ||
 "$tracer" --diff "$lesson" > "$tmp/out" 2> "$tmp/err"
 [ $? = 2 ] || { echo "one lesson only: exit status is not 2"; fail=1; }
 
+# A full disk is trouble too, not a comparison.
+if [ -w /dev/full ]; then
+    "$tracer" --diff "$lesson" "$lesson" > /dev/full 2> "$tmp/err"
+    [ $? = 2 ] || { echo "a full disk: exit status is not 2"; fail=1; }
+    grep -q "^tracer: cannot write the comparison: No space left on device$" "$tmp/err" ||
+        { echo "a full disk:"; cat "$tmp/err"; fail=1; }
+fi
+
 [ "$fail" = 0 ] && echo "ok: --diff reports what an edit changed"
 exit $fail
