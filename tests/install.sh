@@ -50,11 +50,18 @@ run_installed() {
     "$bin" layernorm >ln.txt 2>&1 && cmp -s ln.txt "$src/golden/03_layernorm.txt" || no "tracer layernorm is not lesson 03"
     "$bin" batchnorm >bn.txt 2>&1 && cmp -s bn.txt "$src/golden/13_layernorm_vs_batchnorm.txt" ||
         no "tracer batchnorm is not lesson 13"
+    # Each installed lesson matches its installed golden file.
+    course=$(cd "$(dirname "$bin")/../share/tracer" && pwd -P)
     for lesson in "$src"/lessons/*.yaml; do
-        number=$(basename "$lesson" | cut -d_ -f1)
+        name=$(basename "$lesson" .yaml)
+        number=${name%%_*}
         "$bin" --check "$number" >check.txt 2>&1 || { no "tracer --check $number:"; head -20 check.txt; }
+        [ "$(cat check.txt)" = "$course/lessons/$name.yaml matches $course/golden/$name.txt" ] ||
+            { no "tracer --check $number says:"; cat check.txt; }
     done
-    [ -s check.txt ] && { no "tracer --check printed something:"; cat check.txt; }
+    # --diff takes the original from the course: lesson 01 against a copy of itself is the same.
+    cp "$course/lessons/01_softmax_weights.yaml" mine.yaml
+    "$bin" --diff 01 mine.yaml >diff.txt 2>&1 || { no "tracer --diff 01 mine.yaml (an unchanged copy):"; cat diff.txt; }
     return 0
 }
 run_installed
