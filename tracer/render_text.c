@@ -44,15 +44,26 @@ static void paragraph(StrBuf *out, const char *text, size_t indent) {
     }
 }
 
-// decimals: per-value places (numbers as a document printed them), or NULL for `digits`.
-static void format_value(const Tensor *t, const int *decimals, size_t k, int digits, char *buf, size_t cap) {
-    double v = t->data[k];
-    if (decimals)
-        format_fixed(v, decimals[k], buf, cap);
-    else if (t->is_count)
-        format_count(v, buf, cap);
+// The numbers of one box: a tensor in the notation chosen for all its values, or numbers as a
+// document printed them (decimals: per-value places).
+typedef struct Cells {
+    const Tensor *t;
+    const int *decimals;
+    FormatStyle style;
+} Cells;
+
+static Cells cells_of(const Tensor *t, const int *decimals, int digits) {
+    Cells c = {.t = t, .decimals = decimals};
+    if (!decimals && t->data)
+        c.style = format_style(t->data, t->size, digits, t->is_count);
+    return c;
+}
+
+static void format_value(const Cells *c, size_t k, char *buf, size_t cap) {
+    if (c->decimals)
+        format_places(c->t->data[k], c->decimals[k], buf, cap);
     else
-        format_fixed(v, digits, buf, cap);
+        format_with(&c->style, c->t->data[k], buf, cap);
 }
 
 static void index_label(const Labels *l, size_t i, char *buf, size_t cap) {
@@ -88,8 +99,8 @@ static size_t shown(size_t n, size_t limit, size_t edge, size_t *idx) {
 
 // One matrix [rows, cols] from t at offset, boxed, with row and column labels; a vector is one
 // row without a row label.
-static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const int *decimals, size_t offset, size_t rows,
-                   size_t cols, const Labels *row_labels, const Labels *col_labels, bool vector, size_t indent,
+static void matrix(StrBuf *out, const Cells *cells, size_t offset, size_t rows, size_t cols,
+                   const Labels *row_labels, const Labels *col_labels, bool vector, size_t indent,
                    const TextStyle *st) {
     char buf[64];
     size_t ri[SHOW_ROWS + 1], ci[SHOW_COLS + 1];
@@ -113,7 +124,7 @@ static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const int *dec
         for (size_t r = 0; r < nr; r++) {
             if (ri[r] == GAP)
                 continue;
-            format_value(t, decimals, offset + ri[r] * cols + ci[c], tr->digits, buf, sizeof(buf));
+            format_value(cells, offset + ri[r] * cols + ci[c], buf, sizeof(buf));
             if (strlen(buf) > width[c])
                 width[c] = strlen(buf);
         }
@@ -158,7 +169,7 @@ static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const int *dec
         for (size_t c = 0; c < nc; c++) {
             const char *cell = ri[r] == GAP ? "⋮" : "…";
             if (ri[r] != GAP && ci[c] != GAP) {
-                format_value(t, decimals, offset + ri[r] * cols + ci[c], tr->digits, buf, sizeof(buf));
+                format_value(cells, offset + ri[r] * cols + ci[c], buf, sizeof(buf));
                 cell = buf;
             }
             pad(out, 2 + width[c] - text_width(cell));
@@ -242,6 +253,7 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
                    size_t indent, const TextStyle *st) {
     const Shape *sh = &t->shape;
     char buf[64];
+    Cells cells = cells_of(t, decimals, tr->digits);
     if (!t->data) {
         char n[64], bytes[64];
         format_count((double)t->size, n, sizeof(n));
@@ -251,13 +263,13 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
         return;
     }
     if (sh->rank == 0) {
-        format_value(t, decimals, 0, tr->digits, buf, sizeof(buf));
+        format_value(&cells, 0, buf, sizeof(buf));
         pad(out, indent);
         strbuf_printf(out, "= %s%s%s\n", st->bold, buf, st->reset);
         return;
     }
     if (sh->rank == 1) {
-        matrix(out, tr, t, decimals, 0, 1, sh->dim[0], NULL, &s->labels[0], true, indent, st);
+        matrix(out, &cells, 0, 1, sh->dim[0], NULL, &s->labels[0], true, indent, st);
         return;
     }
     // Rank 2 is one matrix; rank 3 and 4 print one labelled matrix per leading index, side by
@@ -266,7 +278,7 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
     size_t per = rows * cols, slices = per ? t->size / per : 0;
     if (sh->rank == 2 || per == 0) {
         if (per)
-            matrix(out, tr, t, decimals, 0, rows, cols, &s->labels[0], &s->labels[1], false, indent, st);
+            matrix(out, &cells, 0, rows, cols, &s->labels[0], &s->labels[1], false, indent, st);
         return;
     }
     // Many slices show as the first and last few, like rows of a big matrix.
@@ -301,7 +313,7 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
         strbuf_puts(b, ", :, :]");
         strbuf_puts(b, st->reset);
         strbuf_putc(b, '\n');
-        matrix(b, tr, t, decimals, k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1], false, 0,
+        matrix(b, &cells, k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1], false, 0,
                st);
         total_width += block_width(strbuf_str(b)) + SIDE_BY_SIDE_GAP;
         out->failed = out->failed || b->failed;
@@ -335,16 +347,16 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
     char where[128] = "";
     if (rank)
         snprintf(where, sizeof(where), "at %s ", at);
-    format_fixed(v->ours, tr->digits, ours, sizeof(ours));
+    format_number(v->ours, tr->digits, ours, sizeof(ours));
     size_t k = 0;
     for (size_t i = 0; i < rank; i++)
         k = k * s->value->shape.dim[i] + v->at[i];
-    format_fixed(v->printed, doc->decimals[k], printed, sizeof(printed));
+    format_places(v->printed, doc->decimals[k], printed, sizeof(printed));
     // The gap and the tolerance where the verdict points, which need not be where the largest
     // gap is when numbers were printed with different decimals.
-    format_fixed(v->agrees ? v->max_abs_diff : v->gap, tr->digits, diff, sizeof(diff));
-    format_fixed(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
-    format_fixed(widened, tr->digits, wid, sizeof(wid));
+    format_number(v->agrees ? v->max_abs_diff : v->gap, tr->digits, diff, sizeof(diff));
+    format_places(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
+    format_number(widened, tr->digits, wid, sizeof(wid));
     pad(out, indent);
     if (!local) {
         if (v->agrees)
