@@ -168,6 +168,9 @@ static void test_document_places(void **state) {
     // "1e-300" in a lesson has 300 places: the same last place in scientific notation.
     assert_string_equal(places(1e-300, 300), "1e-300");
     assert_string_equal(places(1.5e-300, 301), "1.5e-300");
+    // "2.69e43" and "1.5e3" end in the 1e41 and 1e2 places.
+    assert_string_equal(places(2.69e43, -41), "2.69e+43");
+    assert_string_equal(places(1.5e3, -2), "1.5e+03");
     // 123456789.5 to one place: ten significant digits, scientific past 1e8.
     assert_string_equal(places(123456789.5, 1), "1.234567895e+08");
 }

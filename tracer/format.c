@@ -149,12 +149,13 @@ void format_places(double v, int places, char *buf, size_t cap) {
     ASSERT(cap >= FORMAT_NUMBER_CAP);
     if (non_finite(v, buf, cap) >= 0)
         return;
-    if (places <= FORMAT_MAX_DECIMALS && fabs(v) < FORMAT_FIXED_BELOW) {
+    if (places >= 0 && places <= FORMAT_MAX_DECIMALS && fabs(v) < FORMAT_FIXED_BELOW) {
         FormatStyle st = {FORMAT_FIXED, places};
         format_with(&st, v, buf, cap);
         return;
     }
-    // The same last place in scientific notation: 1.5e-300 printed to 301 places is 1.5e-300.
+    // The same last place in scientific notation: 1.5e-300 printed to 301 places is 1.5e-300,
+    // 2.69e43 printed to -41 places (its last digit is in the 1e41 place) is 2.69e+43.
     int exponent = v == 0 ? 0 : (int)floor(log10(fabs(v)));
     FormatStyle st = {FORMAT_SCIENTIFIC, clamp_decimals(places + exponent)};
     format_with(&st, v, buf, cap);
