@@ -291,33 +291,50 @@ bool explain_index(OpExplain *e) {
         return false;  // no row form: each element is explained alone
     const Tensor *x = e->in[0];
     const OpAttrs *at = e->attrs;
+    // The result's index in the order of the items: numpy's rule may have moved the gathered
+    // axis first, so put it back where its item stands.
+    size_t out[KERNEL_MAX_INDEX + TENSOR_MAX_RANK];
+    size_t out_rank = e->out->shape.rank;
+    memcpy(out, e->index, out_rank * sizeof(size_t));
+    size_t unmoved = 0;
+    for (size_t i = 0; i < at->n_index && at->index[i].kind != KERNEL_INDEX_LIST; i++)
+        unmoved += at->index[i].kind != KERNEL_INDEX_AT;
+    if (kernel_index_list_axis(at->index, at->n_index) == 0 && unmoved > 0) {
+        memmove(out, out + 1, unmoved * sizeof(size_t));
+        out[unmoved] = e->index[0];
+    }
     size_t src[TENSOR_MAX_RANK];
-    size_t o = 0;
-    for (size_t i = 0; i < x->shape.rank; i++) {
+    size_t o = 0, axis = 0;
+    for (size_t i = 0; axis < x->shape.rank; i++) {
         KernelAxisIndex ix = i < at->n_index ? at->index[i] : (KernelAxisIndex){.kind = KERNEL_INDEX_ALL};
         if (at->index_input >= 0 && i == (size_t)at->index_input) {
             // An index computed while running (x[ids]): its values are the second input,
             // already checked, negative ones counting from the end.
             const Tensor *ids = e->in[1];
-            double v = ids->data[ids->shape.rank ? e->index[o++] : 0];
-            src[i] = (size_t)(v < 0 ? v + (double)x->shape.dim[i] : v);
+            double v = ids->data[ids->shape.rank ? out[o++] : 0];
+            src[axis] = (size_t)(v < 0 ? v + (double)x->shape.dim[axis] : v);
+            axis++;
             continue;
         }
         switch (ix.kind) {
+        case KERNEL_INDEX_NEW:
+            o++;  // a new axis of size 1 reads nothing
+            continue;
         case KERNEL_INDEX_AT:
-            src[i] = ix.start;
+            src[axis] = ix.start;
             break;
         case KERNEL_INDEX_ALL:
-            src[i] = e->index[o++];
+            src[axis] = out[o++];
             break;
         case KERNEL_INDEX_RANGE:
-            src[i] = ix.start + e->index[o++];
+            src[axis] = ix.start + out[o++];
             break;
         case KERNEL_INDEX_LIST:
-            src[i] = ix.list ? ix.list[e->index[o]] : 0;
+            src[axis] = ix.list ? ix.list[out[o]] : 0;
             o++;
             break;
         }
+        axis++;
     }
     StrBuf sb;
     strbuf_init(&sb);

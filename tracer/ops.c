@@ -187,14 +187,17 @@ static bool compute_transpose(OpRun *r) {
 static bool infer_index(OpCheck *c) {
     const Shape *a = c->shapes[0];
     OpAttrs *at = &c->attrs;
-    if (at->n_index > a->rank) {
+    size_t n_read = 0;  // items that read an axis of the tensor (None reads none)
+    for (size_t i = 0; i < at->n_index; i++)
+        n_read += at->index[i].kind != KERNEL_INDEX_NEW;
+    if (n_read > a->rank) {
         char s[64];
         shape_text(a, s, sizeof(s));
-        op_check_error(c, -1, "too many indices: %zu for a tensor of shape %s", at->n_index, s);
+        op_check_error(c, -1, "too many indices: %zu for a tensor of shape %s", n_read, s);
         op_check_hint(c, "give at most one index per axis (%zu here)", a->rank);
         return false;
     }
-    KernelAxisIndex index[TENSOR_MAX_RANK];
+    KernelAxisIndex index[KERNEL_MAX_INDEX];
     memcpy(index, at->index, sizeof(index));
     size_t placeholder_n = 0;
     if (at->index_input >= 0) {
@@ -214,25 +217,36 @@ static bool infer_index(OpCheck *c) {
     // A tensor list's values are known only at run time (compute_index checks each one) and may
     // repeat rows, so it can be longer than the axis (E[token_ids] with more tokens than E has
     // rows): ask for the shape with ':' on that axis, then put in the list's length.
-    KernelAxisIndex for_shape[TENSOR_MAX_RANK];
+    KernelAxisIndex for_shape[KERNEL_MAX_INDEX];
     memcpy(for_shape, index, sizeof(for_shape));
     bool placeholder_list = at->index_input >= 0 && index[at->index_input].kind == KERNEL_INDEX_LIST;
     if (placeholder_list)
         for_shape[at->index_input].kind = KERNEL_INDEX_ALL;
     if (!kernel_index_shape(a, for_shape, at->n_index, &c->shape))
         return op_check_error(c, -1, "this index does not fit the tensor");
+    size_t list_axis = kernel_index_list_axis(index, at->n_index);
+    size_t unmoved = 0;  // where the gathered axis stands before numpy's rule moves it first
+    for (size_t i = 0; i < at->n_index && index[i].kind != KERNEL_INDEX_LIST; i++)
+        unmoved += index[i].kind != KERNEL_INDEX_AT;
     if (placeholder_list) {
-        size_t out_axis = 0;
-        for (int i = 0; i < at->index_input; i++)
-            out_axis += index[i].kind != KERNEL_INDEX_AT;
-        c->shape.dim[out_axis] = placeholder_n;
+        c->shape.dim[unmoved] = placeholder_n;
+        if (list_axis == 0 && unmoved > 0) {
+            memmove(c->shape.dim + 1, c->shape.dim, unmoved * sizeof(size_t));
+            c->shape.dim[0] = placeholder_n;
+        }
     }
-    // Labels: AT drops the axis, RANGE keeps a window, LIST gathers, tensor lists drop labels.
-    size_t out = 0;
-    for (size_t i = 0; i < a->rank; i++) {
-        const Labels *l = &c->labels[0][i];
+    // Labels: AT drops the axis, RANGE keeps a window, LIST gathers, tensor lists drop labels,
+    // a new axis has none.
+    size_t out = 0, axis = 0;
+    for (size_t i = 0; axis < a->rank || i < at->n_index; i++) {
         KernelAxisIndex ix = i < at->n_index ? index[i] : (KernelAxisIndex){.kind = KERNEL_INDEX_ALL};
+        if (ix.kind == KERNEL_INDEX_NEW) {
+            c->out_labels[out++] = (Labels){0};
+            continue;
+        }
+        const Labels *l = &c->labels[0][axis++];
         switch (ix.kind) {
+        case KERNEL_INDEX_NEW:
         case KERNEL_INDEX_AT:
             break;
         case KERNEL_INDEX_ALL:
@@ -256,15 +270,24 @@ static bool infer_index(OpCheck *c) {
             break;
         }
     }
+    // numpy's rule moved the gathered axis first: so do its labels.
+    if (list_axis == 0 && unmoved > 0 && unmoved < out) {
+        Labels gathered = c->out_labels[unmoved];
+        memmove(c->out_labels + 1, c->out_labels, unmoved * sizeof(Labels));
+        c->out_labels[0] = gathered;
+    }
     return true;
 }
 
 static bool compute_index(OpRun *r) {
-    KernelAxisIndex index[TENSOR_MAX_RANK];
+    KernelAxisIndex index[KERNEL_MAX_INDEX];
     memcpy(index, r->attrs->index, sizeof(index));
     const Tensor *a = r->in[0];
     if (r->attrs->index_input >= 0) {
-        int axis = r->attrs->index_input;
+        int item = r->attrs->index_input;
+        size_t axis = 0;  // the tensor's axis the item reads: None items read none
+        for (int i = 0; i < item; i++)
+            axis += index[i].kind != KERNEL_INDEX_NEW;
         const Tensor *ix = r->in[1];
         size_t dim = a->shape.dim[axis];
         size_t *list = arena_array(r->arena, ix->size ? ix->size : 1, sizeof(size_t));
@@ -283,6 +306,12 @@ static bool compute_index(OpRun *r) {
                 if (v != floor(v))
                     return op_run_error(r, 1, "%s%s is %s, which is not a whole number: it cannot pick one of %s's %s",
                                         op_run_name(r, 1), at, s, op_run_name(r, 0), what);
+                if (dim == 0) {
+                    op_run_error(r, 1, "%s%s is %s, but %s has no %s: axis %zu is empty", op_run_name(r, 1), at, s,
+                                 op_run_name(r, 0), what, axis);
+                    op_run_hint(r, "an empty axis has nothing to pick; index before slicing it empty");
+                    return false;
+                }
                 op_run_error(r, 1, "%s%s is %s, past the end of %s, which has %s 0 to %zu", op_run_name(r, 1), at, s,
                              op_run_name(r, 0), what, dim - 1);
                 op_run_hint(r, "every index must be from 0 to %zu (or -%zu to -1, counting from the end); a table "
@@ -293,26 +322,61 @@ static bool compute_index(OpRun *r) {
             list[k] = (size_t)(v < 0 ? v + (double)dim : v);
         }
         if (ix->shape.rank == 0) {
-            index[axis].kind = KERNEL_INDEX_AT;
-            index[axis].start = list[0];
+            index[item].kind = KERNEL_INDEX_AT;
+            index[item].start = list[0];
         } else {
-            index[axis].kind = KERNEL_INDEX_LIST;
-            index[axis].list = list;
-            index[axis].n_list = ix->size;
+            index[item].kind = KERNEL_INDEX_LIST;
+            index[item].list = list;
+            index[item].n_list = ix->size;
         }
     }
     kernel_index(r->out, a, index, r->attrs->n_index);
     return true;
 }
 
+// "axis 1 of [2, 0]" or "the last axis of [2, 0]": an axis a learner can find.
+static void axis_text(const Shape *s, size_t axis, char *buf, size_t cap) {
+    char sh[64];
+    shape_text(s, sh, sizeof(sh));
+    if (axis + 1 == s->rank)
+        snprintf(buf, cap, "the last axis of %s", sh);
+    else
+        snprintf(buf, cap, "axis %zu of %s", axis, sh);
+}
+
+// An operation that needs at least one entry along an axis (a maximum, a softmax row, a
+// LayerNorm row) met an empty one: refused, as numpy refuses the max of nothing.
+// what: the function; nothing: what does not exist without entries ("a maximum").
+static bool refuse_empty_axis(OpCheck *c, const char *what, const char *nothing, size_t axis) {
+    char ax[96];
+    axis_text(c->shapes[0], axis, ax, sizeof(ax));
+    op_check_error(c, 0, "%s over an empty axis: %s has no entries", what, ax);
+    op_check_hint(c, "no entries have %s (numpy refuses it too); slice at least one entry, as in X[:, 0:1] "
+                     "rather than X[:, 0:0]", nothing);
+    return false;
+}
+
 static bool infer_take(OpCheck *c) {
+    size_t table = 1, idx = 1;
+    for (size_t i = 0; i < c->shapes[0]->rank; i++)
+        table *= c->shapes[0]->dim[i];
+    for (size_t i = 0; i < c->shapes[1]->rank; i++)
+        idx *= c->shapes[1]->dim[i];
+    if (table == 0 && idx > 0) {
+        char sh[64];
+        shape_text(c->shapes[0], sh, sizeof(sh));
+        op_check_error(c, 0, "take from an empty table: %s has no entries to pick", sh);
+        op_check_hint(c, "the table must hold at least one value for an index to point at");
+        return false;
+    }
     c->shape = *c->shapes[1];
     copy_labels(c->out_labels, c->labels[1], c->shape.rank);
     return true;
 }
 
 // Every value of idx must be a whole number in [0, limit); false with an error otherwise.
-static bool check_whole_indices(OpRun *r, int input, const Tensor *idx, size_t limit, const char *what) {
+static bool check_whole_indices(OpRun *r, int input, const Tensor *idx, size_t limit, const char *what,
+                                const char *hint) {
     for (size_t k = 0; k < idx->size; k++) {
         double v = idx->data[k];
         if (v != floor(v) || v < 0 || v >= (double)limit) {
@@ -321,14 +385,19 @@ static bool check_whole_indices(OpRun *r, int input, const Tensor *idx, size_t l
             char at[160] = "";
             if (idx->shape.rank > 0)
                 snprintf(at, sizeof(at), " (entry %zu of %s)", k, op_run_name(r, input));
-            return op_run_error(r, input, "%s %s%s must be a whole number from 0 to %zu", what, s, at, limit - 1);
+            if (limit == 0)
+                return op_run_error(r, input, "%s %s%s points into nothing: there are no entries to pick", what, s, at);
+            op_run_error(r, input, "%s %s%s must be a whole number from 0 to %zu", what, s, at, limit - 1);
+            op_run_hint(r, "%s", hint);
+            return false;
         }
     }
     return true;
 }
 
 static bool compute_take(OpRun *r) {
-    if (!check_whole_indices(r, 1, r->in[1], r->in[0]->size, "index"))
+    if (!check_whole_indices(r, 1, r->in[1], r->in[0]->size, "index",
+                             "take counts the table's values in reading order (row by row), from 0"))
         return false;
     kernel_take(r->out, r->in[0], r->in[1]);
     return true;
@@ -341,6 +410,9 @@ static bool infer_softmax(OpCheck *c) {
         op_check_error(c, 0, "softmax needs at least one axis: the softmax of a single number is 1");
         return false;
     }
+    if (c->shapes[0]->dim[c->shapes[0]->rank - 1] == 0)
+        return refuse_empty_axis(c, "softmax", "a largest value to subtract, or a sum to divide by",
+                                 c->shapes[0]->rank - 1);
     return infer_same(c);
 }
 
@@ -419,6 +491,13 @@ static bool infer_norm(OpCheck *c, size_t min_rank) {
     if (!needs_rank(c, 0, min_rank))
         return false;
     const Shape *x = c->shapes[0];
+    // LayerNorm normalises each row (the last axis), BatchNorm each feature over the batch
+    // (every other axis): an empty one has no mean.
+    if (min_rank == 1 && x->dim[x->rank - 1] == 0)
+        return refuse_empty_axis(c, "layernorm", "a mean or a variance", x->rank - 1);
+    for (size_t i = 0; min_rank > 1 && i + 1 < x->rank; i++)
+        if (x->dim[i] == 0)
+            return refuse_empty_axis(c, "batchnorm", "a mean or a variance", i);
     if (!check_affine(c, x->dim[x->rank - 1]))
         return false;
     c->attrs.number = c->constants[3];
@@ -479,9 +558,33 @@ static bool infer_reduce(OpCheck *c) {
             if ((int)i != c->attrs.axis || c->attrs.keepdims)
                 c->out_labels[out++] = (int)i == c->attrs.axis ? (Labels){0} : c->labels[0][i];
     }
-    if (x->rank > 0 && x->dim[0] == 0)
-        return op_check_error(c, 0, "cannot reduce an empty tensor");
+    // numpy: the sum of nothing is 0 and its mean and variance nan (0 / 0); a maximum,
+    // minimum or its position does not exist.
+    KernelReduce op = (KernelReduce)c->op->variant;
+    if (op == KERNEL_MAX || op == KERNEL_MIN || op == KERNEL_ARGMAX) {
+        const char *nothing = op == KERNEL_MIN ? "a minimum" : "a maximum";
+        if (c->attrs.axis != KERNEL_ALL_AXES && x->dim[c->attrs.axis] == 0)
+            return refuse_empty_axis(c, c->op->name, nothing, (size_t)c->attrs.axis);
+        for (size_t i = 0; c->attrs.axis == KERNEL_ALL_AXES && i < x->rank; i++)
+            if (x->dim[i] == 0)
+                return refuse_empty_axis(c, c->op->name, nothing, i);
+    }
     return true;
+}
+
+// Over an empty axis numpy's sum is 0 and its mean and variance nan: say where they came from.
+static void notes_reduce(OpNotes *n) {
+    const Tensor *x = n->in[0];
+    size_t count = x->size;
+    if (n->attrs->axis != KERNEL_ALL_AXES)
+        count = x->shape.dim[n->attrs->axis];
+    if (count != 0 || n->out->size == 0)
+        return;
+    if ((KernelReduce)n->op->variant == KERNEL_SUM)
+        op_note(n, "the sum of no numbers is 0 (as numpy gives it): the axis summed over is empty");
+    else
+        op_note(n, "the %s of no numbers is nan, 0 / 0 (as numpy gives it): the axis is empty",
+                (KernelReduce)n->op->variant == KERNEL_MEAN ? "mean" : "variance");
 }
 
 static bool compute_reduce(OpRun *r) {
@@ -725,6 +828,8 @@ static bool infer_cross_entropy(OpCheck *c) {
                          "row [vocab] takes a single number");
         return false;
     }
+    if (l->dim[l->rank - 1] == 0)
+        return refuse_empty_axis(c, "cross_entropy", "a probability for the target", l->rank - 1);
     c->shape = *t;
     copy_labels(c->out_labels, c->labels[0], t->rank);
     return true;
@@ -732,7 +837,8 @@ static bool infer_cross_entropy(OpCheck *c) {
 
 static bool compute_cross_entropy(OpRun *r) {
     size_t v = r->in[0]->shape.dim[r->in[0]->shape.rank - 1];
-    if (!check_whole_indices(r, 1, r->in[1], v, "target"))
+    if (!check_whole_indices(r, 1, r->in[1], v, "target",
+                             "a target is the position of the right answer in a row of logits, from 0"))
         return false;
     kernel_cross_entropy(r->out, r->in[0], r->in[1]);
     return true;
@@ -784,10 +890,12 @@ static const OpDef functions[] = {
     {"batchnorm", NULL, "BatchNorm: each feature normalised over the batch and sequence axes", 0,
      {X, {"gamma", PARAM_TENSOR, false, 0}, {"beta", PARAM_TENSOR, false, 0}, NUMBER("eps", 1e-5)},
      infer_batchnorm, compute_batchnorm, NULL, explain_batchnorm, INTEGERS_NEVER},
-    {"sum", NULL, "sum", KERNEL_SUM, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL, explain_reduce, INTEGERS_IF_INPUTS},
-    {"mean", NULL, "mean", KERNEL_MEAN, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL, explain_reduce, INTEGERS_NEVER},
+    {"sum", NULL, "sum", KERNEL_SUM, REDUCE_PARAMS, infer_reduce, compute_reduce, notes_reduce, explain_reduce,
+     INTEGERS_IF_INPUTS},
+    {"mean", NULL, "mean", KERNEL_MEAN, REDUCE_PARAMS, infer_reduce, compute_reduce, notes_reduce, explain_reduce,
+     INTEGERS_NEVER},
     {"var", NULL, "variance (divide by the count)", KERNEL_VAR, REDUCE_PARAMS, infer_reduce, compute_reduce,
-     NULL, explain_reduce, INTEGERS_NEVER},
+     notes_reduce, explain_reduce, INTEGERS_NEVER},
     {"max", NULL, "maximum", KERNEL_MAX, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL, explain_reduce, INTEGERS_IF_INPUTS},
     {"min", NULL, "minimum", KERNEL_MIN, REDUCE_PARAMS, infer_reduce, compute_reduce, NULL, explain_reduce, INTEGERS_IF_INPUTS},
     {"argmax", NULL, "position of the largest value", KERNEL_ARGMAX,

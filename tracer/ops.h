@@ -46,7 +46,7 @@ typedef struct OpAttrs {
     double number;    // eps, base
     size_t count;     // heads, n
     size_t count2;    // d
-    KernelAxisIndex index[TENSOR_MAX_RANK];  // indexing
+    KernelAxisIndex index[KERNEL_MAX_INDEX];  // indexing
     size_t n_index;
     int index_input;  // indexing: which index item comes from tensor argument 1 (-1: none)
 } OpAttrs;
@@ -87,6 +87,7 @@ typedef struct OpRun {
 
 // Lines a stage prints under its values ("each row sums to 1"); numbers in the lesson's digits.
 typedef struct OpNotes {
+    const OpDef *op;
     const Tensor *out;
     const Tensor *const *in;
     size_t n_in;

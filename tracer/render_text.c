@@ -262,6 +262,13 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
         strbuf_printf(out, "(shape only: %s values, %s bytes as doubles; not stored)\n", n, bytes);
         return;
     }
+    if (t->size == 0) {
+        char shape[64];
+        shape_format(sh, shape, sizeof(shape));
+        pad(out, indent);
+        strbuf_printf(out, "(empty: a tensor of shape %s holds no values)\n", shape);
+        return;
+    }
     if (sh->rank == 0) {
         format_value(&cells, 0, buf, sizeof(buf));
         pad(out, indent);

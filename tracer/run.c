@@ -309,7 +309,7 @@ static Tensor *node_tensor(Runner *run, size_t i) {
             return NULL;
         }
     if (n->op->notes) {
-        OpNotes notes = {.out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
+        OpNotes notes = {.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
                          .digits = run->trace->digits, .sink = run};
         n->op->notes(&notes);
     }
