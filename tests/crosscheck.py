@@ -425,6 +425,14 @@ def alibi_slopes(h):
     return _wrap(np.power(2.0, -8.0 * k / h))
 
 
+def reshape(x, shape):
+    dims = shape if isinstance(shape, (list, tuple)) else [shape]
+    dims = tuple(_int(d, "size") for d in np.asarray(_plain(dims)).reshape(-1))
+    if isinstance(x, S):
+        return S(np.broadcast_to(np.zeros(()), x.shape).reshape(dims).shape)
+    return _wrap(_plain(x).reshape(dims))
+
+
 def take(table, idx):
     if isinstance(idx, S):
         return S(idx.shape)
@@ -476,6 +484,7 @@ FUNCTIONS = {
     "rope": rope,
     "alibi_slopes": alibi_slopes,
     "take": take,
+    "reshape": reshape,
     "cross_entropy": cross_entropy,
 }
 

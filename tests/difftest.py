@@ -41,7 +41,7 @@ ORDERLESS = {"unary", "binary", "maxmin", "argmax", "index", "concat", "transpos
 
 
 # Forms the tracer does not have yet; the generator leaves them out.
-PENDING = {"reshape"}
+PENDING = set()
 
 
 class Skip(Exception):
@@ -383,6 +383,8 @@ class Lesson:
             dims.append(rest)
         if len(dims) > 4 or (n == 0 and dims.count(0) == 0):
             raise Skip()
+        if not dims:
+            dims = [1]  # a lesson cannot write [] (reshape to a single number)
         if dims and rng.random() < 0.4 and (n != 0):
             dims[rng.randrange(len(dims))] = -1
         return "reshape(%s, [%s])" % (name, ", ".join(str(d) for d in dims))

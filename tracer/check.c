@@ -348,6 +348,14 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
                 format_short(chk->constants[p], s, sizeof(s));
                 if (param->kind == PARAM_FLAG)
                     snprintf(s, sizeof(s), "%s", chk->constants[p] != 0 ? "True" : "False");
+                if (param->kind == PARAM_SHAPE) {  // the sizes as written: [2, -1]
+                    size_t used = (size_t)snprintf(s, sizeof(s), "[");
+                    for (size_t k = 0; k < chk->attrs.n_dims && used < sizeof(s); k++)
+                        used += (size_t)snprintf(s + used, sizeof(s) - used, "%s%lld", k ? ", " : "",
+                                                 chk->attrs.dims[k]);
+                    if (used < sizeof(s))
+                        snprintf(s + used, sizeof(s) - used, "]");
+                }
                 strbuf_printf(&sb, "%s%s=%s", first ? "" : ", ", param->name, s);
                 first = false;
             }
@@ -518,6 +526,36 @@ static bool const_index(Checker *c, const Expr *e, size_t dim, bool is_stop, siz
         return false;
     }
     *out = (size_t)w;
+    return true;
+}
+
+// A shape argument, [2, -1] or a single number: whole numbers known before running, at most
+// TENSOR_MAX_RANK of them. The operation's shape rule judges what they say.
+static bool shape_argument(Checker *c, const Expr *arg, const OpParam *param, OpAttrs *attrs) {
+    const Expr *const *items = (const Expr *const *)&arg;
+    size_t n = 1;
+    if (arg->kind == EXPR_LIST) {
+        items = (const Expr *const *)arg->args;
+        n = arg->n_args;
+    }
+    if (n > TENSOR_MAX_RANK) {
+        expr_error(c, arg, "'%s' has %zu sizes, but a tensor has at most %d axes", param->name, n, TENSOR_MAX_RANK);
+        diag_hint(c->diag, "give one size per axis, as in [2, 3] or [2, -1]");
+        return false;
+    }
+    for (size_t k = 0; k < n; k++) {
+        double v;
+        if (!const_eval(c, items[k], &v) || !is_whole(v) || fabs(v) > (double)TENSOR_MAX_VALUES) {
+            if (c->diag->status == STATUS_OK) {
+                expr_error(c, items[k], "a size in '%s' must be a whole number known before the lesson runs",
+                           param->name);
+                diag_hint(c->diag, "write sizes such as [2, 3], or -1 for the one to work out: [2, -1]");
+            }
+            return false;
+        }
+        attrs->dims[k] = (long long)v;
+    }
+    attrs->n_dims = n;
     return true;
 }
 
@@ -785,6 +823,12 @@ static size_t compile_call(Checker *c, const Expr *e) {
                 return NO_NODE;
             site.inputs[n_inputs] = arg;
             inputs[n_inputs++] = node;
+            continue;
+        }
+        if (param->kind == PARAM_SHAPE) {
+            if (!shape_argument(c, arg, param, &chk.attrs))
+                return NO_NODE;
+            chk.present[p] = true;
             continue;
         }
         // axis=None, as numpy writes it: every axis, the same as leaving axis out.

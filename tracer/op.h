@@ -34,6 +34,7 @@ typedef enum ParamKind {
     PARAM_COUNT,    // a whole number >= 1 known before running
     PARAM_AXIS,     // a whole number, negative counts from the end; absent means every axis
     PARAM_FLAG,     // True or False
+    PARAM_SHAPE,    // a list of whole numbers known before running, as in [2, -1] (reshape)
 } ParamKind;
 
 typedef struct OpParam {
@@ -52,6 +53,8 @@ typedef struct OpAttrs {
     KernelAxisIndex index[KERNEL_MAX_INDEX];  // indexing
     size_t n_index;
     int index_input;  // indexing: which index item comes from tensor argument 1, or OP_NO_INDEX_INPUT
+    long long dims[TENSOR_MAX_RANK];  // a PARAM_SHAPE argument: the sizes, -1 for one to work out
+    size_t n_dims;
 } OpAttrs;
 
 // ---------------------------------------------------------------- problems

@@ -170,10 +170,14 @@ static void explain_index(OpExplain *e) {
     const OpAttrs *at = e->attrs;
     // The result's index in the order of the items: numpy's rule may have moved the gathered
     // axis first, so put it back where its item stands.
+    KernelAxisIndex items[KERNEL_MAX_INDEX];
+    memcpy(items, at->index, sizeof(items));
+    if (at->index_input != OP_NO_INDEX_INPUT)  // a tensor of positions gathers like a list
+        items[at->index_input].kind = e->in[1]->shape.rank == 0 ? KERNEL_INDEX_AT : KERNEL_INDEX_LIST;
     size_t out[TENSOR_MAX_RANK];
     memcpy(out, e->index, sizeof(out));
-    size_t unmoved = unmoved_list_axis(at->index, at->n_index);
-    if (kernel_index_list_axis(at->index, at->n_index) == 0 && unmoved > 0) {
+    size_t unmoved = unmoved_list_axis(items, at->n_index);
+    if (kernel_index_list_axis(items, at->n_index) == 0 && unmoved > 0) {
         memmove(out, out + 1, unmoved * sizeof(size_t));
         out[unmoved] = e->index[0];
     }
