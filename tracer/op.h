@@ -199,6 +199,9 @@ struct OpDef {
     // counting. False when the count overflows.
     bool (*cost)(const Shape *const *in, const Shape *out, size_t *multiply_adds);
     bool from_shapes_only;  // the value needs only the inputs' shapes (numel): shape-only inputs still give one
+    // Each element of the result comes from the same element of each input (broadcast), so a
+    // note on an inf or a nan can name its operands: "exp(800)", "inf / inf".
+    bool elementwise;
     OpIntegers integers;
     // The backward pass adds here its derivative, .grad, beside .compute, so that gradients are
     // traced op by op in the same way.

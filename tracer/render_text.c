@@ -1,5 +1,6 @@
 // render_text: the trace as a student reads it: headers, shapes, narration and boxed,
 // labelled matrices with aligned columns.
+#include <math.h>
 #include <string.h>
 
 #include "format.h"
@@ -370,6 +371,12 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
             strbuf_printf(out, "%sdocument: agrees%s: every printed number is within one unit of its last place "
                                "(largest difference %s%s%s)\n", st->cyan, st->reset, diff, rank ? " at " : "",
                           rank ? at : "");
+        else if (!isfinite(v->ours) && isfinite(v->printed))
+            // No gap can be measured to a value that is not a number: say why instead.
+            strbuf_printf(out, "%sdocument: disagrees%s: %sthe exact value is %s but the document printed %s (%s)\n",
+                          st->bold, st->reset, where, ours, printed,
+                          isnan(v->ours) ? "nan is not a number, so no printed number agrees with it"
+                                         : "inf is past every double, so no printed number agrees with it");
         else
             strbuf_printf(out, "%sdocument: disagrees%s: %sthe exact value is %s but the document printed %s "
                                "(off by %s; within %s would agree)\n", st->bold, st->reset, where, ours, printed, diff,
