@@ -88,9 +88,9 @@ static void expect_work(const TraceStage *s, const char *const *lines, size_t n)
 static void printed_value(const Fixture *f, const TraceStage *s, size_t flat, char *buf, size_t cap) {
     double v = s->value->data[flat];
     if (s->value->is_count)
-        format_count(v, buf, cap);
+        format_whole(v, f->trace->digits, buf, cap);
     else
-        format_fixed(v, f->trace->digits, buf, cap);
+        format_number(v, f->trace->digits, buf, cap);
 }
 
 // The last line of the work ends its arithmetic in element `flat`'s own value: the number

@@ -132,10 +132,6 @@ void format_number(double v, int digits, char *buf, size_t cap) {
     format_with(&st, v, buf, cap);
 }
 
-void format_fixed(double v, int digits, char *buf, size_t cap) {
-    format_number(v, digits, buf, cap);
-}
-
 void format_whole(double v, int digits, char *buf, size_t cap) {
     FormatStyle st = format_style(&v, 1, digits, true);
     format_with(&st, v, buf, cap);

@@ -64,8 +64,6 @@ void format_count(double v, char *buf, size_t cap);
 // "1e-3" 3, "2.69e43" -41): fixed when that is short, else scientific with the same last
 // place, so "1e-300" prints as 1e-300 and not as 300 decimals.
 void format_places(double v, int places, char *buf, size_t cap);
-// The former name of format_number, for callers written before notation was chosen.
-void format_fixed(double v, int digits, char *buf, size_t cap);
 // 17 significant digits, so the text reads back to the same double; "inf", "-inf", "nan".
 void format_exact(double v, char *buf, size_t cap);
 // The shortest of %.{1..17}g that reads back to the same double: 0.1 -> "0.1"; a whole

@@ -126,10 +126,11 @@ static void made_nan(StrBuf *sb, const OpDef *op, const Tensor *out, const Tenso
         strbuf_printf(sb, "the %s has no value here (0 / 0 inside it)", op->name);
 }
 
-const char *ieee_note(IeeeWatch *watch, const OpDef *op, const Tensor *out, const Tensor *const *in,
-                      size_t n_in, const char *stage, Arena *arena) {
+bool ieee_note(IeeeWatch *watch, const OpDef *op, const Tensor *out, const Tensor *const *in, size_t n_in,
+               const char *stage, Arena *arena, const char **note) {
+    *note = NULL;
     if (!out->data || n_in == 0)
-        return NULL;  // a mask or a table built from nothing means its inf
+        return true;  // a mask or a table built from nothing means its inf
     Scan o = scan(out), i = {false, false};
     for (size_t k = 0; k < n_in; k++) {
         Scan s = scan(in[k]);
@@ -150,7 +151,9 @@ const char *ieee_note(IeeeWatch *watch, const OpDef *op, const Tensor *out, cons
     } else if (o.inf && !i.inf && !i.nan) {
         made_inf(&sb, op, out, in, n_in, stage);
     }
-    const char *note = sb.len && !sb.failed ? arena_strdup(arena, strbuf_str(&sb)) : NULL;
+    bool ok = !sb.failed;
+    if (ok && sb.len)
+        ok = (*note = arena_strdup(arena, strbuf_str(&sb))) != NULL;
     strbuf_finish(&sb);
-    return note;
+    return ok;
 }

@@ -5,7 +5,8 @@
 // says so once; later ones say nothing more.
 //
 //     IeeeWatch watch = {0};                 // one per run of a lesson
-//     const char *note = ieee_note(&watch, op, out, in, n_in, "weights", arena);
+//     const char *note;
+//     if (!ieee_note(&watch, op, out, in, n_in, "weights", arena, &note)) ...  // out of memory
 //     if (note) ...                          // a line for the stage's notes
 #pragma once
 
@@ -22,8 +23,8 @@ typedef struct IeeeWatch {
     bool inherited_said;      // a stage has said that it only carries the nan on
 } IeeeWatch;
 
-// The note for one stage of operation op (out from the n_in inputs in), or NULL when its
-// numbers are ordinary, or inherit what was already said. The text lives in arena; NULL too
-// when memory runs out (a note is not worth failing a run for).
-const char *ieee_note(IeeeWatch *watch, const OpDef *op, const Tensor *out, const Tensor *const *in,
-                      size_t n_in, const char *stage, Arena *arena);
+// The note for one stage of operation op (out from the n_in inputs in) into *note, or NULL
+// when its numbers are ordinary, or inherit what was already said. The text lives in arena.
+// False when memory runs out.
+bool ieee_note(IeeeWatch *watch, const OpDef *op, const Tensor *out, const Tensor *const *in, size_t n_in,
+               const char *stage, Arena *arena, const char **note);

@@ -46,14 +46,20 @@ bool op_out_of_memory(OpProblem *p) {
 void op_note(OpNotes *n, const char *fmt, ...) {
     if (n->n_lines == OP_MAX_NOTES)
         return;
-    char text[1024];
+    // Measured first, so a long note (sixteen row sums at twelve digits) is never cut.
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    const char *copy = arena_strdup(n->arena, text);
-    if (copy)
-        n->lines[n->n_lines++] = copy;
+    char *copy = len < 0 ? NULL : arena_alloc(n->arena, (size_t)len + 1);
+    if (!copy) {
+        n->failed = true;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(copy, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    n->lines[n->n_lines++] = copy;
 }
 
 static void add_work_line(OpExplain *e, const char *text) {
@@ -96,11 +102,11 @@ void op_work_line(OpExplain *e, StrBuf *sb) {
 }
 
 void op_work_num(StrBuf *sb, const OpExplain *e, const Tensor *t, double v) {
-    char buf[64];
+    char buf[FORMAT_NUMBER_CAP];
     if (t && t->is_count)
-        format_count(v, buf, sizeof(buf));
+        format_whole(v, e->digits, buf, sizeof(buf));
     else
-        format_fixed(v, e->digits, buf, sizeof(buf));
+        format_number(v, e->digits, buf, sizeof(buf));
     strbuf_puts(sb, buf);
 }
 

@@ -39,8 +39,8 @@ static bool compute_cross_entropy(OpRun *r) {
 static void notes_cross_entropy(OpNotes *n) {
     if (n->out->size != 1)
         return;
-    char p[64];
-    format_fixed(exp(-n->out->data[0]), n->digits, p, sizeof(p));
+    char p[FORMAT_NUMBER_CAP];
+    format_number(exp(-n->out->data[0]), n->digits, p, sizeof(p));
     op_note(n, "the model gave the target a probability of %s; a perfect prediction would give loss 0", p);
 }
 

@@ -95,8 +95,13 @@ static Tensor *node_tensor(Runner *run, size_t i) {
     // Where IEEE arithmetic leaves the page (an overflow, a nan), the stage says why, unless
     // the operation's own notes already speak of it (the mean of an empty axis, a softmax row
     // with no finite score).
-    const char *ieee = n->is_stage ? ieee_note(&run->ieee, n->op, out, in, n->n_args, n->name, run->trace->arena)
-                                   : NULL;
+    const char *ieee = NULL;
+    if (run->notes.failed ||
+        (n->is_stage && !ieee_note(&run->ieee, n->op, out, in, n->n_args, n->name, run->trace->arena, &ieee))) {
+        tensor_destroy(out);
+        diag_out_of_memory(run->diag);
+        return NULL;
+    }
     for (size_t k = 0; ieee && k < run->notes.n_lines; k++)
         if (strstr(run->notes.lines[k], "nan") || strstr(run->notes.lines[k], "inf"))
             ieee = NULL;
