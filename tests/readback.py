@@ -33,6 +33,7 @@ NUMBER = re.compile(r"^-?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?(e[+-]\d+)?$|^-?inf$|^nan
 GAPS = ("…", "⋮")
 SLICE_GAP = re.compile(r"^\s*⋮ \((\d+) more slices\)\s*$")
 STAGE_HEAD = re.compile(r"^(Given (\S+)  \[|Step \S+  (\S+) = )")
+BAR = re.compile(r"^\s*\S.*? │[^│]*│ +(\S+)\s*$")
 WORK = re.compile(r"^(\S+?)\[([\d, ]+)\] = .* = (\S+)$")
 
 
@@ -80,11 +81,17 @@ def flatten(v):
     return [float(v)]
 
 
+def is_picture(box):
+    """A shade picture beside or under a table: no number and no gap in it."""
+    return not any(NUMBER.match(t) or t in GAPS for row in box for t in row)
+
+
 def boxes(lines):
     """The boxes in these lines, in order: each a list of rows of tokens; a slice gap ('⋮ (N
     more slices)') is the string 'gap'. Side-by-side boxes are told apart by their place
-    among the │ segments of a line."""
-    done, open_boxes = [], []
+    among the │ segments of a line. Pictures are left out; bars (label │████▏ │ value, one
+    line per entry of a vector) read as one row of their values."""
+    done, open_boxes, bars = [], [], []
     for line in lines:
         if SLICE_GAP.match(line):
             done.append("gap")
@@ -93,8 +100,15 @@ def boxes(lines):
             open_boxes = [[] for _ in range(line.count("┌"))]
             continue
         if "└" in line:
-            done.extend(open_boxes)
+            done.extend(b for b in open_boxes if not is_picture(b))
             open_boxes = []
+            continue
+        bar = BAR.match(line)
+        if bar and not open_boxes:
+            bars.append(bar.group(1))
+            continue
+        if bars and line.strip() == "⋮":
+            bars.append("…")
             continue
         if "│" in line and open_boxes:
             cells = line.split("│")[1::2]
@@ -103,6 +117,8 @@ def boxes(lines):
                                % (len(cells), len(open_boxes), line))
             for box, text in zip(open_boxes, cells):
                 box.append(text.split())
+    if bars:
+        done.append([bars])
     return done
 
 
