@@ -138,8 +138,8 @@ static bool compute_index(OpRun *r) {
                     return op_error(r->problem, OP_INPUT(1), "%s%s is %s, which is not a whole number: it cannot pick one of %s's %s",
                                     r->in_names[1], at, s, r->in_names[0], what);
                 if (dim == 0) {
-                    op_error(r->problem, OP_INPUT(1), "%s%s is %s, but %s has no %s: axis %zu is empty", r->in_names[1], at,
-                             s, r->in_names[0], what, axis);
+                    op_error(r->problem, OP_INPUT(1), "%s%s is %s, but %s has no %s: axis %zu is empty",
+                             r->in_names[1], at, s, r->in_names[0], what, axis);
                     op_hint(r->problem, "an empty axis has nothing to pick; index before slicing it empty");
                     return false;
                 }

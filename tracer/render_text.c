@@ -603,8 +603,9 @@ static void verdict(const Ctx *c, StrBuf *out, const TraceStage *s, const DocVer
                   "difference %s%s%s)", st->green, st->reset, diff, rank ? " at " : "", rank ? at : "");
         else if (!isfinite(v->ours) && isfinite(v->printed))
             // No gap can be measured to a value that is not a number: say why instead.
-            wrapf(c, out, indent, indent + 2, "%sdocument: disagrees%s: %sthe exact value is %s but the document printed %s (%s)",
-                  tone, st->reset, where, ours, printed,
+            wrapf(c, out, indent, indent + 2,
+                  "%sdocument: disagrees%s: %sthe exact value is %s but the document printed %s (%s)", tone,
+                  st->reset, where, ours, printed,
                   isnan(v->ours) ? "nan is not a number, so no printed number agrees with it"
                                  : "inf is past every double, so no printed number agrees with it");
         else
