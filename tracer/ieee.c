@@ -123,7 +123,10 @@ static void made_nan(StrBuf *sb, const OpDef *op, const Tensor *out, const Tenso
     if (inf_in)
         strbuf_printf(sb, "the %s meets an inf it cannot resolve (inf - inf or 0 * inf inside it)", op->name);
     else
-        strbuf_printf(sb, "the %s has no value here (0 / 0 inside it)", op->name);
+        // Finite inputs whose intermediate results overflowed (a LayerNorm of 1e200s squares
+        // them) or divided 0 by 0.
+        strbuf_printf(sb, "a step inside the %s gave 0 / 0, inf - inf or 0 * inf (an intermediate result can "
+                          "overflow even when the inputs do not)", op->name);
 }
 
 bool ieee_note(IeeeWatch *watch, const OpDef *op, const Tensor *out, const Tensor *const *in, size_t n_in,
