@@ -142,7 +142,7 @@ void kernel_index(Tensor *out, const Tensor *a, const KernelAxisIndex *index, si
 size_t kernel_index_list_axis(const KernelAxisIndex *index, size_t n_index);
 
 // reshape: dims with at most one -1 (worked out from the size), each other >= 0, product equal
-// to a's size. out of KERNEL_RESHAPE_OK, or what is wrong.
+// to a's size. KERNEL_RESHAPE_OK with *out filled, or what is wrong with dims.
 typedef enum KernelReshape {
     KERNEL_RESHAPE_OK,
     KERNEL_RESHAPE_TOO_MANY_AXES,  // more than TENSOR_MAX_RANK dims
