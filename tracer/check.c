@@ -43,6 +43,7 @@ typedef struct Checker {
     // lesson of 100,000 steps that all use X is not 10^10 comparisons.
     size_t *name_slots;
     size_t cap_slots;  // a power of two, at least twice the names
+    bool claiming;     // compiling a claim: its operations are worked out, not shown as stages
 } Checker;
 
 // Where an op's arguments stand, to locate the problems its shape rule reports.
@@ -451,7 +452,7 @@ static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n
     n->has_values = has_values;
     n->is_count = is_count;
     memcpy(n->labels, chk->out_labels, sizeof(n->labels));
-    n->is_stage = true;
+    n->is_stage = !c->claiming;
     n->stage_kind = STAGE_INTERMEDIATE;
     n->expr_text = text;
     n->op_line = line;
@@ -977,6 +978,22 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     return add_name(c, g->name, index);
 }
 
+// The step's (or claim's) expression parsed, or NULL with the error located in the file.
+static const Expr *parse_expr(Checker *c, const LessonStep *s) {
+    ExprError err;
+    const Expr *e = expr_parse(c->plan->arena, s->expr, &err);
+    if (e)
+        return e;
+    if (!err.message[0]) {
+        diag_no_memory(c->diag);
+        return NULL;
+    }
+    plan_error_at(c->diag, c->lesson, s, err.pos, err.width, "%s", err.message);
+    if (err.hint[0])
+        diag_hint(c->diag, "%s", err.hint);
+    return NULL;
+}
+
 static char *stage_number(Checker *c, size_t step, size_t k) {
     if (k < 26)
         return arena_printf(c->plan->arena, "%zu%c", step, (char)('a' + k));
@@ -987,16 +1004,9 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     c->step = s;
     c->step_number = number;
     c->first_node = c->plan->n_nodes;
-    ExprError err;
-    const Expr *e = expr_parse(c->plan->arena, s->expr, &err);
-    if (!e) {
-        if (!err.message[0])
-            return diag_no_memory(c->diag);
-        plan_error_at(c->diag, c->lesson, s, err.pos, err.width, "%s", err.message);
-        if (err.hint[0])
-            diag_hint(c->diag, "%s", err.hint);
+    const Expr *e = parse_expr(c, s);
+    if (!e)
         return false;
-    }
     size_t top = compile(c, e);
     if (top == NO_NODE)
         return false;
@@ -1041,6 +1051,69 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
         k++;
     }
     return add_name(c, s->name, top);
+}
+
+// ---------------------------------------------------------------- claims
+
+// A claim ends in a truth value that has values, and prints under the latest stage it reads
+// (for a step's claim:, never before that step).
+static bool add_claim(Checker *c, const LessonClaim *claim, PlanClaim *out) {
+    const LessonStep *w = &claim->where;
+    c->step = w;
+    c->first_node = c->plan->n_nodes;
+    c->claiming = true;
+    const Expr *e = parse_expr(c, w);
+    if (!e)
+        return false;
+    size_t top = compile(c, e);
+    if (top == NO_NODE)
+        return false;
+    const PlanNode *t = &c->plan->nodes[top];
+    if (t->kind != PLAN_OP || !t->op->truth) {
+        expr_error(c, e, "this claim is not true or false: '%s' gives numbers", w->expr);
+        diag_hint(c->diag, "end a claim in a comparison (==, !=, <, <=, >, >=), allclose(a, b), all(...) or "
+                           "any(...), as in allclose(sum(weights, axis=-1), 1)");
+        return false;
+    }
+    if (!t->has_values) {
+        expr_error(c, e, "this claim reads shape-only tensors: there are no values to judge it by");
+        diag_hint(c->diag, "a claim about sizes can use numel(x), as in numel(W) == 768 * 50257");
+        return false;
+    }
+    // The latest stage it reads: a name stands for a node before the claim's own.
+    size_t after = top < c->first_node ? top : 0;
+    for (size_t i = c->first_node; i < c->plan->n_nodes; i++) {
+        const PlanNode *n = &c->plan->nodes[i];
+        for (size_t k = 0; k < n->n_args; k++)
+            if (n->args[k] < c->first_node && n->args[k] > after)
+                after = n->args[k];
+    }
+    if (claim->step) {
+        size_t own = find_name(c, claim->step->name);
+        if (own != NO_NODE && own > after)
+            after = own;
+    }
+    // A constant read by a claim (1 in x == 1) sits in no stage: the claim follows the givens.
+    while (after > 0 && !c->plan->nodes[after].is_stage)
+        after--;
+    out->claim = claim;
+    out->node = top;
+    out->after = after;
+    return true;
+}
+
+static bool add_claims(Checker *c) {
+    Plan *p = c->plan;
+    if (!c->lesson->n_claims)
+        return true;
+    if (!(p->claims = arena_array(p->arena, c->lesson->n_claims, sizeof(PlanClaim))))
+        return diag_no_memory(c->diag);
+    for (size_t i = 0; i < c->lesson->n_claims; i++) {
+        if (!add_claim(c, &c->lesson->claims[i], &p->claims[i]))
+            return false;
+        p->n_claims++;
+    }
+    return true;
 }
 
 // Text that reads as one value: a name, a number, f(...), x[...], (...), or anything
@@ -1107,6 +1180,8 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
     for (size_t i = 0; i < lesson->n_steps; i++)
         if (!add_step(&c, &lesson->steps[i], i + 1))
             goto fail;
+    if (!add_claims(&c))
+        goto fail;
     // Names are final only now (a step's result takes the step's name at its end).
     for (size_t i = 0; i < plan->n_nodes; i++)
         if (!(plan->nodes[i].display = display_name(&c, &plan->nodes[i])))

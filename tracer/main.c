@@ -37,9 +37,11 @@ static const char usage[] =
     "                       print a diff when they differ\n"
     "  --golden FILE        the golden file for --check (default: golden/NAME.txt beside\n"
     "                       the lessons folder)\n"
+    "  --strict             exit 1 when one of the lesson's claims fails\n"
     "  --help               print this help\n"
     "\n"
-    "exit status: 0 done, 1 the lesson has an error (or differs from its golden file),\n"
+    "exit status: 0 done, 1 the lesson has an error (or differs from its golden file, or\n"
+    "             a claim fails under --strict),\n"
     "             2 usage or file error\n";
 
 // The mistake, then the usage line: the whole help would bury the one line that matters.
@@ -171,7 +173,7 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
 int main(int argc, char **argv) {
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
     const char *colour = "auto", *lesson = NULL, *golden = NULL;
-    bool check = false, step = false;
+    bool check = false, step = false, strict = false;
     const char *explain[64];
     size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
@@ -241,6 +243,8 @@ int main(int argc, char **argv) {
             opts.to = value;
         } else if (!strcmp(name, "--step")) {
             step = true;
+        } else if (!strcmp(name, "--strict")) {
+            strict = true;
         } else if (!strcmp(name, "--check")) {
             check = true;
         } else if (!strcmp(name, "--golden")) {
@@ -284,6 +288,8 @@ int main(int argc, char **argv) {
     diag_init(&diag);
     StrBuf out;
     strbuf_init(&out);
+    size_t claims_failed = 0;
+    opts.claims_failed = &claims_failed;
     int status = pipeline_run_file(lesson, &opts, &out, &diag);
     if (status != STATUS_OK) {
         diag_print(&diag, stderr, colour_errors);
@@ -300,6 +306,11 @@ int main(int argc, char **argv) {
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "tracer: cannot write the trace: %s\n", strerror(errno));
         return STATUS_USAGE_ERROR;
+    }
+    if (strict && claims_failed && status == STATUS_OK) {
+        fprintf(stderr, "tracer: %zu of the lesson's claims %s (--strict)\n", claims_failed,
+                claims_failed == 1 ? "fails" : "fail");
+        return STATUS_LESSON_ERROR;
     }
     return status;
 }

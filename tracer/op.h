@@ -48,6 +48,7 @@ typedef struct OpAttrs {
     int axis;         // reductions, concat: 0..rank-1, or KERNEL_ALL_AXES
     bool keepdims;
     double number;    // eps, base
+    double rtol, atol;  // allclose: |a - b| <= atol + rtol * |b|
     size_t count;     // heads, n
     KernelAxisIndex index[TENSOR_MAX_RANK];  // indexing
     size_t n_index;
@@ -196,6 +197,9 @@ struct OpDef {
     bool (*cost)(const Shape *const *in, const Shape *out, size_t *multiply_adds);
     bool from_shapes_only;  // the value needs only the inputs' shapes (numel): shape-only inputs still give one
     OpIntegers integers;
+    // The result is a truth value, 1 (true) or 0 (false), element by element: a claim may end
+    // in this operation (comparisons, allclose, all, any).
+    bool truth;
     // The backward pass adds here its derivative, .grad, beside .compute, so that gradients are
     // traced op by op in the same way.
 };
@@ -243,6 +247,19 @@ void op_work_moments(OpExplain *e, const Tensor *t, const double *x, size_t n, s
 const double *op_row_of(const Tensor *t, size_t flat, size_t *d);
 // The element of a broadcast input that meets output element out_idx.
 void op_broadcast_index(const Tensor *in, const Tensor *out, const size_t *out_idx, size_t *idx);
+
+// Where allclose(a, b) fails worst (the element furthest past its tolerance; nan and inf first),
+// how many elements fail, and the largest |a - b| anywhere (inf when one is nan).
+typedef struct OpCloseWorst {
+    size_t n_far;                // elements not close
+    size_t at[TENSOR_MAX_RANK];  // the worst of them, in the broadcast shape
+    size_t rank;
+    double a, b;                 // the two numbers there
+    double largest_difference;
+} OpCloseWorst;
+void op_allclose_worst(const Tensor *a, const Tensor *b, const OpAttrs *attrs, OpCloseWorst *worst);
+// atol + rtol × |b|: how far a may be from b and still be close to it.
+double op_close_tolerance(const OpAttrs *attrs, double b);
 
 // Run time: every value of idx (input `input`) must be a whole number in [0, limit); what
 // names one ("index", "target"). False with a problem otherwise.

@@ -2,6 +2,7 @@
 #include "pipeline.h"
 
 #include "check.h"
+#include "claim.h"
 #include "doccheck.h"
 #include "format.h"
 #include "lesson.h"
@@ -199,8 +200,10 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
                 goto done;
     }
     trace = run_plan(plan, digits, targets, opts->n_explain, diag);
-    if (!trace || !doccheck_trace(plan, trace, diag))
+    if (!trace || !doccheck_trace(plan, trace, diag) || !claim_judge(plan, trace, diag))
         goto done;
+    if (opts->claims_failed)
+        *opts->claims_failed = trace->n_claims_failed;
     if (opts->format == OUTPUT_JSON) {
         // JSON writes every value (about 25 bytes each): bound it before building gigabytes.
         size_t values = 0;

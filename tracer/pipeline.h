@@ -26,6 +26,9 @@ typedef struct PipelineOptions {
     // --explain requests: "scores[0,1]" (an element), "scores[0]" (a row), "scores" (all).
     const char *const *explain;
     size_t n_explain;
+    // When not NULL, receives how many of the lesson's claims fail (--strict turns that into
+    // the exit status; the trace itself is the same).
+    size_t *claims_failed;
 } PipelineOptions;
 
 // Read and trace the lesson at path. Returns a STATUS_* code; on failure diag says why.
