@@ -895,25 +895,27 @@ static bool check_show(Checker *c, const PlanNode *n, const LessonStep *s) {
 // ---------------------------------------------------------------- explain requests
 
 
-static bool add_explain(Checker *c, size_t node, const ExplainSpec *spec) {
+// An explain: (or quiz:) request resolved against the node's shape, added to *list; `key` names
+// it in errors.
+static bool add_target(Checker *c, size_t node, const ExplainSpec *spec, const char *key, ExplainTarget **list,
+                       size_t *n) {
     char message[512], hint[512];
     ExplainTarget target;
     if (!plan_resolve_explain(c->plan, node, spec, &target, message, sizeof(message), hint, sizeof(hint))) {
         const Node *at = spec->node;
         diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, at->line, at->col,
-                   yamldoc_node_width(at), "explain: %s", message);
+                   yamldoc_node_width(at), "%s: %s", key, message);
         if (hint[0])
             diag_hint(c->diag, "%s", hint);
         return false;
     }
-    Plan *p = c->plan;
-    ExplainTarget *list = arena_array(p->arena, p->n_explains + 1, sizeof(ExplainTarget));
-    if (!list)
+    ExplainTarget *grown = arena_array(c->plan->arena, *n + 1, sizeof(ExplainTarget));
+    if (!grown)
         return diag_no_memory(c->diag);
-    if (p->n_explains)
-        memcpy(list, p->explains, p->n_explains * sizeof(ExplainTarget));
-    list[p->n_explains++] = target;
-    p->explains = list;
+    if (*n)
+        memcpy(grown, *list, *n * sizeof(ExplainTarget));
+    grown[(*n)++] = target;
+    *list = grown;
     return true;
 }
 
@@ -1035,7 +1037,10 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
         return diag_no_memory(c->diag);
     if (!apply_step_labels(c, t, s) || !check_show(c, t, s))
         return false;
-    if (s->explain.kind != EXPLAIN_NONE && !add_explain(c, top, &s->explain))
+    Plan *p = c->plan;
+    if (s->explain.kind != EXPLAIN_NONE && !add_target(c, top, &s->explain, "explain", &p->explains, &p->n_explains))
+        return false;
+    if (s->quiz.kind != EXPLAIN_NONE && !add_target(c, top, &s->quiz, "quiz", &p->quizzes, &p->n_quizzes))
         return false;
     if (!check_document(c, s->document, &t->shape, t->has_values, s->name))
         return false;

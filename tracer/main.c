@@ -1,4 +1,5 @@
 // main: the command line. Reads options, runs the pipeline, prints the trace or the error.
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "ask.h"
 #include "diff.h"
 #include "pipeline.h"
 #include "render.h"
@@ -38,6 +40,10 @@ static const char usage[] =
     "  --golden FILE        the golden file for --check (default: golden/NAME.txt beside\n"
     "                       the lessons folder)\n"
     "  --strict             exit 1 when one of the lesson's claims fails\n"
+    "  --quiz               ask the value of chosen elements, one at a time, and show\n"
+    "                       the work of a wrong answer; answers are read one a line\n"
+    "  --quiz-seed N        which elements --quiz chooses when the lesson marks none\n"
+    "                       (default 1)\n"
     "  --help               print this help\n"
     "\n"
     "exit status: 0 done, 1 the lesson has an error (or differs from its golden file, or\n"
@@ -115,6 +121,20 @@ static int step_lesson(const char *lesson, PipelineOptions *opts, bool fixed_wid
     }
 }
 
+// --quiz: the questions, then the conversation.
+static int quiz_lesson(const char *lesson, const PipelineOptions *opts, unsigned long long seed, bool colour_errors) {
+    Diag diag;
+    diag_init(&diag);
+    Quiz *quiz = NULL;
+    int status = pipeline_quiz_file(lesson, opts, seed, &quiz, &diag);
+    if (status == STATUS_OK)
+        status = ask_quiz(quiz, stdin, stdout, !isatty(STDIN_FILENO), opts->width);
+    else
+        diag_print(&diag, stderr, colour_errors);
+    quiz_destroy(quiz);
+    return status;
+}
+
 static char *read_text_file(const char *path, int *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -173,7 +193,8 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
 int main(int argc, char **argv) {
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
     const char *colour = "auto", *lesson = NULL, *golden = NULL;
-    bool check = false, step = false, strict = false;
+    bool check = false, step = false, strict = false, quiz = false;
+    const char *quiz_seed = NULL;
     const char *explain[64];
     size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
@@ -186,7 +207,7 @@ int main(int argc, char **argv) {
         bool takes_value = !strcmp(name, "--format") || !strcmp(name, "--digits") || !strcmp(name, "--color") ||
                            !strcmp(name, "--colour") || !strcmp(name, "--golden") ||
                            !strcmp(name, "--explain") || !strcmp(name, "--width") || !strcmp(name, "--only") ||
-                           !strcmp(name, "--from") || !strcmp(name, "--to");
+                           !strcmp(name, "--from") || !strcmp(name, "--to") || !strcmp(name, "--quiz-seed");
         if (takes_value) {
             if (eq)
                 value = eq + 1;
@@ -243,6 +264,10 @@ int main(int argc, char **argv) {
             opts.to = value;
         } else if (!strcmp(name, "--step")) {
             step = true;
+        } else if (!strcmp(name, "--quiz")) {
+            quiz = true;
+        } else if (!strcmp(name, "--quiz-seed")) {
+            quiz_seed = value;
         } else if (!strcmp(name, "--strict")) {
             strict = true;
         } else if (!strcmp(name, "--check")) {
@@ -269,6 +294,21 @@ int main(int argc, char **argv) {
         fputs("hint: run it in a terminal, or leave out --step to print the whole trace\n", stderr);
         return STATUS_USAGE_ERROR;
     }
+    if (quiz && opts.format == OUTPUT_JSON)
+        return usage_error("%s", "--quiz asks questions in text; leave out --format json");
+    if (quiz && (check || step))
+        return usage_error("%s", "--quiz asks questions of its own; leave out --check and --step");
+    if (quiz_seed && !quiz)
+        return usage_error("%s", "--quiz-seed chooses the questions of --quiz; add --quiz");
+    unsigned long long seed = 1;
+    if (quiz_seed) {
+        char *end;
+        errno = 0;
+        seed = strtoull(quiz_seed, &end, 10);
+        if (!isdigit((unsigned char)quiz_seed[0]) || *end != '\0' || errno)
+            return usage_error("--quiz-seed must be a whole number from 0 to 18446744073709551615, not '%s'",
+                               quiz_seed);
+    }
     const char *no_colour = getenv("NO_COLOR"), *colorterm = getenv("COLORTERM");
     bool terminal_colour = !strcmp(colour, "always") ||
                            (!strcmp(colour, "auto") && isatty(STDOUT_FILENO) && !(no_colour && no_colour[0]));
@@ -284,6 +324,8 @@ int main(int argc, char **argv) {
     bool colour_errors = isatty(STDERR_FILENO) && !(no_colour && no_colour[0]);
     if (step)
         return step_lesson(lesson, &opts, fixed_width, colour_errors);
+    if (quiz)
+        return quiz_lesson(lesson, &opts, seed, colour_errors);
     Diag diag;
     diag_init(&diag);
     StrBuf out;

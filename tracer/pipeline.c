@@ -7,6 +7,7 @@
 #include "format.h"
 #include "lesson.h"
 #include "plan.h"
+#include "quiz.h"
 #include "render.h"
 #include "run.h"
 #include "trace.h"
@@ -265,6 +266,44 @@ done:
     strbuf_finish(&text);
     util_free(shown);
     util_free(chosen);
+    util_free(targets);
+    trace_destroy(trace);
+    plan_destroy(plan);
+    lesson_destroy(lesson);
+    return status;
+}
+
+int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t seed, Quiz **quiz, Diag *diag) {
+    *quiz = NULL;
+    Plan *plan = NULL;
+    Trace *trace = NULL;
+    ExplainTarget *targets = NULL;
+    Lesson *lesson = lesson_load_file(path, diag);
+    if (!lesson)
+        return diag->status ? diag->status : diag_out_of_memory(diag);
+    if (!(plan = check_lesson(lesson, diag)))
+        goto done;
+    // Room for every node, and for each element of every row a quiz: mark asks.
+    size_t cap = plan->n_nodes;
+    for (size_t i = 0; i < plan->n_quizzes; i++) {
+        const Shape *s = &plan->nodes[plan->quizzes[i].node].shape;
+        cap += s->rank ? s->dim[s->rank - 1] : 1;
+    }
+    bool marked;
+    size_t n = SIZE_MAX;
+    if ((targets = util_calloc(cap ? cap : 1, sizeof(ExplainTarget))))
+        n = quiz_targets(plan, seed, targets, cap, &marked);
+    if (n == SIZE_MAX) {
+        diag_out_of_memory(diag);
+        goto done;
+    }
+    // Only the quiz's own requests: each stage's work is then the work of its questions.
+    plan->n_explains = 0;
+    int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : DEFAULT_DIGITS;
+    if ((trace = run_plan(plan, digits, targets, n, diag)))
+        *quiz = quiz_create(plan, trace, targets, n, marked, diag);
+done:;
+    int status = diag->status;
     util_free(targets);
     trace_destroy(trace);
     plan_destroy(plan);

@@ -74,6 +74,8 @@ typedef struct Plan {
     size_t cap;
     ExplainTarget *explains;  // from the lesson's explain: keys, in stage order
     size_t n_explains;
+    ExplainTarget *quizzes;   // from the lesson's quiz: keys: what --quiz asks, in stage order
+    size_t n_quizzes;
     PlanClaim *claims;  // in the lesson's order (the steps' claim: first)
     size_t n_claims;
 } Plan;
