@@ -9,6 +9,7 @@
 
 #include "ask.h"
 #include "diff.h"
+#include "parallel.h"
 #include "pipeline.h"
 #include "render.h"
 #include "step.h"
@@ -44,6 +45,10 @@ static const char usage[] =
     "                       the work of a wrong answer; answers are read one a line\n"
     "  --quiz-seed N        which elements --quiz chooses when the lesson marks none\n"
     "                       (default 1)\n"
+    "  --threads N          threads to compute with (default: one per CPU); the trace\n"
+    "                       is the same for every N\n"
+    "  --save DIR           also write every stage as DIR/STAGE.npy (float64) and\n"
+    "                       DIR/manifest.json listing them\n"
     "  --help               print this help\n"
     "\n"
     "exit status: 0 done, 1 the lesson has an error (or differs from its golden file, or\n"
@@ -207,7 +212,8 @@ int main(int argc, char **argv) {
         bool takes_value = !strcmp(name, "--format") || !strcmp(name, "--digits") || !strcmp(name, "--color") ||
                            !strcmp(name, "--colour") || !strcmp(name, "--golden") ||
                            !strcmp(name, "--explain") || !strcmp(name, "--width") || !strcmp(name, "--only") ||
-                           !strcmp(name, "--from") || !strcmp(name, "--to") || !strcmp(name, "--quiz-seed");
+                           !strcmp(name, "--from") || !strcmp(name, "--to") || !strcmp(name, "--threads") ||
+                           !strcmp(name, "--save") || !strcmp(name, "--quiz-seed");
         if (takes_value) {
             if (eq)
                 value = eq + 1;
@@ -238,6 +244,18 @@ int main(int argc, char **argv) {
             if (*value == '\0' || *end != '\0' || d < 0 || d > 12)
                 return usage_error("--digits must be a whole number from 0 to 12, not '%s'", value);
             opts.digits = (int)d;
+        } else if (!strcmp(name, "--threads")) {
+            char *end;
+            errno = 0;
+            long t = strtol(value, &end, 10);
+            if (*value == '\0' || *end != '\0' || errno || t < 1 || t > PARALLEL_MAX_THREADS)
+                return usage_error("--threads must be a whole number from 1 to " PARALLEL_MAX_THREADS_TEXT ", not '%s'",
+                                   value);
+            opts.threads = (size_t)t;
+        } else if (!strcmp(name, "--save")) {
+            if (*value == '\0')
+                return usage_error("%s", "--save needs a folder name");
+            opts.save_dir = value;
         } else if (!strcmp(name, "--color") || !strcmp(name, "--colour")) {
             if (strcmp(value, "auto") && strcmp(value, "always") && strcmp(value, "never"))
                 return usage_error("--color must be auto, always or never, not '%s'", value);
@@ -332,10 +350,19 @@ int main(int argc, char **argv) {
     strbuf_init(&out);
     size_t claims_failed = 0;
     opts.claims_failed = &claims_failed;
+    // The trace streams to stdout as it is rendered; --check needs it whole, to compare.
+    if (!check)
+        out.sink = stdout;
     int status = pipeline_run_file(lesson, &opts, &out, &diag);
     if (status != STATUS_OK) {
-        diag_print(&diag, stderr, colour_errors);
+        int write_errno = out.sink_errno;
         strbuf_finish(&out);
+        // A full disk or a closed pipe must not pass for success.
+        if (write_errno) {
+            fprintf(stderr, "tracer: cannot write the trace: %s\n", strerror(write_errno));
+            return STATUS_USAGE_ERROR;
+        }
+        diag_print(&diag, stderr, colour_errors);
         return status;
     }
     if (check) {
