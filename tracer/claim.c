@@ -24,15 +24,6 @@ static void format_pair(const Tensor *ta, double a, const Tensor *tb, double b, 
     }
 }
 
-// A positive gap in enough decimals to show it is not 0.
-static void format_gap(double v, int digits, char *buf, size_t cap) {
-    for (int d = digits;; d++) {
-        format_fixed(v, d, buf, cap);
-        if (strspn(buf, "0.") != strlen(buf) || v == 0 || d >= LESSON_MAX_DIGITS)
-            return;
-    }
-}
-
 static void put_at(StrBuf *sb, const size_t *at, size_t rank) {
     if (!rank)
         return;
@@ -80,7 +71,7 @@ static void allclose_false(const Plan *plan, const Trace *tr, const PlanNode *n,
     format_pair(a, w.a, b, w.b, tr->digits, bx, by, sizeof(bx));
     put_at(sb, w.at, w.rank);
     strbuf_printf(sb, "%s != %s", bx, by);
-    format_gap(w.largest_difference, tr->digits, gap, sizeof(gap));
+    op_format_small(w.largest_difference, tr->digits, gap, sizeof(gap));
     strbuf_printf(sb, " (largest difference %s", gap);
     if (w.n_far > 1)
         strbuf_printf(sb, "; %zu values are not close", w.n_far);

@@ -314,8 +314,9 @@ int main(int argc, char **argv) {
     }
     if (quiz && opts.format == OUTPUT_JSON)
         return usage_error("%s", "--quiz asks questions in text; leave out --format json");
-    if (quiz && (check || step))
-        return usage_error("%s", "--quiz asks questions of its own; leave out --check and --step");
+    if (quiz && (check || step || opts.only || opts.from || opts.to || opts.brief || opts.heatmap || n_explain))
+        return usage_error("%s", "--quiz asks questions of its own and prints no trace; leave out --check, --step, "
+                                 "--only, --from, --to, --brief, --heatmap and --explain");
     if (quiz_seed && !quiz)
         return usage_error("%s", "--quiz-seed chooses the questions of --quiz; add --quiz");
     unsigned long long seed = 1;

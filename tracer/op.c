@@ -104,6 +104,14 @@ void op_work_num(StrBuf *sb, const OpExplain *e, const Tensor *t, double v) {
     strbuf_puts(sb, buf);
 }
 
+void op_format_small(double v, int digits, char *buf, size_t cap) {
+    for (int d = digits;; d++) {
+        format_fixed(v, d, buf, cap);
+        if (strspn(buf, "0.") != strlen(buf) || v == 0 || d >= OP_MAX_DECIMALS)
+            return;
+    }
+}
+
 // name[i, j], or the bare name for a scalar.
 void op_work_ref(StrBuf *sb, const char *name, const size_t *idx, size_t rank) {
     strbuf_puts(sb, name);

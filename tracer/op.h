@@ -235,6 +235,10 @@ bool op_needs_rank(OpCheck *c, size_t input, size_t min_rank);
 
 // Shown work, written into a StrBuf and ended with op_work_line.
 void op_work_num(StrBuf *sb, const OpExplain *e, const Tensor *t, double v);  // in the lesson's digits
+// A small positive amount (a gap, a tolerance) in the lesson's digits, or in more, up to
+// OP_MAX_DECIMALS, where those would print it as 0: 0.00001, not 0.0000.
+#define OP_MAX_DECIMALS 12
+void op_format_small(double v, int digits, char *buf, size_t cap);
 void op_work_ref(StrBuf *sb, const char *name, const size_t *idx, size_t rank);  // name[i, j]
 void op_work_lhs(StrBuf *sb, const OpExplain *e);     // "out[i, j] = "
 void op_work_result(StrBuf *sb, const OpExplain *e);  // " = " and the element's value

@@ -133,14 +133,13 @@ static void explain_allclose(OpExplain *e) {
         op_work_num(&sb, e, a, w.a);
         strbuf_puts(&sb, " - ");
         op_work_num(&sb, e, b, w.b);
-        strbuf_puts(&sb, "| = ");
-        op_work_num(&sb, e, NULL, fabs(w.a - w.b));
-        format_short(op_close_tolerance(e->attrs, w.b), tol, sizeof(tol));
-        strbuf_printf(&sb, ", more than %s", tol);
+        char gap[64];
+        op_format_small(fabs(w.a - w.b), e->digits, gap, sizeof(gap));
+        op_format_small(op_close_tolerance(e->attrs, w.b), e->digits, tol, sizeof(tol));
+        strbuf_printf(&sb, "| = %s, more than %s", gap, tol);
     } else {
-        strbuf_puts(&sb, " Yes (the largest |difference| is ");
-        op_work_num(&sb, e, NULL, w.largest_difference);
-        strbuf_puts(&sb, "), so ");
+        op_format_small(w.largest_difference, e->digits, tol, sizeof(tol));
+        strbuf_printf(&sb, " Yes (the largest |difference| is %s), so ", tol);
     }
     if (w.n_far)
         strbuf_puts(&sb, ", so ");
