@@ -1041,6 +1041,13 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     Plan *p = c->plan;
     if (s->explain.kind != EXPLAIN_NONE && !add_target(c, top, &s->explain, "explain", &p->explains, &p->n_explains))
         return false;
+    if (s->quiz.kind != EXPLAIN_NONE && t->kind != PLAN_OP) {
+        const Node *at = s->quiz.node;
+        diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, at->line, at->col, yamldoc_node_width(at),
+                   "quiz: '%s' is written out in the lesson: there is nothing to work out", s->name);
+        diag_hint(c->diag, "ask about a step that computes something, as `quiz: [0, 1]` under `scores: Q @ K.T`");
+        return false;
+    }
     if (s->quiz.kind != EXPLAIN_NONE && !add_target(c, top, &s->quiz, "quiz", &p->quizzes, &p->n_quizzes))
         return false;
     if (!check_document(c, s->document, &t->shape, t->has_values, s->name))

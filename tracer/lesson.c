@@ -818,14 +818,16 @@ static void locate_expr(Loader *L, LessonStep *step, const Node *node) {
     step->expr_exact = true;
 }
 
-// explain: [0, 1] | row 0 | all
-static bool parse_explain(Loader *L, const Node *node, ExplainSpec *ex) {
-    const char *hint = "explain: takes [i, j] (one element), row i (one row), or all";
+// explain: [0, 1] | row 0 | all, and quiz: [0, 1] | row 0 (key says which; only explain: takes all)
+static bool parse_explain(Loader *L, const char *key, const Node *node, ExplainSpec *ex) {
+    bool explain = strcmp(key, "explain") == 0;
+    const char *hint = explain ? "explain: takes [i, j] (one element), row i (one row), or all"
+                               : "quiz: takes [i, j] (one element) or row i (one row)";
     ex->node = node;
     if (node->kind == NODE_SEQUENCE) {
         if (node->n_items == 0 || node->n_items > TENSOR_MAX_RANK)
-            return fail(L, node, hint, "explain: needs 1 to %d indices, but this list has %zu",
-                        TENSOR_MAX_RANK, node->n_items);
+            return fail(L, node, hint, "%s: needs 1 to %d indices, but this list has %zu",
+                        key, TENSOR_MAX_RANK, node->n_items);
         for (size_t i = 0; i < node->n_items; i++) {
             const Node *item = node->items[i];
             if (item->kind != NODE_SCALAR || is_quoted(item) ||
@@ -837,7 +839,9 @@ static bool parse_explain(Loader *L, const Node *node, ExplainSpec *ex) {
         ex->n_index = node->n_items;
         return true;
     }
-    if (node->kind == NODE_SCALAR && strcmp(node->text, "all") == 0) {
+    if (!explain && node->kind == NODE_SCALAR && strcmp(node->text, "all") == 0)
+        return fail(L, node, hint, "quiz: all would ask every element; choose an element or a row");
+    if (explain && node->kind == NODE_SCALAR && strcmp(node->text, "all") == 0) {
         ex->kind = EXPLAIN_ALL;
         return true;
     }
@@ -851,7 +855,7 @@ static bool parse_explain(Loader *L, const Node *node, ExplainSpec *ex) {
             return true;
         }
     }
-    return fail(L, node, hint, "explain: cannot read %s", describe(L, node));
+    return fail(L, node, hint, "%s: cannot read %s", key, describe(L, node));
 }
 
 // show: heatmap | bars | table; whether it fits the step's shape is checked with the shapes.
@@ -925,14 +929,11 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
         return false;
     if (document && !parse_document(L, document, &step->document))
         return false;
-    if (explain && !parse_explain(L, explain, &step->explain))
+    if (explain && !parse_explain(L, "explain", explain, &step->explain))
         return false;
     const Node *quiz = yamldoc_get(item, "quiz");
-    if (quiz && !parse_explain(L, quiz, &step->quiz))
+    if (quiz && !parse_explain(L, "quiz", quiz, &step->quiz))
         return false;
-    if (step->quiz.kind == EXPLAIN_ALL)
-        return fail(L, quiz, "quiz: takes [i, j] (one element) or row i (one row)",
-                    "quiz: all would ask every element; choose an element or a row");
     step->claim_node = yamldoc_get(item, "claim");
     return !step->show_node || parse_show(L, step->show_node, &step->show);
 }
