@@ -59,6 +59,16 @@ static void test_not_a_number(void **state) {
     assert_false(judge(&weight, "about a third").number);
     assert_false(judge(&weight, "0.35x").number);
     assert_true(judge(&weight, "-1").number);
+    // Thousands grouped as the trace prints counts; any other comma is not a number.
+    static const QuizQuestion params = {.asked = "total", .value = 124439808, .value_text = "124,439,808"};
+    assert_true(judge(&params, "124,439,808").right);
+    assert_true(judge(&params, "124439808").right);
+    assert_false(judge(&params, "124,439,807").right);
+    assert_false(judge(&params, "12,4439,808").number);
+    assert_false(judge(&params, "1,2").number);
+    assert_false(judge(&weight, "0,35").number);
+    assert_false(judge(&params, "124,439,808 x").number);
+    assert_true(judge(&params, "-124,439,808").number);
 }
 
 static void test_comparisons_and_allclose(void **state) {

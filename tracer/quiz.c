@@ -250,10 +250,43 @@ static int typed_decimals(const char *s) {
     return d;
 }
 
+// "2,362,368" as the trace prints counts: the commas dropped when they group thousands, so
+// that a student may answer as the numbers are shown. Returns false when they do not.
+static bool drop_thousands(const char *s, char *buf, size_t cap) {
+    size_t n = 0, run = 0;
+    bool grouped = false;
+    const char *p = s;
+    if (*p == '-')
+        buf[n++] = *p++;
+    for (; *p && *p != '.' && !isspace((unsigned char)*p); p++) {
+        if (*p == ',') {
+            // The first group has 1 to 3 digits, every later one exactly 3.
+            if (run == 0 || run > 3 || (grouped && run != 3))
+                return false;
+            grouped = true;
+            run = 0;
+        } else if (isdigit((unsigned char)*p) && n + 1 < cap) {
+            buf[n++] = *p;
+            run++;
+        } else {
+            return false;
+        }
+    }
+    // What follows (decimals, spaces, anything else) is left for strtod to judge.
+    size_t len = strlen(p);
+    if (!grouped || run != 3 || n + len + 1 > cap)
+        return false;
+    memcpy(buf + n, p, len + 1);
+    return true;
+}
+
 void quiz_judge(const QuizQuestion *q, const char *answer, QuizVerdict *v) {
     memset(v, 0, sizeof(*v));
     while (isspace((unsigned char)*answer))
         answer++;
+    char plain[128];
+    if (strchr(answer, ',') && drop_thousands(answer, plain, sizeof(plain)))
+        answer = plain;
     char *end;
     double x = strtod(answer, &end);
     while (isspace((unsigned char)*end))
