@@ -51,6 +51,11 @@ static void test_typed_precision_is_looser_with_a_note(void **state) {
     assert_true(judge(&count, "12").right);
     assert_false(judge(&count, "13").right);
     assert_true(judge(&count, "12.4").right);
+    // Zero claims no precision: 0 and 0.0 for 0.17 are wrong, though 0.17 rounds to 0.
+    static const QuizQuestion small = {.asked = "k", .value = 0.17, .value_text = "0.1700", .digits = 4};
+    assert_false(judge(&small, "0").right);
+    assert_false(judge(&small, "0.0").right);
+    assert_true(judge(&small, "0.2").right);  // 0.03 <= 0.05
 }
 
 static void test_not_a_number(void **state) {

@@ -58,7 +58,8 @@ static bool flush(StrBuf *sb, FILE *out) {
     return ok;
 }
 
-int ask_quiz(const Quiz *quiz, FILE *in, FILE *out, bool echo, size_t width) {
+int ask_quiz(const Quiz *quiz, FILE *in, FILE *out, bool echo, size_t width, bool colour) {
+    const char *green = colour ? "\033[32m" : "", *red = colour ? "\033[31m" : "", *reset = colour ? "\033[0m" : "";
     StrBuf sb;
     strbuf_init(&sb);
     bool *wrong = util_calloc(quiz->n ? quiz->n : 1, sizeof(bool));
@@ -103,12 +104,12 @@ int ask_quiz(const Quiz *quiz, FILE *in, FILE *out, bool echo, size_t width) {
         strbuf_init(&said);
         if (v.right) {
             right++;
-            strbuf_printf(&said, "right: %s = %s", q->asked, q->value_text);
+            strbuf_printf(&said, "%sright%s: %s = %s", green, reset, q->asked, q->value_text);
             if (v.note[0])
                 strbuf_printf(&said, " (%s)", v.note);
         } else {
             wrong[k] = true;
-            strbuf_printf(&said, "not quite: %s = %s", q->asked, q->value_text);
+            strbuf_printf(&said, "%snot quite%s: %s = %s", red, reset, q->asked, q->value_text);
         }
         put_line(&sb, strbuf_str(&said), 4, 6, width);
         sb.failed = sb.failed || said.failed;

@@ -133,7 +133,7 @@ static int quiz_lesson(const char *lesson, const PipelineOptions *opts, unsigned
     Quiz *quiz = NULL;
     int status = pipeline_quiz_file(lesson, opts, seed, &quiz, &diag);
     if (status == STATUS_OK)
-        status = ask_quiz(quiz, stdin, stdout, !isatty(STDIN_FILENO), opts->width);
+        status = ask_quiz(quiz, stdin, stdout, !isatty(STDIN_FILENO), opts->width, opts->colour);
     else
         diag_print(&diag, stderr, colour_errors);
     quiz_destroy(quiz);

@@ -302,7 +302,10 @@ void quiz_judge(const QuizQuestion *q, const char *answer, QuizVerdict *v) {
     // 0.3450) is judged as a person would, not by the binary form of 0.005.
     double printed = 0.5 * pow(10.0, -q->digits) * (1 + 1e-9);
     int typed = typed_decimals(answer);
-    double loose = typed < q->digits ? 0.5 * pow(10.0, -typed) * (1 + 1e-9) : printed;
+    // A zero ("0", "0.0") says nothing about its precision: it is judged at the printed digits,
+    // or "0" would be right for every value below a half.
+    bool significant = strcspn(answer, "123456789") < strcspn(answer, "eE");
+    double loose = significant && typed < q->digits ? 0.5 * pow(10.0, -typed) * (1 + 1e-9) : printed;
     double gap = fabs(x - q->value);
     v->right = gap <= printed || gap <= loose;
     if (v->right && gap > printed)

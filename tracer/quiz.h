@@ -64,5 +64,6 @@ typedef struct QuizVerdict {
 } QuizVerdict;
 
 // An answer is right within half a unit of the last decimal the trace prints, or of the last
-// decimal the student typed, whichever is looser.
+// decimal the student typed, whichever is looser (an answer of zero is held to the printed
+// decimals).
 void quiz_judge(const QuizQuestion *q, const char *answer, QuizVerdict *verdict);
