@@ -44,8 +44,6 @@ static size_t count_false(const Tensor *t, size_t *first) {
     return n;
 }
 
-static void explain_false(const Plan *plan, const Trace *tr, size_t node, size_t flat, StrBuf *sb);
-
 // Where a comparison a OP b is false: "at [0, 1] 0.3000 < 0.2000 is false".
 static void comparison_false(const Plan *plan, const Trace *tr, const PlanNode *n, size_t flat, StrBuf *sb) {
     const Tensor *out = tr->tensors[n - plan->nodes];
@@ -62,8 +60,7 @@ static void comparison_false(const Plan *plan, const Trace *tr, const PlanNode *
 }
 
 // Where allclose(a, b) fails worst: "at [0, 3] 0.2462 != 0.2404 (largest difference 0.0058)".
-static void allclose_false(const Plan *plan, const Trace *tr, const PlanNode *n, StrBuf *sb) {
-    (void)plan;
+static void allclose_false(const Trace *tr, const PlanNode *n, StrBuf *sb) {
     const Tensor *a = tr->tensors[n->args[0]], *b = tr->tensors[n->args[1]];
     OpCloseWorst w;
     op_allclose_worst(a, b, &n->attrs, &w);
@@ -87,7 +84,7 @@ static void explain_false(const Plan *plan, const Trace *tr, size_t node, size_t
         return;
     }
     if (n->kind == PLAN_OP && n->op->truth && n->n_args == 2) {  // allclose
-        allclose_false(plan, tr, n, sb);
+        allclose_false(tr, n, sb);
         return;
     }
     if (n->kind == PLAN_OP && n->op->truth && n->attrs.axis == KERNEL_ALL_AXES) {
