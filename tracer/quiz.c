@@ -23,10 +23,11 @@ void quiz_destroy(Quiz *quiz) {
 static bool askable(const Plan *plan, const PlanNode *n) {
     if (!n->is_stage || n->stage_kind != STAGE_STEP || n->kind != PLAN_OP || !n->has_values)
         return false;
-    if (n->op->syntax == OP_POSTFIX || n->op->syntax == OP_INDEXING || n->op->from_shapes_only)
+    size_t size = 0;
+    shape_size(&n->shape, &size);
+    if (size == 0 || n->op->syntax == OP_POSTFIX || n->op->syntax == OP_INDEXING || n->op->from_shapes_only)
         return false;
     for (size_t k = 0; k < n->n_args; k++) {
-        size_t size = 0;
         shape_size(&plan->nodes[n->args[k]].shape, &size);
         if (size > QUIZ_MAX_INPUT_VALUES)
             return false;
