@@ -76,6 +76,17 @@ static void explain_binary(OpExplain *e) {
     op_work_line(e, &sb);
 }
 
+// "true at 2 of 6 places": how much of a comparison holds, read at a glance.
+static void note_truth_count(OpNotes *n) {
+    const Tensor *t = n->out;
+    if (t->size < 2)
+        return;
+    size_t true_count = 0;
+    for (size_t i = 0; i < t->size; i++)
+        true_count += t->data[i] != 0;
+    op_note(n, "true at %zu of %zu places", true_count, t->size);
+}
+
 // ---------------------------------------------------------------- allclose
 
 enum { CLOSE_A, CLOSE_B, CLOSE_RTOL, CLOSE_ATOL };
@@ -107,6 +118,15 @@ static bool infer_allclose(OpCheck *c) {
 static bool compute_allclose(OpRun *r) {
     kernel_allclose(r->out, r->in[0], r->in[1], r->attrs->rtol, r->attrs->atol);
     return true;
+}
+
+// "largest |a - b|: 0.00001 at [0, 1]; 0 of 4 values not close".
+static void note_allclose(OpNotes *n) {
+    OpCloseWorst w;
+    op_allclose_worst(n->in[0], n->in[1], n->attrs, &w);
+    char gap[64];
+    op_format_small(w.largest_difference, n->digits, gap, sizeof(gap));
+    op_note(n, "largest |difference|: %s; %zu value%s not close", gap, w.n_far, w.n_far == 1 ? " is" : "s are");
 }
 
 // ok = allclose(a, b): |a - b| <= atol + rtol × |b| everywhere; where it fails worst, or where
@@ -215,7 +235,7 @@ static void explain_copy(OpExplain *e) {
     {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = " " sym " ",     \
      .about = what ": 1 where true, 0 where false (numpy broadcasting)", .variant = kind,              \
      .params = {OP_X, OP_X}, .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, \
-     .fold = fold_binary, .integers = INTEGERS_ALWAYS, .truth = true}
+     .notes = note_truth_count, .fold = fold_binary, .integers = INTEGERS_ALWAYS, .truth = true}
 
 static const OpDef ops[] = {
     BINARY("add", '+', "+", " + ", "elementwise sum", KERNEL_ADD, INTEGERS_IF_INPUTS),
@@ -232,7 +252,7 @@ static const OpDef ops[] = {
     {.name = "allclose",
      .about = "1 when |a - b| <= atol + rtol × |b| everywhere (numpy broadcasting; nan is never close), else 0",
      .params = {OP_X, OP_X, OP_NUMBER("rtol", 1e-05), OP_NUMBER("atol", 1e-08)}, .infer = infer_allclose,
-     .compute = compute_allclose, .explain = explain_allclose, .integers = INTEGERS_ALWAYS, .truth = true},
+     .compute = compute_allclose, .notes = note_allclose, .explain = explain_allclose, .integers = INTEGERS_ALWAYS, .truth = true},
     {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
      .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
      .explain = explain_negate, .integers = INTEGERS_IF_INPUTS},
