@@ -258,8 +258,11 @@ void op_allclose_worst(const Tensor *a, const Tensor *b, const OpAttrs *at, OpCl
         shape_broadcast_index(&a->shape, &s, out_idx, ia);
         shape_broadcast_index(&b->shape, &s, out_idx, ib);
         double x = a->data[shape_flatten(&a->shape, ia)], y = b->data[shape_flatten(&b->shape, ib)];
-        double diff = isnan(x - y) ? INFINITY : fabs(x - y);
-        if (diff > w->largest_difference)
+        // Equal infinities are 0 apart (inf - inf would be nan); a nan makes the largest nan.
+        double diff = x == y ? 0.0 : fabs(x - y);
+        if (isnan(diff) || isnan(w->largest_difference))
+            w->largest_difference = NAN;
+        else if (diff > w->largest_difference)
             w->largest_difference = diff;
         if (kernel_isclose(x, y, at->rtol, at->atol))
             continue;

@@ -253,7 +253,8 @@ const double *op_row_of(const Tensor *t, size_t flat, size_t *d);
 void op_broadcast_index(const Tensor *in, const Tensor *out, const size_t *out_idx, size_t *idx);
 
 // Where allclose(a, b) fails worst (the element furthest past its tolerance; nan and inf first),
-// how many elements fail, and the largest |a - b| anywhere (inf when one is nan).
+// how many elements fail, and the largest |a - b| anywhere (nan when a nan meets anything; equal
+// infinities are 0 apart).
 typedef struct OpCloseWorst {
     size_t n_far;                // elements not close
     size_t at[TENSOR_MAX_RANK];  // the worst of them, in the broadcast shape
