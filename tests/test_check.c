@@ -577,7 +577,7 @@ static void test_index_not_whole(void **state) {
 
 static void test_too_many_indices(void **state) {
     expect_step_error(state, STEP("X[0, 0, 0]"), 0, 10, "3 indices for a tensor of shape [3, 4], which has 2 axes",
-                      "give at most one index per axis");
+                      "give at most one index per axis (None, which adds an axis, does not count)");
 }
 
 static void test_empty_slice(void **state) {
@@ -590,11 +590,13 @@ static void test_slice_bound_not_known_before_running(void **state) {
 
 static void test_two_lists_in_one_index(void **state) {
     expect_step_error(state, STEP("X[[0, 1], [0, 1]]"), 10, 6, "only one list of indices is allowed in one indexing",
-                      "");
+                      "numpy would pair the lists up (X[[0, 1], [2, 3]] is X[0, 2] and X[1, 3]); to pick rows and "
+                      "then columns, index twice: X[[0, 1]][:, [2, 3]]");
 }
 
 static void test_two_tensor_indices(void **state) {
-    expect_step_error(state, STEP("X[ids, ids]"), 7, 3, "only one index in an indexing can be a tensor", "");
+    expect_step_error(state, STEP("X[ids, ids]"), 7, 3, "only one index in an indexing can be a tensor",
+                      "index with one tensor at a time, in two steps: X[ids][:, cols]");
 }
 
 static void test_index_tensor_of_rank_two(void **state) {
@@ -663,10 +665,19 @@ static void test_lesson_too_large_in_total(void **state) {
 
 // ---------------------------------------------------------------- step labels
 
+// A list of the wrong length is a warning, and the axis is shown by position.
 static void test_column_labels_that_do_not_fit(void **state) {
-    expect_error(state, GIVENS "  - y: X.T\n    cols: [a, b, c, d]\n", STEP_LINE + 1, 11, 1,
-                 "4 column labels for an axis of size 3 (the result of 'y' has shape [4, 3])",
-                 "give exactly one label per column");
+    Fixture *f = *state;
+    const Plan *plan = check_ok(state, GIVENS "  - y: X.T\n    cols: [a, b, c, d]\n");
+    assert_int_equal(f->diag.n_warnings, 1);
+    char at[64];
+    snprintf(at, sizeof(at), "t.yaml:%d:11", STEP_LINE + 1);
+    assert_string_equal(f->diag.warnings[0].at, at);
+    assert_string_equal(f->diag.warnings[0].text, "4 column labels for an axis of size 3 (the result of 'y' has shape "
+                                                  "[4, 3]): its columns are shown by position");
+    const PlanNode *y = plan_find_stage(plan, "y", NULL);
+    assert_non_null(y);
+    assert_null(y->labels[1].items);
 }
 
 static void test_row_labels_on_a_vector(void **state) {

@@ -15,9 +15,10 @@
 
 // A question whose value is 0.3478 printed with 4 decimals (softmax's weights[0, 1] in lesson 2).
 static const QuizQuestion weight = {.asked = "weights[0, 1]", .value = 0.347826, .value_text = "0.3478",
-                                    .digits = 4, .op = "softmax"};
+                                    .half_unit = 0.00005, .digits = 4, .op = "softmax"};
 // A count printed without decimals.
-static const QuizQuestion count = {.asked = "n", .value = 12, .value_text = "12", .digits = 0, .op = "numel"};
+static const QuizQuestion count = {.asked = "n", .value = 12, .value_text = "12", .half_unit = 0.5, .digits = 0,
+                                   .op = "numel"};
 
 static QuizVerdict judge(const QuizQuestion *q, const char *answer) {
     QuizVerdict v;
@@ -52,7 +53,8 @@ static void test_typed_precision_is_looser_with_a_note(void **state) {
     assert_false(judge(&count, "13").right);
     assert_true(judge(&count, "12.4").right);
     // Zero claims no precision: 0 and 0.0 for 0.17 are wrong, though 0.17 rounds to 0.
-    static const QuizQuestion small = {.asked = "k", .value = 0.17, .value_text = "0.1700", .digits = 4};
+    static const QuizQuestion small = {.asked = "k", .value = 0.17, .value_text = "0.1700", .half_unit = 0.00005,
+                                       .digits = 4};
     assert_false(judge(&small, "0").right);
     assert_false(judge(&small, "0.0").right);
     assert_true(judge(&small, "0.2").right);  // 0.03 <= 0.05
@@ -65,7 +67,8 @@ static void test_not_a_number(void **state) {
     assert_false(judge(&weight, "0.35x").number);
     assert_true(judge(&weight, "-1").number);
     // Thousands grouped as the trace prints counts; any other comma is not a number.
-    static const QuizQuestion params = {.asked = "total", .value = 124439808, .value_text = "124,439,808"};
+    static const QuizQuestion params = {.asked = "total", .value = 124439808, .value_text = "124,439,808",
+                                        .half_unit = 0.5};
     assert_true(judge(&params, "124,439,808").right);
     assert_true(judge(&params, "124439808").right);
     assert_false(judge(&params, "124,439,807").right);

@@ -23,6 +23,9 @@
 #define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 36)
 #endif
 #define NO_NODE ((size_t)-1)
+// The node of a name whose given or step failed: anything that uses it fails quietly, since
+// its error is already reported and a second one would only repeat it.
+#define FAILED_NODE ((size_t)-2)
 // An axis written beyond this is a slip, not an axis: refused before it is cast to an integer
 // (within it, the shape rule says which axes the tensor has).
 #define CHECK_MAX_AXIS 64
@@ -36,6 +39,8 @@ typedef struct Checker {
     size_t first_node;       // the step's first node
     size_t total_values;
     size_t total_multiply_adds;  // of the matrix products so far
+    bool uses_failed;  // the current step uses a name whose given or step failed
+    bool past_limit;   // the lesson as a whole is too large: later errors would only repeat it
     // Names visible so far: givens, then each step once compiled.
     const char **names;
     size_t *name_node;
@@ -109,6 +114,7 @@ static PlanNode *new_node(Checker *c, PlanKind kind, size_t *index) {
 // Refuse a lesson whose tensors together would pass PLAN_MAX_TOTAL_VALUES, with the error at
 // e in the current step, or at the given g's name.
 static bool total_too_big(Checker *c, const Expr *e, const LessonGiven *g) {
+    c->past_limit = true;
     char limit[64], bytes[64];
     format_count((double)PLAN_MAX_TOTAL_VALUES, limit, sizeof(limit));
     format_bytes((double)PLAN_MAX_TOTAL_VALUES * sizeof(double), bytes, sizeof(bytes));
@@ -201,7 +207,7 @@ static bool const_eval(Checker *c, const Expr *e, double *out) {
     }
     case EXPR_NAME: {
         size_t node = find_name(c, e->name);
-        if (node != NO_NODE) {
+        if (node != NO_NODE && node != FAILED_NODE) {
             const PlanNode *n = &c->plan->nodes[node];
             if (n->kind == PLAN_GIVEN && n->shape.rank == 0 && n->given->init == GIVEN_VALUES) {
                 *out = n->given->values[0];
@@ -350,6 +356,14 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
                 format_short(chk->constants[p], s, sizeof(s));
                 if (param->kind == PARAM_FLAG)
                     snprintf(s, sizeof(s), "%s", chk->constants[p] != 0 ? "True" : "False");
+                if (param->kind == PARAM_SHAPE) {  // the sizes as written: [2, -1]
+                    size_t used = (size_t)snprintf(s, sizeof(s), "[");
+                    for (size_t k = 0; k < chk->attrs.n_dims && used < sizeof(s); k++)
+                        used += (size_t)snprintf(s + used, sizeof(s) - used, "%s%lld", k ? ", " : "",
+                                                 chk->attrs.dims[k]);
+                    if (used < sizeof(s))
+                        snprintf(s + used, sizeof(s) - used, "]");
+                }
                 strbuf_printf(&sb, "%s%s=%s", first ? "" : ", ", param->name, s);
                 first = false;
             }
@@ -379,6 +393,7 @@ static bool check_work(Checker *c, const Expr *e, const OpDef *op, const OpCheck
     double k = left->rank ? (double)left->dim[left->rank - 1] : 1.0;
     format_count((double)size * k, need, sizeof(need));
     format_count((double)PLAN_MAX_MULTIPLY_ADDS, limit, sizeof(limit));
+    c->past_limit = true;
     expr_error(c, e, "this product needs %s multiply-adds; a lesson's products may need %s in all", need, limit);
     diag_hint(c->diag, "that is about a minute of arithmetic; use smaller shapes, or shape-only givens (a `shape:` "
                        "without values) to reason about sizes alone");
@@ -465,6 +480,10 @@ static size_t compile(Checker *c, const Expr *e);
 
 static size_t compile_name(Checker *c, const Expr *e) {
     size_t node = find_name(c, e->name);
+    if (node == FAILED_NODE) {
+        c->uses_failed = true;
+        return NO_NODE;
+    }
     if (node != NO_NODE)
         return node;
     double v;
@@ -523,6 +542,49 @@ static bool const_index(Checker *c, const Expr *e, size_t dim, bool is_stop, siz
     return true;
 }
 
+// A shape argument, [2, -1] or a single number: whole numbers known before running, at most
+// TENSOR_MAX_RANK of them. The operation's shape rule judges what they say.
+static bool shape_argument(Checker *c, const Expr *arg, const OpParam *param, OpAttrs *attrs) {
+    const Expr *const *items = (const Expr *const *)&arg;
+    size_t n = 1;
+    if (arg->kind == EXPR_LIST) {
+        items = (const Expr *const *)arg->args;
+        n = arg->n_args;
+    }
+    if (n > TENSOR_MAX_RANK) {
+        expr_error(c, arg, "'%s' has %zu sizes, but a tensor has at most %d axes", param->name, n, TENSOR_MAX_RANK);
+        diag_hint(c->diag, "give one size per axis, as in [2, 3] or [2, -1]");
+        return false;
+    }
+    for (size_t k = 0; k < n; k++) {
+        double v;
+        if (!const_eval(c, items[k], &v) || !is_whole(v) || fabs(v) > (double)TENSOR_MAX_VALUES) {
+            if (c->diag->status == STATUS_OK) {
+                expr_error(c, items[k], "a size in '%s' must be a whole number known before the lesson runs",
+                           param->name);
+                diag_hint(c->diag, "write sizes such as [2, 3], or -1 for the one to work out: [2, -1]");
+            }
+            return false;
+        }
+        attrs->dims[k] = (long long)v;
+    }
+    attrs->n_dims = n;
+    return true;
+}
+
+// numpy pairs two lists up element by element, which reads like something else: refused.
+static size_t two_lists(Checker *c, const Expr *item) {
+    expr_error(c, item, "only one list of indices is allowed in one indexing");
+    diag_hint(c->diag, "numpy would pair the lists up (X[[0, 1], [2, 3]] is X[0, 2] and X[1, 3]); to pick rows "
+                       "and then columns, index twice: X[[0, 1]][:, [2, 3]]");
+    return NO_NODE;
+}
+
+// None as an index item: a new axis, as numpy writes it, unless the lesson names something None.
+static bool is_new_axis(Checker *c, const Expr *item) {
+    return item->kind == EXPR_NAME && strcmp(item->name, "None") == 0 && find_name(c, "None") == NO_NODE;
+}
+
 static size_t compile_index(Checker *c, const Expr *e) {
     size_t target = compile(c, e->args[0]);
     if (target == NO_NODE)
@@ -533,33 +595,48 @@ static size_t compile_index(Checker *c, const Expr *e) {
     chk.attrs.index_input = OP_NO_INDEX_INPUT;
     size_t inputs[2] = {target, NO_NODE};
     size_t n_items = e->n_args - 1;
-    if (n_items > shape.rank) {
+    // None, as numpy writes it, adds an axis of size 1 (x[:, None]) and reads none.
+    size_t n_new = 0;
+    for (size_t i = 0; i < n_items; i++)
+        n_new += is_new_axis(c, e->args[i + 1]);
+    if (n_new > TENSOR_MAX_RANK) {
+        expr_error(c, e, "%zu new axes (None): a tensor has at most %d axes", n_new, TENSOR_MAX_RANK);
+        diag_hint(c->diag, "add fewer axes with None");
+        return NO_NODE;
+    }
+    if (n_items - n_new > shape.rank) {
         char s[64];
         shape_format(&shape, s, sizeof(s));
         if (shape.rank == 0) {
             expr_error(c, e, "this is a single number (shape []): it has no axes to index");
-            diag_hint(c->diag, "only lists and matrices take an index, as in X[0]");
+            diag_hint(c->diag, "only lists and matrices take an index, as in X[0]; None adds an axis (X[None])");
         } else {
-            expr_error(c, e, "%zu indices for a tensor of shape %s, which has %zu ax%s", n_items, s, shape.rank,
-                       shape.rank == 1 ? "is" : "es");
-            diag_hint(c->diag, "give at most one index per axis");
+            expr_error(c, e, "%zu indices for a tensor of shape %s, which has %zu ax%s", n_items - n_new, s,
+                       shape.rank, shape.rank == 1 ? "is" : "es");
+            diag_hint(c->diag, "give at most one index per axis (None, which adds an axis, does not count)");
         }
         return NO_NODE;
     }
-    for (size_t i = 0; i < n_items; i++) {
+    size_t axis = 0;  // the tensor's axis the next item reads
+    for (size_t i = 0; i < n_items; i++, axis++) {
         const Expr *item = e->args[i + 1];
         KernelAxisIndex *ix = &chk.attrs.index[i];
-        size_t dim = shape.dim[i];
+        if (is_new_axis(c, item)) {
+            ix->kind = KERNEL_INDEX_NEW;
+            axis--;
+            continue;
+        }
+        size_t dim = shape.dim[axis];
         if (item->kind == EXPR_SLICE) {
             ix->kind = KERNEL_INDEX_RANGE;
             ix->start = 0;
             ix->stop = dim;
-            if (item->args[0] && !const_index(c, item->args[0], dim, true, i, &ix->start)) {
+            if (item->args[0] && !const_index(c, item->args[0], dim, true, axis, &ix->start)) {
                 if (c->diag->status == STATUS_OK)
                     expr_error(c, item->args[0], "a slice bound must be a whole number known before running");
                 return NO_NODE;
             }
-            if (item->args[1] && !const_index(c, item->args[1], dim, true, i, &ix->stop)) {
+            if (item->args[1] && !const_index(c, item->args[1], dim, true, axis, &ix->stop)) {
                 if (c->diag->status == STATUS_OK)
                     expr_error(c, item->args[1], "a slice bound must be a whole number known before running");
                 return NO_NODE;
@@ -580,42 +657,40 @@ static size_t compile_index(Checker *c, const Expr *e) {
                 return NO_NODE;
             }
             for (size_t k = 0; k < item->n_args; k++) {
-                if (!const_index(c, item->args[k], dim, false, i, &list[k])) {
+                if (!const_index(c, item->args[k], dim, false, axis, &list[k])) {
                     if (c->diag->status == STATUS_OK)
                         expr_error(c, item->args[k], "a list of indices holds whole numbers");
                     return NO_NODE;
                 }
             }
             if (chk.attrs.index_input != OP_NO_INDEX_INPUT) {
-                expr_error(c, item, "only one list of indices is allowed in one indexing");
-                return NO_NODE;
+                return two_lists(c, item);
             }
             ix->kind = KERNEL_INDEX_LIST;
             ix->list = list;
             ix->n_list = item->n_args;
             for (size_t k = 0; k < i; k++)
                 if (chk.attrs.index[k].kind == KERNEL_INDEX_LIST) {
-                    expr_error(c, item, "only one list of indices is allowed in one indexing");
-                    return NO_NODE;
+                    return two_lists(c, item);
                 }
             continue;
         }
         double v;
         if (const_eval(c, item, &v)) {
             ix->kind = KERNEL_INDEX_AT;
-            if (!const_index(c, item, dim, false, i, &ix->start))
+            if (!const_index(c, item, dim, false, axis, &ix->start))
                 return NO_NODE;
             continue;
         }
         // An index computed by an expression: its values are known only while running.
         if (chk.attrs.index_input != OP_NO_INDEX_INPUT) {
             expr_error(c, item, "only one index in an indexing can be a tensor");
+            diag_hint(c->diag, "index with one tensor at a time, in two steps: X[ids][:, cols]");
             return NO_NODE;
         }
         for (size_t k = 0; k < i; k++)
             if (chk.attrs.index[k].kind == KERNEL_INDEX_LIST) {
-                expr_error(c, item, "only one list of indices is allowed in one indexing");
-                return NO_NODE;
+                return two_lists(c, item);
             }
         size_t ixnode = compile(c, item);
         if (ixnode == NO_NODE)
@@ -625,6 +700,17 @@ static size_t compile_index(Checker *c, const Expr *e) {
         site.inputs[1] = item;
     }
     chk.attrs.n_index = n_items;
+    // Whole numbers take axes away, None adds them: at most TENSOR_MAX_RANK may remain.
+    size_t removed = 0;
+    for (size_t i = 0; i < n_items; i++)
+        removed += chk.attrs.index[i].kind == KERNEL_INDEX_AT ||
+                   ((int)i == chk.attrs.index_input && c->plan->nodes[inputs[1]].shape.rank == 0);
+    if (shape.rank + n_new - removed > TENSOR_MAX_RANK) {
+        expr_error(c, e, "the result would have %zu axes; a tensor has at most %d", shape.rank + n_new - removed,
+                   TENSOR_MAX_RANK);
+        diag_hint(c->diag, "add fewer axes with None, or take some away with a whole-number index");
+        return NO_NODE;
+    }
     return add_op(c, ops_operator(OP_INDEXING, '['), inputs, inputs[1] == NO_NODE ? 1 : 2, &chk, &site, e);
 }
 
@@ -752,6 +838,12 @@ static size_t compile_call(Checker *c, const Expr *e) {
             inputs[n_inputs++] = node;
             continue;
         }
+        if (param->kind == PARAM_SHAPE) {
+            if (!shape_argument(c, arg, param, &chk.attrs))
+                return NO_NODE;
+            chk.present[p] = true;
+            continue;
+        }
         // axis=None, as numpy writes it: every axis, the same as leaving axis out.
         if (param->kind == PARAM_AXIS && arg->kind == EXPR_NAME && strcmp(arg->name, "None") == 0 &&
             find_name(c, "None") == NO_NODE) {
@@ -851,14 +943,17 @@ static bool apply_step_labels(Checker *c, PlanNode *n, const LessonStep *s) {
             return false;
         }
         size_t axis = k == 0 ? rank - 2 : rank - 1;
+        // A list of the wrong length (after an edit of the token count, say) is a warning: the
+        // axis is shown by position.
         if (lists[k]->n != n->shape.dim[axis]) {
             char s_[64];
             shape_format(&n->shape, s_, sizeof(s_));
-            diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, nodes[k]->line, nodes[k]->col, 1,
-                       "%zu %s labels for an axis of size %zu (the result of '%s' has shape %s)", lists[k]->n,
-                       k == 0 ? "row" : "column", n->shape.dim[axis], s->name, s_);
-            diag_hint(c->diag, "give exactly one label per %s", k == 0 ? "row" : "column");
-            return false;
+            diag_warning(c->diag, c->lesson->path, nodes[k]->line, nodes[k]->col,
+                         "%zu %s labels for an axis of size %zu (the result of '%s' has shape %s): its %s are shown "
+                         "by position",
+                         lists[k]->n, k == 0 ? "row" : "column", n->shape.dim[axis], s->name, s_,
+                         k == 0 ? "rows" : "columns");
+            continue;
         }
         n->labels[axis] = (Labels){lists[k]->items, lists[k]->n};
     }
@@ -922,26 +1017,19 @@ static bool add_target(Checker *c, size_t node, const ExplainSpec *spec, const c
 
 // ---------------------------------------------------------------- document values
 
-// Printed numbers must have the shape of the stage they are printed for.
-static bool check_document(Checker *c, const DocValues *dv, const Shape *shape, bool has_values,
-                           const char *name) {
-    if (dv && !has_values) {
+// Printed numbers can only be compared with a stage that has values. When their shape no
+// longer fits the stage (a student gave X five rows where the document had three), they are
+// set aside, not refused: the trace notes it and the lesson still runs.
+static bool check_document(Checker *c, PlanNode *n, const DocValues *dv, const char *name) {
+    if (dv && !n->has_values) {
         diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, dv->node->line, dv->node->col,
                    yamldoc_node_width(dv->node), "'%s' has only a shape, no values to compare with the document's",
                    name);
         diag_hint(c->diag, "give its inputs values, or leave out document:");
         return false;
     }
-    if (!dv || shape_equal(&dv->shape, shape))
-        return true;
-    char a[64], b[64];
-    shape_format(&dv->shape, a, sizeof(a));
-    shape_format(shape, b, sizeof(b));
-    diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, dv->node->line, dv->node->col,
-               yamldoc_node_width(dv->node), "the document values have shape %s, but '%s' has shape %s", a, name,
-               b);
-    diag_hint(c->diag, "write the numbers the document printed for '%s' in the same rows and columns", name);
-    return false;
+    n->document_set_aside = dv && !shape_equal(&dv->shape, &n->shape);
+    return true;
 }
 
 // ---------------------------------------------------------------- the plan
@@ -963,7 +1051,7 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     n->is_count = g->init == GIVEN_VALUES && g->value_nodes;
     for (size_t i = 0; n->is_count && i < n_values; i++)
         n->is_count = is_whole(g->values[i]) && !strpbrk(g->value_nodes[i]->text, ".eE");
-    if (!check_document(c, g->document, &g->shape, g->init != GIVEN_SHAPE_ONLY, g->name))
+    if (!check_document(c, n, g->document, g->name))
         return false;
     n->name = g->name;
     n->number = "";
@@ -1050,7 +1138,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     }
     if (s->quiz.kind != EXPLAIN_NONE && !add_target(c, top, &s->quiz, "quiz", &p->quizzes, &p->n_quizzes))
         return false;
-    if (!check_document(c, s->document, &t->shape, t->has_values, s->name))
+    if (!check_document(c, t, s->document, s->name))
         return false;
     size_t k = 0;
     for (size_t i = c->first_node; i < top; i++) {
@@ -1115,20 +1203,6 @@ static bool add_claim(Checker *c, const LessonClaim *claim, PlanClaim *out) {
     return true;
 }
 
-static bool add_claims(Checker *c) {
-    Plan *p = c->plan;
-    if (!c->lesson->n_claims)
-        return true;
-    if (!(p->claims = arena_array(p->arena, c->lesson->n_claims, sizeof(PlanClaim))))
-        return diag_no_memory(c->diag);
-    for (size_t i = 0; i < c->lesson->n_claims; i++) {
-        if (!add_claim(c, &c->lesson->claims[i], &p->claims[i]))
-            return false;
-        p->n_claims++;
-    }
-    return true;
-}
-
 // Text that reads as one value: a name, a number, f(...), x[...], (...), or anything
 // without spaces. Anything else is bracketed before it is indexed or combined.
 static bool is_atomic(const char *text) {
@@ -1180,6 +1254,7 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
         return NULL;
     }
     Checker c = {.lesson = lesson, .plan = plan, .diag = diag};
+    bool out_of_memory = false;
     size_t n_names = lesson->n_givens + lesson->n_steps;
     for (c.cap_slots = 16; c.cap_slots < 2 * (n_names + 1); c.cap_slots *= 2)
         ;
@@ -1187,13 +1262,45 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
         !(c.name_node = arena_array(plan->arena, n_names + 1, sizeof(size_t))) ||
         !(c.name_slots = arena_array(plan->arena, c.cap_slots, sizeof(size_t))))
         goto fail;
-    for (size_t i = 0; i < lesson->n_givens; i++)
-        if (!add_given(&c, &lesson->givens[i]))
-            goto fail;
-    for (size_t i = 0; i < lesson->n_steps; i++)
-        if (!add_step(&c, &lesson->steps[i], i + 1))
-            goto fail;
-    if (!add_claims(&c))
+    // Each given and step is checked on its own, so that one run reports every error that does
+    // not follow from another, as a compiler does; what uses a failed name fails quietly.
+    Diag *item = util_malloc(sizeof(Diag));
+    if (!item)
+        goto fail;
+    bool failed = false;
+    // Then each claim, once every name is known.
+    size_t n_items = lesson->n_givens + lesson->n_steps + lesson->n_claims;
+    if (lesson->n_claims && !(plan->claims = arena_array(plan->arena, lesson->n_claims, sizeof(PlanClaim)))) {
+        util_free(item);
+        goto fail;
+    }
+    for (size_t i = 0; i < n_items; i++) {
+        bool given = i < lesson->n_givens;
+        bool claim = i >= lesson->n_givens + lesson->n_steps;
+        diag_init(item);
+        c.diag = item;
+        c.uses_failed = false;
+        bool ok = given ? add_given(&c, &lesson->givens[i])
+                  : claim ? add_claim(&c, &lesson->claims[plan->n_claims], &plan->claims[plan->n_claims])
+                          : add_step(&c, &lesson->steps[i - lesson->n_givens], i - lesson->n_givens + 1);
+        c.diag = diag;
+        plan->n_claims += claim && ok;
+        failed |= !ok;
+        if (!ok && item->status != STATUS_LESSON_ERROR && !c.uses_failed) {
+            out_of_memory = true;  // that alone is reported
+            break;
+        }
+        if (!diag_append(diag, item)) {
+            diag->more_dropped = i + 1 < n_items;  // what follows is not checked
+            break;
+        }
+        if (!ok && c.past_limit)
+            break;  // enough said
+        if (!ok && !claim)
+            add_name(&c, given ? lesson->givens[i].name : lesson->steps[i - lesson->n_givens].name, FAILED_NODE);
+    }
+    util_free(item);
+    if (failed)
         goto fail;
     // Names are final only now (a step's result takes the step's name at its end).
     for (size_t i = 0; i < plan->n_nodes; i++)
@@ -1201,8 +1308,13 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
             goto fail;
     return plan;
 fail:
-    if (diag->status == STATUS_OK)
+    if (diag->status != STATUS_LESSON_ERROR || out_of_memory) {
+        // Memory ran out (perhaps after lesson errors): say only that.
+        diag->status = STATUS_OK;
+        diag->n_more = 0;
+        diag->more_dropped = false;
         diag_out_of_memory(diag);
+    }
     plan_destroy(plan);
     return NULL;
 }

@@ -6,19 +6,20 @@
 
 #include "format.h"
 
-// Numbers as the trace prints them, with more decimals (up to LESSON_MAX_DIGITS) only when
-// the lesson's would print two different numbers alike: "0.2462 != 0.2462" would be no help.
+// Numbers as the trace prints them on their own, with more decimals (up to LESSON_MAX_DIGITS)
+// only when the lesson's would print two different numbers alike: "0.2462 != 0.2462" would be
+// no help.
 static void format_pair(const Tensor *ta, double a, const Tensor *tb, double b, int digits, char *buf_a,
                         char *buf_b, size_t cap) {
     for (int d = digits;; d++) {
         if (ta->is_count)
-            format_count(a, buf_a, cap);
+            format_whole(a, d, buf_a, cap);
         else
-            format_fixed(a, d, buf_a, cap);
+            format_number(a, d, buf_a, cap);
         if (tb->is_count)
-            format_count(b, buf_b, cap);
+            format_whole(b, d, buf_b, cap);
         else
-            format_fixed(b, d, buf_b, cap);
+            format_number(b, d, buf_b, cap);
         if (strcmp(buf_a, buf_b) != 0 || a == b || d >= LESSON_MAX_DIGITS || (ta->is_count && tb->is_count))
             return;
     }
@@ -68,7 +69,7 @@ static void allclose_false(const Trace *tr, const PlanNode *n, StrBuf *sb) {
     format_pair(a, w.a, b, w.b, tr->digits, bx, by, sizeof(bx));
     put_at(sb, w.at, w.rank);
     strbuf_printf(sb, "%s != %s", bx, by);
-    op_format_small(w.largest_difference, tr->digits, gap, sizeof(gap));
+    format_number(w.largest_difference, tr->digits, gap, sizeof(gap));
     strbuf_printf(sb, " (largest difference %s", gap);
     if (w.n_far > 1)
         strbuf_printf(sb, "; %zu values are not close", w.n_far);

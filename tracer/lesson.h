@@ -20,6 +20,7 @@
 #include "yamldoc.h"
 
 #define LESSON_MAX_DIGITS 12
+#define LESSON_DEFAULT_DIGITS 4  // decimals printed when the lesson says nothing
 
 // A named (labels: tokens: [The, cat, sat]) or inline (rows: [The, cat, sat]) list of labels.
 typedef struct LabelList {
@@ -30,7 +31,8 @@ typedef struct LabelList {
 } LabelList;
 
 // Numbers a textbook printed for a tensor, kept with how many decimals each was printed with
-// ("0.20" -> 2, "1" -> 0): agreement is judged to one unit of the last printed place.
+// ("0.20" -> 2, "1" -> 0, "2.69e43" -> -41): agreement is judged to one unit of the last
+// printed place.
 typedef struct DocValues {
     Shape shape;
     double *values;  // row-major
@@ -53,6 +55,7 @@ typedef struct LessonGiven {
     const Node *key;    // the name's node
     const Node *value;  // the whole value node
     const char *about;  // NULL when absent
+    const Node *about_node;
     const LabelList *rows, *cols;  // label the last two axes; NULL when absent
     const Node *rows_node, *cols_node;
     GivenInit init;
@@ -91,6 +94,7 @@ typedef struct LessonStep {
     size_t expr_line, expr_col;
     bool expr_exact;
     const char *say;  // NULL when absent
+    const Node *say_node;
     const LabelList *rows, *cols;
     const Node *rows_node, *cols_node;
     ExplainSpec explain;
@@ -122,6 +126,7 @@ typedef struct Lesson {
     const char *source;  // NULL when absent
     const char *intro;   // NULL when absent
     const char *outro;   // NULL when absent
+    const Node *intro_node, *outro_node;
     int digits;          // -1 when absent
     LabelList *labels;
     size_t n_labels;
@@ -140,5 +145,8 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
 Lesson *lesson_load_file(const char *path, Diag *diag);
 void lesson_destroy(Lesson *lesson);  // accepts NULL
 
+// Where byte `offset` of a narration node's text (say:, about:, intro:, outro:) stands in the
+// file: exact for a literal block (|) and a one-line scalar (true), else the node's start.
+bool lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col);
 // Where byte `offset` of step->expr stands in the file.
 void lesson_expr_position(const LessonStep *step, size_t offset, size_t *line, size_t *col);

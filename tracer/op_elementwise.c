@@ -125,7 +125,7 @@ static void note_allclose(OpNotes *n) {
     OpCloseWorst w;
     op_allclose_worst(n->in[0], n->in[1], n->attrs, &w);
     char gap[64];
-    op_format_small(w.largest_difference, n->digits, gap, sizeof(gap));
+    format_number(w.largest_difference, n->digits, gap, sizeof(gap));
     op_note(n, "largest |difference|: %s; %zu value%s not close", gap, w.n_far, w.n_far == 1 ? " is" : "s are");
 }
 
@@ -154,11 +154,11 @@ static void explain_allclose(OpExplain *e) {
         strbuf_puts(&sb, " - ");
         op_work_num(&sb, e, b, w.b);
         char gap[64];
-        op_format_small(fabs(w.a - w.b), e->digits, gap, sizeof(gap));
-        op_format_small(op_close_tolerance(e->attrs, w.b), e->digits, tol, sizeof(tol));
+        format_number(fabs(w.a - w.b), e->digits, gap, sizeof(gap));
+        format_number(op_close_tolerance(e->attrs, w.b), e->digits, tol, sizeof(tol));
         strbuf_printf(&sb, "| = %s, more than %s", gap, tol);
     } else {
-        op_format_small(w.largest_difference, e->digits, tol, sizeof(tol));
+        format_number(w.largest_difference, e->digits, tol, sizeof(tol));
         strbuf_printf(&sb, " Yes (the largest |difference| is %s), so ", tol);
     }
     if (w.n_far)
@@ -226,10 +226,10 @@ static void explain_copy(OpExplain *e) {
     {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = shown,          \
      .about = what " (numpy broadcasting)", .variant = kind, .params = {OP_X, OP_X},                   \
      .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, .fold = fold_binary, \
-     .integers = whole}
+     .integers = whole, .elementwise = true}
 #define UNARY(op_name, what, kind, whole)                                                                 \
     {.name = op_name, .about = what, .variant = kind, .params = {OP_X}, .infer = op_infer_same,         \
-     .compute = compute_unary, .explain = explain_unary, .integers = whole}
+     .compute = compute_unary, .explain = explain_unary, .integers = whole, .elementwise = true}
 
 #define COMPARE(op_name, tok, sym, what, kind)                                                       \
     {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = " " sym " ",     \
@@ -255,7 +255,7 @@ static const OpDef ops[] = {
      .compute = compute_allclose, .notes = note_allclose, .explain = explain_allclose, .integers = INTEGERS_ALWAYS, .truth = true},
     {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
      .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
-     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS},
+     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true},
     UNARY("exp", "elementwise e^x", KERNEL_EXP, INTEGERS_NEVER),
     UNARY("log", "elementwise natural logarithm", KERNEL_LOG, INTEGERS_NEVER),
     UNARY("sqrt", "elementwise square root", KERNEL_SQRT, INTEGERS_NEVER),
@@ -267,7 +267,7 @@ static const OpDef ops[] = {
     UNARY("sin", "elementwise sine", KERNEL_SIN, INTEGERS_NEVER),
     UNARY("cos", "elementwise cosine", KERNEL_COS, INTEGERS_NEVER),
     {.name = "copy", .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
-     .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST},
+     .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST, .elementwise = true},
 };
 
 const OpFamily op_family_elementwise = OP_FAMILY(ops);

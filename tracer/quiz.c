@@ -91,26 +91,20 @@ size_t quiz_targets(const Plan *plan, uint64_t seed, ExplainTarget *targets, siz
 
 // ---------------------------------------------------------------- the questions
 
-static void put_value(StrBuf *sb, const Tensor *t, double v, int digits) {
-    char buf[64];
-    if (t->is_count)
-        format_count(v, buf, sizeof(buf));
-    else
-        format_fixed(v, digits, buf, sizeof(buf));
-    strbuf_puts(sb, buf);
-}
-
-// [[1.0000, 2.0000], [3.0000, 4.0000]]: a tensor's values on one line.
-static void put_nested(StrBuf *sb, const Tensor *t, int digits, size_t axis, size_t *at) {
+// [[1.0000, 2.0000], [3.0000, 4.0000]]: a tensor's values on one line, in the notation the
+// trace chooses for the whole tensor.
+static void put_nested(StrBuf *sb, const Tensor *t, const FormatStyle *style, size_t axis, size_t *at) {
     if (axis == t->shape.rank) {
-        put_value(sb, t, t->data[(*at)++], digits);
+        char buf[FORMAT_NUMBER_CAP];
+        format_with(style, t->data[(*at)++], buf, sizeof(buf));
+        strbuf_puts(sb, buf);
         return;
     }
     strbuf_putc(sb, '[');
     for (size_t i = 0; i < t->shape.dim[axis]; i++) {
         if (i)
             strbuf_puts(sb, ", ");
-        put_nested(sb, t, digits, axis + 1, at);
+        put_nested(sb, t, style, axis + 1, at);
     }
     strbuf_putc(sb, ']');
 }
@@ -134,7 +128,8 @@ static bool add_inputs(Quiz *quiz, const Plan *plan, const Trace *trace, const P
             shape_format(&t->shape, shape, sizeof(shape));
             strbuf_printf(&sb, "a %s tensor (see the trace for its values)", shape);
         } else {
-            put_nested(&sb, t, trace->digits, 0, &at);
+            FormatStyle style = format_style(t->data, t->size, trace->digits, t->is_count);
+            put_nested(&sb, t, &style, 0, &at);
         }
         const char *line = sb.failed ? NULL : arena_strdup(quiz->arena, strbuf_str(&sb));
         strbuf_finish(&sb);
@@ -171,9 +166,19 @@ static bool add_question(Quiz *quiz, const Plan *plan, const Trace *trace, const
             strbuf_printf(&asked, "%s%zu", i ? ", " : "", t->index[i]);
         strbuf_putc(&asked, ']');
     }
+    // The value as the trace prints it in its tensor, and half a unit of its last printed digit.
+    FormatStyle style = format_style(value->data, value->size, trace->digits, value->is_count);
+    char printed[FORMAT_NUMBER_CAP];
+    double v = value->data[flat];
+    format_with(&style, v, printed, sizeof(printed));
+    int last = style.notation == FORMAT_WHOLE ? 0 : -style.decimals;  // the last digit's power of ten
+    if (style.notation == FORMAT_SCIENTIFIC && v != 0 && isfinite(v))
+        last += (int)floor(log10(fabs(v)));
+    q->half_unit = 0.5 * pow(10.0, last);
+    q->digits = last < 0 ? -last : 0;
     StrBuf text;
     strbuf_init(&text);
-    put_value(&text, value, value->data[flat], trace->digits);
+    strbuf_puts(&text, printed);
     q->asked = asked.failed ? NULL : arena_strdup(quiz->arena, strbuf_str(&asked));
     q->value_text = text.failed ? NULL : arena_strdup(quiz->arena, strbuf_str(&text));
     strbuf_finish(&asked);
@@ -181,7 +186,6 @@ static bool add_question(Quiz *quiz, const Plan *plan, const Trace *trace, const
     q->stage = s->kind == STAGE_STEP ? arena_printf(quiz->arena, "Step %s  %s = %s", s->number, s->name, s->expr)
                                      : arena_printf(quiz->arena, "%s = %s", s->name, s->expr);
     q->value = value->data[flat];
-    q->digits = value->is_count ? 0 : trace->digits;
     q->op = n->op->name;
     size_t formula = n_work == 1 ? formula_length(work[0]) : 0;
     if (formula && !(q->formula = arena_strndup(quiz->arena, work[0], formula)))
@@ -301,15 +305,20 @@ void quiz_judge(const QuizQuestion *q, const char *answer, QuizVerdict *v) {
     }
     // Half a unit of the last printed decimal, widened a hair so that 0.35 for 0.345 (printed
     // 0.3450) is judged as a person would, not by the binary form of 0.005.
-    double printed = 0.5 * pow(10.0, -q->digits) * (1 + 1e-9);
+    double printed = q->half_unit * (1 + 1e-9);
     int typed = typed_decimals(answer);
     // A zero ("0", "0.0") says nothing about its precision: it is judged at the printed digits,
     // or "0" would be right for every value below a half.
     bool significant = strcspn(answer, "123456789") < strcspn(answer, "eE");
-    double loose = significant && typed < q->digits ? 0.5 * pow(10.0, -typed) * (1 + 1e-9) : printed;
+    double typed_half = 0.5 * pow(10.0, -typed) * (1 + 1e-9);
+    double loose = significant && typed_half > printed ? typed_half : printed;
     double gap = fabs(x - q->value);
     v->right = gap <= printed || gap <= loose;
-    if (v->right && gap > printed)
+    if (!v->right || gap <= printed)
+        return;
+    if (typed > 0 && q->digits > 0)
         snprintf(v->note, sizeof(v->note), "right to the %d decimal%s you gave; to %d it is %s", typed,
                  typed == 1 ? "" : "s", q->digits, q->value_text);
+    else
+        snprintf(v->note, sizeof(v->note), "right to the precision you gave; the trace prints %s", q->value_text);
 }

@@ -32,7 +32,8 @@ typedef struct QuizQuestion {
     size_t n_work;
     double value;
     const char *value_text;  // as the trace prints it
-    int digits;              // decimals the trace prints it with (0 for a count)
+    double half_unit;        // half a unit of the last digit printed: 0.00005 for 0.3478
+    int digits;              // decimals of that digit (0 for a count): "to 4 it is 0.3478"
     const char *op;          // "matmul": what to practise when the answer is wrong
 } QuizQuestion;
 
