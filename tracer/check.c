@@ -1280,9 +1280,10 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
         diag_init(item);
         c.diag = item;
         c.uses_failed = false;
-        bool ok = given ? add_given(&c, &lesson->givens[i])
-                  : claim ? add_claim(&c, &lesson->claims[plan->n_claims], &plan->claims[plan->n_claims])
-                          : add_step(&c, &lesson->steps[i - lesson->n_givens], i - lesson->n_givens + 1);
+        size_t k = i - lesson->n_givens;  // the step, or past the steps the claim
+        bool ok = given   ? add_given(&c, &lesson->givens[i])
+                  : claim ? add_claim(&c, &lesson->claims[k - lesson->n_steps], &plan->claims[plan->n_claims])
+                          : add_step(&c, &lesson->steps[k], k + 1);
         c.diag = diag;
         plan->n_claims += claim && ok;
         failed |= !ok;
