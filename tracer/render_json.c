@@ -113,6 +113,7 @@ static const char *kind_name(StageKind k) {
     case STAGE_GIVEN: return "given";
     case STAGE_STEP: return "step";
     case STAGE_INTERMEDIATE: return "intermediate";
+    case STAGE_GRADIENT: return "gradient";
     }
     return "?";
 }
@@ -124,7 +125,15 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
     json_string(out, s->name);
     strbuf_puts(out, ", \"number\": ");
     json_string(out, s->number);
-    strbuf_printf(out, ", \"kind\": \"%s\", \"expr\": ", kind_name(s->kind));
+    strbuf_printf(out, ", \"kind\": \"%s\", ", kind_name(s->kind));
+    if (s->of) {
+        strbuf_puts(out, "\"of\": ");
+        json_string(out, s->of);
+        strbuf_puts(out, ", \"wrt\": ");
+        json_string(out, s->wrt);
+        strbuf_puts(out, ", ");
+    }
+    strbuf_puts(out, "\"expr\": ");
     json_string(out, s->expr);
     strbuf_puts(out, ", \"op\": ");
     json_string(out, s->op);

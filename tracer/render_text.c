@@ -452,6 +452,7 @@ static void stage(StrBuf *out, const Trace *tr, const TraceStage *s, const TextS
         strbuf_putc(out, '\n');
         break;
     case STAGE_INTERMEDIATE:
+    case STAGE_GRADIENT:
         strbuf_printf(out, "Step %s  %s = %s", s->number, s->name, s->expr);
         strbuf_puts(out, st->reset);
         strbuf_putc(out, '\n');

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "backward.h"
 #include "format.h"
 #include "trace.h"
 
@@ -264,6 +265,8 @@ static Tensor *compute_node(Runner *run, size_t i, Tensor *const *values, const 
         }
         return t;
     }
+    case PLAN_GRAD:
+        return backward_gradient(run->plan, i, values);
     case PLAN_OP:
         break;
     }
@@ -294,6 +297,21 @@ static Tensor *node_tensor(Runner *run, size_t i) {
     const PlanNode *n = &run->plan->nodes[i];
     const Tensor *in[64];
     Tensor *out = compute_node(run, i, run->trace->tensors, in);
+    if (out && n->kind == PLAN_GRAD && n->is_stage) {
+        // the values so far, this gradient's included, for the check to read
+        run->trace->tensors[i] = out;
+        char note[512];
+        bool ok = backward_check(run->plan, run->trace, i, run->trace->tensors, run->diag, note, sizeof(note));
+        run->trace->tensors[i] = NULL;
+        const char *copy = ok ? arena_strdup(run->trace->arena, note) : NULL;
+        if (!copy) {
+            tensor_destroy(out);
+            if (ok)
+                diag_out_of_memory(run->diag);
+            return NULL;
+        }
+        run->notes[run->n_notes++] = copy;
+    }
     if (!out || n->kind != PLAN_OP || !n->has_values)
         return out;
     // A count is exact only while a double can hold every whole number up to it.
@@ -336,7 +354,7 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     s->op = n->op ? n->op->name : NULL;
     s->op_about = n->op ? n->op->about : NULL;
     s->op_line = n->op_line;
-    s->say = n->stage_kind == STAGE_STEP ? n->step->say : NULL;
+    s->say = n->stage_kind == STAGE_STEP ? n->step->say : n->say;
     s->about = n->given ? n->given->about : NULL;
     s->value = value;
     memcpy(s->labels, n->labels, sizeof(s->labels));
@@ -350,6 +368,11 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     s->work = run->work;
     s->n_work = run->n_work;
     s->node = (size_t)(n - run->plan->nodes);
+    if (n->kind == PLAN_GRAD) {
+        s->of = run->plan->nodes[n->grad_of].name;
+        s->wrt = run->plan->nodes[n->grad_wrt].name;
+        s->op = "gradient";
+    }
     return true;
 }
 

@@ -69,6 +69,7 @@ typedef struct TraceStage {
     size_t n_work;
     const TraceDocument *document;  // NULL when the lesson gives no document values
     size_t node;                    // the plan node it shows
+    const char *of, *wrt;           // a gradient stage: d of / d wrt (stage names); else NULL
 } TraceStage;
 
 typedef struct Trace {
