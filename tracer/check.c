@@ -955,6 +955,13 @@ static size_t compile_grad(Checker *c, const Expr *e) {
             return NO_NODE;
         }
         operand[k] = find_name(c, a->name);
+        for (const LessonStep *s = c->step + 1; operand[k] == NO_NODE && s < c->lesson->steps + c->lesson->n_steps; s++)
+            if (strcmp(s->name, a->name) == 0) {
+                token_error(c, a, "'%s' is the result of a later step (line %zu): grad cannot use it before it is computed",
+                            a->name, s->key->line);
+                diag_hint(c->diag, "steps run in order; move this step below the one that computes '%s'", a->name);
+                return NO_NODE;
+            }
         if (operand[k] == NO_NODE) {
             // not a given or stage: the usual errors (a later step, an unknown name), or a
             // constant such as pi, which is no stage
