@@ -124,6 +124,13 @@ static void check_case(const GradCase *c) {
     tensor_destroy(dout);
 }
 
+static Tensor *scalar(double v) {
+    Tensor *t = tensor_create(&SCALAR_SHAPE);
+    assert_non_null(t);
+    t->data[0] = v;
+    return t;
+}
+
 // ---------------------------------------------------------------- adapters
 
 static void fw_binary(Tensor *out, Tensor *const *in, const void *ctx) {
@@ -381,7 +388,7 @@ static void test_cross_entropy(void **state) {
 // Worked by hand: logits [0, ln 2, ln 5] have exp 1, 2, 5 (sum 8), probs [1/8, 2/8, 5/8]; with
 // target 1 and dloss = 1 the gradient is probs - onehot = [0.125, -0.75, 0.625].
 static void test_cross_entropy_probs_minus_onehot(void **state) {
-    Tensor *logits = tensor_create(&SHAPE(3)), *target = tensor_scalar(1), *dout = tensor_scalar(1);
+    Tensor *logits = tensor_create(&SHAPE(3)), *target = scalar(1), *dout = scalar(1);
     Tensor *d = tensor_create(&SHAPE(3));
     logits->data[1] = log(2.0);
     logits->data[2] = log(5.0);
@@ -398,7 +405,7 @@ static void test_cross_entropy_probs_minus_onehot(void **state) {
 // max of [1, 3, 3, 2] is the first 3 (index 1): all the gradient goes there, none to index 2.
 static void test_max_tie_goes_to_the_first(void **state) {
     static const double v[] = {1, 3, 3, 2, 3, 3};
-    Tensor *x = tensor_create(&SHAPE(4)), *dout = tensor_scalar(2.5), *d = tensor_create(&SHAPE(4));
+    Tensor *x = tensor_create(&SHAPE(4)), *dout = scalar(2.5), *d = tensor_create(&SHAPE(4));
     memcpy(x->data, v, 4 * sizeof(double));
     kernel_grad_reduce(d, dout, x, KERNEL_ALL_AXES, KERNEL_MAX);
     assert_true(d->data[0] == 0 && d->data[1] == 2.5 && d->data[2] == 0 && d->data[3] == 0);

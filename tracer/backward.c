@@ -2,26 +2,18 @@
 #include "backward.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "ops_grad.h"
 #include "util.h"
 
 // Does input k of node n carry a gradient back to its argument? Unknown derivatives count as
 // carrying one, so that the way through them is found and refused.
 static bool carries_gradient(const PlanNode *n, size_t k) {
-    if (n->kind == PLAN_GRAD)
-        return true;
-    const OpGradDef *d = ops_grad(n->op);
-    return !d || !(d->no_grad & (1u << k));
+    return n->kind == PLAN_GRAD || !(n->op->no_grad & (1u << k));
 }
 
 static bool has_derivative(const PlanNode *n) {
-    if (n->kind != PLAN_OP)
-        return false;
-    const OpGradDef *d = ops_grad(n->op);
-    return d && d->grad;
+    return n->kind == PLAN_OP && n->op->grad;
 }
 
 BackwardPath backward_path(const Plan *plan, size_t n_nodes, size_t y, const size_t *wrt, size_t n_wrt,
@@ -85,113 +77,16 @@ Tensor *backward_gradient(const Plan *plan, size_t i, Tensor *const *values) {
     }
     for (size_t k = 0; k < n->n_args; k++) {
         const PlanNode *use = &plan->nodes[n->grad_use[k]];
-        const Tensor *in[64];
+        const Tensor *in[EXPR_MAX_ARGS];
         ASSERT(use->n_args <= ARRAY_LEN(in));
         for (size_t a = 0; a < use->n_args; a++)
             in[a] = values[use->args[a]];
         OpGrad g = {.op = use->op, .din = d, .input = n->grad_use_input[k], .dout = values[n->args[k]],
                     .out = values[n->grad_use[k]], .in = in, .n_in = use->n_args, .attrs = &use->attrs};
-        if (!ops_grad(use->op)->grad(&g)) {
+        if (!use->op->grad(&g)) {
             tensor_destroy(d);
             return NULL;
         }
     }
     return d;
-}
-
-// ---------------------------------------------------------------- finite differences
-
-// y computed again with node v's element e moved by h: every node between v and y that
-// depends on v is recomputed; the rest keep their values. NAN when memory runs out.
-static double perturbed_loss(const Plan *plan, Trace *trace, size_t v, size_t y, size_t e, double h,
-                             Tensor *const *values, Tensor **scratch, bool *dirty, Diag *diag) {
-    memcpy(scratch, values, (y + 1) * sizeof(Tensor *));
-    memset(dirty, 0, (y + 1) * sizeof(bool));
-    Tensor *moved = tensor_copy(values[v]);
-    if (!moved)
-        return NAN;
-    moved->data[e] += h;
-    scratch[v] = moved;
-    dirty[v] = true;
-    bool ok = true;
-    for (size_t u = v + 1; u <= y && ok; u++) {
-        const PlanNode *n = &plan->nodes[u];
-        if (n->kind != PLAN_OP)
-            continue;
-        for (size_t k = 0; k < n->n_args && !dirty[u]; k++)
-            dirty[u] = dirty[n->args[k]];
-        if (!dirty[u])
-            continue;
-        scratch[u] = run_node(plan, trace, u, scratch, diag);
-        ok = scratch[u] != NULL;
-        if (!ok)
-            dirty[u] = false;
-    }
-    double loss = ok ? scratch[y]->data[0] : NAN;
-    for (size_t u = v; u <= y; u++)
-        if (dirty[u])
-            tensor_destroy(scratch[u]);
-    return loss;
-}
-
-bool backward_check(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, Diag *diag, char *note,
-                    size_t cap) {
-    const PlanNode *n = &plan->nodes[i];
-    size_t v = n->grad_wrt, y = n->grad_of;
-    const Tensor *x = values[v], *grad = values[i];
-    Tensor **scratch = util_calloc(y + 1, sizeof(Tensor *));
-    bool *dirty = util_calloc(y + 1, sizeof(bool));
-    bool ok = scratch && dirty;
-    size_t samples = x->size <= BACKWARD_CHECK_ALL ? x->size : BACKWARD_CHECK_SAMPLES;
-    double worst = 0.0, scale = 0.0, worst_grad = 0.0, worst_fd = 0.0;
-    size_t worst_at = 0;
-    for (size_t s = 0; s < samples && ok; s++) {
-        // evenly spread over the tensor, the same elements on every run
-        size_t e = samples == x->size ? s : s * x->size / samples;
-        // a step of 1e-5 (relative for large values): truncation error h^2 f'''/6 near 1e-11,
-        // rounding error 1e-16 |y| / h near 1e-11 for losses of a few units
-        double h = 1e-5 * fmax(1.0, fabs(x->data[e]));
-        double up = perturbed_loss(plan, trace, v, y, e, h, values, scratch, dirty, diag);
-        double down = perturbed_loss(plan, trace, v, y, e, -h, values, scratch, dirty, diag);
-        if (diag->status != STATUS_OK) {
-            ok = false;
-            break;
-        }
-        double fd = (up - down) / (2.0 * h), g = grad->data[e];
-        scale = fmax(scale, fmax(fabs(fd), fabs(g)));
-        double diff = fabs(fd - g);
-        if (!(diff <= worst)) {  // nan counts as the worst
-            worst = diff;
-            worst_at = e;
-            worst_grad = g;
-            worst_fd = fd;
-        }
-    }
-    util_free(scratch);
-    util_free(dirty);
-    if (!ok) {
-        if (diag->status == STATUS_OK)
-            diag_out_of_memory(diag);
-        return false;
-    }
-    double rel = scale > 0 ? worst / scale : worst;
-    char how_many[64];
-    if (samples == x->size)
-        snprintf(how_many, sizeof(how_many), "all %zu element%s", x->size, x->size == 1 ? "" : "s");
-    else
-        snprintf(how_many, sizeof(how_many), "%zu of %zu elements", samples, x->size);
-    // 1e-6 of the largest gradient: far above the error of the differences themselves, far
-    // below any wrong derivative
-    if (rel <= 1e-6) {
-        if (rel == 0)
-            snprintf(note, cap, "finite differences agree exactly (%s)", how_many);
-        else
-            snprintf(note, cap, "finite differences agree: largest relative difference %.0e (%s)", rel, how_many);
-    } else {
-        snprintf(note, cap,
-                 "finite differences DISAGREE: largest relative difference %.1e at element %zu (gradient %.6g, "
-                 "finite difference %.6g; %s)",
-                 rel, worst_at, worst_grad, worst_fd, how_many);
-    }
-    return true;
 }

@@ -2,8 +2,9 @@
 //
 // The checker lays the backward pass out as plan nodes of kind PLAN_GRAD, one per node on a
 // differentiable way from the x's to y, in backward order: each gathers the shares its uses
-// pass back (ops_grad.h). Running them is running the plan; this module finds the way at
-// check time, computes a gradient node at run time and checks it with finite differences.
+// pass back (each operation's .grad in the op table). Running them is running the plan; this
+// module finds the way at check time and computes a gradient node at run time (gradcheck.h
+// checks it).
 //
 //     bool *on = ...;   // plan->n_nodes entries
 //     size_t blocker;
@@ -16,7 +17,6 @@
 #include "diag.h"
 #include "plan.h"
 #include "tensor.h"
-#include "trace.h"
 
 typedef enum BackwardPath {
     BACKWARD_OK,
@@ -35,14 +35,3 @@ BackwardPath backward_path(const Plan *plan, size_t n_nodes, size_t y, const siz
 // The value of gradient node i (PLAN_GRAD) from the values of earlier nodes; NULL when memory
 // runs out.
 Tensor *backward_gradient(const Plan *plan, size_t i, Tensor *const *values);
-
-// How many elements of a gradient the finite-difference check samples at most (all of them
-// when the tensor holds no more than BACKWARD_CHECK_ALL).
-#define BACKWARD_CHECK_SAMPLES 16
-#define BACKWARD_CHECK_ALL 64
-
-// Checks gradient node i against central finite differences of the forward pass (run again
-// from the perturbed tensor to y) and writes a note for the trace: "finite differences agree:
-// largest relative difference 3e-10 (all 12 elements)". False when memory runs out.
-bool backward_check(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, Diag *diag, char *note,
-                    size_t cap);

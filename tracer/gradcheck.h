@@ -1,0 +1,24 @@
+// gradcheck: a gradient stage checked against central finite differences of the forward pass.
+//
+//     char note[256];
+//     if (!gradcheck_note(plan, trace, i, values, &diag, note, sizeof(note))) { /* no memory */ }
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+#include "plan.h"
+#include "tensor.h"
+#include "trace.h"
+
+// How many elements of a gradient the finite-difference check samples at most (all of them
+// when the tensor holds no more than BACKWARD_CHECK_ALL).
+#define BACKWARD_CHECK_SAMPLES 16
+#define BACKWARD_CHECK_ALL 64
+
+// Checks gradient node i against central finite differences of the forward pass (run again
+// from the perturbed tensor to y) and writes a note for the trace: "finite differences agree:
+// largest relative difference 3e-10 (all 12 elements)". False when memory runs out.
+bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, Diag *diag, char *note,
+                    size_t cap);
