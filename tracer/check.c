@@ -799,6 +799,9 @@ static const char *grad_formula(Checker *c, const Backward *b, size_t v, const s
             strbuf_printf(&sb, "%s's share for %s", g, node_text(c, &nodes[v]));
             continue;
         }
+        // the seed d y / d y is 1: "1 * (softmax(z) - onehot(t))" reads better without it
+        if (strcmp(g, "1") == 0 && strncmp(f, "%g * ", 5) == 0)
+            f += 5;
         for (const char *p = f; *p; p++) {
             if (*p != '%' || !p[1]) {
                 strbuf_putc(&sb, *p);
