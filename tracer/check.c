@@ -783,39 +783,42 @@ static void collect_wrt(Checker *c, const Expr *e, const char *y_name, size_t y,
         collect_wrt(c, e->args[i], y_name, y, wrt, n_wrt, cap);
 }
 
-// A gradient's formula: the shares its uses pass back, each written the op's way, added up.
-static const char *grad_formula(Checker *c, const Backward *b, size_t v, const size_t *use, const size_t *input,
-                                size_t n_uses) {
+// How use j's share of a gradient is written, the op's way ("dloss/dscores @ K.T").
+static const char *grad_term(Checker *c, const Backward *b, size_t v, size_t use, size_t input) {
+    const PlanNode *nodes = c->plan->nodes, *u = &nodes[use];
+    const char *g = use == b->y ? "1" : nodes[b->gradient[use]].name;
+    const char *f = input < OP_GRAD_FORMULAS ? u->op->grad_formula[input] : NULL;
+    if (!f)
+        return arena_printf(c->plan->arena, "%s's share for %s", g, node_text(c, &nodes[v]));
+    // the seed d y / d y is 1: "1 * (softmax(z) - onehot(t))" reads better without it
+    if (strcmp(g, "1") == 0 && strncmp(f, "%g * ", 5) == 0)
+        f += 5;
     StrBuf sb;
     strbuf_init(&sb);
-    const PlanNode *nodes = c->plan->nodes;
-    for (size_t j = 0; j < n_uses; j++) {
-        const PlanNode *u = &nodes[use[j]];
-        const char *g = use[j] == b->y ? "1" : nodes[b->gradient[use[j]]].name;
-        const char *f = input[j] < OP_GRAD_FORMULAS ? u->op->grad_formula[input[j]] : NULL;
-        if (j)
-            strbuf_puts(&sb, " + ");
-        if (!f) {
-            strbuf_printf(&sb, "%s's share for %s", g, node_text(c, &nodes[v]));
+    for (const char *p = f; *p; p++) {
+        if (*p != '%' || !p[1]) {
+            strbuf_putc(&sb, *p);
             continue;
         }
-        // the seed d y / d y is 1: "1 * (softmax(z) - onehot(t))" reads better without it
-        if (strcmp(g, "1") == 0 && strncmp(f, "%g * ", 5) == 0)
-            f += 5;
-        for (const char *p = f; *p; p++) {
-            if (*p != '%' || !p[1]) {
-                strbuf_putc(&sb, *p);
-                continue;
-            }
-            p++;
-            if (*p == 'g')
-                strbuf_puts(&sb, g);
-            else if (*p == 'y')
-                strbuf_puts(&sb, node_text(c, u));
-            else if (*p >= '0' && *p <= '2' && (size_t)(*p - '0') < u->n_args)
-                strbuf_puts(&sb, node_text(c, &nodes[u->args[*p - '0']]));
-        }
+        p++;
+        if (*p == 'g')
+            strbuf_puts(&sb, g);
+        else if (*p == 'y')
+            strbuf_puts(&sb, node_text(c, u));
+        else if (*p >= '0' && *p <= '2' && (size_t)(*p - '0') < u->n_args)
+            strbuf_puts(&sb, node_text(c, &nodes[u->args[*p - '0']]));
     }
+    const char *text = sb.failed ? NULL : arena_strdup(c->plan->arena, strbuf_str(&sb));
+    strbuf_finish(&sb);
+    return text;
+}
+
+// A gradient's formula: the shares its uses pass back, added up. NULL when memory runs out.
+static const char *grad_formula(Checker *c, const char *const *terms, size_t n_uses) {
+    StrBuf sb;
+    strbuf_init(&sb);
+    for (size_t j = 0; j < n_uses; j++)
+        strbuf_printf(&sb, "%s%s", j ? " + " : "", terms[j]);
     const char *text = sb.failed ? NULL : arena_strdup(c->plan->arena, strbuf_str(&sb));
     strbuf_finish(&sb);
     return text;
@@ -928,11 +931,16 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
         const char *y_name = plan->nodes[y].name, *v_name = node_text(c, vn);
         const char *name = arena_printf(plan->arena, "d%s/d%s", y_name, v_name);
         const char *say = grad_say(c, y_name, v_name, use + count[v], n_uses);
-        const char *formula = grad_formula(c, b, v, use + count[v], input + count[v], n_uses);
+        const char **terms = arena_array(plan->arena, n_uses ? n_uses : 1, sizeof(char *));
+        for (size_t j = 0; terms && j < n_uses; j++)
+            if (!(terms[j] = grad_term(c, b, v, use[count[v] + j], input[count[v] + j])))
+                terms = NULL;
+        const char *formula = terms ? grad_formula(c, terms, n_uses) : NULL;
         size_t index;
         PlanNode *g = new_node(c, PLAN_GRAD, &index);
         if (!name || !say || !formula || !g)
             goto oom;
+        g->grad_terms = terms;
         vn = &plan->nodes[v];
         g->shape = vn->shape;
         g->has_values = true;

@@ -164,6 +164,30 @@ typedef struct OpGrad {
     const OpAttrs *attrs;
 } OpGrad;
 
+// The shown work of one element of one input's share of a gradient (--explain on a gradient
+// stage): explain_grad writes into sb how the share at index (of the input) is computed from
+// the lesson's numbers, ending in its value: "dloss/dC[1, :] · B[2, :] = (0.5×0.1) + ... = 0.07".
+typedef struct OpGradWork {
+    const OpDef *op;
+    size_t input;
+    const Tensor *dout;            // the gradient with respect to the result
+    const char *dout_name;         // "dloss/dscores"
+    const Tensor *out;             // the result
+    const char *out_name;
+    const Tensor *const *in;       // the tensor arguments
+    const char *const *in_names;
+    size_t n_in;
+    const OpAttrs *attrs;
+    const Tensor *share;           // the whole share, the input's shape
+    size_t index[TENSOR_MAX_RANK]; // the element of the input
+    size_t flat;
+    int digits;
+    StrBuf *sb;
+} OpGradWork;
+
+// A number of gradient work in the lesson's digits.
+void op_grad_num(OpGradWork *w, double v);
+
 #define OP_GRAD_FORMULAS 3  // inputs whose share has a formula of its own (more: the last one's)
 
 void op_note(OpNotes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -219,6 +243,9 @@ struct OpDef {
     // How input k's share is written in a gradient stage's formula: %g the gradient of the
     // result, %y the result, %0 %1 %2 the inputs ("%g @ %1.T" for the left of a matmul).
     const char *grad_formula[OP_GRAD_FORMULAS];
+    // Writes the arithmetic of one element of a share (OpGradWork); NULL: only its value is
+    // shown, under the formula.
+    void (*explain_grad)(OpGradWork *w);
 };
 
 // One family's entries.

@@ -53,7 +53,8 @@ typedef struct PlanNode {
     // node args[k]. No uses: the seed d y / d y = 1 that starts the backward pass.
     size_t grad_of, grad_wrt;
     size_t *grad_use, *grad_use_input;
-    const char *say;  // a gradient stage's narration
+    const char **grad_terms;  // how each use's share is written ("dloss/dscores @ K.T")
+    const char *say;          // a gradient stage's narration
 } PlanNode;
 
 // One "show your work" request, resolved against a stage's shape.
