@@ -23,7 +23,7 @@ dloss/dloss.1[0] = 1 × (softmax(h[0])[0] - onehot[0]) = 1.0000 × (0.6341 - 0) 
 dloss/dloss.1[1] = 1 × (softmax(h[0])[1] - onehot[1]) = 1.0000 × (0.3659 - 1) = -0.6341
 dloss/dx[0, 1] = dloss/dh[0, :] · W[1, :] = (0.6341×0.1000) + (-0.6341×0.2000) = -0.0634
 dloss/dW[1, 0] = x[:, 1] · dloss/dh[:, 0] = (2.0000×0.6341) + (-1.0000×0.0000) = 1.2683
-through s.2: (ds/ds.2)[1] = 1.0000
+through (a * a + a): (ds/ds.2)[1] = 1.0000
 ds/da[1] = 2.0000 + 2.0000 + 1.0000 = 5.0000
 LINES
 [ "$fail" = 0 ] || printf '%s\n' "$out" | grep -A8 'work:'

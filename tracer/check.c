@@ -658,15 +658,12 @@ static void signature(const OpDef *op, char *buf, size_t cap) {
 
 // ---------------------------------------------------------------- gradients
 
-// How node n is written in a gradient's formula: its stage name, or a constant's own text.
+static const char *display_name(Checker *c, const PlanNode *n);
+
+// How node n is written in a gradient's formula: as where it is an input ("Q", "K.T", "2").
 static const char *node_text(Checker *c, const PlanNode *n) {
-    if (n->name)
-        return n->name;
-    if (n->kind == PLAN_CONSTANT && n->expr && n->step) {
-        const char *t = arena_strndup(c->plan->arena, n->step->expr + n->expr->start, n->expr->end - n->expr->start);
-        return t ? t : "?";
-    }
-    return "?";
+    const char *t = display_name(c, n);
+    return t ? t : "?";
 }
 
 // Can y be differentiated with respect to x at all (before looking for the way between them)?
@@ -928,8 +925,10 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
                 goto fail;
             }
         }
+        // named after the stage (dloss/dweights_1.2, as --explain and the JSON call it); the
+        // narration writes it as it reads ((Q_1 @ K_1.T))
         const char *y_name = plan->nodes[y].name, *v_name = node_text(c, vn);
-        const char *name = arena_printf(plan->arena, "d%s/d%s", y_name, v_name);
+        const char *name = arena_printf(plan->arena, "d%s/d%s", y_name, vn->name);
         const char *say = grad_say(c, y_name, v_name, use + count[v], n_uses);
         const char **terms = arena_array(plan->arena, n_uses ? n_uses : 1, sizeof(char *));
         for (size_t j = 0; terms && j < n_uses; j++)
@@ -1416,8 +1415,10 @@ static bool is_atomic(const char *text) {
 // How node n is written where it is an input, in shown work and in messages: its name, a
 // number, or its expression (in brackets unless it reads as one value).
 static const char *display_name(Checker *c, const PlanNode *n) {
-    if (n->kind == PLAN_GIVEN || (n->is_stage && n->stage_kind == STAGE_STEP))
+    if (n->kind == PLAN_GIVEN || (n->is_stage && (n->stage_kind == STAGE_STEP || n->stage_kind == STAGE_GRADIENT)))
         return n->name;
+    if (n->kind == PLAN_GRAD)
+        return "1";  // d y / d y, the seed of a backward pass
     const char *text = n->expr_text;
     char buf[64];
     if (n->kind == PLAN_CONSTANT) {

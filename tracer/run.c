@@ -46,7 +46,7 @@ static void explain_gradient_element(Runner *run, const PlanNode *n, Tensor *con
         if (n->n_args == 1)
             op_work_ref(&sb, n->name, idx, n->shape.rank);
         else
-            strbuf_printf(&sb, "through %s: ", u->name ? u->name : "?");
+            strbuf_printf(&sb, "through %s: ", u->display ? u->display : "?");
         OpGradWork w = {.op = u->op, .input = n->grad_use_input[k], .dout = values[n->args[k]],
                         .dout_name = g->is_stage ? g->name : "1", .out = values[n->grad_use[k]], .out_name = u->name,
                         .in = in, .in_names = names, .n_in = u->n_args, .attrs = &u->attrs, .share = shares[k],
