@@ -16,6 +16,13 @@
 // when the tensor holds no more than BACKWARD_CHECK_ALL).
 #define BACKWARD_CHECK_SAMPLES 16
 #define BACKWARD_CHECK_ALL 64
+// The most work (multiply-adds plus values computed) the check of one gradient stage may take,
+// about a tenth of a second: fewer elements are checked past it, none past twice a forward pass.
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define BACKWARD_CHECK_WORK ((size_t)1 << 18)
+#else
+#define BACKWARD_CHECK_WORK ((size_t)1 << 26)
+#endif
 
 // Checks gradient node i against central finite differences of the forward pass (run again
 // from the perturbed tensor to y) and writes a note for the trace: "finite differences agree:
