@@ -10,6 +10,16 @@
 #include "eval.h"
 #include "util.h"
 
+// Does operation u move when the nodes marked dirty move? Marks it when it does.
+static bool moves(const Plan *plan, size_t u, bool *dirty) {
+    const PlanNode *n = &plan->nodes[u];
+    if (n->kind != PLAN_OP)
+        return false;
+    for (size_t k = 0; k < n->n_args && !dirty[u]; k++)
+        dirty[u] = dirty[n->args[k]];
+    return dirty[u];
+}
+
 // y computed again with node v's element e moved by h: every node between v and y that
 // depends on v is recomputed; the rest keep their values. NAN when memory runs out.
 static double perturbed_loss(const Plan *plan, Trace *trace, size_t v, size_t y, size_t e, double h,
@@ -24,12 +34,7 @@ static double perturbed_loss(const Plan *plan, Trace *trace, size_t v, size_t y,
     dirty[v] = true;
     bool ok = true;
     for (size_t u = v + 1; u <= y && ok; u++) {
-        const PlanNode *n = &plan->nodes[u];
-        if (n->kind != PLAN_OP)
-            continue;
-        for (size_t k = 0; k < n->n_args && !dirty[u]; k++)
-            dirty[u] = dirty[n->args[k]];
-        if (!dirty[u])
+        if (!moves(plan, u, dirty))
             continue;
         const Tensor *in[EXPR_MAX_ARGS];
         scratch[u] = eval_node(plan, u, scratch, in, trace->arena, diag);
@@ -52,11 +57,7 @@ static size_t forward_work(const Plan *plan, size_t v, size_t y, bool *dirty) {
     size_t work = 0;
     for (size_t u = v + 1; u <= y; u++) {
         const PlanNode *n = &plan->nodes[u];
-        if (n->kind != PLAN_OP)
-            continue;
-        for (size_t k = 0; k < n->n_args && !dirty[u]; k++)
-            dirty[u] = dirty[n->args[k]];
-        if (!dirty[u])
+        if (!moves(plan, u, dirty))
             continue;
         const Shape *in[EXPR_MAX_ARGS];
         for (size_t k = 0; k < n->n_args; k++)
