@@ -724,14 +724,20 @@ static bool grad_operands_fit(Checker *c, const Expr *call, size_t y, size_t x, 
     return true;
 }
 
-// Is there a differentiable way from x to y? Reports why not when report is set.
-static bool grad_way_exists(Checker *c, const Expr *call, size_t y, size_t x, bool report) {
+// The way from x to y, and the first node on it without a derivative (blocker).
+static BackwardPath grad_way(Checker *c, size_t y, size_t x, size_t *blocker) {
     bool *on = util_calloc(c->plan->n_nodes, sizeof(bool));
-    size_t blocker = 0;
-    BackwardPath r = on ? backward_path(c->plan, c->plan->n_nodes, y, &x, 1, on, &blocker) : BACKWARD_OUT_OF_MEMORY;
+    BackwardPath r = on ? backward_path(c->plan, c->plan->n_nodes, y, &x, 1, on, blocker) : BACKWARD_OUT_OF_MEMORY;
     util_free(on);
-    if (r == BACKWARD_OK || !report)
-        return r == BACKWARD_OK;
+    return r;
+}
+
+// Is there a differentiable way from x to y? Reports why not.
+static bool grad_way_exists(Checker *c, const Expr *call, size_t y, size_t x) {
+    size_t blocker = 0;
+    BackwardPath r = grad_way(c, y, x, &blocker);
+    if (r == BACKWARD_OK)
+        return true;
     const PlanNode *yn = &c->plan->nodes[y], *xn = &c->plan->nodes[x];
     if (r == BACKWARD_OUT_OF_MEMORY)
         return diag_no_memory(c->diag);
@@ -772,8 +778,13 @@ static void collect_wrt(Checker *c, const Expr *e, const char *y_name, size_t y,
         bool seen = false;
         for (size_t i = 0; i < *n_wrt; i++)
             seen = seen || wrt[i] == x;
-        if (x != NO_NODE && !seen && *n_wrt < cap && grad_operands_fit(c, e, y, x, false) &&
-            grad_way_exists(c, e, y, x, false))
+        size_t blocker;
+        BackwardPath way = x != NO_NODE && !seen && *n_wrt < cap && grad_operands_fit(c, e, y, x, false)
+                               ? grad_way(c, y, x, &blocker)
+                               : BACKWARD_NO_PATH;
+        if (way == BACKWARD_OUT_OF_MEMORY)
+            diag_out_of_memory(c->diag);
+        if (way == BACKWARD_OK)
             wrt[(*n_wrt)++] = x;
     }
     for (size_t i = 0; i < e->n_args; i++)
@@ -856,7 +867,11 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
     for (const LessonStep *s = c->step; s < c->lesson->steps + c->lesson->n_steps; s++) {
         ExprError err;
         const Expr *e = expr_parse(plan->arena, s->expr, &err);
+        if (!e && !err.message[0])
+            goto oom;
         collect_wrt(c, e, plan->nodes[y].name, y, wrt, &n_wrt, n);
+        if (c->diag->status != STATUS_OK)
+            goto fail;
     }
     size_t blocker;
     if (backward_path(plan, n, y, wrt, n_wrt, on, &blocker) != BACKWARD_OK)
@@ -1007,7 +1022,7 @@ static size_t compile_grad(Checker *c, const Expr *e) {
         }
     }
     size_t y = operand[0], x = operand[1];
-    if (!grad_operands_fit(c, e, y, x, true) || !grad_way_exists(c, e, y, x, true))
+    if (!grad_operands_fit(c, e, y, x, true) || !grad_way_exists(c, e, y, x))
         return NO_NODE;
     for (const Backward *b = c->backwards; b; b = b->next)
         if (b->y == y && x < b->n_nodes && b->gradient[x] != NO_NODE)

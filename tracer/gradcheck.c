@@ -27,8 +27,10 @@ static double perturbed_loss(const Plan *plan, Trace *trace, size_t v, size_t y,
     memcpy(scratch, values, (y + 1) * sizeof(Tensor *));
     memset(dirty, 0, (y + 1) * sizeof(bool));
     Tensor *moved = tensor_copy(values[v]);
-    if (!moved)
+    if (!moved) {
+        diag_out_of_memory(diag);
         return NAN;
+    }
     moved->data[e] += h;
     scratch[v] = moved;
     dirty[v] = true;
