@@ -23,6 +23,14 @@
 #define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 34)
 #endif
 #define NO_NODE ((size_t)-1)
+// The stages all of a lesson's backward passes may visit and lay out, together: each grad of
+// a new y lays out a backward pass as long as the way to y, so a lesson differentiating each
+// of 20,000 chained steps would be quadratic (a minute here, at 2^24, is the worst).
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define PLAN_MAX_BACKWARD_WORK ((size_t)1 << 16)
+#else
+#define PLAN_MAX_BACKWARD_WORK ((size_t)1 << 24)
+#endif
 // An axis written beyond this is a slip, not an axis: refused before it is cast to an integer
 // (within it, the shape rule says which axes the tensor has).
 #define CHECK_MAX_AXIS 64
@@ -36,6 +44,7 @@ typedef struct Checker {
     size_t first_node;       // the step's first node
     size_t total_values;
     size_t total_multiply_adds;  // of the matrix products so far
+    size_t backward_work;        // stages visited and laid out by the backward passes so far
     // Names visible so far: givens, then each step once compiled.
     const char **names;
     size_t *name_node;
@@ -46,6 +55,7 @@ typedef struct Checker {
     size_t cap_slots;  // a power of two, at least twice the names
     // The backward passes laid out so far, one per differentiated y.
     struct Backward *backwards;
+    size_t n_backwards;
 } Checker;
 
 // One backward pass: the gradient node of each node on the way to y (NO_NODE elsewhere), for
@@ -724,6 +734,19 @@ static bool grad_operands_fit(Checker *c, const Expr *call, size_t y, size_t x, 
     return true;
 }
 
+// Counts work of the backward passes (stages visited or laid out); false with an error at the
+// grad call once the lesson's backward passes would take too long.
+static bool backward_work(Checker *c, const Expr *call, size_t work) {
+    if (util_add_size(c->backward_work, work, &c->backward_work) && c->backward_work <= PLAN_MAX_BACKWARD_WORK)
+        return true;
+    char limit[64];
+    format_count((double)PLAN_MAX_BACKWARD_WORK, limit, sizeof(limit));
+    expr_error(c, call, "the lesson's backward passes would visit more than %s stages", limit);
+    diag_hint(c->diag, "every grad of a new number lays out a backward pass all the way to it; differentiate fewer "
+                       "numbers (one loss), by as many tensors as needed");
+    return false;
+}
+
 // The way from x to y, and the first node on it without a derivative (blocker).
 static BackwardPath grad_way(Checker *c, size_t y, size_t x, size_t *blocker) {
     bool *on = util_calloc(c->plan->n_nodes, sizeof(bool));
@@ -768,27 +791,27 @@ static bool grad_way_exists(Checker *c, const Expr *call, size_t y, size_t x) {
 }
 
 // Every x of a grad(y_name, x) call in e that can be differentiated, once each, into wrt.
-static void collect_wrt(Checker *c, const Expr *e, const char *y_name, size_t y, size_t *wrt, size_t *n_wrt,
-                        size_t cap) {
-    if (!e)
+static void collect_wrt(Checker *c, const Expr *call, const Expr *e, const char *y_name, size_t y, size_t *wrt,
+                        size_t *n_wrt, bool *picked) {
+    if (!e || c->diag->status != STATUS_OK)
         return;
     if (e->kind == EXPR_CALL && strcmp(e->name, "grad") == 0 && e->n_args == 2 && e->args[0]->kind == EXPR_NAME &&
         e->args[1]->kind == EXPR_NAME && strcmp(e->args[0]->name, y_name) == 0) {
         size_t x = find_name(c, e->args[1]->name);
-        bool seen = false;
-        for (size_t i = 0; i < *n_wrt; i++)
-            seen = seen || wrt[i] == x;
         size_t blocker;
-        BackwardPath way = x != NO_NODE && !seen && *n_wrt < cap && grad_operands_fit(c, e, y, x, false)
-                               ? grad_way(c, y, x, &blocker)
-                               : BACKWARD_NO_PATH;
+        bool fits = x != NO_NODE && !picked[x] && grad_operands_fit(c, e, y, x, false);
+        if (fits && !backward_work(c, call, y + 1))
+            return;
+        BackwardPath way = fits ? grad_way(c, y, x, &blocker) : BACKWARD_NO_PATH;
         if (way == BACKWARD_OUT_OF_MEMORY)
             diag_out_of_memory(c->diag);
-        if (way == BACKWARD_OK)
+        if (way == BACKWARD_OK) {
+            picked[x] = true;
             wrt[(*n_wrt)++] = x;
+        }
     }
     for (size_t i = 0; i < e->n_args; i++)
-        collect_wrt(c, e->args[i], y_name, y, wrt, n_wrt, cap);
+        collect_wrt(c, call, e->args[i], y_name, y, wrt, n_wrt, picked);
 }
 
 // How use j's share of a gradient is written, the op's way ("dloss/dscores @ K.T").
@@ -859,21 +882,27 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
     Backward *b = arena_alloc(plan->arena, sizeof(Backward));
     bool *on = util_calloc(n, sizeof(bool));
     size_t *count = util_calloc(n + 1, sizeof(size_t));
-    if (!wrt || !b || !on || !count)
+    bool *picked = util_calloc(n, sizeof(bool));  // already among the x's
+    if (!wrt || !b || !on || !count || !picked)
         goto oom;
     wrt[0] = x;
+    picked[x] = true;
     // Several grad calls on one y share this pass: gather their x's from this step and every
     // later one (those that do not fit report their error when their own step is checked).
     for (const LessonStep *s = c->step; s < c->lesson->steps + c->lesson->n_steps; s++) {
+        if (!backward_work(c, call, 1 + strlen(s->expr) / 16))
+            goto fail;
         ExprError err;
         const Expr *e = expr_parse(plan->arena, s->expr, &err);
         if (!e && !err.message[0])
             goto oom;
-        collect_wrt(c, e, plan->nodes[y].name, y, wrt, &n_wrt, n);
+        collect_wrt(c, call, e, plan->nodes[y].name, y, wrt, &n_wrt, picked);
         if (c->diag->status != STATUS_OK)
             goto fail;
     }
     size_t blocker;
+    if (!backward_work(c, call, 2 * (y + 1)))
+        goto fail;
     if (backward_path(plan, n, y, wrt, n_wrt, on, &blocker) != BACKWARD_OK)
         goto oom;  // each x alone has a way, so their union has one too: only memory can fail
     // The uses of each node on the way, grouped by node: count[v] .. count[v + 1] in use[].
@@ -975,14 +1004,17 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
     }
     util_free(on);
     util_free(count);
+    util_free(picked);
     b->next = c->backwards;
     c->backwards = b;
+    c->n_backwards++;
     return b;
 oom:
     diag_out_of_memory(c->diag);
 fail:
     util_free(on);
     util_free(count);
+    util_free(picked);
     return NULL;
 }
 
@@ -1022,11 +1054,16 @@ static size_t compile_grad(Checker *c, const Expr *e) {
         }
     }
     size_t y = operand[0], x = operand[1];
-    if (!grad_operands_fit(c, e, y, x, true) || !grad_way_exists(c, e, y, x))
+    if (!grad_operands_fit(c, e, y, x, true))
+        return NO_NODE;
+    // a later grad of the same y finds its gradient in the pass laid out before
+    if (!backward_work(c, e, c->n_backwards))
         return NO_NODE;
     for (const Backward *b = c->backwards; b; b = b->next)
         if (b->y == y && x < b->n_nodes && b->gradient[x] != NO_NODE)
             return b->gradient[x];
+    if (!backward_work(c, e, y + 1) || !grad_way_exists(c, e, y, x))
+        return NO_NODE;
     const Backward *b = build_backward(c, e, y, x);
     return b ? b->gradient[x] : NO_NODE;
 }

@@ -52,8 +52,9 @@ static double perturbed_loss(const Plan *plan, Trace *trace, size_t v, size_t y,
 }
 
 // The work of one forward pass from v to y: every node that depends on v, its multiply-adds
-// and its values. SIZE_MAX when it does not fit in a size_t.
-static size_t forward_work(const Plan *plan, size_t v, size_t y, bool *dirty) {
+// and its values, and 64 for making the node at all. It stops counting past limit (and
+// returns more than limit), so that a long lesson does not spend its time counting.
+static size_t forward_work(const Plan *plan, size_t v, size_t y, bool *dirty, size_t limit) {
     memset(dirty, 0, (y + 1) * sizeof(bool));
     dirty[v] = true;
     size_t work = 0;
@@ -66,14 +67,15 @@ static size_t forward_work(const Plan *plan, size_t v, size_t y, bool *dirty) {
             in[k] = &plan->nodes[n->args[k]].shape;
         size_t macs, size;
         if (!op_multiply_adds(n->op, in, &n->shape, &macs) || !shape_size(&n->shape, &size) ||
-            !util_add_size(work, macs, &work) || !util_add_size(work, size, &work))
+            !util_add_size(work, macs, &work) || !util_add_size(work, size, &work) ||
+            !util_add_size(work, 64, &work) || work > limit)
             return SIZE_MAX;
     }
     return work;
 }
 
-bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, Diag *diag, char *note,
-                    size_t cap) {
+bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, size_t *budget, Diag *diag,
+                    char *note, size_t cap) {
     const PlanNode *n = &plan->nodes[i];
     size_t v = n->grad_wrt, y = n->grad_of;
     const Tensor *x = values[v], *grad = values[i];
@@ -81,18 +83,24 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
     bool *dirty = util_calloc(y + 1, sizeof(bool));
     bool ok = scratch && dirty;
     size_t samples = x->size <= BACKWARD_CHECK_ALL ? x->size : BACKWARD_CHECK_SAMPLES;
-    // two forward passes per element checked, within the budget
-    size_t work = ok ? forward_work(plan, v, y, dirty) : 0;
-    if (ok && work > BACKWARD_CHECK_WORK / 2 / samples)
-        samples = work > BACKWARD_CHECK_WORK / 2 ? 0 : BACKWARD_CHECK_WORK / 2 / work;
+    // two forward passes per element checked, within the stage's and the lesson's budgets
+    size_t allowed = *budget < BACKWARD_CHECK_WORK ? *budget : BACKWARD_CHECK_WORK;
+    size_t work = ok ? forward_work(plan, v, y, dirty, allowed / 2) : 0;
+    if (ok && work > allowed / 2 / samples)
+        samples = work > allowed / 2 ? 0 : allowed / 2 / work;
     if (ok && samples == 0) {
         util_free(scratch);
         util_free(dirty);
-        snprintf(note, cap, "finite differences not checked: the forward pass from %s to %s is too long to run "
-                            "twice per element",
-                 plan->nodes[v].name, plan->nodes[y].name);
+        if (allowed < BACKWARD_CHECK_WORK)
+            snprintf(note, cap, "finite differences not checked: the lesson's earlier checks used up the time they "
+                                "may take");
+        else
+            snprintf(note, cap, "finite differences not checked: the forward pass from %s to %s is too long to run "
+                                "twice per element",
+                     plan->nodes[v].name, plan->nodes[y].name);
         return true;
     }
+    *budget -= 2 * samples * work;
     double worst = 0.0, scale = 0.0, worst_grad = 0.0, worst_fd = 0.0;
     size_t worst_at = 0;
     for (size_t s = 0; s < samples && ok; s++) {

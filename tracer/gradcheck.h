@@ -20,12 +20,16 @@
 // about a tenth of a second: fewer elements are checked past it, none past twice a forward pass.
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #define BACKWARD_CHECK_WORK ((size_t)1 << 18)
+#define BACKWARD_CHECK_LESSON_WORK ((size_t)1 << 20)
 #else
 #define BACKWARD_CHECK_WORK ((size_t)1 << 26)
+// All the checks of one lesson together, a few seconds: later stages go unchecked past it.
+#define BACKWARD_CHECK_LESSON_WORK ((size_t)1 << 27)
 #endif
 
 // Checks gradient node i against central finite differences of the forward pass (run again
 // from the perturbed tensor to y) and writes a note for the trace: "finite differences agree:
-// largest relative difference 3e-10 (all 12 elements)". False when memory runs out.
-bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, Diag *diag, char *note,
-                    size_t cap);
+// largest relative difference 3e-10 (all 12 elements)". The work it does comes off *budget
+// (start it at BACKWARD_CHECK_LESSON_WORK for a lesson). False when memory runs out.
+bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, size_t *budget, Diag *diag,
+                    char *note, size_t cap);

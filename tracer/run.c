@@ -19,6 +19,7 @@ typedef struct Runner {
     size_t n_work, cap_work;
     const ExplainTarget *extra;
     size_t n_extra;
+    size_t check_budget;  // what the finite-difference checks of gradients may still do
 } Runner;
 
 // The chain rule for one element of a gradient stage: each use's share at that element, with
@@ -199,7 +200,8 @@ static Tensor *node_tensor(Runner *run, size_t i) {
         // the values so far, this gradient's included, for the check to read
         run->trace->tensors[i] = out;
         char note[OP_MESSAGE_MAX];
-        bool ok = gradcheck_note(run->plan, run->trace, i, run->trace->tensors, run->diag, note, sizeof(note)) &&
+        bool ok = gradcheck_note(run->plan, run->trace, i, run->trace->tensors, &run->check_budget, run->diag, note,
+                                 sizeof(note)) &&
                   explain_requests(run, i, out, in);
         run->trace->tensors[i] = NULL;
         const char *copy = ok ? arena_strdup(run->trace->arena, note) : NULL;
@@ -290,7 +292,8 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     t->file_name = strrchr(lesson->path, '/') ? strrchr(lesson->path, '/') + 1 : lesson->path;
     t->digits = digits;
     t->doc_first_slip = -1;
-    Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra};
+    Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra,
+                  .check_budget = BACKWARD_CHECK_LESSON_WORK};
     for (size_t i = 0; i < plan->n_nodes; i++) {
         const PlanNode *n = &plan->nodes[i];
         run.notes.n_lines = 0;
