@@ -10,7 +10,7 @@
 # Usage: grad_explain.sh TRACER, run from the project root.
 set -u
 tracer=$1
-out=$(NO_COLOR=1 "$tracer" --explain 'dloss/dx[0,1]' --explain 'dloss/dW[1,0]' --explain 'dloss/dloss.1' \
+out=$(NO_COLOR=1 "$tracer" --width 200 --explain 'dloss/dx[0,1]' --explain 'dloss/dW[1,0]' --explain 'dloss/dloss.1' \
     --explain 'ds/da[1]' tests/grad/explain.yaml) || { echo "the tracer failed"; exit 1; }
 fail=0
 while IFS= read -r line; do

@@ -7,7 +7,15 @@ tracer=$1 root=$2
 shift 2
 cd "$root"
 for name in "$@"; do
-    NO_COLOR=1 "$tracer" --color=never "lessons/$name.yaml" > "golden/$name.txt.new"
+    NO_COLOR=1 "$tracer" --color=never --width 80 "lessons/$name.yaml" > "golden/$name.txt.new"
     mv "golden/$name.txt.new" "golden/$name.txt"
     echo "wrote golden/$name.txt"
 done
+# The SHA-256 of each lesson's JSON trace (tests/json_same.sh).
+for name in "$@"; do
+    "$tracer" --format json "lessons/$name.yaml" > "$name.json.new"
+    sha256sum "$name.json.new" | sed "s/\.new\$//"
+    rm -f "$name.json.new"
+done > tests/json.sha256.new
+mv tests/json.sha256.new tests/json.sha256
+echo "wrote tests/json.sha256"

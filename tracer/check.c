@@ -12,15 +12,16 @@
 #include "ops.h"
 
 // The most values all the stages of one lesson may hold together (2 GiB of doubles).
-// The multiply-adds of all the lesson's matrix products: 2^34 is about a minute here, and
-// a full GPT-2 layer at n = 1024 (8.8e9) fits. Without it, one 70-byte lesson multiplying two
+// The multiply-adds of all the lesson's matrix products: 2^36 is a few seconds with the
+// vectorised product on two cores, about a minute on one core of plain C, and a full GPT-2
+// block at n = 2048 (2.1e10) fits. Without it, one 70-byte lesson multiplying two
 // [11000, 11000] givens would run for an hour.
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 16)  // see TENSOR_MAX_VALUES
 #define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 22)
 #else
 #define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 28)
-#define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 34)
+#define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 36)
 #endif
 #define NO_NODE ((size_t)-1)
 // The stages all of a lesson's backward passes may visit and lay out, together: each grad of
@@ -1289,6 +1290,34 @@ static bool apply_step_labels(Checker *c, PlanNode *n, const LessonStep *s) {
     return true;
 }
 
+// show: a picture needs values, a heatmap at least one axis, bars exactly one.
+static bool check_show(Checker *c, const PlanNode *n, const LessonStep *s) {
+    if (s->show == PICTURE_DEFAULT || s->show == PICTURE_TABLE)
+        return true;
+    const char *what = s->show == PICTURE_BARS ? "bars" : "heatmap";
+    char shape[64];
+    shape_format(&n->shape, shape, sizeof(shape));
+    const char *problem = NULL, *hint = NULL;
+    if (!n->has_values) {
+        problem = "is shape-only: it has no values to draw";
+        hint = "leave out show:, or give the step's inputs values";
+    } else if (n->shape.rank == 0) {
+        problem = "is a single number";
+        hint = s->show == PICTURE_BARS ? "bars draw a vector, one bar per entry: leave out show: for a number"
+                                       : "a heatmap colours the cells of a vector or a matrix: leave out show: for a number";
+    } else if (s->show == PICTURE_BARS && n->shape.rank != 1) {
+        problem = "is not a vector";
+        hint = "bars draw a vector, one bar per entry; show: heatmap draws a matrix";
+    }
+    if (!problem)
+        return true;
+    const Node *at = s->show_node;
+    diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, at->line, at->col, yamldoc_node_width(at),
+               "show: %s does not fit '%s': its result %s (shape %s)", what, s->name, problem, shape);
+    diag_hint(c->diag, "%s", hint);
+    return false;
+}
+
 // ---------------------------------------------------------------- explain requests
 
 
@@ -1421,7 +1450,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     t->expr_text = s->expr;
     if (!t->number)
         return diag_no_memory(c->diag);
-    if (!apply_step_labels(c, t, s))
+    if (!apply_step_labels(c, t, s) || !check_show(c, t, s))
         return false;
     if (s->explain.kind != EXPLAIN_NONE && !add_explain(c, top, &s->explain))
         return false;

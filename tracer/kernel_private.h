@@ -121,6 +121,17 @@ static inline void walk_init(Walk *w, const Shape *out, const Shape *a, const Sh
     broadcast_strides(w->stride[1], b, out);
 }
 
+// Jump to element `flat` of the walked axes.
+static inline void walk_seek(Walk *w, size_t flat) {
+    w->off[0] = w->off[1] = 0;
+    for (size_t i = w->rank; i-- > 0;) {
+        w->idx[i] = flat % w->dim[i];
+        flat /= w->dim[i];
+        w->off[0] += w->idx[i] * w->stride[0][i];
+        w->off[1] += w->idx[i] * w->stride[1][i];
+    }
+}
+
 static inline void walk_next(Walk *w) {
     for (size_t i = w->rank; i-- > 0;) {
         w->idx[i]++;
