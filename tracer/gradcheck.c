@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "eval.h"
+#include "format.h"
 #include "util.h"
 
 // Does operation u move when the nodes marked dirty move? Marks it when it does.
@@ -83,6 +84,15 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
     bool *dirty = util_calloc(y + 1, sizeof(bool));
     bool ok = scratch && dirty;
     size_t samples = x->size <= BACKWARD_CHECK_ALL ? x->size : BACKWARD_CHECK_SAMPLES;
+    if (ok && !isfinite(values[y]->data[0])) {
+        util_free(scratch);
+        util_free(dirty);
+        char text[64];
+        format_short(values[y]->data[0], text, sizeof(text));
+        snprintf(note, cap, "finite differences not checked: %s is %s, and differences of it are not numbers",
+                 plan->nodes[y].name, text);
+        return true;
+    }
     // two forward passes per element checked, within the stage's and the lesson's budgets
     size_t allowed = *budget < BACKWARD_CHECK_WORK ? *budget : BACKWARD_CHECK_WORK;
     size_t work = ok ? forward_work(plan, v, y, dirty, allowed / 2) : 0;
