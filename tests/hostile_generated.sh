@@ -156,8 +156,8 @@ hint: a lesson is a YAML text file; check the file name (is it an image, an arch
 EOF
 
 # The tracer itself, a program: only the first line of the message is fixed. Its first MiB
-# only, since a sanitizer build of it passes the 4 MiB a lesson may have.
-head -c 1048576 "$tracer" >program
+# only, so that a sanitizer build (larger than a lesson may be) still tests the binary check.
+head -c 1048576 "$tracer" > program
 run program program
 head -n 1 out/program.stderr >out/program.first
 mv out/program.first out/program.stderr
