@@ -1099,10 +1099,13 @@ static size_t compile_call(Checker *c, const Expr *e) {
     if (!op) {
         token_error(c, e, "unknown function '%s'", e->name);
         size_t n = ops_function_count();
-        const char **names = arena_array(c->plan->arena, n, sizeof(char *));
+        const char **names = arena_array(c->plan->arena, n + 1, sizeof(char *));
         if (!names)
             return diag_no_memory(c->diag), NO_NODE;
-        ops_function_names(names, n);
+        // grad is not an operation of the table but a function of the language; first, so a
+        // misspelt grad is taken for it rather than for an operation as close
+        names[0] = "grad";
+        ops_function_names(names + 1, n++);
         const char *closest = diag_closest(e->name, names, n);
         if (closest) {
             diag_hint(c->diag, "did you mean '%s'?", closest);
@@ -1110,8 +1113,9 @@ static size_t compile_call(Checker *c, const Expr *e) {
             // No close name: list them all, so the learner need not look elsewhere.
             char list[sizeof(c->diag->hint)];
             size_t used = (size_t)snprintf(list, sizeof(list), "the functions are");
-            for (size_t i = 0; i < n && used < sizeof(list); i++)
-                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : " ", names[i]);
+            // the operations in table order, then grad
+            for (size_t i = 1; i <= n && used < sizeof(list); i++)
+                used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i > 1 ? ", " : " ", names[i % n]);
             diag_hint(c->diag, "%s", list);
         }
         return NO_NODE;
