@@ -26,11 +26,11 @@
 #define NO_NODE ((size_t)-1)
 // The stages all of a lesson's backward passes may visit and lay out, together: each grad of
 // a new y lays out a backward pass as long as the way to y, so a lesson differentiating each
-// of 20,000 chained steps would be quadratic (a minute here, at 2^24, is the worst).
+// of 20,000 chained steps would be quadratic (at 2^22, a few seconds here at worst).
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #define PLAN_MAX_BACKWARD_WORK ((size_t)1 << 16)
 #else
-#define PLAN_MAX_BACKWARD_WORK ((size_t)1 << 24)
+#define PLAN_MAX_BACKWARD_WORK ((size_t)1 << 22)
 #endif
 // The node of a name whose given or step failed: anything that uses it fails quietly, since
 // its error is already reported and a second one would only repeat it.
