@@ -318,7 +318,9 @@ static const double *index_scatter(double *dst, const double *src, const Shape *
     return src;
 }
 
-// dx (x's shape) += dout (the indexed shape) scattered back to the places it was picked from
+// dx (x's shape) += dout (the indexed shape) scattered back to the places it was picked from,
+// in the order kernel_index read them (new axes read nothing; numpy's rule may put a gathered
+// axis first)
 void kernel_grad_index(Tensor *din, const Tensor *dout, const KernelAxisIndex *index, size_t n_index) {
     Shape s;
     ASSERT(kernel_index_shape(&din->shape, index, n_index, &s));
@@ -328,7 +330,25 @@ void kernel_grad_index(Tensor *din, const Tensor *dout, const KernelAxisIndex *i
     tail[din->shape.rank] = 1;
     for (size_t i = din->shape.rank; i-- > 0;)
         tail[i] = tail[i + 1] * din->shape.dim[i];
-    const double *end = index_scatter(din->data, dout->data, &din->shape, tail, index, n_index, 0);
+    KernelAxisIndex own[TENSOR_MAX_RANK];
+    size_t n_own = 0, list = KERNEL_NO_AXIS;
+    for (size_t i = 0; i < n_index; i++) {
+        if (index[i].kind == KERNEL_INDEX_NEW)
+            continue;
+        if (index[i].kind == KERNEL_INDEX_LIST)
+            list = n_own;
+        own[n_own++] = index[i];
+    }
+    const double *end = dout->data;
+    if (list != KERNEL_NO_AXIS && list_moves_first(index, n_index)) {
+        const KernelAxisIndex gather = own[list];
+        for (size_t k = 0; k < gather.n_list; k++) {
+            own[list] = (KernelAxisIndex){.kind = KERNEL_INDEX_AT, .start = gather.list[k]};
+            end = index_scatter(din->data, end, &din->shape, tail, own, n_own, 0);
+        }
+    } else {
+        end = index_scatter(din->data, end, &din->shape, tail, own, n_own, 0);
+    }
     ASSERT(end == dout->data + dout->size);
 }
 

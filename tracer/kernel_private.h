@@ -182,8 +182,10 @@ static inline AxisPick axis_pick(const KernelAxisIndex *ix, size_t dim) {
         return (AxisPick){.first = ix->start, .count = ix->stop - ix->start};
     case KERNEL_INDEX_LIST:
         return (AxisPick){.count = ix->n_list, .list = ix->list};
+    case KERNEL_INDEX_NEW:
+        break;
     }
-    ASSERT(!"unknown KernelIndexKind");
+    ASSERT(!"no axis to pick from");
     return (AxisPick){0};
 }
 
@@ -236,4 +238,23 @@ static inline double row_exp_sum(const double *x, size_t v, double *max) {
     for (size_t j = 0; j < v; j++)
         sum += exp(x[j] - *max);
     return sum;
+}
+
+// Does numpy's rule move the LIST's axis first: a ":", range or new axis stands between two
+// advanced items (the LIST and the whole numbers beside it)?
+static inline bool list_moves_first(const KernelAxisIndex *index, size_t n_index) {
+    size_t first = n_index, last = 0, lists = 0;
+    for (size_t i = 0; i < n_index; i++) {
+        if (index[i].kind != KERNEL_INDEX_AT && index[i].kind != KERNEL_INDEX_LIST)
+            continue;
+        lists += index[i].kind == KERNEL_INDEX_LIST;
+        first = i < first ? i : first;
+        last = i;
+    }
+    if (lists == 0)
+        return false;
+    for (size_t i = first; i < last; i++)
+        if (index[i].kind != KERNEL_INDEX_AT && index[i].kind != KERNEL_INDEX_LIST)
+            return true;
+    return false;
 }

@@ -148,11 +148,11 @@ static bool grad_copy(OpGrad *g) {
     {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = shown,          \
      .about = what " (numpy broadcasting)", .variant = kind, .params = {OP_X, OP_X},                   \
      .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, .fold = fold_binary, \
-     .integers = whole, .grad = grad_binary, .grad_formula = {share_a, share_b}}
+     .integers = whole, .elementwise = true, .grad = grad_binary, .grad_formula = {share_a, share_b}}
 #define UNARY(op_name, what, kind, whole, formula)                                                        \
     {.name = op_name, .about = what, .variant = kind, .params = {OP_X}, .infer = op_infer_same,         \
-     .compute = compute_unary, .explain = explain_unary, .integers = whole, .grad = grad_unary,          \
-     .grad_formula = {formula}}
+     .compute = compute_unary, .explain = explain_unary, .integers = whole, .elementwise = true,         \
+     .grad = grad_unary, .grad_formula = {formula}}
 
 static const OpDef ops[] = {
     BINARY("add", '+', "+", " + ", "elementwise sum", KERNEL_ADD, INTEGERS_IF_INPUTS, "%g", "%g"),
@@ -166,7 +166,8 @@ static const OpDef ops[] = {
            "%g * %1 * %0**(%1 - 1)", "%g * %y * log(%0)"),
     {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
      .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
-     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .grad = grad_unary, .grad_formula = {"-%g"}},
+     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
+     .grad = grad_unary, .grad_formula = {"-%g"}},
     UNARY("exp", "elementwise e^x", KERNEL_EXP, INTEGERS_NEVER, "%g * %y"),
     UNARY("log", "elementwise natural logarithm", KERNEL_LOG, INTEGERS_NEVER, "%g / %0"),
     UNARY("sqrt", "elementwise square root", KERNEL_SQRT, INTEGERS_NEVER, "%g * 0.5 / %y"),
@@ -178,7 +179,8 @@ static const OpDef ops[] = {
     UNARY("sin", "elementwise sine", KERNEL_SIN, INTEGERS_NEVER, "%g * cos(%0)"),
     UNARY("cos", "elementwise cosine", KERNEL_COS, INTEGERS_NEVER, "-%g * sin(%0)"),
     {.name = "copy", .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
-     .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST, .grad = grad_copy,
+     .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST, .elementwise = true,
+     .grad = grad_copy,
      .grad_formula = {"%g"}},
 };
 

@@ -8,6 +8,7 @@
 #include "eval.h"
 #include "format.h"
 #include "gradcheck.h"
+#include "ieee.h"
 
 typedef struct Runner {
     const Plan *plan;
@@ -20,6 +21,7 @@ typedef struct Runner {
     const ExplainTarget *extra;
     size_t n_extra;
     size_t check_budget;  // what the finite-difference checks of gradients may still do
+    IeeeWatch ieee;  // where the first nan was made, and whether its spreading was told
 } Runner;
 
 // The chain rule for one element of a gradient stage: each use's share at that element, with
@@ -71,16 +73,16 @@ static void explain_gradient_element(Runner *run, const PlanNode *n, Tensor *con
         op_work_line(e, &sb);
         if (k)
             strbuf_puts(&total, " + ");
-        char num[64];
-        format_fixed(shares[k]->data[flat], run->trace->digits, num, sizeof(num));
+        char num[FORMAT_NUMBER_CAP];
+        format_number(shares[k]->data[flat], run->trace->digits, num, sizeof(num));
         strbuf_puts(&total, num);
     }
     if (n->n_args > 1) {
         StrBuf sb;
         strbuf_init(&sb);
         op_work_ref(&sb, n->name, idx, n->shape.rank);
-        char num[64];
-        format_fixed(values[n - plan->nodes]->data[flat], run->trace->digits, num, sizeof(num));
+        char num[FORMAT_NUMBER_CAP];
+        format_number(values[n - plan->nodes]->data[flat], run->trace->digits, num, sizeof(num));
         strbuf_printf(&sb, " = %s = %s", strbuf_str(&total), num);
         op_work_line(e, &sb);
     }
@@ -227,11 +229,25 @@ static Tensor *node_tensor(Runner *run, size_t i) {
             tensor_destroy(out);
             return NULL;
         }
-    if (n->op->notes) {
-        run->notes = (OpNotes){.out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
-                               .digits = run->trace->digits, .arena = run->trace->arena};
+    run->notes = (OpNotes){.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
+                           .digits = run->trace->digits, .arena = run->trace->arena};
+    if (n->op->notes)
         n->op->notes(&run->notes);
+    // Where IEEE arithmetic leaves the page (an overflow, a nan), the stage says why, unless
+    // the operation's own notes already speak of it (the mean of an empty axis, a softmax row
+    // with no finite score).
+    const char *ieee = NULL;
+    if (run->notes.failed ||
+        (n->is_stage && !ieee_note(&run->ieee, n->op, out, in, n->n_args, n->name, run->trace->arena, &ieee))) {
+        tensor_destroy(out);
+        diag_out_of_memory(run->diag);
+        return NULL;
     }
+    for (size_t k = 0; ieee && k < run->notes.n_lines; k++)
+        if (strstr(run->notes.lines[k], "nan") || strstr(run->notes.lines[k], "inf"))
+            ieee = NULL;
+    if (ieee && run->notes.n_lines < OP_MAX_NOTES)
+        run->notes.lines[run->notes.n_lines++] = ieee;
     if (!explain_requests(run, i, out, in)) {
         tensor_destroy(out);
         return NULL;
