@@ -197,7 +197,7 @@ static void gr_reduce(Tensor *din, size_t k, const Tensor *dout, Tensor *const *
     kernel_grad_reduce(din, dout, in[0], r->axis, r->op);
 }
 typedef struct IndexCtx {
-    KernelAxisIndex index[TENSOR_MAX_RANK];
+    KernelAxisIndex index[KERNEL_MAX_INDEX];
     size_t n;
 } IndexCtx;
 static void fw_index(Tensor *out, Tensor *const *in, const void *ctx) {
@@ -345,11 +345,20 @@ static void test_indexing(void **state) {
     IndexCtx by_list = {{{.kind = KERNEL_INDEX_LIST, .list = rows, .n_list = 3}}, 1};
     IndexCtx mixed = {{{.kind = KERNEL_INDEX_RANGE, .start = 1, .stop = 3}, {.kind = KERNEL_INDEX_AT, .start = 2}},
                       2};
+    // numpy's rule: x[0, :, [2, 0, 1]] of [2, 2, 3] puts the gathered axis first: [3, 2]
+    static const size_t cols[] = {2, 0, 1};
+    IndexCtx moved = {{{.kind = KERNEL_INDEX_AT, .start = 0}, {.kind = KERNEL_INDEX_ALL},
+                       {.kind = KERNEL_INDEX_LIST, .list = cols, .n_list = 3}},
+                      3};
+    // x[None, 1:3]: a new axis reads nothing
+    IndexCtx fresh = {{{.kind = KERNEL_INDEX_NEW}, {.kind = KERNEL_INDEX_RANGE, .start = 1, .stop = 3}}, 2};
     static const double ids[] = {5, 0, 5, 11};
     GradCase cases[] = {
         {"rows by a list", 1, {SHAPE(4, 3)}, SHAPE(3, 3), 0, {0}, {0}, fw_index, gr_index, &by_list},
         {"a range and a column", 1, {SHAPE(4, 3)}, SHAPE(2), 0, {0}, {0}, fw_index, gr_index, &mixed},
         {"take", 2, {SHAPE(3, 4), SHAPE(2, 2)}, SHAPE(2, 2), 2, {NULL, ids}, {0}, fw_take, gr_take, NULL},
+        {"a gathered axis moved first", 1, {SHAPE(2, 2, 3)}, SHAPE(3, 2), 0, {0}, {0}, fw_index, gr_index, &moved},
+        {"a new axis", 1, {SHAPE(4, 3)}, SHAPE(1, 2, 3), 0, {0}, {0}, fw_index, gr_index, &fresh},
     };
     for (size_t i = 0; i < ARRAY_LEN(cases); i++)
         check_case(&cases[i]);

@@ -490,19 +490,8 @@ void kernel_index(Tensor *out, const Tensor *a, const KernelAxisIndex *index, si
     expect_shape(out, &s);
     expect_values(a);
     size_t tail[TENSOR_MAX_RANK + 1];
-    tail[a->shape.rank] = 1;
-    for (size_t i = a->shape.rank; i-- > 0;)
-        tail[i] = tail[i + 1] * a->shape.dim[i];
-    // A new axis has size 1 and moves no value: index the tensor's own axes only.
     KernelAxisIndex own[TENSOR_MAX_RANK];
-    size_t n_own = 0, list = KERNEL_NO_AXIS;
-    for (size_t i = 0; i < n_index; i++) {
-        if (index[i].kind == KERNEL_INDEX_NEW)
-            continue;
-        if (index[i].kind == KERNEL_INDEX_LIST)
-            list = n_own;
-        own[n_own++] = index[i];
-    }
+    size_t n_own, list = index_own_axes(&a->shape, index, n_index, tail, own, &n_own);
     double *end = out->data;
     if (list != KERNEL_NO_AXIS && list_moves_first(index, n_index)) {
         // numpy's order: for each gathered entry in turn, everything else it selects

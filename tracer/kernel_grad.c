@@ -327,18 +327,8 @@ void kernel_grad_index(Tensor *din, const Tensor *dout, const KernelAxisIndex *i
     expect_grad(din, &din->shape, dout);
     ASSERT(shape_equal(&dout->shape, &s));
     size_t tail[TENSOR_MAX_RANK + 1];
-    tail[din->shape.rank] = 1;
-    for (size_t i = din->shape.rank; i-- > 0;)
-        tail[i] = tail[i + 1] * din->shape.dim[i];
     KernelAxisIndex own[TENSOR_MAX_RANK];
-    size_t n_own = 0, list = KERNEL_NO_AXIS;
-    for (size_t i = 0; i < n_index; i++) {
-        if (index[i].kind == KERNEL_INDEX_NEW)
-            continue;
-        if (index[i].kind == KERNEL_INDEX_LIST)
-            list = n_own;
-        own[n_own++] = index[i];
-    }
+    size_t n_own, list = index_own_axes(&din->shape, index, n_index, tail, own, &n_own);
     const double *end = dout->data;
     if (list != KERNEL_NO_AXIS && list_moves_first(index, n_index)) {
         const KernelAxisIndex gather = own[list];

@@ -258,3 +258,23 @@ static inline bool list_moves_first(const KernelAxisIndex *index, size_t n_index
             return true;
     return false;
 }
+
+// What indexing a tensor of shape s reads: tail[i] is the number of values in one entry of
+// axis i - 1 (the product of dims i..), and own the index items of the tensor's own axes (a
+// new axis has size 1 and moves no value). Returns which of them is the LIST, or KERNEL_NO_AXIS.
+static inline size_t index_own_axes(const Shape *s, const KernelAxisIndex *index, size_t n_index, size_t *tail,
+                                    KernelAxisIndex *own, size_t *n_own) {
+    tail[s->rank] = 1;
+    for (size_t i = s->rank; i-- > 0;)
+        tail[i] = tail[i + 1] * s->dim[i];
+    size_t list = KERNEL_NO_AXIS;
+    *n_own = 0;
+    for (size_t i = 0; i < n_index; i++) {
+        if (index[i].kind == KERNEL_INDEX_NEW)
+            continue;
+        if (index[i].kind == KERNEL_INDEX_LIST)
+            list = *n_own;
+        own[(*n_own)++] = index[i];
+    }
+    return list;
+}
