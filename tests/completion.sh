@@ -55,8 +55,10 @@ check the_cat_sat --only weights,sc :: weights,scaled weights,scaled.1 weights,s
 check --width 60 the_cat_sat --from = we :: weights
 check the_cat_sat --to out :: output
 check --explain sc ::
-check 0 :: 01 02 03 04 05 06 07 08 09
-check 1 :: 10 11 12 13 14 15
+# The numbers of the course's lessons that start with a digit: 01 ... 09, then 10 ...
+numbers() { local f; for f in lessons/"$1"*_*.yaml; do f=${f##*/}; echo "${f%%_*}"; done; }
+check 0 :: $(numbers 0)
+check 1 :: $(numbers 1)
 check the_c :: the_cat_sat
 check layer :: layernorm layernorm_vs_batchnorm
 check lessons/02_the :: lessons/02_the_cat_sat.yaml

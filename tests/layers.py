@@ -14,12 +14,13 @@ import sys
 # Lowest first. The families of operations (op_*) sit between op (their shared helpers) and
 # ops (the table that finds them).
 LAYERS = [
-    "util", "format", "tensor", "diag", "parallel", "gemm", "kernel",
+    "util", "format", "tensor", "diag", "parallel", "gemm", "kernel", "kernel_grad",
     "yamldoc", "lesson", "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",
-    "ops", "ieee", "plan", "check", "lint", "eval", "run", "doccheck", "narrate",
+    "ops", "ieee", "plan", "backward", "check", "lint", "eval", "gradcheck", "run", "doccheck", "claim",
+    "quiz", "narrate",
     "heatmap", "textwrap", "render_text", "render_json", "save", "compare", "diff", "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",

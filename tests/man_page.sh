@@ -26,7 +26,8 @@ fi
 grep -q "^TRACER(1) " "$tmp/man" || { echo "man -l did not render the page's header"; fail=1; }
 # Every option, as roff writes it (\-\-name) in the page and as `--name` in the README.
 for option in $("$tracer" --help | awk '/^  +--/ { print $1 }'); do
-    name=${option#--}
+    # roff writes every hyphen of an option as \-: --quiz-seed is \-\-quiz\-seed.
+    name=$(printf '%s' "${option#--}" | sed 's/-/\\\\-/g')
     # The entry: the line after a .TP names the option.
     if ! awk '/^\.TP/ { getline; print }' "$page" | grep -q "\\\\-\\\\-$name\\b"; then
         echo "$option is in tracer --help but has no entry under OPTIONS in doc/tracer.1.in;"

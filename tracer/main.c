@@ -1,4 +1,5 @@
 // main: the command line. Reads options, runs the pipeline, prints the trace or the error.
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "ask.h"
 #include "config.h"
 #include "course.h"
 #include "diff.h"
@@ -47,6 +49,11 @@ static const char usage[] =
     "                       the lessons folder)\n"
     "  --diff               run an original lesson and your edited copy; print, stage\n"
     "                       by stage, what changed; exit 0 same, 1 differ, 2 trouble\n"
+    "  --strict             exit 1 when one of the lesson's claims fails\n"
+    "  --quiz               ask the value of chosen elements, one at a time, and show\n"
+    "                       the work of a wrong answer; answers are read one a line\n"
+    "  --quiz-seed N        which elements --quiz chooses when the lesson marks none\n"
+    "                       (default 1)\n"
     "  --threads N          threads to compute with (default: one per CPU); the trace\n"
     "                       is the same for every N\n"
     "  --save DIR           also write every stage as DIR/STAGE.npy (float64) and\n"
@@ -57,7 +64,8 @@ static const char usage[] =
     "  --version            print the tracer's version\n"
     "  --help               print this help\n"
     "\n"
-    "exit status: 0 done, 1 the lesson has an error (or differs from its golden file),\n"
+    "exit status: 0 done, 1 the lesson has an error (or differs from its golden file, or\n"
+    "             a claim fails under --strict),\n"
     "             2 usage or file error\n";
 
 // The mistake, then the usage line: the whole help would bury the one line that matters.
@@ -148,6 +156,20 @@ static int step_lesson(const char *lesson, PipelineOptions *opts, bool fixed_wid
     }
 }
 
+// --quiz: the questions, then the conversation.
+static int quiz_lesson(const char *lesson, const PipelineOptions *opts, unsigned long long seed, bool colour_errors) {
+    Diag diag;
+    diag_init(&diag);
+    Quiz *quiz = NULL;
+    int status = pipeline_quiz_file(lesson, opts, seed, &quiz, &diag);
+    if (status == STATUS_OK)
+        status = ask_quiz(quiz, stdin, stdout, !isatty(STDIN_FILENO), opts->width, opts->colour);
+    else
+        diag_print(&diag, stderr, colour_errors);
+    quiz_destroy(quiz);
+    return status;
+}
+
 static char *read_text_file(const char *path, int *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -206,11 +228,13 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     return status;
 }
 
-// --check: the golden file (NULL: the default beside the lesson), and whether the diff is in colour.
-typedef struct GoldenCheck {
-    const char *golden;
-    bool colour;
-} GoldenCheck;
+// What main asks of a trace besides printing it.
+typedef struct TraceChecks {
+    bool check;          // --check: compare it with its golden file instead of printing it
+    const char *golden;  // --golden: that file (NULL: golden/NAME.txt beside the lesson's folder)
+    bool golden_colour;  // the diff in colour
+    bool strict;         // --strict: a claim that fails is a failed run
+} TraceChecks;
 
 static bool colour_stderr(void) {
     const char *no_colour = getenv("NO_COLOR");
@@ -226,16 +250,19 @@ static int flush_stdout(const char *what) {
     return STATUS_OK;
 }
 
-// Trace the lesson once: the trace on stdout, or (with check) the diff from its golden file.
-static int trace(const char *lesson, const PipelineOptions *opts, const GoldenCheck *check) {
+// Trace the lesson once: the trace on stdout, or (with --check) the diff from its golden file.
+static int trace(const char *lesson, const PipelineOptions *opts, const TraceChecks *checks) {
     Diag diag;
     diag_init(&diag);
     StrBuf out;
     strbuf_init(&out);
+    PipelineOptions run = *opts;
+    size_t claims_failed = 0;
+    run.claims_failed = &claims_failed;
     // The trace streams to stdout as it is rendered; --check needs it whole, to compare.
-    if (!check)
+    if (!checks->check)
         out.sink = stdout;
-    int status = pipeline_run_file(lesson, opts, &out, &diag);
+    int status = pipeline_run_file(lesson, &run, &out, &diag);
     if (status != STATUS_OK) {
         int write_errno = out.sink_errno;
         strbuf_finish(&out);
@@ -248,13 +275,20 @@ static int trace(const char *lesson, const PipelineOptions *opts, const GoldenCh
         return status;
     }
     print_diagnostics(&diag, colour_stderr());  // the warnings of a lesson that ran
-    if (check)
-        status = check_golden(lesson, check->golden, strbuf_str(&out), check->colour);
+    if (checks->check)
+        status = check_golden(lesson, checks->golden, strbuf_str(&out), checks->golden_colour);
     else
         fwrite(strbuf_str(&out), 1, out.len, stdout);
     strbuf_finish(&out);
     int written = flush_stdout("the trace");
-    return written != STATUS_OK ? written : status;
+    if (written != STATUS_OK)
+        return written;
+    if (checks->strict && claims_failed && status == STATUS_OK) {
+        fprintf(stderr, "tracer: %zu of the lesson's claims %s (--strict)\n", claims_failed,
+                claims_failed == 1 ? "fails" : "fail");
+        return STATUS_LESSON_ERROR;
+    }
+    return status;
 }
 
 // --list: the course, or the stages of one lesson.
@@ -283,7 +317,7 @@ static void stop_watching(int signal_number) {
 
 // Trace, wait for a save, clear the screen, trace again. A broken lesson shows its error in
 // place of the trace and the watch goes on; a lesson deleted or renamed away is waited for.
-static int watch_lesson(const char *lesson, PipelineOptions *opts, bool fixed_width, const GoldenCheck *check) {
+static int watch_lesson(const char *lesson, PipelineOptions *opts, bool fixed_width, const TraceChecks *checks) {
     Diag diag;
     diag_init(&diag);
     Watch *w = watch_create(lesson, &diag);
@@ -300,9 +334,9 @@ static int watch_lesson(const char *lesson, PipelineOptions *opts, bool fixed_wi
         fputs(clear, stdout);
         fflush(stdout);
         // The window may have been resized since the last save.
-        if (!fixed_width && !check)
+        if (!fixed_width && !checks->check)
             opts->width = default_width();
-        trace(lesson, opts, check);
+        trace(lesson, opts, checks);
         fprintf(stderr, "tracer: watching %s (run %lu): save it to trace again, Ctrl-C to stop\n", lesson, run);
         WatchEvent event;
         for (;;) {
@@ -351,7 +385,8 @@ static int diff_lessons(const char *original, const char *edited, bool check, Pi
 int main(int argc, char **argv) {
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
     const char *colour = "auto", *lesson = NULL, *edited = NULL, *golden = NULL;
-    bool check = false, step = false, diff = false, watch = false, list = false;
+    bool check = false, step = false, diff = false, strict = false, quiz = false, watch = false, list = false;
+    const char *quiz_seed = NULL;
     const char *explain[64];
     size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
@@ -365,7 +400,7 @@ int main(int argc, char **argv) {
                            !strcmp(name, "--colour") || !strcmp(name, "--golden") ||
                            !strcmp(name, "--explain") || !strcmp(name, "--width") || !strcmp(name, "--only") ||
                            !strcmp(name, "--from") || !strcmp(name, "--to") || !strcmp(name, "--threads") ||
-                           !strcmp(name, "--save");
+                           !strcmp(name, "--save") || !strcmp(name, "--quiz-seed");
         if (takes_value) {
             if (eq)
                 value = eq + 1;
@@ -437,6 +472,12 @@ int main(int argc, char **argv) {
             opts.to = value;
         } else if (!strcmp(name, "--step")) {
             step = true;
+        } else if (!strcmp(name, "--quiz")) {
+            quiz = true;
+        } else if (!strcmp(name, "--quiz-seed")) {
+            quiz_seed = value;
+        } else if (!strcmp(name, "--strict")) {
+            strict = true;
         } else if (!strcmp(name, "--check")) {
             check = true;
         } else if (!strcmp(name, "--golden")) {
@@ -457,10 +498,10 @@ int main(int argc, char **argv) {
     }
     if (list && !lesson)
         return print_list(NULL);
-    if (list && (watch || check || step || diff))
-        return usage_error("%s", "--list prints the lesson's stages; leave out --watch, --check, --step and --diff");
-    if (watch && (step || diff))
-        return usage_error("%s", "--watch traces one lesson again at each save; leave out --step and --diff");
+    if (list && (watch || check || step || diff || quiz))
+        return usage_error("%s", "--list prints the lesson's stages; leave out --watch, --check, --step, --diff and --quiz");
+    if (watch && (step || diff || quiz))
+        return usage_error("%s", "--watch traces one lesson again at each save; leave out --step, --diff and --quiz");
     if (!lesson)
         return usage_error("%s", "no lesson given");
     if (check && opts.format == OUTPUT_JSON)
@@ -472,6 +513,22 @@ int main(int argc, char **argv) {
                 isatty(STDIN_FILENO) ? "output" : "input");
         fputs("hint: run it in a terminal, or leave out --step to print the whole trace\n", stderr);
         return STATUS_USAGE_ERROR;
+    }
+    if (quiz && opts.format == OUTPUT_JSON)
+        return usage_error("%s", "--quiz asks questions in text; leave out --format json");
+    if (quiz && (check || step || opts.only || opts.from || opts.to || opts.brief || opts.heatmap || n_explain))
+        return usage_error("%s", "--quiz asks questions of its own and prints no trace; leave out --check, --step, "
+                                 "--only, --from, --to, --brief, --heatmap and --explain");
+    if (quiz_seed && !quiz)
+        return usage_error("%s", "--quiz-seed chooses the questions of --quiz; add --quiz");
+    unsigned long long seed = 1;
+    if (quiz_seed) {
+        char *end;
+        errno = 0;
+        seed = strtoull(quiz_seed, &end, 10);
+        if (!isdigit((unsigned char)quiz_seed[0]) || *end != '\0' || errno)
+            return usage_error("--quiz-seed must be a whole number from 0 to 18446744073709551615, not '%s'",
+                               quiz_seed);
     }
     const char *no_colour = getenv("NO_COLOR"), *colorterm = getenv("COLORTERM");
     bool terminal_colour = !strcmp(colour, "always") ||
@@ -486,7 +543,7 @@ int main(int argc, char **argv) {
     opts.explain = explain;
     opts.n_explain = n_explain;
     bool colour_errors = colour_stderr();
-    const GoldenCheck golden_check = {.golden = golden, .colour = terminal_colour};
+    const TraceChecks checks = {.check = check, .golden = golden, .golden_colour = terminal_colour, .strict = strict};
     // A lesson of the course may be named by number or name, the original of --diff too.
     char *path = NULL, *edited_path = NULL;
     Diag diag;
@@ -502,10 +559,12 @@ int main(int argc, char **argv) {
         status = print_list(path);
     else if (step)
         status = step_lesson(path, &opts, fixed_width, colour_errors);
+    else if (quiz)
+        status = quiz_lesson(path, &opts, seed, colour_errors);
     else if (watch)
-        status = watch_lesson(path, &opts, fixed_width, check ? &golden_check : NULL);
+        status = watch_lesson(path, &opts, fixed_width, &checks);
     else
-        status = trace(path, &opts, check ? &golden_check : NULL);
+        status = trace(path, &opts, &checks);
     util_free(path);
     util_free(edited_path);
     return status;

@@ -49,6 +49,7 @@ typedef struct OpAttrs {
     int axis;         // reductions, concat: 0..rank-1, or KERNEL_ALL_AXES
     bool keepdims;
     double number;    // eps, base
+    double rtol, atol;  // allclose: |a - b| <= atol + rtol * |b|
     size_t count;     // heads, n
     KernelAxisIndex index[KERNEL_MAX_INDEX];  // indexing
     size_t n_index;
@@ -156,6 +157,45 @@ typedef struct OpExplain {
     bool failed;                   // memory ran out: a line is missing
 } OpExplain;
 
+// The backward pass: one input's share of the gradient of one use of the operation. The
+// derivative adds it to din (the input's gradient so far), given the gradient of the result.
+typedef struct OpGrad {
+    const OpDef *op;
+    Tensor *din;                // the input's shape: the share is added to it
+    size_t input;               // which tensor argument
+    const Tensor *dout;         // the gradient with respect to the result
+    const Tensor *out;          // the result
+    const Tensor *const *in;    // the tensor arguments
+    size_t n_in;
+    const OpAttrs *attrs;
+} OpGrad;
+
+// The shown work of one element of one input's share of a gradient (--explain on a gradient
+// stage): explain_grad writes into sb how the share at index (of the input) is computed from
+// the lesson's numbers, ending in its value: "dloss/dC[1, :] · B[2, :] = (0.5×0.1) + ... = 0.07".
+typedef struct OpGradWork {
+    const OpDef *op;
+    size_t input;
+    const Tensor *dout;            // the gradient with respect to the result
+    const char *dout_name;         // "dloss/dscores"
+    const Tensor *out;             // the result
+    const char *out_name;
+    const Tensor *const *in;       // the tensor arguments
+    const char *const *in_names;
+    size_t n_in;
+    const OpAttrs *attrs;
+    const Tensor *share;           // the whole share, the input's shape
+    size_t index[TENSOR_MAX_RANK]; // the element of the input
+    size_t flat;
+    int digits;
+    StrBuf *sb;
+} OpGradWork;
+
+// A number of gradient work in the lesson's digits.
+void op_grad_num(OpGradWork *w, double v);
+
+#define OP_GRAD_FORMULAS 3  // inputs whose share has a formula of its own (more: the last one's)
+
 void op_note(OpNotes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void op_work(OpExplain *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -204,8 +244,20 @@ struct OpDef {
     // note on an inf or a nan can name its operands: "exp(800)", "inf / inf".
     bool elementwise;
     OpIntegers integers;
-    // The backward pass adds here its derivative, .grad, beside .compute, so that gradients are
-    // traced op by op in the same way.
+    // The result is a truth value, 1 (true) or 0 (false), element by element: a claim may end
+    // in this operation (comparisons, allclose, all, any).
+    bool truth;
+    // The derivative (a vector-Jacobian product through kernel_grad): adds input g->input's
+    // share of g->dout to g->din; false only when memory runs out. NULL: no derivative, and
+    // grad(y, x) refuses to pass back through the operation (argmax).
+    bool (*grad)(OpGrad *g);
+    unsigned no_grad;    // bit k: input k carries no gradient (indices, positions, targets)
+    // How input k's share is written in a gradient stage's formula: %g the gradient of the
+    // result, %y the result, %0 %1 %2 the inputs ("%g @ %1.T" for the left of a matmul).
+    const char *grad_formula[OP_GRAD_FORMULAS];
+    // Writes the arithmetic of one element of a share (OpGradWork); NULL: only its value is
+    // shown, under the formula.
+    void (*explain_grad)(OpGradWork *w);
 };
 
 // One family's entries.
@@ -224,6 +276,8 @@ extern const OpFamily op_family_elementwise, op_family_matmul, op_family_reduce,
 bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out, size_t *work);
 
 // ---------------------------------------------------------------- for the families
+
+#define OP_NO_GRAD(k) (1u << (k))  // OpDef.no_grad: input k carries no gradient
 
 #define OP_X {"x", PARAM_TENSOR, false, 0}
 #define OP_TENSOR(n) {n, PARAM_TENSOR, false, 0}
@@ -255,6 +309,20 @@ void op_work_moments(OpExplain *e, const Tensor *t, const double *x, size_t n, s
 const double *op_row_of(const Tensor *t, size_t flat, size_t *d);
 // The element of a broadcast input that meets output element out_idx.
 void op_broadcast_index(const Tensor *in, const Tensor *out, const size_t *out_idx, size_t *idx);
+
+// Where allclose(a, b) fails worst (the element furthest past its tolerance; nan and inf first),
+// how many elements fail, and the largest |a - b| anywhere (nan when a nan meets anything; equal
+// infinities are 0 apart).
+typedef struct OpCloseWorst {
+    size_t n_far;                // elements not close
+    size_t at[TENSOR_MAX_RANK];  // the worst of them, in the broadcast shape
+    size_t rank;
+    double a, b;                 // the two numbers there
+    double largest_difference;
+} OpCloseWorst;
+void op_allclose_worst(const Tensor *a, const Tensor *b, const OpAttrs *attrs, OpCloseWorst *worst);
+// atol + rtol × |b|: how far a may be from b and still be close to it.
+double op_close_tolerance(const OpAttrs *attrs, double b);
 
 // Run time: every value of idx (input `input`) must be a whole number in [0, limit); what
 // names one ("index", "target"), hint says what one counts. False with a problem otherwise.

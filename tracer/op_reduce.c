@@ -1,9 +1,11 @@
-// op_reduce: reductions: sum, mean, var, max, min and argmax over an axis or everything, and numel.
+// op_reduce: reductions: sum, mean, var, max, min, argmax, all and any over an axis or everything,
+// and numel.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "format.h"
+#include "kernel_grad.h"
 #include "op.h"
 
 static bool infer_reduce(OpCheck *c) {
@@ -111,7 +113,7 @@ static void explain_reduce(OpExplain *e) {
     }
     op_work_lhs(&sb, e);
     const char *open = op == KERNEL_MEAN ? "(" : op == KERNEL_MAX ? "max(" : op == KERNEL_MIN ? "min(" :
-                       op == KERNEL_ARGMAX ? "argmax(" : "";
+                       op == KERNEL_ARGMAX ? "argmax(" : op == KERNEL_ALL ? "all(" : op == KERNEL_ANY ? "any(" : "";
     const char *sep = op == KERNEL_SUM || op == KERNEL_MEAN ? " + " : ", ";
     strbuf_puts(&sb, open);
     for (size_t k = 0; k < n; k++) {
@@ -130,6 +132,8 @@ static void explain_reduce(OpExplain *e) {
         return;
     }
     op_work_result(&sb, e);
+    if (e->op->truth)
+        strbuf_puts(&sb, e->out->data[e->flat] != 0 ? " (true)" : " (false)");
     op_work_line(e, &sb);
 }
 
@@ -166,25 +170,37 @@ static void explain_numel(OpExplain *e) {
 
 // ---------------------------------------------------------------- the table
 
-#define REDUCE(op_name, what, kind, whole)                                                                \
+static bool grad_reduce(OpGrad *g) {
+    kernel_grad_reduce(g->din, g->dout, g->in[0], g->attrs->axis, (KernelReduce)g->op->variant);
+    return true;
+}
+
+#define REDUCE(op_name, what, kind, whole, formula)                                                                \
     {.name = op_name, .about = what, .variant = kind,                                                     \
      .params = {OP_X, {"axis", PARAM_AXIS, true, 0}, {"keepdims", PARAM_FLAG, true, 0}},                \
      .infer = infer_reduce, .compute = compute_reduce, .notes = notes_reduce, .explain = explain_reduce,     \
-     .integers = whole}
+     .integers = whole, .grad = grad_reduce, .grad_formula = {formula}}
 
 static const OpDef ops[] = {
-    REDUCE("sum", "sum", KERNEL_SUM, INTEGERS_IF_INPUTS),
-    REDUCE("mean", "mean", KERNEL_MEAN, INTEGERS_NEVER),
-    REDUCE("var", "variance (divide by the count)", KERNEL_VAR, INTEGERS_NEVER),
-    REDUCE("max", "maximum", KERNEL_MAX, INTEGERS_IF_INPUTS),
-    REDUCE("min", "minimum", KERNEL_MIN, INTEGERS_IF_INPUTS),
+    REDUCE("sum", "sum", KERNEL_SUM, INTEGERS_IF_INPUTS, "%g, copied to every summed entry"),
+    REDUCE("mean", "mean", KERNEL_MEAN, INTEGERS_NEVER, "%g / n, copied to every averaged entry"),
+    REDUCE("var", "variance (divide by the count)", KERNEL_VAR, INTEGERS_NEVER, "%g * 2 (%0 - mean) / n"),
+    REDUCE("max", "maximum", KERNEL_MAX, INTEGERS_IF_INPUTS, "%g at the first largest entry, 0 elsewhere"),
+    REDUCE("min", "minimum", KERNEL_MIN, INTEGERS_IF_INPUTS, "%g at the first smallest entry, 0 elsewhere"),
     // A position is a whole number: it prints as "3", not "3.0000".
     {.name = "argmax", .about = "position of the largest value", .variant = KERNEL_ARGMAX,
      .params = {OP_X, {"axis", PARAM_AXIS, true, 0}}, .infer = infer_reduce, .compute = compute_reduce,
      .explain = explain_reduce, .integers = INTEGERS_ALWAYS},
+    // Truth values: 1 when every (some) value is nonzero, as numpy's all and any.
+    {.name = "all", .about = "1 when every value is nonzero (true), else 0", .variant = KERNEL_ALL,
+     .params = {OP_X, {"axis", PARAM_AXIS, true, 0}, {"keepdims", PARAM_FLAG, true, 0}}, .infer = infer_reduce,
+     .compute = compute_reduce, .explain = explain_reduce, .integers = INTEGERS_ALWAYS, .truth = true},
+    {.name = "any", .about = "1 when some value is nonzero (true), else 0", .variant = KERNEL_ANY,
+     .params = {OP_X, {"axis", PARAM_AXIS, true, 0}, {"keepdims", PARAM_FLAG, true, 0}}, .infer = infer_reduce,
+     .compute = compute_reduce, .explain = explain_reduce, .integers = INTEGERS_ALWAYS, .truth = true},
     {.name = "numel", .about = "number of elements: the product of the shape", .params = {OP_X},
      .infer = infer_numel, .compute = compute_numel, .explain = explain_numel, .from_shapes_only = true,
-     .integers = INTEGERS_ALWAYS},
+     .integers = INTEGERS_ALWAYS, .no_grad = OP_NO_GRAD(0)},  // no value of x moves a count of its shape
 };
 
 const OpFamily op_family_reduce = OP_FAMILY(ops);

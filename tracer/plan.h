@@ -21,6 +21,7 @@ typedef enum PlanKind {
     PLAN_GIVEN,
     PLAN_CONSTANT,
     PLAN_OP,
+    PLAN_GRAD,  // the gradient of a scalar stage with respect to an earlier node (grad())
 } PlanKind;
 
 typedef struct PlanNode {
@@ -47,6 +48,14 @@ typedef struct PlanNode {
     const LessonGiven *given;
     const LessonStep *step;  // the step the node belongs to
     const Expr *expr;        // for errors while running
+
+    // PLAN_GRAD: d grad_of / d grad_wrt, gathered from the uses of grad_wrt on the way to
+    // grad_of: use k is input grad_use_input[k] of node grad_use[k], whose own gradient is
+    // node args[k]. No uses: the seed d y / d y = 1 that starts the backward pass.
+    size_t grad_of, grad_wrt;
+    size_t *grad_use, *grad_use_input;
+    const char **grad_terms;  // how each use's share is written ("dloss/dscores @ K.T")
+    const char *say;          // a gradient stage's narration
 } PlanNode;
 
 // One "show your work" request, resolved against a stage's shape.
@@ -56,6 +65,14 @@ typedef struct ExplainTarget {
     size_t index[TENSOR_MAX_RANK];
     size_t n_index;
 } ExplainTarget;
+
+// A claim of the lesson, compiled: its value is node's (a truth value), and it prints under
+// the stage of node `after`, the latest stage it reads.
+typedef struct PlanClaim {
+    const LessonClaim *claim;
+    size_t node;
+    size_t after;
+} PlanClaim;
 
 #define PLAN_EXPLAIN_ALL_MAX 100  // explain: all is for tensors this small
 
@@ -67,6 +84,10 @@ typedef struct Plan {
     size_t cap;
     ExplainTarget *explains;  // from the lesson's explain: keys, in stage order
     size_t n_explains;
+    ExplainTarget *quizzes;   // from the lesson's quiz: keys: what --quiz asks, in stage order
+    size_t n_quizzes;
+    PlanClaim *claims;  // in the lesson's order (the steps' claim: first)
+    size_t n_claims;
 } Plan;
 
 // An empty plan for lesson, to be filled by the checker; NULL when memory runs out.

@@ -19,6 +19,7 @@ typedef enum StageKind {
     STAGE_GIVEN,
     STAGE_STEP,          // the result of a step
     STAGE_INTERMEDIATE,  // an operation inside a step's expression
+    STAGE_GRADIENT,      // a stage of a backward pass: dloss/dlogits
 } StageKind;
 
 // What a step asks to be drawn as (show: heatmap | bars | table); the default lets the
@@ -96,7 +97,18 @@ typedef struct TraceStage {
     const TraceDocument *document;  // NULL when the lesson gives no document values
     PictureKind show;               // what the step asks to be drawn as (steps only)
     size_t node;                    // the plan node it shows
+    const char *of, *wrt;           // a gradient stage: d of / d wrt (stage names); else NULL
 } TraceStage;
+
+// A claim of the lesson, judged on the values just computed.
+typedef struct TraceClaim {
+    const char *text;    // "decoded row equals full attention"
+    const char *expr;    // "allclose(new_out, all_out[2:3])"
+    bool holds;
+    const char *detail;  // where and by how much it fails: "at [0, 3] 0.2462 != 0.2404 (largest
+                         // difference 0.0058)"; NULL when it holds
+    size_t stage;        // the stage it prints under (index into Trace.stages)
+} TraceClaim;
 
 typedef struct Trace {
     Arena *arena;
@@ -121,6 +133,9 @@ typedef struct Trace {
     size_t doc_set_aside;   // stages whose printed shape no longer fits (DOC_SET_ASIDE)
     Tensor **doc_tensors;   // owned: the printed values
     size_t n_doc_tensors;
+    TraceClaim *claims;     // in the lesson's order
+    size_t n_claims;
+    size_t n_claims_failed;
 } Trace;
 
 void trace_destroy(Trace *trace);  // accepts NULL
