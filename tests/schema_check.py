@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Lessons against lessons/lesson.schema.json, as an editor checks them while they are typed.
 
-Usage: schema_check.py SCHEMA --loader LESSON_C --valid LESSON... --invalid LESSON...
-                        --header LESSON...
+Usage: schema_check.py SCHEMA --loader LESSON_C --valid LESSON... --valid-dir DIR...
+                        --invalid LESSON... --header LESSON...
 
 --valid lessons must validate; --invalid lessons (broken in their structure, which the tracer
 refuses) must be rejected by the schema too; --header lessons must open with the
@@ -93,13 +93,17 @@ HEADER = re.compile(r"^# yaml-language-server: \$schema=(\S+)$")
 
 def main(argv):
     schema_path = argv[1]
-    groups = {"--loader": [], "--valid": [], "--invalid": [], "--header": []}
+    groups = {"--loader": [], "--valid": [], "--valid-dir": [], "--invalid": [], "--header": []}
     current = None
     for arg in argv[2:]:
         if arg in groups:
             current = groups[arg]
         else:
             current.append(arg)
+    # --valid-dir DIR: every lesson in the folder, so a test lesson added there is checked too.
+    for folder in groups.pop("--valid-dir"):
+        groups["--valid"] += sorted(os.path.join(folder, name) for name in os.listdir(folder)
+                                    if name.endswith(".yaml"))
     with open(schema_path, encoding="utf-8") as f:
         schema = json.load(f)
     Draft202012Validator.check_schema(schema)
