@@ -156,6 +156,7 @@ static const OpCase op_cases[] = {
     {"index", "a[ids]"},
     {"softmax", "softmax(a)"},
     {"layernorm", "layernorm(a, g, be)"},
+    {"rmsnorm", "rmsnorm(a, g)"},
     {"batchnorm", "batchnorm(a, g, be)"},
     {"sum", "sum(a, axis=1)"},
     {"mean", "mean(a, axis=0)"},
@@ -172,6 +173,7 @@ static const OpCase op_cases[] = {
     {"tanh", "tanh(a)"},
     {"sin", "sin(a)"},
     {"cos", "cos(a)"},
+    {"silu", "silu(a)"},
     {"concat", "concat(a, b, axis=1)"},
     {"copy", "copy(a)"},
     {"numel", "numel(a)"},
@@ -424,6 +426,39 @@ static void test_layernorm_row(void **state) {
     assert_int_equal(s->n_work, 3);
     assert_string_equal(s->work[2], "x_norm = (6.0000 - 5.0000) / sqrt(5.0000 + 1e-05) = 0.4472;  ln[2] = 0.5000 × "
                                     "0.4472 + -1.0000 = -0.7764");
+}
+
+// mean(x^2) = (1 + 4 + 9 + 0.25) / 4 = 3.5625, then each value divided by sqrt(3.5625 + 1e-5)
+// and scaled by gamma. numpy: x_norm = [0.5298122 -1.0596244 1.5894366 0.2649061],
+// out = [0.5298122 -2.1192488 0.7947183 0.2649061].
+static void test_rmsnorm_row(void **state) {
+    const char *yaml = "title: rmsnorm\n"
+                       "given:\n"
+                       "  x: [1.0, -2.0, 3.0, 0.5]\n"
+                       "  gamma: [1.0, 2.0, 0.5, 1.0]\n"
+                       "steps:\n"
+                       "  - rn: rmsnorm(x, gamma)\n";
+    const TraceStage *s = explain(*state, yaml, "rn");
+    EXPECT_WORK(s, "mean(x²) = (1.0000² + -2.0000² + 3.0000² + 0.5000²) / 4 = 3.5625",
+                "x_norm = 1.0000 / sqrt(3.5625 + 1e-05) = 0.5298;  rn[0] = 1.0000 × 0.5298 = 0.5298",
+                "x_norm = -2.0000 / sqrt(3.5625 + 1e-05) = -1.0596;  rn[1] = 2.0000 × -1.0596 = -2.1192",
+                "x_norm = 3.0000 / sqrt(3.5625 + 1e-05) = 1.5894;  rn[2] = 0.5000 × 1.5894 = 0.7947",
+                "x_norm = 0.5000 / sqrt(3.5625 + 1e-05) = 0.2649;  rn[3] = 1.0000 × 0.2649 = 0.2649");
+    s = explain(*state, yaml, "rn[1]");
+    assert_int_equal(s->n_work, 2);
+    assert_string_equal(s->work[1], "x_norm = -2.0000 / sqrt(3.5625 + 1e-05) = -1.0596;  rn[1] = 2.0000 × -1.0596 = "
+                                    "-2.1192");
+}
+
+// silu(x) = x * sigmoid(x); numpy: 0.5 / (1 + exp(-0.5)) = 0.31122967, -2 / (1 + exp(2)) = -0.23840584.
+static void test_silu(void **state) {
+    const char *yaml = "title: silu\n"
+                       "given:\n"
+                       "  x: [0.5, -2.0]\n"
+                       "steps:\n"
+                       "  - y: silu(x)\n";
+    const TraceStage *s = explain(*state, yaml, "y");
+    EXPECT_WORK(s, "y[0] = silu(x[0]) = silu(0.5000) = 0.3112", "y[1] = silu(x[1]) = silu(-2.0000) = -0.2384");
 }
 
 // PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(the same). numpy:
@@ -683,6 +718,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_softmax_element, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_softmax_far_from_zero, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_layernorm_row, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_rmsnorm_row, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_silu, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_sinusoidal, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_rope, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_cross_entropy, fixture_setup, fixture_teardown),

@@ -154,6 +154,7 @@ static const OpDef ops[] = {
     UNARY("tanh", "elementwise tanh", KERNEL_TANH, INTEGERS_NEVER),
     UNARY("sin", "elementwise sine", KERNEL_SIN, INTEGERS_NEVER),
     UNARY("cos", "elementwise cosine", KERNEL_COS, INTEGERS_NEVER),
+    UNARY("silu", "elementwise SiLU: x * sigmoid(x) = x / (1 + e^-x)", KERNEL_SILU, INTEGERS_NEVER),
     {.name = "copy", .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
      .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST},
 };
