@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "cmocka_double.h"
+
 #include "kernel.h"
 #include "tensor.h"
 #include "util.h"
@@ -25,17 +27,6 @@
 #define LIBM 1e-14
 
 // ---------------------------------------------------------------- helpers
-
-#ifndef assert_double_equal
-// cmocka before 1.2 only has assert_float_equal, which rounds both sides to float.
-static void double_equal(double a, double b, double eps, const char *file, int line) {
-    if (a == b || fabs(a - b) <= eps)
-        return;
-    print_error("%.17g != %.17g (difference %.3g, eps %.3g)\n", a, b, fabs(a - b), eps);
-    _fail(file, line);
-}
-#define assert_double_equal(a, b, eps) double_equal((a), (b), (eps), __FILE__, __LINE__)
-#endif
 
 #define SHAPE(...)                                                                         \
     ((Shape){.rank = ARRAY_LEN(((size_t[]){__VA_ARGS__})), .dim = {__VA_ARGS__}})
