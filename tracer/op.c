@@ -44,8 +44,7 @@ bool op_out_of_memory(OpProblem *p) {
 // ---------------------------------------------------------------- notes and work
 
 void op_note(OpNotes *n, const char *fmt, ...) {
-    if (n->n_lines == OP_MAX_NOTES)
-        return;
+    ASSERT(n->n_lines < OP_MAX_NOTES);  // each op says a line or two
     char text[1024];
     va_list ap;
     va_start(ap, fmt);
@@ -54,6 +53,8 @@ void op_note(OpNotes *n, const char *fmt, ...) {
     const char *copy = arena_strdup(n->arena, text);
     if (copy)
         n->lines[n->n_lines++] = copy;
+    else
+        n->failed = true;
 }
 
 static void add_work_line(OpExplain *e, const char *text) {

@@ -128,6 +128,7 @@ typedef struct OpNotes {
     Arena *arena;  // holds the lines
     const char *lines[OP_MAX_NOTES];
     size_t n_lines;
+    bool failed;   // memory ran out: a note is missing
 } OpNotes;
 
 // "Show your work": how one element (or one row) of a result is computed, written out with

@@ -27,11 +27,12 @@ static bool infer_split_heads(OpCheck *c) {
     c->out_labels[r - 1] = c->labels[0][r - 2];  // the token axis keeps its labels
     // The new axis is the heads: label them "head 0", "head 1", ... so slices say which.
     const char **names = arena_array(c->arena, h, sizeof(char *));
-    for (size_t k = 0; names && k < h; k++)
+    if (!names)
+        return op_out_of_memory(c->problem);
+    for (size_t k = 0; k < h; k++)
         if (!(names[k] = arena_printf(c->arena, "head %zu", k)))
-            names = NULL;
-    if (names)
-        c->out_labels[r - 2] = (Labels){names, h};
+            return op_out_of_memory(c->problem);
+    c->out_labels[r - 2] = (Labels){names, h};
     return true;
 }
 

@@ -90,6 +90,11 @@ static Tensor *node_tensor(Runner *run, size_t i) {
         run->notes = (OpNotes){.out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
                                .digits = run->trace->digits, .arena = run->trace->arena};
         n->op->notes(&run->notes);
+        if (run->notes.failed) {
+            tensor_destroy(out);
+            diag_out_of_memory(run->diag);
+            return NULL;
+        }
     }
     const ExplainTarget *lists[2] = {run->plan->explains, run->extra};
     size_t counts[2] = {run->plan->n_explains, run->n_extra};
