@@ -630,6 +630,15 @@ static void test_command_line_errors(void **state) {
     expect_usage_error(state, ERRORS_LESSON, "scores[x]",
                        "--explain 'scores[x]': indices are whole numbers, as in scores[0, 1]", "");
     expect_usage_error(state, ERRORS_LESSON, "[0]", "--explain '[0]': name a stage, as in scores[0,1]", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores row x", "--explain 'scores row x': write a row as scores row 0",
+                       "");
+    expect_usage_error(state, ERRORS_LESSON, "scores row 1 2",
+                       "--explain 'scores row 1 2': write a row as scores row 0", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores[0, 0, 0, 0, 0]",
+                       "--explain 'scores[0, 0, 0, 0, 0]': indices are whole numbers, as in scores[0, 1]", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores row 7",
+                       "--explain 'scores row 7': index 7 is out of range for axis 0 of 'scores' (shape [3, 3])",
+                       "valid indices are 0 to 2");
     // One bad request among good ones still stops the run before any output.
     Fixture *f = *state;
     const char *requests[] = {"scores[0, 0]", "scores[9, 9]"};

@@ -281,18 +281,13 @@ static void list_fill(Checker *c, const Expr *e, double *values, size_t *k) {
 }
 
 static size_t add_constant(Checker *c, const Expr *e) {
+    // A number, or a list of them: callers have checked that a name is a constant.
     Shape shape = {0};
-    if (e->kind == EXPR_LIST) {
-        if (!list_shape(c, e, &shape, 0))
-            return NO_NODE;
-    } else {
-        double v;
-        if (!const_eval(c, e, &v))
-            return NO_NODE;
-    }
-    size_t size;
-    if (!shape_size(&shape, &size))
+    if (e->kind == EXPR_LIST && !list_shape(c, e, &shape, 0))
         return NO_NODE;
+    size_t size;
+    bool fits = shape_size(&shape, &size);
+    ASSERT(fits);  // at most EXPR_MAX_ARGS items on each of TENSOR_MAX_RANK axes
     double *values = arena_array(c->plan->arena, size ? size : 1, sizeof(double));
     if (!values) {
         diag_out_of_memory(c->diag);
@@ -432,19 +427,22 @@ static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n
     if (!check_size(c, e, &chk->shape, has_values) || (has_values && !check_work(c, e, op, chk)))
         return NO_NODE;
     size_t *args = arena_array(plan->arena, n_inputs ? n_inputs : 1, sizeof(size_t));
+    const Expr **args_at = arena_array(plan->arena, n_inputs ? n_inputs : 1, sizeof(Expr *));
     const char *line = op_line(c, op, chk, site);
     const char *text = arena_strndup(plan->arena, c->step->expr + e->start, e->end - e->start);
-    if (!args || !line || !text) {
+    if (!args || !args_at || !line || !text) {
         diag_out_of_memory(c->diag);
         return NO_NODE;
     }
     memcpy(args, inputs, n_inputs * sizeof(size_t));
+    memcpy(args_at, site->inputs, n_inputs * sizeof(Expr *));
     size_t index;
     PlanNode *n = new_node(c, PLAN_OP, &index);
     if (!n)
         return NO_NODE;
     n->op = op;
     n->args = args;
+    n->args_at = args_at;
     n->n_args = n_inputs;
     n->attrs = chk->attrs;
     n->shape = chk->shape;
@@ -819,12 +817,12 @@ static size_t compile(Checker *c, const Expr *e) {
     }
     case EXPR_INDEX:
         return compile_index(c, e);
-    case EXPR_SLICE:
-        expr_error(c, e, "a slice a:b can only stand inside brackets, as in X[0:2]");
-        return NO_NODE;
     case EXPR_CALL:
         return compile_call(c, e);
+    case EXPR_SLICE:
+        break;  // the parser makes slices only as index items, which compile_index reads
     }
+    ASSERT(!"an expression the checker does not know");
     return NO_NODE;
 }
 
