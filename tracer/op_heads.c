@@ -19,8 +19,8 @@ static bool infer_split_heads(OpCheck *c) {
         return false;
     }
     c->attrs.count = h;
-    if (!kernel_split_heads_shape(x, h, &c->shape))
-        return op_error(c->problem, OP_CALL, "cannot split these heads");
+    bool fits = kernel_split_heads_shape(x, h, &c->shape);
+    ASSERT(fits);  // rank and divisibility checked above
     size_t r = x->rank;
     for (size_t i = 0; i + 2 < r; i++)
         c->out_labels[i] = c->labels[0][i];
@@ -64,8 +64,8 @@ static bool infer_merge_heads(OpCheck *c) {
     if (!op_needs_rank(c, 0, 3))
         return false;
     const Shape *x = c->shapes[0];
-    if (!kernel_merge_heads_shape(x, &c->shape))
-        return op_error(c->problem, OP_CALL, "cannot merge these heads");
+    bool fits = kernel_merge_heads_shape(x, &c->shape);
+    ASSERT(fits);  // at least three axes, checked above
     size_t r = x->rank;
     for (size_t i = 0; i + 3 < r; i++)
         c->out_labels[i] = c->labels[0][i];

@@ -11,13 +11,7 @@
 static bool infer_index(OpCheck *c) {
     const Shape *a = c->shapes[0];
     OpAttrs *at = &c->attrs;
-    if (at->n_index > a->rank) {
-        char s[64];
-        shape_format(a, s, sizeof(s));
-        op_error(c->problem, OP_CALL, "too many indices: %zu for a tensor of shape %s", at->n_index, s);
-        op_hint(c->problem, "give at most one index per axis (%zu here)", a->rank);
-        return false;
-    }
+    ASSERT(at->n_index <= a->rank);  // the checker refuses more indices than axes
     KernelAxisIndex index[TENSOR_MAX_RANK];
     memcpy(index, at->index, sizeof(index));
     size_t placeholder_n = 0;
@@ -43,8 +37,8 @@ static bool infer_index(OpCheck *c) {
     bool placeholder_list = at->index_input != OP_NO_INDEX_INPUT && index[at->index_input].kind == KERNEL_INDEX_LIST;
     if (placeholder_list)
         for_shape[at->index_input].kind = KERNEL_INDEX_ALL;
-    if (!kernel_index_shape(a, for_shape, at->n_index, &c->shape))
-        return op_error(c->problem, OP_CALL, "this index does not fit the tensor");
+    bool fits = kernel_index_shape(a, for_shape, at->n_index, &c->shape);
+    ASSERT(fits);  // every constant index was checked against its axis
     if (placeholder_list) {
         size_t out_axis = 0;
         for (int i = 0; i < at->index_input; i++)
@@ -225,8 +219,8 @@ static bool infer_concat(OpCheck *c) {
             return false;
         }
     }
-    if (!kernel_concat_shape(c->shapes, c->n_inputs, axis, &c->shape))
-        return op_error(c->problem, OP_CALL, "cannot concat these tensors");
+    bool fits = kernel_concat_shape(c->shapes, c->n_inputs, axis, &c->shape);
+    ASSERT(fits);  // every other axis was compared above
     op_copy_labels(c->out_labels, c->labels[0], rank);
     // Labels along the joined axis survive only when every part has them.
     bool all = true;

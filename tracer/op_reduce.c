@@ -17,16 +17,28 @@ static bool infer_reduce(OpCheck *c) {
             return false;
         c->attrs.axis = (int)axis;
     }
-    if (!kernel_reduce_shape(x, c->attrs.axis, c->attrs.keepdims, &c->shape))
-        return op_error(c->problem, OP_CALL, "cannot reduce this tensor");
+    bool fits = kernel_reduce_shape(x, c->attrs.axis, c->attrs.keepdims, &c->shape);
+    ASSERT(fits);  // the axis was resolved against this shape
     if (c->attrs.axis != KERNEL_ALL_AXES) {
         size_t out = 0;
         for (size_t i = 0; i < x->rank; i++)
             if ((int)i != c->attrs.axis || c->attrs.keepdims)
                 c->out_labels[out++] = (int)i == c->attrs.axis ? (Labels){0} : c->labels[0][i];
     }
-    if (x->rank > 0 && x->dim[0] == 0)
-        return op_error(c->problem, OP_INPUT(0), "cannot reduce an empty tensor");
+    // max, min and argmax of no values have no answer (numpy raises); refuse them all alike.
+    size_t n = 1;
+    if (c->attrs.axis == KERNEL_ALL_AXES)
+        shape_size(x, &n);
+    else
+        n = x->dim[c->attrs.axis];
+    if (n == 0) {
+        char s[64];
+        shape_format(x, s, sizeof(s));
+        op_error(c->problem, OP_INPUT(0), "cannot reduce an empty tensor: %s has no values%s", s,
+                 c->attrs.axis == KERNEL_ALL_AXES ? "" : " along that axis");
+        op_hint(c->problem, "a slice such as 0:0 takes nothing; reduce a slice with at least one entry");
+        return false;
+    }
     return true;
 }
 
