@@ -636,6 +636,28 @@ static void test_command_line_errors(void **state) {
                        "--explain 'scores row 1 2': write a row as scores row 0", "");
     expect_usage_error(state, ERRORS_LESSON, "scores[0, 0, 0, 0, 0]",
                        "--explain 'scores[0, 0, 0, 0, 0]': indices are whole numbers, as in scores[0, 1]", "");
+    // A bracket before " row " keeps the element form; one after it is part of the row number.
+    expect_usage_error(state, ERRORS_LESSON, "scores[0] row 1",
+                       "--explain 'scores[0] row 1': expected ',' or a final ']'", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores row 1[0]",
+                       "--explain 'scores row 1[0]': write a row as scores row 0", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores row 99999999999999999999",
+                       "--explain 'scores row 99999999999999999999': write a row as scores row 0", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores[99999999999999999999]",
+                       "--explain 'scores[99999999999999999999]': indices are whole numbers, as in scores[0, 1]", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores[0]x", "--explain 'scores[0]x': expected ',' or a final ']'", "");
+    // K.T is not a stage of its own name: it is the intermediate scores.1.
+    expect_usage_error(state, ERRORS_LESSON, "K.T", "--explain 'K.T': the lesson has no stage called 'K.T'",
+                       "'K.T' is computed as the intermediate stage 'scores.1': explain 'scores.1'");
+    expect_usage_error(state, ERRORS_LESSON, "K",
+                       "--explain 'K': 'K' is given: its values come from the lesson, not from a computation",
+                       "explain a step that uses it");
+    char long_name[300];
+    memset(long_name, 'a', sizeof(long_name) - 1);
+    long_name[sizeof(long_name) - 1] = '\0';
+    char long_message[400];
+    snprintf(long_message, sizeof(long_message), "--explain '%s': name a stage, as in scores[0,1]", long_name);
+    expect_usage_error(state, ERRORS_LESSON, long_name, long_message, "");
     expect_usage_error(state, ERRORS_LESSON, "scores row 7",
                        "--explain 'scores row 7': index 7 is out of range for axis 0 of 'scores' (shape [3, 3])",
                        "valid indices are 0 to 2");
@@ -645,8 +667,8 @@ static void test_command_line_errors(void **state) {
     assert_int_equal(fixture_run(f, ERRORS_LESSON, OUTPUT_JSON, requests, 2), STATUS_USAGE_ERROR);
     assert_int_equal(f->out.len, 0);
     // A row, and every element of a stage with at most 100 values, are fine.
-    const char *fine[] = {"scores[2]", "scores", "scores.1[1, 2]"};
-    assert_int_equal(fixture_run(f, ERRORS_LESSON, OUTPUT_TEXT, fine, 3), STATUS_OK);
+    const char *fine[] = {"scores[2]", "scores", "scores.1[1, 2]", "scores [0 , 1]", "scores  row 1"};
+    assert_int_equal(fixture_run(f, ERRORS_LESSON, OUTPUT_TEXT, fine, 5), STATUS_OK);
 }
 
 // A lesson with an explain: key on one of its steps (each argument is that step's key line,
