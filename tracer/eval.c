@@ -35,7 +35,8 @@ static void locate_problem(const Plan *plan, const PlanNode *n, const OpProblem 
         diag_out_of_memory(diag);
         return;
     }
-    const Expr *e = p->at.kind == OP_TARGET_INPUT ? n->args_at[p->at.index] : n->expr;
+    ASSERT(p->at.kind == OP_TARGET_INPUT);  // what a computation refuses is always one of its inputs
+    const Expr *e = n->args_at[p->at.index];
     plan_error_at(diag, plan->lesson, n->step, e->start, e->end - e->start, "%s", p->message);
     if (p->hint[0])
         diag_hint(diag, "%s", p->hint);

@@ -184,7 +184,7 @@ struct OpDef {
     int variant;         // KernelBinary, KernelUnary or KernelReduce, for families
     OpParam params[OP_MAX_PARAMS];
     bool (*infer)(OpCheck *c);    // false with *c->problem filled
-    bool (*compute)(OpRun *r);    // false with *r->problem filled
+    bool (*compute)(OpRun *r);    // false with *r->problem filled, at one of its inputs
     void (*notes)(OpNotes *n);    // NULL: nothing to say
     // Writes the work for e->index with op_work: one element, or (row_form) the whole row.
     void (*explain)(OpExplain *e);
