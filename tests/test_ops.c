@@ -70,7 +70,7 @@ static void test_lookup(void **state) {
     assert_string_equal(ops_operator(OP_POSTFIX, 'T')->name, "transpose");
     assert_string_equal(ops_operator(OP_INDEXING, '[')->name, "index");
     assert_null(ops_operator(OP_INFIX, '%'));
-    assert_null(ops_operator(OP_CALL_SYNTAX, 0));
+    assert_null(ops_operator(OP_FUNCTION, 0));
 }
 
 // Every function has what the checker, the runner and the README rely on, and can be found
@@ -87,7 +87,7 @@ static void test_every_entry_complete(void **state) {
         const OpDef *op = ops_find_function(names[i]);
         assert_non_null(op);
         assert_ptr_equal(op->name, names[i]);
-        assert_int_equal(op->syntax, OP_CALL_SYNTAX);
+        assert_int_equal(op->syntax, OP_FUNCTION);
         assert_non_null(op->about);
         assert_non_null(op->params[0].name);
         if (!op->infer || !op->compute || !op->explain)

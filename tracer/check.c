@@ -314,7 +314,7 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
     strbuf_init(&sb);
     char s[64], out[64];
     shape_format(&chk->shape, out, sizeof(out));
-    if (op->syntax != OP_CALL_SYNTAX)
+    if (op->syntax != OP_FUNCTION)
         shape_format(chk->shapes[0], s, sizeof(s));
     if (op->syntax == OP_POSTFIX) {
         strbuf_printf(&sb, "%s%s -> %s", s, op->symbol, out);
