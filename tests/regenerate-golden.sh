@@ -7,7 +7,7 @@ tracer=$1 root=$2
 shift 2
 cd "$root"
 for name in "$@"; do
-    NO_COLOR=1 "$tracer" --color=never "lessons/$name.yaml" > "golden/$name.txt.new"
+    NO_COLOR=1 "$tracer" --color=never --width 80 "lessons/$name.yaml" > "golden/$name.txt.new"
     mv "golden/$name.txt.new" "golden/$name.txt"
     echo "wrote golden/$name.txt"
 done

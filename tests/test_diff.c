@@ -16,7 +16,7 @@
 static void expect_diff(const char *a, const char *b, const char *want) {
     StrBuf out;
     strbuf_init(&out);
-    assert_false(diff_unified(a, b, "A", "B", &out));
+    assert_false(diff_unified(a, b, "A", "B", false, &out));
     assert_false(out.failed);
     assert_string_equal(strbuf_str(&out), want);
     strbuf_finish(&out);
@@ -26,7 +26,7 @@ static void test_equal(void **state) {
     (void)state;
     StrBuf out;
     strbuf_init(&out);
-    assert_true(diff_unified("same\ntext\n", "same\ntext\n", "A", "B", &out));
+    assert_true(diff_unified("same\ntext\n", "same\ntext\n", "A", "B", false, &out));
     assert_int_equal(out.len, 0);
     strbuf_finish(&out);
 }
@@ -87,7 +87,7 @@ static void test_too_large_to_align(void **state) {
     }
     StrBuf out;
     strbuf_init(&out);
-    assert_false(diff_unified(strbuf_str(&a), strbuf_str(&b), "A", "B", &out));
+    assert_false(diff_unified(strbuf_str(&a), strbuf_str(&b), "A", "B", false, &out));
     const char *text = strbuf_str(&out);
     assert_non_null(strstr(text, "@@ -1,6400 +1,6400 @@\n-a0\n-a1\n"));
     assert_non_null(strstr(text, "\n-a6399\n+b0\n"));
@@ -105,7 +105,7 @@ static void test_out_of_memory(void **state) {
         StrBuf out;
         strbuf_init(&out);
         util_fail_allocation(n);
-        assert_false(diff_unified("a\nx\n", "b\nx\n", "A", "B", &out));
+        assert_false(diff_unified("a\nx\n", "b\nx\n", "A", "B", false, &out));
         util_fail_allocation(0);
         if (n <= 5)
             assert_true(out.failed);
