@@ -73,6 +73,29 @@ static void test_two_hunks(void **state) {
                 "@@ -9,4 +9,4 @@\n 9\n 10\n 11\n-12\n+TWELVE\n");
 }
 
+// In colour, as git colours a diff: bold file names, a cyan hunk header, removed lines red and
+// added ones green. A removed line and the added line it pairs with (the i-th removal of a
+// block with its i-th addition) have the numbers that differ from the other's highlighted in
+// reverse video: 2,048 against 2,049, -3 against -3.5, and the 9 that has no counterpart. The
+// second removal has no addition to pair with, so nothing in it is highlighted; in 5-3 the
+// minus sign after a digit is not a sign.
+static void test_colour(void **state) {
+    (void)state;
+    StrBuf out;
+    strbuf_init(&out);
+    assert_false(diff_unified("Step 1  y = x\na 1.5 2,048 -3 5-3\nb 7 5-3\nend\n",
+                              "Step 1  y = x\na 1.5 2,049 -3.5 5-3 9\nend\n", "A", "B", true, &out));
+    assert_string_equal(strbuf_str(&out),
+                        "\033[1m--- A\n+++ B\033[0m\n"
+                        "\033[36m@@ -1,4 +1,3 @@\033[0m\n"
+                        " Step 1  y = x\n"
+                        "\033[31m-a 1.5 \033[7m2,048\033[27m \033[7m-3\033[27m 5-3\033[0m\n"
+                        "\033[31m-b 7 5-3\033[0m\n"
+                        "\033[32m+a 1.5 \033[7m2,049\033[27m \033[7m-3.5\033[27m 5-3 \033[7m9\033[27m\033[0m\n"
+                        " end\n");
+    strbuf_finish(&out);
+}
+
 // Too many lines differ to align them one by one (6,400 x 6,400 > 40 million cells): the
 // whole region is shown removed, then added.
 static void test_too_large_to_align(void **state) {
@@ -123,6 +146,7 @@ int main(void) {
         cmocka_unit_test(test_removal),
         cmocka_unit_test(test_from_empty),
         cmocka_unit_test(test_two_hunks),
+        cmocka_unit_test(test_colour),
         cmocka_unit_test(test_too_large_to_align),
         cmocka_unit_test(test_out_of_memory),
     };
