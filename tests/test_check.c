@@ -710,7 +710,7 @@ static void test_out_of_memory(void **state) {
 }
 
 // Numbers known before running may be written as arithmetic on numbers, names of scalar
-// givens and steps, and the constants pi, inf, True: -(1) is axis -1, 4 - 2 * 1 is 2
+// givens and steps, and the constants pi, inf, True: -(c - 1) is axis -1, 4 - 2 * 1 is 2
 // heads, c - 1 with the step c: 2 is axis 1, and x + inf and x * pi are constants.
 static void test_numbers_known_before_running(void **state) {
     const Plan *plan = check_ok(state, "title: t\n"
@@ -718,7 +718,7 @@ static void test_numbers_known_before_running(void **state) {
                                        "  X: [[1, 2, 3, 4], [5, 6, 7, 8]]\n"
                                        "steps:\n"
                                        "  - c: 2\n"
-                                       "  - a: sum(X, axis=-(1))\n"
+                                       "  - a: sum(X, axis=-(c - 1))\n"
                                        "  - h: split_heads(X, 4 - 2 * 1)\n"
                                        "  - b: sum(X, axis=c - 1, keepdims=True)\n"
                                        "  - d: X + inf - pi * True\n");
