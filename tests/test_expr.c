@@ -476,7 +476,18 @@ static void test_syntax_error(void **state) {
     X(digit_then_underscore, "1_a", "'1_a' is neither a number nor a name", 0, 3,                    \
       "names start with a letter or '_'; to multiply, write 1 * _a")                               \
     X(single_quote, "a + 'b'", "a quote (') cannot appear inside an expression", 4, 1,               \
-      "an expression has no text in quotes: write names and numbers plainly")
+      "an expression has no text in quotes: write names and numbers plainly") \
+    X(double_quote, "a + \"b\"", "a quote (\") cannot appear inside an expression", 4, 1,            \
+      "an expression has no text in quotes: write names and numbers plainly")                      \
+    X(exponent_then_letter, "1ex", "'1ex' is neither a number nor a name", 0, 3,                     \
+      "names start with a letter or '_'; to multiply, write 1 * ex")                               \
+    X(x_after_one, "1x5", "'1x5' is neither a number nor a name", 0, 3,                              \
+      "names start with a letter or '_'; to multiply, write 1 * x5")                               \
+    X(unclosed_call_with_underscore, "my_f(x", "expected ',' or ')', found the end of the expression", 6, 1, \
+      "the '(' after 'my_f' is never closed")                                                      \
+    X(unclosed_paren_after_tab, "x *\t(a", "expected ')', found the end of the expression", 6, 1,     \
+      "the '(' after '*' is never closed")                                                         \
+    X(paren_then_bracket, "(]", EXPECTED_VALUE "']'", 1, 1, "a value is missing before this bracket")
 
 #define DEFINE_CASE(name, text, message, pos, width, hint) \
     static SyntaxCase case_##name = {text, message, pos, width, hint};

@@ -142,7 +142,8 @@ static bool check_size(Checker *c, const Expr *e, const Shape *shape, bool has_v
                   limit, limit_bytes);
         return false;
     }
-    if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES)
+    c->total_values += size;  // at most 2^28 + 2^27: no overflow
+    if (c->total_values > PLAN_MAX_TOTAL_VALUES)
         return total_too_big(c, e, NULL);
     return true;
 }
@@ -360,10 +361,13 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
 // products: each value of the result costs one multiply-add per entry of the left operand's
 // last axis).
 static bool check_work(Checker *c, const Expr *e, const OpDef *op, const OpCheck *chk) {
+    // Inputs with values hold at most TENSOR_MAX_VALUES (2^27) each, so a product counts at
+    // most 2^54 and the running total (at most 2^34 before it) cannot overflow.
     size_t work;
-    if (op_multiply_adds(op, chk->shapes, &chk->shape, &work) &&
-        util_add_size(c->total_multiply_adds, work, &c->total_multiply_adds) &&
-        c->total_multiply_adds <= PLAN_MAX_MULTIPLY_ADDS)
+    bool counted = op_multiply_adds(op, chk->shapes, &chk->shape, &work);
+    ASSERT(counted);
+    c->total_multiply_adds += work;
+    if (c->total_multiply_adds <= PLAN_MAX_MULTIPLY_ADDS)
         return true;
     char need[64], limit[64];
     size_t size;
@@ -969,7 +973,8 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     if (n->has_values) {
         size_t size;
         shape_size(&g->shape, &size);
-        if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES)
+        c->total_values += size;  // the loader holds a given to TENSOR_MAX_VALUES: no overflow
+        if (c->total_values > PLAN_MAX_TOTAL_VALUES)
             return total_too_big(c, NULL, g);
     }
     return add_name(c, g->name, index);
