@@ -414,7 +414,7 @@ def rope(x, positions, base=10000):
     if isinstance(x, S):
         return x
     a = _plain(x)
-    pos = _plain(positions)
+    pos = np.reshape(_plain(positions), (-1,))  # a single row may take one number
     base = float(_plain(base))
     d = a.shape[-1]
     if d % 2:
