@@ -1,6 +1,7 @@
 // Tests of the JSON renderer on a trace built by hand (the renderer reads nothing else):
 // strings escaped, numbers to 17 significant digits, inf and nan as strings, -0 as 0,
-// shape-only values as null, labels, counts, notes, work, a document verdict and the summary.
+// shape-only values as null, labels, counts, notes, work, a document verdict (with the edited
+// givens it depends on) and the summary.
 // The expected text is written out by hand from the format in render_json.c; the numbers
 // are C's %.17g of each value (0.1 -> 0.10000000000000001).
 #include <setjmp.h>
@@ -39,8 +40,11 @@ static void test_trace(void **state) {
     const char *work[] = {"y[0] = 0.2", "y[1] = nan"};
     double printed[] = {0.25, 1};
     Tensor doc_values = {.shape = {1, {2}}, .size = 2, .data = printed};
+    const char *edited[] = {"x"};
     TraceDocument doc = {
         .verdict = DOC_OWN_SLIP,
+        .edited = edited,
+        .n_edited = 1,
         .values = &doc_values,
         .chained = {.agrees = false, .max_abs_diff = 0.05, .at = {0}, .ours = 0.2, .printed = 0.25, .tolerance = 0.01},
         .has_local = true,
@@ -81,7 +85,7 @@ static void test_trace(void **state) {
         "\"op_line\": \"[2] * [] -> [2]\", \"say\": \"double\\tit\", \"about\": null, \"shape\": [2], "
         "\"count\": false, \"values\": [0.20000000000000001, \"nan\"], \"rows\": null, \"cols\": null, "
         "\"notes\": [\"a \\\"note\\\"\"], "
-        "\"document\": {\"verdict\": \"own_slip\", \"values\": [0.25, 1], \"agrees\": false, "
+        "\"document\": {\"verdict\": \"own_slip\", \"edited\": [\"x\"], \"values\": [0.25, 1], \"agrees\": false, "
         "\"max_abs_diff\": 0.050000000000000003, \"at\": [0], \"ours\": 0.20000000000000001, \"printed\": 0.25, "
         "\"tolerance\": 0.01, \"local\": {\"agrees\": false, \"max_abs_diff\": 0.050000000000000003, \"at\": [0], "
         "\"ours\": 0.20000000000000001, \"printed\": 0.25, \"tolerance\": 0.014999999999999999, "
@@ -94,8 +98,8 @@ static void test_trace(void **state) {
         "\"say\": null, \"about\": null, \"shape\": [2], \"count\": true, \"values\": [124439808, 0], "
         "\"rows\": null, \"cols\": null, \"notes\": [], \"document\": null, \"work\": []}\n"
         "],\n"
-        " \"document_summary\": {\"printed\": 1, \"agree\": 0, \"first_own_slip\": \"y\", \"inherits\": [], "
-        "\"own_slips\": [\"y\"]}}\n";
+        " \"document_summary\": {\"printed\": 1, \"agree\": 0, \"first_own_slip\": \"y\", \"edited\": [], "
+        "\"follows_edit\": [], \"set_aside\": [], \"inherits\": [], \"own_slips\": [\"y\"]}}\n";
     expect_text(strbuf_str(&out), want);
     strbuf_finish(&out);
 }
@@ -113,8 +117,8 @@ static void test_empty_trace(void **state) {
                 "\"intro\": null, \"outro\": \"bye\",\n"
                 " \"stages\": [\n"
                 "],\n"
-                " \"document_summary\": {\"printed\": 0, \"agree\": 0, \"first_own_slip\": null, "
-                "\"inherits\": [], \"own_slips\": []}}\n");
+                " \"document_summary\": {\"printed\": 0, \"agree\": 0, \"first_own_slip\": null, \"edited\": [], "
+                "\"follows_edit\": [], \"set_aside\": [], \"inherits\": [], \"own_slips\": []}}\n");
     strbuf_finish(&out);
 }
 

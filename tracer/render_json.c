@@ -7,7 +7,7 @@
 #include "format.h"
 #include "render.h"
 
-static void json_string(StrBuf *out, const char *s) {
+void render_json_string(StrBuf *out, const char *s) {
     if (!s) {
         strbuf_puts(out, "null");
         return;
@@ -36,7 +36,7 @@ static void json_number(StrBuf *out, double v) {
     if (isfinite(v))
         strbuf_puts(out, buf);
     else
-        json_string(out, buf);
+        render_json_string(out, buf);
 }
 
 // values nested like the shape: axis `axis` of t, starting at flat offset `at`.
@@ -63,7 +63,7 @@ static void json_labels(StrBuf *out, const Labels *l) {
     for (size_t i = 0; i < l->n; i++) {
         if (i)
             strbuf_puts(out, ", ");
-        json_string(out, l->items[i]);
+        render_json_string(out, l->items[i]);
     }
     strbuf_putc(out, ']');
 }
@@ -90,10 +90,19 @@ static void json_verdict(StrBuf *out, const DocVerdict *v, size_t rank) {
 
 static void json_document(StrBuf *out, const TraceDocument *doc, size_t rank) {
     size_t at = 0;
-    static const char *const verdicts[] = {"agrees", "inherits", "own_slip"};
+    static const char *const verdicts[] = {"agrees", "inherits", "own_slip", "edited", "follows_edit", "set_aside"};
     _Static_assert(ARRAY_LEN(verdicts) == DOC_CLASS_COUNT, "one word for each verdict");
-    strbuf_printf(out, "{\"verdict\": \"%s\", \"values\": ", verdicts[doc->verdict]);
+    strbuf_printf(out, "{\"verdict\": \"%s\", \"edited\": [", verdicts[doc->verdict]);
+    for (size_t i = 0; i < doc->n_edited; i++) {
+        strbuf_puts(out, i ? ", " : "");
+        render_json_string(out, doc->edited[i]);
+    }
+    strbuf_puts(out, "], \"values\": ");
     json_values(out, doc->values, 0, &at);
+    if (doc->verdict == DOC_SET_ASIDE) {
+        strbuf_puts(out, ", \"local\": null}");
+        return;
+    }
     strbuf_puts(out, ", ");
     json_verdict(out, &doc->chained, rank);
     strbuf_puts(out, ", \"local\": ");
@@ -109,7 +118,7 @@ static void json_document(StrBuf *out, const TraceDocument *doc, size_t rank) {
     strbuf_putc(out, '}');
 }
 
-static const char *kind_name(StageKind k) {
+const char *render_stage_kind(StageKind k) {
     switch (k) {
     case STAGE_GIVEN: return "given";
     case STAGE_STEP: return "step";
@@ -122,19 +131,19 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
     const Tensor *t = s->value;
     size_t rank = t->shape.rank;
     strbuf_puts(out, "{\"name\": ");
-    json_string(out, s->name);
+    render_json_string(out, s->name);
     strbuf_puts(out, ", \"number\": ");
-    json_string(out, s->number);
-    strbuf_printf(out, ", \"kind\": \"%s\", \"expr\": ", kind_name(s->kind));
-    json_string(out, s->expr);
+    render_json_string(out, s->number);
+    strbuf_printf(out, ", \"kind\": \"%s\", \"expr\": ", render_stage_kind(s->kind));
+    render_json_string(out, s->expr);
     strbuf_puts(out, ", \"op\": ");
-    json_string(out, s->op);
+    render_json_string(out, s->op);
     strbuf_puts(out, ", \"op_line\": ");
-    json_string(out, s->op_line);
+    render_json_string(out, s->op_line);
     strbuf_puts(out, ", \"say\": ");
-    json_string(out, s->say);
+    render_json_string(out, s->say);
     strbuf_puts(out, ", \"about\": ");
-    json_string(out, s->about);
+    render_json_string(out, s->about);
     strbuf_puts(out, ", \"shape\": [");
     for (size_t i = 0; i < rank; i++)
         strbuf_printf(out, "%s%zu", i ? ", " : "", t->shape.dim[i]);
@@ -161,7 +170,7 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
     for (size_t i = 0; i < s->n_notes; i++) {
         if (i)
             strbuf_puts(out, ", ");
-        json_string(out, s->notes[i]);
+        render_json_string(out, s->notes[i]);
     }
     strbuf_puts(out, "], \"document\": ");
     if (s->document)
@@ -172,23 +181,23 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
     for (size_t i = 0; i < s->n_work; i++) {
         if (i)
             strbuf_puts(out, ", ");
-        json_string(out, s->work[i]);
+        render_json_string(out, s->work[i]);
     }
     strbuf_puts(out, "]}");
 }
 
 void render_json(const Trace *tr, StrBuf *out) {
     strbuf_puts(out, "{\"title\": ");
-    json_string(out, tr->title);
+    render_json_string(out, tr->title);
     strbuf_puts(out, ", \"source\": ");
-    json_string(out, tr->source);
+    render_json_string(out, tr->source);
     strbuf_puts(out, ", \"file\": ");
-    json_string(out, tr->file);
+    render_json_string(out, tr->file);
     strbuf_printf(out, ", \"digits\": %d", tr->digits);
     strbuf_puts(out, ", \"intro\": ");
-    json_string(out, tr->intro);
+    render_json_string(out, tr->intro);
     strbuf_puts(out, ", \"outro\": ");
-    json_string(out, tr->outro);
+    render_json_string(out, tr->outro);
     strbuf_puts(out, ",\n \"stages\": [\n");
     for (size_t i = 0; i < tr->n_stages; i++) {
         strbuf_puts(out, "  ");
@@ -197,15 +206,21 @@ void render_json(const Trace *tr, StrBuf *out) {
     }
     strbuf_printf(out, "],\n \"document_summary\": {\"printed\": %zu, \"agree\": %zu, \"first_own_slip\": ",
                   tr->doc_printed, tr->doc_agree);
-    json_string(out, tr->doc_first_slip >= 0 ? tr->stages[tr->doc_first_slip].name : NULL);
-    // The stages that slip by themselves, and those only off through earlier numbers.
-    for (int v = DOC_INHERITS; v <= DOC_OWN_SLIP; v++) {
-        strbuf_printf(out, ", \"%s\": [", v == DOC_OWN_SLIP ? "own_slips" : "inherits");
+    render_json_string(out, tr->doc_first_slip >= 0 ? tr->stages[tr->doc_first_slip].name : NULL);
+    // The givens the student changed, the stages that follow those edits, those set aside,
+    // and the stages that slip by themselves or are only off through earlier numbers.
+    static const struct {
+        DocClass verdict;
+        const char *key;
+    } lists[] = {{DOC_EDITED, "edited"}, {DOC_FOLLOWS_EDIT, "follows_edit"}, {DOC_SET_ASIDE, "set_aside"},
+                 {DOC_INHERITS, "inherits"}, {DOC_OWN_SLIP, "own_slips"}};
+    for (size_t v = 0; v < ARRAY_LEN(lists); v++) {
+        strbuf_printf(out, ", \"%s\": [", lists[v].key);
         bool first = true;
         for (size_t i = 0; i < tr->n_stages; i++)
-            if (tr->stages[i].document && tr->stages[i].document->verdict == (DocClass)v) {
+            if (tr->stages[i].document && tr->stages[i].document->verdict == lists[v].verdict) {
                 strbuf_puts(out, first ? "" : ", ");
-                json_string(out, tr->stages[i].name);
+                render_json_string(out, tr->stages[i].name);
                 first = false;
             }
         strbuf_putc(out, ']');

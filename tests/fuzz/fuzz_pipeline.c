@@ -42,6 +42,8 @@ static int trace(const uint8_t *data, size_t size, OutputFormat format) {
         __builtin_trap();  // a failure must say why
     if (status != STATUS_OK && sink())
         diag_print(&diag, sink(), true);
+    if (sink())
+        diag_print_warnings(&diag, sink(), true);
     strbuf_finish(&out);
     return status;
 }
