@@ -12,9 +12,10 @@ static void note_row_moments(OpNotes *n, const Tensor *t) {
     size_t rows = d ? t->size / d : 0;
     if (rows == 0 || rows > 16)
         return;
-    char means[512] = "", vars[512] = "";
-    size_t um = 0, uv = 0;
-    for (size_t r = 0; r < rows && um + 32 < sizeof(means) && uv + 32 < sizeof(vars); r++) {
+    StrBuf means, vars;
+    strbuf_init(&means);
+    strbuf_init(&vars);
+    for (size_t r = 0; r < rows; r++) {
         double mean = 0, var = 0;
         for (size_t j = 0; j < d; j++)
             mean += t->data[r * d + j];
@@ -22,13 +23,18 @@ static void note_row_moments(OpNotes *n, const Tensor *t) {
         for (size_t j = 0; j < d; j++)
             var += (t->data[r * d + j] - mean) * (t->data[r * d + j] - mean);
         var /= (double)d;
-        char a[64], b[64];
-        format_fixed(mean, n->digits, a, sizeof(a));
-        format_fixed(var, n->digits, b, sizeof(b));
-        um += (size_t)snprintf(means + um, sizeof(means) - um, "%s%s", r ? ", " : "", a);
-        uv += (size_t)snprintf(vars + uv, sizeof(vars) - uv, "%s%s", r ? ", " : "", b);
+        char a[FORMAT_NUMBER_CAP], b[FORMAT_NUMBER_CAP];
+        format_number(mean, n->digits, a, sizeof(a));
+        format_number(var, n->digits, b, sizeof(b));
+        strbuf_printf(&means, "%s%s", r ? ", " : "", a);
+        strbuf_printf(&vars, "%s%s", r ? ", " : "", b);
     }
-    op_note(n, "row means %s; row variances %s", means, vars);
+    if (means.failed || vars.failed)
+        n->failed = true;
+    else
+        op_note(n, "row means %s; row variances %s", strbuf_str(&means), strbuf_str(&vars));
+    strbuf_finish(&means);
+    strbuf_finish(&vars);
 }
 
 // Inputs 1 .. n (gamma, and beta when there is one) hold one number per feature, or one for all.
@@ -52,6 +58,13 @@ static bool infer_norm(OpCheck *c, size_t min_rank, size_t eps_param) {
     if (!op_needs_rank(c, 0, min_rank))
         return false;
     const Shape *x = c->shapes[0];
+    // LayerNorm and RMSNorm normalise each row (the last axis), BatchNorm each feature over the
+    // batch (every other axis): an empty one has no mean.
+    if (min_rank == 1 && x->dim[x->rank - 1] == 0)
+        return op_refuse_empty_axis(c, c->op->name, "a mean or a variance", x->rank - 1);
+    for (size_t i = 0; min_rank > 1 && i + 1 < x->rank; i++)
+        if (x->dim[i] == 0)
+            return op_refuse_empty_axis(c, c->op->name, "a mean or a variance", i);
     if (!check_affine(c, x->dim[x->rank - 1], eps_param - 1))
         return false;
     c->attrs.number = c->constants[eps_param];
@@ -154,17 +167,22 @@ static void notes_rmsnorm(OpNotes *n) {
     size_t rows = d ? t->size / d : 0;
     if (rows == 0 || rows > 16)
         return;
-    char line[512] = "";
-    size_t used = 0;
-    for (size_t r = 0; r < rows && used + 32 < sizeof(line); r++) {
+    StrBuf line;
+    strbuf_init(&line);
+    for (size_t r = 0; r < rows; r++) {
         double ms = 0;
         for (size_t j = 0; j < d; j++)
             ms += t->data[r * d + j] * t->data[r * d + j];
-        char v[64];
-        format_fixed(ms / (double)d, n->digits, v, sizeof(v));
-        used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s", r ? ", " : "", v);
+        char v[FORMAT_NUMBER_CAP];
+        format_number(ms / (double)d, n->digits, v, sizeof(v));
+        strbuf_printf(&line, "%s%s", r ? ", " : "", v);
     }
-    op_note(n, "row means of squares %s: 1 for a row whose own mean square is much larger than eps", line);
+    if (line.failed)
+        n->failed = true;
+    else
+        op_note(n, "row means of squares %s: 1 for a row whose own mean square is much larger than eps",
+                strbuf_str(&line));
+    strbuf_finish(&line);
 }
 
 // mean(x²) = (1.0000² + 2.0000²) / 2 = 2.5000, then for each element
