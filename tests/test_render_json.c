@@ -1,7 +1,7 @@
 // Tests of the JSON renderer on a trace built by hand (the renderer reads nothing else):
 // strings escaped, numbers to 17 significant digits, inf and nan as strings, -0 as 0,
 // shape-only values as null, labels, counts, notes, work, a document verdict (with the edited
-// givens it depends on) and the summary.
+// givens it depends on), the summary and the lesson's claims.
 // The expected text is written out by hand from the format in render_json.c; the numbers
 // are C's %.17g of each value (0.1 -> 0.10000000000000001).
 #include <setjmp.h>
@@ -67,7 +67,11 @@ static void test_trace(void **state) {
     };
     stages[0].labels[0] = (Labels){cols, 2};
     stages[2].labels[0] = (Labels){rows, 2};
-    Trace t = {.title = "T \"q\" \\ \x01", .file = "dir/t.yaml", .digits = 4, .intro = "line\nnext\r", .stages = stages,
+    // Two claims under stage y: one holds (no detail), one fails with where and by how much.
+    TraceClaim claims[] = {{.text = "rows sum to 1", .expr = "allclose(sum(y), 1)", .holds = true, .stage = 1},
+                           {.text = "y is small", .expr = "all(y < 0.1)", .holds = false,
+                            .detail = "at [0] 0.2 >= 0.1", .stage = 1}};
+    Trace t = {.title = "T \"q\" \\ \x01", .claims = claims, .n_claims = 2, .file = "dir/t.yaml", .digits = 4, .intro = "line\nnext\r", .stages = stages,
                .n_stages = 4, .doc_printed = 1, .doc_agree = 0, .doc_first_slip = 1};
     StrBuf out;
     strbuf_init(&out);
@@ -99,7 +103,13 @@ static void test_trace(void **state) {
         "\"rows\": null, \"cols\": null, \"notes\": [], \"document\": null, \"work\": []}\n"
         "],\n"
         " \"document_summary\": {\"printed\": 1, \"agree\": 0, \"first_own_slip\": \"y\", \"edited\": [], "
-        "\"follows_edit\": [], \"set_aside\": [], \"inherits\": [], \"own_slips\": [\"y\"]}}\n";
+        "\"follows_edit\": [], \"set_aside\": [], \"inherits\": [], \"own_slips\": [\"y\"]},\n"
+        " \"claims\": [\n"
+        "  {\"text\": \"rows sum to 1\", \"expr\": \"allclose(sum(y), 1)\", \"holds\": true, \"detail\": null, "
+        "\"stage\": \"y\"},\n"
+        "  {\"text\": \"y is small\", \"expr\": \"all(y < 0.1)\", \"holds\": false, "
+        "\"detail\": \"at [0] 0.2 >= 0.1\", \"stage\": \"y\"}\n"
+        " ]}\n";
     expect_text(strbuf_str(&out), want);
     strbuf_finish(&out);
 }
@@ -118,7 +128,8 @@ static void test_empty_trace(void **state) {
                 " \"stages\": [\n"
                 "],\n"
                 " \"document_summary\": {\"printed\": 0, \"agree\": 0, \"first_own_slip\": null, \"edited\": [], "
-                "\"follows_edit\": [], \"set_aside\": [], \"inherits\": [], \"own_slips\": []}}\n");
+                "\"follows_edit\": [], \"set_aside\": [], \"inherits\": [], \"own_slips\": []},\n"
+                " \"claims\": []}\n");
     strbuf_finish(&out);
 }
 
