@@ -243,6 +243,9 @@ struct OpDef {
     // Each element of the result comes from the same element of each input (broadcast), so a
     // note on an inf or a nan can name its operands: "exp(800)", "inf / inf".
     bool elementwise;
+    // Each last-axis row of the result is a probability distribution (softmax): renderers draw
+    // it as a picture by default.
+    bool distribution;
     OpIntegers integers;
     // The result is a truth value, 1 (true) or 0 (false), element by element: a claim may end
     // in this operation (comparisons, allclose, all, any).
