@@ -238,8 +238,9 @@ static void ambiguous(const char *arg, const CourseLesson *const *hits, size_t n
 int course_lesson_path(const char *arg, char **path, Diag *diag) {
     *path = NULL;
     struct stat st;
-    if (arg[0] == '\0' || strchr(arg, '/') || ends_with(arg, ".yaml") || ends_with(arg, ".yml") ||
-        stat(arg, &st) == 0) {
+    // "" and "-" (standard input, to other programs) are not names either: say they cannot be read.
+    if (arg[0] == '\0' || strcmp(arg, "-") == 0 || strchr(arg, '/') || ends_with(arg, ".yaml") ||
+        ends_with(arg, ".yml") || stat(arg, &st) == 0) {
         *path = util_strdup(arg);
         return *path ? STATUS_OK : diag_out_of_memory(diag);
     }

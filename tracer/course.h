@@ -17,7 +17,7 @@
 #define COURSE_ENV "TRACER_COURSE"
 
 // The file an argument means: a file that exists, or any argument that looks like a path
-// (holds '/' or ends in .yaml or .yml), is itself; anything else is looked up in the course by
+// (holds '/' or ends in .yaml or .yml, or is "" or "-"), is itself; anything else is looked up in the course by
 // number ("02", "2"), by name ("the_cat_sat", "02_the_cat_sat") or by a part of its name that
 // only one lesson has ("cat"). *path is the caller's to util_free. A name that no lesson
 // has, or that several lessons share, is a usage error (status 2) saying which.
