@@ -307,10 +307,17 @@ static int print_list(const char *lesson) {
     return status;
 }
 
-// Ctrl-C is how a watch ends, and it ends well; it may come in the middle of a trace, so leave
-// at once (nothing is half-written that matters: the next run redraws the screen anyway).
+// Ctrl-C is how a watch ends, and it ends well. While waiting for a save, the wait returns and
+// main ends as usual; in the middle of a trace, leave at once (nothing is half-written that
+// matters: the next run would redraw the screen anyway).
+static volatile sig_atomic_t watch_waiting, watch_stopped;
+
 static void stop_watching(int signal_number) {
     (void)signal_number;
+    if (watch_waiting) {
+        watch_stopped = 1;
+        return;
+    }
     (void)!write(STDERR_FILENO, "\n", 1);
     _exit(STATUS_OK);
 }
@@ -340,11 +347,19 @@ static int watch_lesson(const char *lesson, PipelineOptions *opts, bool fixed_wi
         fprintf(stderr, "tracer: watching %s (run %lu): save it to trace again, Ctrl-C to stop\n", lesson, run);
         WatchEvent event;
         for (;;) {
-            if (watch_wait(w, &event, &diag) != STATUS_OK) {
-                print_diagnostics(&diag, colour_stderr());
+            watch_waiting = 1;
+            int status = watch_stopped ? STATUS_OK : watch_wait(w, &event, &diag);
+            watch_waiting = 0;
+            if (watch_stopped || status != STATUS_OK) {
+                if (watch_stopped)
+                    fputc('\n', stderr);
+                else
+                    print_diagnostics(&diag, colour_stderr());
                 watch_destroy(w);
-                return diag.status;
+                return watch_stopped ? STATUS_OK : status;
             }
+            if (event == WATCH_SIGNAL)
+                continue;
             if (event == WATCH_SAVED)
                 break;
             fputs(clear, stdout);

@@ -126,6 +126,10 @@ int watch_wait(Watch *w, WatchEvent *event, Diag *diag) {
             break;
         struct pollfd pfd = {.fd = w->fd, .events = POLLIN};
         int ready = poll(&pfd, 1, timeout);
+        if (ready < 0 && errno == EINTR && !changed) {
+            *event = WATCH_SIGNAL;
+            return STATUS_OK;
+        }
         if (ready < 0 && errno == EINTR)
             continue;
         if (ready < 0)

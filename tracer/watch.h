@@ -22,6 +22,7 @@ typedef struct Watch Watch;
 typedef enum WatchEvent {
     WATCH_SAVED,  // the file was written, or a new file took its name
     WATCH_GONE,   // the file was deleted or renamed away; the watch goes on for its name
+    WATCH_SIGNAL, // a signal interrupted the wait (the caller's handler says what it meant)
 } WatchEvent;
 
 // Status 2 with a message when path is not a regular file (a pipe is read only once) or the
