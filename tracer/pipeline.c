@@ -156,6 +156,8 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
             goto done;
         }
         render_json(trace, &text);
+    } else if (opts->format == OUTPUT_HTML) {
+        render_html(trace, &text);
     } else {
         RenderOptions ro = {.colour = opts->colour};
         render_text(trace, &ro, &text);
