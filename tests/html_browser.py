@@ -291,8 +291,8 @@ def check_lesson(tracer, lesson, chromium, tmp):
         else:
             check_cells(where, stage_cells(result[0]), shown_values(st["values"], shape, softmax_vector), digits,
                         count=st["count"])
-            # Every coloured cell of a non-count tensor carries a heatmap background.
-            if shape and not st["count"] and any("background:" not in td.attrs.get("style", "")
+            # Every cell carries a heatmap background.
+            if shape and any("background:" not in td.attrs.get("style", "")
                                                   for td in stage_cells(result[0])):
                 fail(where, "a value without its heatmap colour")
         doc = st["document"]

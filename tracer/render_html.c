@@ -92,13 +92,12 @@ static void hex(StrBuf *out, HeatRgb c) {
     strbuf_printf(out, "#%02x%02x%02x", c.r, c.g, c.b);
 }
 
-// How one tensor is drawn: its colour scale (none for counts, whose sizes are not a picture)
-// and whether its rows are probability distributions, drawn with bars.
+// How one tensor is drawn: its colour scale, and whether its rows are probability
+// distributions, drawn with bars.
 typedef struct Picture {
     const Tensor *t;
     const int *decimals;
     int digits;
-    bool coloured;
     bool bars;
     Heatmap heat;
 } Picture;
@@ -110,14 +109,12 @@ static void cell(StrBuf *out, const Picture *pic, size_t k) {
     cell_number(pic->t, pic->decimals, k, pic->digits, num, sizeof(num));
     format_exact(pic->t->data[k], exact, sizeof(exact));
     strbuf_printf(out, "<td title=\"%s\"", exact);
-    if (pic->coloured) {
-        HeatRgb bg = heatmap_colour(&pic->heat, pic->t->data[k]);
-        strbuf_puts(out, " style=\"background:");
-        hex(out, bg);
-        strbuf_puts(out, ";color:");
-        hex(out, heatmap_ink(bg));
-        strbuf_puts(out, "\"");
-    }
+    HeatRgb bg = heatmap_colour(&pic->heat, pic->t->data[k]);
+    strbuf_puts(out, " style=\"background:");
+    hex(out, bg);
+    strbuf_puts(out, ";color:");
+    hex(out, heatmap_ink(bg));
+    strbuf_puts(out, "\"");
     strbuf_printf(out, ">%s", num);
     if (pic->bars) {
         // A nan has no length: heatmap_position says -1 for it.
@@ -208,12 +205,12 @@ static void bars(StrBuf *out, const Picture *pic, const Labels *labels) {
 // back as a value.
 static void legend(StrBuf *out, const Picture *pic) {
     const Heatmap *h = &pic->heat;
-    if (!pic->coloured || h->scale == HEAT_NONE)
+    if (h->scale == HEAT_NONE)
         return;
     enum { STOPS = 9 };
     char lo[64], hi[64];
-    format_short(h->lo, lo, sizeof(lo));
-    format_short(h->hi, hi, sizeof(hi));
+    format_fixed(h->lo, pic->digits, lo, sizeof(lo));
+    format_fixed(h->hi, pic->digits, hi, sizeof(hi));
     strbuf_puts(out, "<p class=\"legend\"><span class=\"end\">");
     strbuf_puts(out, lo);
     strbuf_puts(out, "</span><span class=\"ramp\" aria-hidden=\"true\" style=\"background:linear-gradient(to right");
@@ -255,7 +252,7 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
         strbuf_puts(out, "</div>\n");
         return;
     }
-    Picture pic = {.t = t, .decimals = decimals, .digits = tr->digits, .coloured = !t->is_count};
+    Picture pic = {.t = t, .decimals = decimals, .digits = tr->digits};
     // A softmax's rows are probability distributions (the trace notes their sums): bars.
     pic.bars = s->op && strcmp(s->op, "softmax") == 0;
     heatmap_init(&pic.heat, t->data, t->size);
