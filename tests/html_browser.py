@@ -291,6 +291,23 @@ def check_lesson(tracer, lesson, chromium, tmp):
         else:
             check_cells(where, stage_cells(result[0]), shown_values(st["values"], shape, softmax_vector), digits,
                         count=st["count"])
+            cells = stage_cells(result[0])
+            if st["op"] == "softmax":
+                # A probability's bar is as long as the probability: 0.3261 -> 32.6%.
+                for cell, v in zip(cells, shown_values(st["values"], shape, softmax_vector)):
+                    bars = cell.find_all("span", "bar")
+                    want = f"width:{float(number(v)) * 100:.1f}%" if number(v) == number(v) else "width:0.0%"
+                    if len(bars) != 1 or bars[0].attrs.get("style") != want:
+                        fail(where, f"probability {v!r} has bars {[b.attrs.get('style') for b in bars]}, not {want}")
+                        break
+            if len(shape) >= 3 and 0 not in shape:
+                # One small table per head (or leading index), side by side.
+                heads = 1
+                for d in shape[:-2]:
+                    heads *= d
+                figures = result[0].find_all("figure", "slice")
+                if len(figures) != min(heads, 6 if heads > 16 else heads):
+                    fail(where, f"{len(figures)} head tables for {heads} heads")
             # Every cell carries a heatmap background.
             if shape and any("background:" not in td.attrs.get("style", "")
                                                   for td in stage_cells(result[0])):
