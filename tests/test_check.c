@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lesson.h"
-#include "plan.h"
+#include "check.h"
 
 // ---------------------------------------------------------------- helpers
 
@@ -48,7 +48,7 @@ static void load(Fixture *f, const char *yaml) {
 static const Plan *check_ok(void **state, const char *yaml) {
     Fixture *f = *state;
     load(f, yaml);
-    f->plan = plan_create(f->lesson, &f->diag);
+    f->plan = check_lesson(f->lesson, &f->diag);
     if (!f->plan)
         fail_msg("the lesson was refused: %zu:%zu: %s (hint: %s)", f->diag.line, f->diag.col,
                  f->diag.message, f->diag.hint);
@@ -61,7 +61,7 @@ static void expect_error(void **state, const char *yaml, size_t line, size_t col
                          const char *message, const char *hint) {
     Fixture *f = *state;
     load(f, yaml);
-    f->plan = plan_create(f->lesson, &f->diag);
+    f->plan = check_lesson(f->lesson, &f->diag);
     if (f->plan)
         fail_msg("the lesson was accepted, but should fail with: %s", message);
     const Diag *d = &f->diag;
@@ -398,7 +398,7 @@ static void test_unknown_function_suggests_the_closest(void **state) {
 static void test_unknown_function_without_a_close_one(void **state) {
     Fixture *f = *state;
     load(f, STEP("attention(X)"));
-    f->plan = plan_create(f->lesson, &f->diag);
+    f->plan = check_lesson(f->lesson, &f->diag);
     assert_null(f->plan);
     assert_string_equal(f->diag.message, "unknown function 'attention'");
     assert_int_equal(f->diag.col, COL(0));
@@ -690,7 +690,7 @@ static void test_out_of_memory(void **state) {
     util_fail_allocation(0);
     Diag diag;
     diag_init(&diag);
-    Plan *plan = plan_create(f->lesson, &diag);
+    Plan *plan = check_lesson(f->lesson, &diag);
     assert_non_null(plan);
     plan_destroy(plan);
     size_t total = util_fail_allocation(0);
@@ -698,7 +698,7 @@ static void test_out_of_memory(void **state) {
     for (size_t k = 1; k <= total; k++) {
         diag_init(&diag);
         util_fail_allocation(k);
-        plan = plan_create(f->lesson, &diag);
+        plan = check_lesson(f->lesson, &diag);
         util_fail_allocation(0);
         if (plan) {
             plan_destroy(plan);

@@ -117,13 +117,6 @@ static void expect_ends_in_value(const Fixture *f, const TraceStage *s, size_t f
     }
 }
 
-static void unflatten(const Shape *s, size_t flat, size_t *idx) {
-    for (size_t i = s->rank; i-- > 0;) {
-        idx[i] = flat % s->dim[i];
-        flat /= s->dim[i];
-    }
-}
-
 // ---------------------------------------------------------------- every op in the table
 
 // Small, uneven numbers (negative, fractional, zero) so a wrong operand or a wrong order
@@ -215,9 +208,11 @@ static void test_every_op_has_a_case(void **state) {
         if (!op->explain)
             fail_msg("'%s' has no explain function", names[i]);
     }
-    const OpDef *operators[] = {ops_binary('+'), ops_binary('-'), ops_binary('*'), ops_binary('/'),
-                                ops_binary('^'), ops_binary('@'), ops_negate(),    ops_transpose(),
-                                ops_index()};
+    const OpDef *operators[] = {
+        ops_operator(OP_INFIX, '+'),  ops_operator(OP_INFIX, '-'),   ops_operator(OP_INFIX, '*'),
+        ops_operator(OP_INFIX, '/'),  ops_operator(OP_INFIX, '^'),   ops_operator(OP_INFIX, '@'),
+        ops_operator(OP_PREFIX, '-'), ops_operator(OP_POSTFIX, 'T'), ops_operator(OP_INDEXING, '['),
+    };
     for (size_t i = 0; i < ARRAY_LEN(operators); i++) {
         assert_non_null(operators[i]);
         assert_non_null(operators[i]->explain);
@@ -241,7 +236,7 @@ static void test_every_op_every_element(void **state) {
         size_t size = s->value->size;
         for (size_t k = 0; k < size; k++) {
             size_t idx[TENSOR_MAX_RANK];
-            unflatten(&shape, k, idx);
+            shape_unflatten(&shape, k, idx);
             char request[64] = "out";
             if (shape.rank) {
                 strcat(request, "[");

@@ -19,9 +19,12 @@
 #include <math.h>
 #include <string.h>
 
+#include "check.h"
+#include "doccheck.h"
 #include "lesson.h"
 #include "pipeline.h"
 #include "plan.h"
+#include "run.h"
 #include "trace.h"
 
 #ifndef assert_double_equal
@@ -73,7 +76,7 @@ static inline void fixture_check(Fixture *f) {
     if (!f->lesson)
         fail_msg("the lesson did not load: %s:%zu:%zu: %s", f->diag.path, f->diag.line, f->diag.col,
                  f->diag.message);
-    f->plan = plan_create(f->lesson, &f->diag);
+    f->plan = check_lesson(f->lesson, &f->diag);
     if (!f->plan)
         fail_msg("the lesson was refused: %zu:%zu: %s", f->diag.line, f->diag.col, f->diag.message);
 }
@@ -93,10 +96,11 @@ static inline const Plan *fixture_plan_file(Fixture *f, const char *path) {
     return f->plan;
 }
 
-// Run the checked lesson in its own digits (4 when it names none), with explain requests.
+// Run the checked lesson in its own digits (4 when it names none), with explain requests, and
+// check the document's numbers, as the pipeline does.
 static inline const Trace *fixture_trace(Fixture *f, const ExplainTarget *extra, size_t n_extra) {
-    f->trace = trace_create(f->plan, f->lesson->digits >= 0 ? f->lesson->digits : 4, extra, n_extra, &f->diag);
-    if (!f->trace)
+    f->trace = run_plan(f->plan, f->lesson->digits >= 0 ? f->lesson->digits : 4, extra, n_extra, &f->diag);
+    if (!f->trace || !doccheck_trace(f->plan, f->trace, &f->diag))
         fail_msg("the lesson did not run: %s", f->diag.message);
     return f->trace;
 }

@@ -1,11 +1,14 @@
 // check: a Lesson turned into a Plan. Resolves every name, infers every shape through the op
 // table's rules, and reports the first problem with its place in the file, before any output.
+#include "check.h"
+
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
 #include "format.h"
-#include "plan.h"
+#include "ops.h"
 
 // The most values all the stages of one lesson may hold together (2 GiB of doubles).
 // The multiply-adds of all the lesson's matrix products: 2^34 is about a minute here, and
@@ -19,6 +22,9 @@
 #define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 34)
 #endif
 #define NO_NODE ((size_t)-1)
+// An axis written beyond this is a slip, not an axis: refused before it is cast to an integer
+// (within it, the shape rule says which axes the tensor has).
+#define CHECK_MAX_AXIS 64
 
 typedef struct Checker {
     const Lesson *lesson;
@@ -39,34 +45,13 @@ typedef struct Checker {
     size_t cap_slots;  // a power of two, at least twice the names
 } Checker;
 
-// Where an op's arguments stand, for op_check_error.
+// Where an op's arguments stand, to locate the problems its shape rule reports.
 typedef struct CallSite {
-    Checker *checker;
     const Expr *call;
-    const Expr *inputs[64];
+    const Expr *inputs[EXPR_MAX_ARGS];
     const Expr *params[OP_MAX_PARAMS];
 } CallSite;
 
-static bool out_of_memory(Checker *c) {
-    diag_out_of_memory(c->diag);
-    return false;
-}
-
-int plan_error_at(Diag *diag, const Lesson *lesson, const LessonStep *step, size_t pos, size_t width,
-                  const char *fmt, ...) {
-    if (diag->status != STATUS_OK)
-        return diag->status;
-    size_t line, col;
-    lesson_expr_position(step, pos, &line, &col);
-    if (!step->expr_exact)
-        width = 1;
-    char message[sizeof(diag->message)];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof(message), fmt, ap);
-    va_end(ap);
-    return diag_error(diag, STATUS_LESSON_ERROR, &lesson->doc->source, line, col, width, "%s", message);
-}
 
 static bool error_at(Checker *c, size_t pos, size_t width, const char *fmt, va_list ap) {
     char message[sizeof(c->diag->message)];
@@ -103,7 +88,7 @@ static PlanNode *new_node(Checker *c, PlanKind kind, size_t *index) {
         size_t cap = p->cap ? p->cap * 2 : 64;
         PlanNode *nodes = arena_array(p->arena, cap, sizeof(PlanNode));
         if (!nodes) {
-            out_of_memory(c);
+            diag_out_of_memory(c->diag);
             return NULL;
         }
         if (p->n_nodes)
@@ -117,6 +102,22 @@ static PlanNode *new_node(Checker *c, PlanKind kind, size_t *index) {
     n->kind = kind;
     n->step = c->step;
     return n;
+}
+
+// Refuse a lesson whose tensors together would pass PLAN_MAX_TOTAL_VALUES, with the error at
+// e in the current step, or at the given g's name.
+static bool total_too_big(Checker *c, const Expr *e, const LessonGiven *g) {
+    char limit[64], bytes[64];
+    format_count((double)PLAN_MAX_TOTAL_VALUES, limit, sizeof(limit));
+    format_bytes((double)PLAN_MAX_TOTAL_VALUES * sizeof(double), bytes, sizeof(bytes));
+    const char *fmt = "the lesson's tensors together would exceed %s values (%s)";
+    if (e)
+        expr_error(c, e, fmt, limit, bytes);
+    else
+        diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, g->key->line, g->key->col,
+                   strlen(g->name), fmt, limit, bytes);
+    diag_hint(c->diag, "use smaller shapes, or shape-only givens (a `shape:` without values)");
+    return false;
 }
 
 // Refuse tensors too large to hold, saying how much they would need.
@@ -133,15 +134,16 @@ static bool check_size(Checker *c, const Expr *e, const Shape *shape, bool has_v
         format_count((double)size, n, sizeof(n));
         format_count((double)size * 8.0, bytes, sizeof(bytes));
         expr_error(c, e, "this result, of shape %s, would hold %s values (%s bytes)", s, n, bytes);
-        diag_hint(c->diag, "the tracer keeps at most 134,217,728 values (1 GiB) in one tensor; give the "
-                           "inputs a `shape:` without values to reason about sizes alone");
+        char limit[64], limit_bytes[64];
+        format_count((double)TENSOR_MAX_VALUES, limit, sizeof(limit));
+        format_bytes((double)TENSOR_MAX_VALUES * sizeof(double), limit_bytes, sizeof(limit_bytes));
+        diag_hint(c->diag, "the tracer keeps at most %s values (%s) in one tensor; give the inputs a `shape:` "
+                           "without values to reason about sizes alone",
+                  limit, limit_bytes);
         return false;
     }
-    if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES) {
-        expr_error(c, e, "the lesson's tensors together would exceed 268,435,456 values (2 GiB)");
-        diag_hint(c->diag, "use smaller shapes, or shape-only givens (a `shape:` without values)");
-        return false;
-    }
+    if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES)
+        return total_too_big(c, e, NULL);
     return true;
 }
 
@@ -189,9 +191,10 @@ static bool const_eval(Checker *c, const Expr *e, double *out) {
         return true;
     case EXPR_BINARY: {
         double a, b;
-        if (e->op == '@' || !const_eval(c, e->args[0], &a) || !const_eval(c, e->args[1], &b))
+        const OpDef *op = ops_operator(OP_INFIX, e->op);
+        if (!op->fold || !const_eval(c, e->args[0], &a) || !const_eval(c, e->args[1], &b))
             return false;
-        *out = kernel_binary_apply((KernelBinary)ops_binary(e->op)->variant, a, b);
+        *out = op->fold(op, a, b);
         return true;
     }
     case EXPR_NAME: {
@@ -292,7 +295,7 @@ static size_t add_constant(Checker *c, const Expr *e) {
         return NO_NODE;
     double *values = arena_array(c->plan->arena, size ? size : 1, sizeof(double));
     if (!values) {
-        out_of_memory(c);
+        diag_out_of_memory(c->diag);
         return NO_NODE;
     }
     size_t k = 0;
@@ -316,18 +319,16 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
     strbuf_init(&sb);
     char s[64], out[64];
     shape_format(&chk->shape, out, sizeof(out));
-    if (op->symbol && strcmp(op->symbol, ".T") == 0) {
+    if (op->syntax != OP_CALL_SYNTAX)
         shape_format(chk->shapes[0], s, sizeof(s));
-        strbuf_printf(&sb, "%s.T -> %s", s, out);
-    } else if (op->symbol && strcmp(op->symbol, "[]") == 0) {
-        shape_format(chk->shapes[0], s, sizeof(s));
+    if (op->syntax == OP_POSTFIX) {
+        strbuf_printf(&sb, "%s%s -> %s", s, op->symbol, out);
+    } else if (op->syntax == OP_INDEXING) {
         strbuf_printf(&sb, "%s indexed -> %s", s, out);
-    } else if (op->symbol && chk->n_inputs == 1) {
-        shape_format(chk->shapes[0], s, sizeof(s));
+    } else if (op->syntax == OP_PREFIX) {
         strbuf_printf(&sb, "%s%s -> %s", op->symbol, s, out);
-    } else if (op->symbol) {
+    } else if (op->syntax == OP_INFIX) {
         char b[64];
-        shape_format(chk->shapes[0], s, sizeof(s));
         shape_format(chk->shapes[1], b, sizeof(b));
         strbuf_printf(&sb, "%s %s %s -> %s", s, op->symbol, b, out);
     } else {
@@ -356,16 +357,17 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
     char *text = sb.failed ? NULL : arena_strdup(c->plan->arena, strbuf_str(&sb));
     strbuf_finish(&sb);
     if (!text)
-        out_of_memory(c);
+        diag_out_of_memory(c->diag);
     return text;
 }
 
-// Refuse a matrix product that would take the lesson past PLAN_MAX_MULTIPLY_ADDS: each
-// value of the result (out) costs one multiply-add per entry of the left operand's last axis.
+// Refuse an operation that would take the lesson past PLAN_MAX_MULTIPLY_ADDS (matrix
+// products: each value of the result costs one multiply-add per entry of the left operand's
+// last axis).
 static bool check_work(Checker *c, const Expr *e, const OpDef *op, const OpCheck *chk) {
-    bool overflow;
-    size_t work = ops_multiply_adds(op, chk->shapes, &chk->shape, &overflow);
-    if (!overflow && util_add_size(c->total_multiply_adds, work, &c->total_multiply_adds) &&
+    size_t work;
+    if (op_multiply_adds(op, chk->shapes, &chk->shape, &work) &&
+        util_add_size(c->total_multiply_adds, work, &c->total_multiply_adds) &&
         c->total_multiply_adds <= PLAN_MAX_MULTIPLY_ADDS)
         return true;
     char need[64], limit[64];
@@ -381,20 +383,41 @@ static bool check_work(Checker *c, const Expr *e, const OpDef *op, const OpCheck
     return false;
 }
 
+// A problem an operation's shape rule reported, located where the call writes that input or
+// parameter (or under the operator or function name for the whole call).
+static void locate_problem(Checker *c, const CallSite *site, const OpProblem *p) {
+    if (p->out_of_memory) {
+        diag_out_of_memory(c->diag);
+        return;
+    }
+    const Expr *e = site->call;
+    const Expr *part = p->at.kind == OP_TARGET_INPUT   ? site->inputs[p->at.index]
+                       : p->at.kind == OP_TARGET_PARAM ? site->params[p->at.index]
+                                                       : NULL;
+    if (part)
+        plan_error_at(c->diag, c->lesson, c->step, part->start, part->end - part->start, "%s", p->message);
+    else
+        plan_error_at(c->diag, c->lesson, c->step, e->op_pos, e->op_len, "%s", p->message);
+    if (p->hint[0])
+        diag_hint(c->diag, "%s", p->hint);
+}
+
 static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n_inputs, OpCheck *chk,
-                     CallSite *site, const Expr *e) {
+                     const CallSite *site, const Expr *e) {
     Plan *plan = c->plan;
+    OpProblem problem = {0};
     chk->op = op;
     chk->n_inputs = n_inputs;
     chk->arena = plan->arena;
-    chk->diag = c->diag;
-    chk->where = site;
+    chk->problem = &problem;
     for (size_t i = 0; i < n_inputs; i++) {
         chk->shapes[i] = &plan->nodes[inputs[i]].shape;
         chk->labels[i] = plan->nodes[inputs[i]].labels;
     }
-    if (!op->infer(chk))
+    if (!op->infer(chk)) {
+        locate_problem(c, site, &problem);
         return NO_NODE;
+    }
     bool has_values = true, all_integer = true;
     for (size_t i = 0; i < n_inputs; i++) {
         const PlanNode *in = &plan->nodes[inputs[i]];
@@ -404,7 +427,7 @@ static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n
     bool is_count = op->integers == INTEGERS_ALWAYS ||
                     (op->integers == INTEGERS_IF_INPUTS && n_inputs > 0 && all_integer) ||
                     (op->integers == INTEGERS_IF_FIRST && counts_as_integer(&plan->nodes[inputs[0]]));
-    if (ops_value_from_shapes(op))
+    if (op->from_shapes_only)
         has_values = true;
     if (!check_size(c, e, &chk->shape, has_values) || (has_values && !check_work(c, e, op, chk)))
         return NO_NODE;
@@ -412,7 +435,7 @@ static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n
     const char *line = op_line(c, op, chk, site);
     const char *text = arena_strndup(plan->arena, c->step->expr + e->start, e->end - e->start);
     if (!args || !line || !text) {
-        out_of_memory(c);
+        diag_out_of_memory(c->diag);
         return NO_NODE;
     }
     memcpy(args, inputs, n_inputs * sizeof(size_t));
@@ -504,8 +527,8 @@ static size_t compile_index(Checker *c, const Expr *e) {
         return NO_NODE;
     const Shape shape = c->plan->nodes[target].shape;
     OpCheck chk = {0};
-    CallSite site = {.checker = c, .call = e, .inputs = {e->args[0]}};
-    chk.attrs.index_input = -1;
+    CallSite site = {.call = e, .inputs = {e->args[0]}};
+    chk.attrs.index_input = OP_NO_INDEX_INPUT;
     size_t inputs[2] = {target, NO_NODE};
     size_t n_items = e->n_args - 1;
     if (n_items > shape.rank) {
@@ -551,7 +574,7 @@ static size_t compile_index(Checker *c, const Expr *e) {
         if (item->kind == EXPR_LIST) {
             size_t *list = arena_array(c->plan->arena, item->n_args, sizeof(size_t));
             if (!list) {
-                out_of_memory(c);
+                diag_out_of_memory(c->diag);
                 return NO_NODE;
             }
             for (size_t k = 0; k < item->n_args; k++) {
@@ -561,7 +584,7 @@ static size_t compile_index(Checker *c, const Expr *e) {
                     return NO_NODE;
                 }
             }
-            if (chk.attrs.index_input >= 0) {
+            if (chk.attrs.index_input != OP_NO_INDEX_INPUT) {
                 expr_error(c, item, "only one list of indices is allowed in one indexing");
                 return NO_NODE;
             }
@@ -583,7 +606,7 @@ static size_t compile_index(Checker *c, const Expr *e) {
             continue;
         }
         // An index computed by an expression: its values are known only while running.
-        if (chk.attrs.index_input >= 0) {
+        if (chk.attrs.index_input != OP_NO_INDEX_INPUT) {
             expr_error(c, item, "only one index in an indexing can be a tensor");
             return NO_NODE;
         }
@@ -600,7 +623,7 @@ static size_t compile_index(Checker *c, const Expr *e) {
         site.inputs[1] = item;
     }
     chk.attrs.n_index = n_items;
-    return add_op(c, ops_index(), inputs, inputs[1] == NO_NODE ? 1 : 2, &chk, &site, e);
+    return add_op(c, ops_operator(OP_INDEXING, '['), inputs, inputs[1] == NO_NODE ? 1 : 2, &chk, &site, e);
 }
 
 static void signature(const OpDef *op, char *buf, size_t cap) {
@@ -632,8 +655,11 @@ static size_t compile_call(Checker *c, const Expr *e) {
     }
     if (!op) {
         token_error(c, e, "unknown function '%s'", e->name);
-        const char *names[64];
-        size_t n = ops_function_names(names, ARRAY_LEN(names));
+        size_t n = ops_function_count();
+        const char **names = arena_array(c->plan->arena, n, sizeof(char *));
+        if (!names)
+            return diag_no_memory(c->diag), NO_NODE;
+        ops_function_names(names, n);
         const char *closest = diag_closest(e->name, names, n);
         if (closest) {
             diag_hint(c->diag, "did you mean '%s'?", closest);
@@ -653,7 +679,7 @@ static size_t compile_call(Checker *c, const Expr *e) {
         n_params++;
     // Bind the arguments to parameters: positional first, then keywords.
     const Expr *bound[OP_MAX_PARAMS] = {0};
-    const Expr *tensors_list[64];
+    const Expr *tensors_list[EXPR_MAX_ARGS];
     size_t n_tensors_list = 0;
     size_t next = 0;
     for (size_t i = 0; i < e->n_args; i++) {
@@ -690,8 +716,8 @@ static size_t compile_call(Checker *c, const Expr *e) {
         bound[p] = arg;
     }
     OpCheck chk = {0};
-    CallSite site = {.checker = c, .call = e};
-    size_t inputs[64];
+    CallSite site = {.call = e};
+    size_t inputs[EXPR_MAX_ARGS];
     size_t n_inputs = 0;
     for (size_t p = 0; p < n_params; p++) {
         const OpParam *param = &op->params[p];
@@ -741,10 +767,13 @@ static size_t compile_call(Checker *c, const Expr *e) {
                           param->kind == PARAM_FLAG ? "True" : "4");
             return NO_NODE;
         }
-        if (param->kind == PARAM_COUNT && (!is_whole(v) || v < 1 || v > (double)TENSOR_MAX_VALUES))
-            return expr_error(c, arg, "'%s' must be a whole number from 1 to 134,217,728, not %g", param->name, v),
+        if (param->kind == PARAM_COUNT && (!is_whole(v) || v < 1 || v > (double)TENSOR_MAX_VALUES)) {
+            char limit[64];
+            format_count((double)TENSOR_MAX_VALUES, limit, sizeof(limit));
+            return expr_error(c, arg, "'%s' must be a whole number from 1 to %s, not %g", param->name, limit, v),
                    NO_NODE;
-        if (param->kind == PARAM_AXIS && (!is_whole(v) || fabs(v) > 64))
+        }
+        if (param->kind == PARAM_AXIS && (!is_whole(v) || fabs(v) > CHECK_MAX_AXIS))
             return expr_error(c, arg, "'%s' must be a whole number such as 0, 1 or -1, not %g", param->name, v),
                    NO_NODE;
         if (param->kind == PARAM_FLAG && v != 0 && v != 1)
@@ -769,24 +798,24 @@ static size_t compile(Checker *c, const Expr *e) {
         if (in == NO_NODE)
             return NO_NODE;
         OpCheck chk = {0};
-        CallSite site = {.checker = c, .call = e, .inputs = {e->args[0]}};
-        return add_op(c, ops_negate(), &in, 1, &chk, &site, e);
+        CallSite site = {.call = e, .inputs = {e->args[0]}};
+        return add_op(c, ops_operator(OP_PREFIX, '-'), &in, 1, &chk, &site, e);
     }
     case EXPR_BINARY: {
         size_t in[2] = {compile(c, e->args[0]), NO_NODE};
         if (in[0] == NO_NODE || (in[1] = compile(c, e->args[1])) == NO_NODE)
             return NO_NODE;
         OpCheck chk = {0};
-        CallSite site = {.checker = c, .call = e, .inputs = {e->args[0], e->args[1]}};
-        return add_op(c, ops_binary(e->op), in, 2, &chk, &site, e);
+        CallSite site = {.call = e, .inputs = {e->args[0], e->args[1]}};
+        return add_op(c, ops_operator(OP_INFIX, e->op), in, 2, &chk, &site, e);
     }
     case EXPR_TRANSPOSE: {
         size_t in = compile(c, e->args[0]);
         if (in == NO_NODE)
             return NO_NODE;
         OpCheck chk = {0};
-        CallSite site = {.checker = c, .call = e, .inputs = {e->args[0]}};
-        return add_op(c, ops_transpose(), &in, 1, &chk, &site, e);
+        CallSite site = {.call = e, .inputs = {e->args[0]}};
+        return add_op(c, ops_operator(OP_POSTFIX, 'T'), &in, 1, &chk, &site, e);
     }
     case EXPR_INDEX:
         return compile_index(c, e);
@@ -797,38 +826,6 @@ static size_t compile(Checker *c, const Expr *e) {
         return compile_call(c, e);
     }
     return NO_NODE;
-}
-
-// ---------------------------------------------------------------- errors from ops
-
-bool op_check_error(OpCheck *chk, int input, const char *fmt, ...) {
-    CallSite *site = chk->where;
-    Checker *c = site->checker;
-    const Expr *e = site->call;
-    bool whole = false;
-    if (input >= 0 && site->inputs[input])
-        e = site->inputs[input], whole = true;
-    else if (input <= OP_PARAM(0) && site->params[OP_PARAM(0) - input])
-        e = site->params[OP_PARAM(0) - input], whole = true;
-    char message[sizeof(c->diag->message)];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof(message), fmt, ap);
-    va_end(ap);
-    if (whole)
-        plan_error_at(c->diag, c->lesson, c->step, e->start, e->end - e->start, "%s", message);
-    else
-        plan_error_at(c->diag, c->lesson, c->step, e->op_pos, e->op_len, "%s", message);
-    return false;
-}
-
-void op_check_hint(OpCheck *chk, const char *fmt, ...) {
-    CallSite *site = chk->where;
-    Diag *d = site->checker->diag;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(d->hint, sizeof(d->hint), fmt, ap);
-    va_end(ap);
 }
 
 // ---------------------------------------------------------------- labels on steps
@@ -868,67 +865,6 @@ static bool apply_step_labels(Checker *c, PlanNode *n, const LessonStep *s) {
 
 // ---------------------------------------------------------------- explain requests
 
-bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec, ExplainTarget *out,
-                          char *message, size_t message_cap, char *hint, size_t hint_cap) {
-    const PlanNode *n = &plan->nodes[node];
-    const Shape *s = &n->shape;
-    char shape[64];
-    shape_format(s, shape, sizeof(shape));
-    hint[0] = '\0';
-    memset(out, 0, sizeof(*out));
-    out->node = node;
-    if (n->kind == PLAN_GIVEN) {
-        snprintf(message, message_cap, "'%s' is given: its values come from the lesson, not from a computation",
-                 n->name);
-        snprintf(hint, hint_cap, "explain a step that uses it");
-        return false;
-    }
-    if (!n->has_values) {
-        snprintf(message, message_cap, "'%s' has only a shape %s, no values to work out", n->name, shape);
-        return false;
-    }
-    if (spec->kind == EXPLAIN_ALL) {
-        size_t size;
-        shape_size(s, &size);
-        if (size > PLAN_EXPLAIN_ALL_MAX) {
-            snprintf(message, message_cap, "'%s' has %zu values, too many to explain all of them (at most %d)",
-                     n->name, size, PLAN_EXPLAIN_ALL_MAX);
-            snprintf(hint, hint_cap, "explain one element, as [0, 1], or one row, as row 0");
-            return false;
-        }
-        out->kind = EXPLAIN_ALL;
-        return true;
-    }
-    size_t want = spec->n_index;
-    if (spec->kind == EXPLAIN_ROW && s->rank != 2 && s->rank != 1) {
-        snprintf(message, message_cap, "'row' needs a matrix, but '%s' has shape %s", n->name, shape);
-        snprintf(hint, hint_cap, "give the indices of the row instead, as [0, 1] for a rank-3 tensor");
-        return false;
-    }
-    if (spec->kind == EXPLAIN_ROW && s->rank == 1)
-        want = 0;  // the row of a vector is the vector itself
-    if (want != s->rank && want + 1 != s->rank) {
-        snprintf(message, message_cap, "%zu indices do not fit '%s', which has shape %s", spec->n_index, n->name,
-                 shape);
-        snprintf(hint, hint_cap, "give %zu indices for one element or %zu for one row", s->rank,
-                 s->rank ? s->rank - 1 : 0);
-        return false;
-    }
-    for (size_t i = 0; i < want; i++) {
-        long v = spec->index[i], dim = (long)s->dim[i];
-        long w = v < 0 ? v + dim : v;
-        if (w < 0 || w >= dim) {
-            snprintf(message, message_cap, "index %ld is out of range for axis %zu of '%s' (shape %s)", v, i,
-                     n->name, shape);
-            snprintf(hint, hint_cap, "valid indices are 0 to %ld", dim - 1);
-            return false;
-        }
-        out->index[i] = (size_t)w;
-    }
-    out->n_index = want;
-    out->kind = want == s->rank ? EXPLAIN_ELEMENT : EXPLAIN_ROW;
-    return true;
-}
 
 static bool add_explain(Checker *c, size_t node, const ExplainSpec *spec) {
     char message[512], hint[512];
@@ -944,7 +880,7 @@ static bool add_explain(Checker *c, size_t node, const ExplainSpec *spec) {
     Plan *p = c->plan;
     ExplainTarget *list = arena_array(p->arena, p->n_explains + 1, sizeof(ExplainTarget));
     if (!list)
-        return out_of_memory(c);
+        return diag_no_memory(c->diag);
     if (p->n_explains)
         memcpy(list, p->explains, p->n_explains * sizeof(ExplainTarget));
     list[p->n_explains++] = target;
@@ -1007,12 +943,8 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     if (n->has_values) {
         size_t size;
         shape_size(&g->shape, &size);
-        if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES) {
-            diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, g->key->line, g->key->col,
-                       strlen(g->name), "the lesson's tensors together would exceed 268,435,456 values (2 GiB)");
-            diag_hint(c->diag, "use smaller shapes, or shape-only givens (a `shape:` without values)");
-            return false;
-        }
+        if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES)
+            return total_too_big(c, NULL, g);
     }
     return add_name(c, g->name, index);
 }
@@ -1031,7 +963,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     const Expr *e = expr_parse(c->plan->arena, s->expr, &err);
     if (!e) {
         if (!err.message[0])
-            return out_of_memory(c);
+            return diag_no_memory(c->diag);
         plan_error_at(c->diag, c->lesson, s, err.pos, err.width, "%s", err.message);
         if (err.hint[0])
             diag_hint(c->diag, "%s", err.hint);
@@ -1049,7 +981,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
             t->op_line = NULL;
         } else {
             OpCheck chk = {0};
-            CallSite site = {.checker = c, .call = e, .inputs = {e}};
+            CallSite site = {.call = e, .inputs = {e}};
             top = add_op(c, ops_find_function("copy"), &top, 1, &chk, &site, e);
             if (top == NO_NODE)
                 return false;
@@ -1062,7 +994,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     t->number = arena_printf(c->plan->arena, "%zu", number);
     t->expr_text = s->expr;
     if (!t->number)
-        return out_of_memory(c);
+        return diag_no_memory(c->diag);
     if (!apply_step_labels(c, t, s))
         return false;
     if (s->explain.kind != EXPLAIN_NONE && !add_explain(c, top, &s->explain))
@@ -1077,60 +1009,84 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
         n->name = arena_printf(c->plan->arena, "%s.%zu", s->name, k + 1);
         n->number = stage_number(c, number, k);
         if (!n->name || !n->number)
-            return out_of_memory(c);
+            return diag_no_memory(c->diag);
         k++;
     }
     return add_name(c, s->name, top);
 }
 
-Plan *plan_create(const Lesson *lesson, Diag *diag) {
-    Plan *plan = util_calloc(1, sizeof(Plan));
+// Text that reads as one value: a name, a number, f(...), x[...], (...), or anything
+// without spaces. Anything else is bracketed before it is indexed or combined.
+static bool is_atomic(const char *text) {
+    if (!strchr(text, ' '))
+        return true;
+    const char *p = text;
+    while (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
+        p++;
+    if (*p != '(' && *p != '[')
+        return false;
+    // The bracket opened at p must close at the very end.
+    int depth = 0;
+    for (const char *q = p; *q; q++) {
+        if (*q == '(' || *q == '[')
+            depth++;
+        else if (*q == ')' || *q == ']')
+            if (--depth == 0)
+                return q[1] == '\0';
+    }
+    return false;
+}
+
+// How node n is written where it is an input, in shown work and in messages: its name, a
+// number, or its expression (in brackets unless it reads as one value).
+static const char *display_name(Checker *c, const PlanNode *n) {
+    if (n->kind == PLAN_GIVEN || (n->is_stage && n->stage_kind == STAGE_STEP))
+        return n->name;
+    const char *text = n->expr_text;
+    char buf[64];
+    if (n->kind == PLAN_CONSTANT) {
+        if (n->shape.rank == 0) {
+            format_short(n->values[0], buf, sizeof(buf));
+            text = buf;
+        } else {
+            text = arena_strndup(c->plan->arena, n->step->expr + n->expr->start, n->expr->end - n->expr->start);
+            if (!text)
+                return NULL;
+        }
+    }
+    if (is_atomic(text))
+        return arena_strdup(c->plan->arena, text);
+    return arena_printf(c->plan->arena, "(%s)", text);
+}
+
+Plan *check_lesson(const Lesson *lesson, Diag *diag) {
+    Plan *plan = plan_create(lesson);
     if (!plan) {
         diag_out_of_memory(diag);
         return NULL;
     }
-    plan->lesson = lesson;
-    plan->arena = arena_create();
     Checker c = {.lesson = lesson, .plan = plan, .diag = diag};
     size_t n_names = lesson->n_givens + lesson->n_steps;
     for (c.cap_slots = 16; c.cap_slots < 2 * (n_names + 1); c.cap_slots *= 2)
         ;
-    if (!plan->arena || !(c.names = arena_array(plan->arena, n_names + 1, sizeof(char *))) ||
+    if (!(c.names = arena_array(plan->arena, n_names + 1, sizeof(char *))) ||
         !(c.name_node = arena_array(plan->arena, n_names + 1, sizeof(size_t))) ||
-        !(c.name_slots = arena_array(plan->arena, c.cap_slots, sizeof(size_t)))) {
-        diag_out_of_memory(diag);
-        plan_destroy(plan);
-        return NULL;
-    }
+        !(c.name_slots = arena_array(plan->arena, c.cap_slots, sizeof(size_t))))
+        goto fail;
     for (size_t i = 0; i < lesson->n_givens; i++)
         if (!add_given(&c, &lesson->givens[i]))
             goto fail;
     for (size_t i = 0; i < lesson->n_steps; i++)
         if (!add_step(&c, &lesson->steps[i], i + 1))
             goto fail;
+    // Names are final only now (a step's result takes the step's name at its end).
+    for (size_t i = 0; i < plan->n_nodes; i++)
+        if (!(plan->nodes[i].display = display_name(&c, &plan->nodes[i])))
+            goto fail;
     return plan;
 fail:
     if (diag->status == STATUS_OK)
         diag_out_of_memory(diag);
     plan_destroy(plan);
-    return NULL;
-}
-
-void plan_destroy(Plan *plan) {
-    if (!plan)
-        return;
-    arena_destroy(plan->arena);
-    util_free(plan);
-}
-
-const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *index) {
-    for (size_t i = 0; i < plan->n_nodes; i++) {
-        const PlanNode *n = &plan->nodes[i];
-        if (n->is_stage && n->name && strcmp(n->name, name) == 0) {
-            if (index)
-                *index = i;
-            return n;
-        }
-    }
     return NULL;
 }

@@ -106,6 +106,11 @@ int diag_out_of_memory(Diag *d) {
                       "out of memory (the tracer could not allocate what this lesson needs)");
 }
 
+bool diag_no_memory(Diag *d) {
+    diag_out_of_memory(d);
+    return false;
+}
+
 // Columns count characters, so skip UTF-8 continuation bytes when walking to the caret.
 static size_t byte_offset_of_column(const char *line, size_t col) {
     size_t chars = 1, i = 0;

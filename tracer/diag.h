@@ -47,6 +47,8 @@ int diag_error(Diag *d, int status, const Source *src, size_t line, size_t col, 
                const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 void diag_hint(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int diag_out_of_memory(Diag *d);
+// The same for functions that fail with false: `if (!p) return diag_no_memory(diag);`
+bool diag_no_memory(Diag *d);
 // Prints the error as above to f (with colour when colour is true).
 void diag_print(const Diag *d, FILE *f, bool colour);
 

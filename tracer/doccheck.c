@@ -2,10 +2,12 @@
 // computed from the lesson's givens. Local: against the same operation applied to the
 // document's own printed inputs, so a slip shows where it happens rather than in every step
 // that inherits it.
+#include "doccheck.h"
+
 #include <math.h>
 #include <string.h>
 
-#include "trace.h"
+#include "eval.h"
 
 // At most this many printed input values are perturbed to widen a local tolerance.
 #define DOCCHECK_MAX_PERTURBED 4096
@@ -14,13 +16,6 @@
 
 static double unit(int decimals) {
     return pow(10.0, -decimals);
-}
-
-static void unflatten(const Shape *s, size_t flat, size_t *idx) {
-    for (size_t i = s->rank; i-- > 0;) {
-        idx[i] = s->dim[i] ? flat % s->dim[i] : 0;
-        flat = s->dim[i] ? flat / s->dim[i] : 0;
-    }
 }
 
 // |a - b|, with nan and inf equal only to themselves: any other pair is infinitely apart.
@@ -57,7 +52,7 @@ static DocVerdict judge(const Tensor *ours, const TraceDocument *doc, const doub
     }
     size_t at = v.agrees ? largest : worst;
     v.worst_is_disagreement = !v.agrees;
-    unflatten(&ours->shape, at, v.at);
+    shape_unflatten(&ours->shape, at, v.at);
     v.ours = ours->data[at];
     v.printed = doc->values->data[at];
     v.gap = gap_between(v.ours, v.printed);
@@ -97,8 +92,9 @@ static const DocValues *node_document(const PlanNode *n) {
 static Tensor *evaluate(const Plan *plan, Trace *t, Tensor **env, size_t first, size_t top, bool *oom) {
     Diag scratch;
     diag_init(&scratch);
+    const Tensor *in[EXPR_MAX_ARGS];
     for (size_t k = first; k <= top; k++) {
-        env[k] = run_node(plan, t, k, env, &scratch);
+        env[k] = eval_node(plan, k, env, in, t->arena, &scratch);
         if (!env[k]) {
             // Only a lesson error (a value out of range) leaves no verdict; anything else is
             // memory running out, which must not pass for a missing verdict.
@@ -165,14 +161,16 @@ static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *d
     // Perturbing re-runs the step once per printed input value: keep that within bounds.
     double work = 0;
     for (size_t k = first; k <= top; k++) {
+        // An operation that counts multiply-adds (a matrix product) costs those; anything else
+        // about one per value.
         const PlanNode *n = &nodes[k];
-        double size = (double)t->tensors[k]->size;
-        // A matrix product costs its inner dimension per output value; anything else about one.
-        if (n->kind == PLAN_OP && n->op->symbol && strcmp(n->op->symbol, "@") == 0) {
-            const Shape *a = &t->tensors[n->args[0]]->shape;
-            size *= a->rank ? (double)a->dim[a->rank - 1] : 1.0;
-        }
-        work += size;
+        const Shape *shapes[EXPR_MAX_ARGS];
+        for (size_t a = 0; a < n->n_args; a++)
+            shapes[a] = &t->tensors[n->args[a]]->shape;
+        size_t multiply_adds = 0;
+        if (n->kind == PLAN_OP && n->op->cost)
+            op_multiply_adds(n->op, shapes, &t->tensors[k]->shape, &multiply_adds);
+        work += n->kind == PLAN_OP && n->op->cost ? (double)multiply_adds : (double)t->tensors[k]->size;
     }
     doc->printed_inputs = perturbable;
     doc->widening_skipped = perturbable > DOCCHECK_MAX_PERTURBED || (double)perturbable * work > DOCCHECK_MAX_WORK;
@@ -217,7 +215,7 @@ done:
     return ok;
 }
 
-bool doccheck_run(const Plan *plan, Trace *t, Diag *diag) {
+bool doccheck_trace(const Plan *plan, Trace *t, Diag *diag) {
     t->doc_first_slip = -1;
     for (size_t i = 0; i < t->n_stages; i++) {
         TraceStage *s = &t->stages[i];

@@ -245,17 +245,16 @@ static bool grow(Parser *p, Expr *e) {
 
 // A growable list of children, copied into the arena at the end.
 typedef struct ExprList {
-    Expr *items[64];
-    const char *names[64];
-    size_t name_pos[64];
+    Expr *items[EXPR_MAX_ARGS];
+    const char *names[EXPR_MAX_ARGS];
+    size_t name_pos[EXPR_MAX_ARGS];
     size_t n;
 } ExprList;
 
 static bool list_push(Parser *p, ExprList *list, Expr *e, const char *name, size_t name_pos) {
     if (list->n == ARRAY_LEN(list->items))
         return fail(p, e->start, e->end - e->start, "write a long list of numbers under given: and use its name here",
-                    "more than %zu items in one list or call",
-                    ARRAY_LEN(list->items));
+                    "more than %d items in one list or call", EXPR_MAX_ARGS);
     list->items[list->n] = e;
     list->names[list->n] = name;
     list->name_pos[list->n] = name_pos;

@@ -26,6 +26,9 @@
 // 1 + 1 + ... + 1 nests no bracket but is as deep as it is long, and checking it recurses once
 // per level: the limit keeps a hostile lesson from exhausting the stack.
 #define EXPR_MAX_HEIGHT 256
+// Items in one list or arguments in one call ([1, 2, 3], concat(a, b, c)): longer lists of
+// numbers belong under given:. Every later stage sizes its per-argument arrays by it.
+#define EXPR_MAX_ARGS 64
 
 typedef enum ExprKind {
     EXPR_NUMBER,     // number

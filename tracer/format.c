@@ -115,3 +115,16 @@ size_t format_display_width(const char *s, size_t len) {
     }
     return w;
 }
+
+void format_bytes(double bytes, char *buf, size_t cap) {
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    size_t u = 0;
+    while (bytes >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+        bytes /= 1024;
+        u++;
+    }
+    if (bytes == floor(bytes))
+        snprintf(buf, cap, "%.0f %s", bytes, units[u]);
+    else
+        snprintf(buf, cap, "%.1f %s", bytes, units[u]);
+}

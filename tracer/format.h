@@ -21,3 +21,6 @@ void format_short(double v, char *buf, size_t cap);
 // combining accents none, everything else one. ANSI colour escapes take none. The same on
 // every machine (no locale), so golden files do not depend on where they were made.
 size_t format_display_width(const char *s, size_t len);
+// A size in bytes in the largest binary unit that keeps it at least 1: "1 GiB", "74.5 GiB",
+// "512 bytes".
+void format_bytes(double bytes, char *buf, size_t cap);

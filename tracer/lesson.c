@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "format.h"
+
 // ---------------------------------------------------------------- loader
 
 typedef struct NameSlot {
@@ -76,11 +78,6 @@ static bool fail_top(Loader *L, const char *hint, const char *fmt, ...) {
     return false;
 }
 
-static bool out_of_memory(Loader *L) {
-    diag_out_of_memory(L->diag);
-    return false;
-}
-
 // "did you mean 'steps'?" when a candidate is close, else `otherwise`.
 static const char *suggest(Loader *L, const char *name, const char *const *candidates, size_t n,
                            const char *otherwise) {
@@ -116,33 +113,6 @@ static size_t find_name(const char *name, const char *const *names, size_t n) {
     return n;
 }
 
-// "134,217,728"
-static void format_count(size_t n, char *buf, size_t cap) {
-    char digits[32];
-    int len = snprintf(digits, sizeof(digits), "%zu", n);
-    size_t out = 0;
-    for (int i = 0; i < len && out + 2 < cap; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            buf[out++] = ',';
-        buf[out++] = digits[i];
-    }
-    buf[out] = '\0';
-}
-
-// "1 GiB", "74.5 GiB"
-static void format_bytes(double bytes, char *buf, size_t cap) {
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    size_t u = 0;
-    while (bytes >= 1024 && u + 1 < ARRAY_LEN(units)) {
-        bytes /= 1024;
-        u++;
-    }
-    if (bytes == floor(bytes))
-        snprintf(buf, cap, "%.0f %s", bytes, units[u]);
-    else
-        snprintf(buf, cap, "%.1f %s", bytes, units[u]);
-}
-
 static uint64_t hash_name(const char *s) {
     uint64_t h = 14695981039346656037u;  // FNV-1a
     for (; *s; s++)
@@ -156,7 +126,7 @@ static bool define_name(Loader *L, const Node *key) {
         size_t cap = L->cap_names ? 2 * L->cap_names : 64;
         NameSlot *slots = arena_array(L->lesson->arena, cap, sizeof(NameSlot));
         if (!slots)
-            return out_of_memory(L);
+            return diag_no_memory(L->diag);
         for (size_t i = 0; i < L->cap_names; i++) {
             if (!L->names[i].name)
                 continue;
@@ -414,7 +384,7 @@ static bool parse_values(Loader *L, const Node *node, bool with_decimals, Values
     v->nodes = arena_array(L->lesson->arena, v->size, sizeof(Node *));
     v->decimals = with_decimals ? arena_array(L->lesson->arena, v->size, sizeof(int)) : NULL;
     if (!v->values || !v->nodes || (with_decimals && !v->decimals))
-        return out_of_memory(L);
+        return diag_no_memory(L->diag);
     size_t k = 0;
     if (!fill_values(L, node, 0, v, &k))
         return false;
@@ -431,7 +401,7 @@ static bool parse_document(Loader *L, const Node *node, DocValues **out) {
         return false;
     DocValues *doc = arena_alloc(L->lesson->arena, sizeof(DocValues));
     if (!doc)
-        return out_of_memory(L);
+        return diag_no_memory(L->diag);
     *doc = (DocValues){.shape = v.shape, .values = v.values, .decimals = v.decimals,
                        .nodes = v.nodes, .node = node};
     *out = doc;
@@ -472,7 +442,7 @@ static bool parse_label_words(Loader *L, const Node *node, const char *what, Lab
                     "%s is an empty list", what);
     list->items = arena_array(L->lesson->arena, node->n_items, sizeof(char *));
     if (!list->items)
-        return out_of_memory(L);
+        return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_items; i++) {
         const Node *item = node->items[i];
         if (item->kind != NODE_SCALAR)
@@ -506,13 +476,13 @@ static bool load_labels(Loader *L, const Node *node) {
         ;
     L->label_slots = arena_array(lesson->arena, L->cap_label_slots, sizeof(size_t));
     if ((node->n_pairs && !lesson->labels) || !L->label_slots)
-        return out_of_memory(L);
+        return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_pairs; i++) {
         const NodePair *pair = &node->pairs[i];
         LabelList *list = &lesson->labels[i];
         const char *what = arena_printf(lesson->arena, "the labels '%s'", pair->key->text);
         if (!what)
-            return out_of_memory(L);
+            return diag_no_memory(L->diag);
         list->name = pair->key->text;
         if (!parse_label_words(L, pair->value, what, list))
             return false;
@@ -533,7 +503,7 @@ static bool parse_label_ref(Loader *L, const char *key, const Node *node, const 
         }
         const char **names = arena_array(lesson->arena, lesson->n_labels + 1, sizeof(char *));
         if (!names)
-            return out_of_memory(L);
+            return diag_no_memory(L->diag);
         for (size_t i = 0; i < lesson->n_labels; i++)
             names[i] = lesson->labels[i].name;
         const char *hint = suggest(L, node->text, names, lesson->n_labels,
@@ -551,7 +521,7 @@ static bool parse_label_ref(Loader *L, const char *key, const Node *node, const 
     LabelList *list = arena_alloc(lesson->arena, sizeof(LabelList));
     const char *what = arena_printf(lesson->arena, "%s:", key);
     if (!list || !what)
-        return out_of_memory(L);
+        return diag_no_memory(L->diag);
     if (!parse_label_words(L, node, what, list))
         return false;
     *out = list;
@@ -618,13 +588,15 @@ static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
     g->init = GIVEN_SHAPE_ONLY;
     if (k->init) {
         const Node *v = k->init->value;
-        size_t i = v->kind == NODE_SCALAR ? find_name(v->text, INIT_NAMES, 4) : 4;
-        if (i == 4)
+        static const GivenInit inits[] = {GIVEN_ZEROS, GIVEN_ONES, GIVEN_IDENTITY, GIVEN_RANDOM};
+        _Static_assert(ARRAY_LEN(inits) == ARRAY_LEN(INIT_NAMES), "one init for each of its names");
+        const size_t n = ARRAY_LEN(INIT_NAMES);
+        size_t i = v->kind == NODE_SCALAR ? find_name(v->text, INIT_NAMES, n) : n;
+        if (i == n)
             return fail(L, v,
-                        suggest(L, v->kind == NODE_SCALAR ? v->text : "", INIT_NAMES, 4,
+                        suggest(L, v->kind == NODE_SCALAR ? v->text : "", INIT_NAMES, n,
                                 "init: is zeros, ones, identity or random"),
                         "unknown init: %s", describe(L, v));
-        static const GivenInit inits[] = {GIVEN_ZEROS, GIVEN_ONES, GIVEN_IDENTITY, GIVEN_RANDOM};
         g->init = inits[i];
     }
     for (size_t i = 0; i < ARRAY_LEN(random_only); i++)
@@ -642,13 +614,16 @@ static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
     g->seed = 0;
     if (k->distribution) {
         const Node *v = k->distribution->value;
-        size_t i = v->kind == NODE_SCALAR ? find_name(v->text, DISTRIBUTION_NAMES, 2) : 2;
-        if (i == 2)
+        static const KernelDistribution distributions[] = {KERNEL_UNIFORM, KERNEL_NORMAL};
+        _Static_assert(ARRAY_LEN(distributions) == ARRAY_LEN(DISTRIBUTION_NAMES), "one distribution per name");
+        const size_t n = ARRAY_LEN(DISTRIBUTION_NAMES);
+        size_t i = v->kind == NODE_SCALAR ? find_name(v->text, DISTRIBUTION_NAMES, n) : n;
+        if (i == n)
             return fail(L, v,
-                        suggest(L, v->kind == NODE_SCALAR ? v->text : "", DISTRIBUTION_NAMES, 2,
+                        suggest(L, v->kind == NODE_SCALAR ? v->text : "", DISTRIBUTION_NAMES, n,
                                 "distribution: is uniform or normal"),
                         "unknown distribution: %s", describe(L, v));
-        g->distribution = i == 0 ? KERNEL_UNIFORM : KERNEL_NORMAL;
+        g->distribution = distributions[i];
     }
     if (k->scale) {
         if (!parse_number(L, k->scale->value, &g->scale, NULL))
@@ -676,8 +651,8 @@ static bool load_given_shape(Loader *L, const GivenKeys *k, LessonGiven *g) {
                     "shape %s has more values than a 64-bit count can hold", shape);
     if (g->init == GIVEN_SHAPE_ONLY || size <= TENSOR_MAX_VALUES)
         return true;
-    format_count(size, count, sizeof(count));
-    format_count(TENSOR_MAX_VALUES, limit, sizeof(limit));
+    format_count((double)size, count, sizeof(count));
+    format_count((double)TENSOR_MAX_VALUES, limit, sizeof(limit));
     format_bytes((double)size * sizeof(double), bytes, sizeof(bytes));
     format_bytes((double)TENSOR_MAX_VALUES * sizeof(double), limit_bytes, sizeof(limit_bytes));
     return fail(L, k->shape->value,
@@ -780,7 +755,7 @@ static bool load_givens(Loader *L, const Node *node) {
                     yamldoc_kind_name(node->kind));
     lesson->givens = arena_array(lesson->arena, node->n_pairs, sizeof(LessonGiven));
     if (node->n_pairs && !lesson->givens)
-        return out_of_memory(L);
+        return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_pairs; i++) {
         if (!load_given(L, &node->pairs[i], &lesson->givens[i]))
             return false;
@@ -949,7 +924,7 @@ static bool load_steps(Loader *L, const NodePair *pair) {
                     yamldoc_kind_name(node->kind));
     lesson->steps = arena_array(lesson->arena, node->n_items, sizeof(LessonStep));
     if (!lesson->steps)
-        return out_of_memory(L);
+        return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_items; i++) {
         if (!load_step(L, node->items[i], &lesson->steps[i]))
             return false;

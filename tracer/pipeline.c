@@ -1,10 +1,13 @@
 // pipeline: load, check, run and render one lesson.
 #include "pipeline.h"
 
+#include "check.h"
+#include "doccheck.h"
 #include "format.h"
 #include "lesson.h"
 #include "plan.h"
 #include "render.h"
+#include "run.h"
 #include "trace.h"
 
 #include <ctype.h>
@@ -122,7 +125,7 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     ExplainTarget *targets = NULL;
     StrBuf text;
     strbuf_init(&text);
-    plan = plan_create(lesson, diag);
+    plan = check_lesson(lesson, diag);
     if (!plan)
         goto done;
     int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : DEFAULT_DIGITS;
@@ -136,8 +139,8 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
             if (!parse_explain(plan, opts->explain[i], &targets[i], diag))
                 goto done;
     }
-    trace = trace_create(plan, digits, targets, opts->n_explain, diag);
-    if (!trace)
+    trace = run_plan(plan, digits, targets, opts->n_explain, diag);
+    if (!trace || !doccheck_trace(plan, trace, diag))
         goto done;
     if (opts->format == OUTPUT_JSON) {
         // JSON writes every value (about 25 bytes each): bound it before building gigabytes.
@@ -146,11 +149,12 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
             if (trace->stages[i].value->data)
                 values += trace->stages[i].value->size;
         if (values > PIPELINE_MAX_JSON_VALUES) {
-            char n[64];
+            char n[64], limit[64];
             format_count((double)values, n, sizeof(n));
+            format_count((double)PIPELINE_MAX_JSON_VALUES, limit, sizeof(limit));
             diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
                        "the JSON trace of %s would hold %s values, more than the %s it writes at most", lesson->path,
-                       n, "16,777,216");
+                       n, limit);
             diag_hint(diag, "the text trace shows the corners of large tensors; or make the lesson's tensors "
                             "smaller, or shape-only");
             goto done;

@@ -1,6 +1,6 @@
-// plan: a lesson checked and laid out for evaluation. Every name is resolved, every shape
-// inferred and every error reported here, before any output: if plan_create succeeds, the
-// lesson runs (save for index values that are only known while running).
+// plan: a lesson checked and laid out for evaluation (check.c makes it). Every name is
+// resolved, every shape inferred and every error reported before any output: once there is a
+// plan, the lesson runs (save for index values that are only known while running).
 //
 // The plan is a flat list of nodes in evaluation order. A node is a given, a constant
 // (a number or list written in an expression) or one operation; an operation's arguments are
@@ -13,20 +13,15 @@
 #include "diag.h"
 #include "expr.h"
 #include "lesson.h"
-#include "ops.h"
+#include "op.h"
 #include "tensor.h"
+#include "trace.h"
 
 typedef enum PlanKind {
     PLAN_GIVEN,
     PLAN_CONSTANT,
     PLAN_OP,
 } PlanKind;
-
-typedef enum StageKind {
-    STAGE_GIVEN,
-    STAGE_STEP,          // the result of a step
-    STAGE_INTERMEDIATE,  // an operation inside a step's expression
-} StageKind;
 
 typedef struct PlanNode {
     PlanKind kind;
@@ -47,6 +42,7 @@ typedef struct PlanNode {
     const char *number;     // "3", "3a"; "" for givens
     const char *expr_text;  // this node's own expression text (NULL for givens)
     const char *op_line;    // "[3, 4] @ [4, 3] -> [3, 3]"
+    const char *display;    // how the node is written as an input: "Q", "2", "(a + b)", "K.T"
     const LessonGiven *given;
     const LessonStep *step;  // the step the node belongs to
     const Expr *expr;        // for errors while running
@@ -72,8 +68,8 @@ typedef struct Plan {
     size_t n_explains;
 } Plan;
 
-// Check a lesson. NULL with a located error in diag when it cannot run.
-Plan *plan_create(const Lesson *lesson, Diag *diag);
+// An empty plan for lesson, to be filled by the checker; NULL when memory runs out.
+Plan *plan_create(const Lesson *lesson);
 void plan_destroy(Plan *plan);  // accepts NULL
 
 // The node that holds the stage called name ("scores", "weights.1"), or NULL.

@@ -91,6 +91,7 @@ static void json_verdict(StrBuf *out, const DocVerdict *v, size_t rank) {
 static void json_document(StrBuf *out, const TraceDocument *doc, size_t rank) {
     size_t at = 0;
     static const char *const verdicts[] = {"agrees", "inherits", "own_slip"};
+    _Static_assert(ARRAY_LEN(verdicts) == DOC_CLASS_COUNT, "one word for each verdict");
     strbuf_printf(out, "{\"verdict\": \"%s\", \"values\": ", verdicts[doc->verdict]);
     json_values(out, doc->values, 0, &at);
     strbuf_puts(out, ", ");

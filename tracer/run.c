@@ -1,299 +1,77 @@
-// run: a Plan evaluated node by node into a Trace. The kernel computes; this file builds the
-// tensors, calls the op table and collects notes.
-#include <ctype.h>
+// run: a Plan evaluated node by node into a Trace. The kernel computes (through eval and the
+// op table); this file keeps the values and collects each stage's notes and shown work.
+#include "run.h"
+
 #include <math.h>
-#include <stdarg.h>
 #include <string.h>
 
-#include "format.h"
-#include "trace.h"
+#include "eval.h"
 
 typedef struct Runner {
     const Plan *plan;
     Trace *trace;
     Diag *diag;
-    const PlanNode *node;  // the node being computed
-    // Notes of the current stage, collected before they are copied into the arena.
-    const char *notes[8];
-    size_t n_notes;
-    // Lines of shown work of the current stage.
+    // Notes and lines of shown work of the current stage.
+    OpNotes notes;
     const char **work;
     size_t n_work, cap_work;
-    bool failed;  // out of memory while collecting
     const ExplainTarget *extra;
     size_t n_extra;
 } Runner;
 
-bool op_run_error(OpRun *r, int input, const char *fmt, ...) {
-    Runner *run = r->where;
-    const PlanNode *n = run->node;
-    const Expr *e = n->expr;
-    if (input >= 0 && e) {
-        if (e->kind == EXPR_CALL && (size_t)input < e->n_args)
-            e = e->args[input];
-        else if (e->kind == EXPR_INDEX && input == 1 && n->attrs.index_input >= 0)
-            e = e->args[1 + n->attrs.index_input];
-    }
-    char message[sizeof(run->diag->message)];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof(message), fmt, ap);
-    va_end(ap);
-    if (input == -2 || !e || !n->step)
-        diag_out_of_memory(run->diag);
-    else
-        plan_error_at(run->diag, run->plan->lesson, n->step, e->start, e->end - e->start, "%s", message);
-    return false;
-}
-
-void op_run_hint(OpRun *r, const char *fmt, ...) {
-    Runner *run = r->where;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(run->diag->hint, sizeof(run->diag->hint), fmt, ap);
-    va_end(ap);
-}
-
-static const char *display_name(Runner *run, const PlanNode *n);
-
-const char *op_run_name(OpRun *r, int input) {
-    Runner *run = r->where;
-    const PlanNode *n = run->node;
-    if (input < 0 || (size_t)input >= n->n_args)
-        return "?";
-    const char *name = display_name(run, &run->plan->nodes[n->args[input]]);
-    return name ? name : "?";
-}
-
-void op_note(OpNotes *n, const char *fmt, ...) {
-    Runner *run = n->sink;
-    if (run->n_notes == ARRAY_LEN(run->notes))
-        return;
-    char text[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
-    va_end(ap);
-    const char *copy = arena_strdup(run->trace->arena, text);
-    if (copy)
-        run->notes[run->n_notes++] = copy;
-}
-
-void op_work_failed(OpExplain *e) {
-    ((Runner *)e->sink)->failed = true;
-}
-
-void op_work(OpExplain *e, const char *fmt, ...) {
-    Runner *run = e->sink;
-    if (run->n_work == run->cap_work) {
-        size_t cap = run->cap_work ? run->cap_work * 2 : 16;
-        const char **work = arena_array(run->trace->arena, cap, sizeof(char *));
-        if (!work) {
-            run->failed = true;
-            return;
-        }
-        if (run->n_work)
-            memcpy(work, run->work, run->n_work * sizeof(char *));
-        run->work = work;
-        run->cap_work = cap;
-    }
-    va_list ap;
-    va_start(ap, fmt);
-    StrBuf sb;
-    strbuf_init(&sb);
-    strbuf_vprintf(&sb, fmt, ap);
-    va_end(ap);
-    const char *line = sb.failed ? NULL : arena_strdup(run->trace->arena, strbuf_str(&sb));
-    strbuf_finish(&sb);
-    if (!line) {
-        run->failed = true;
-        return;
-    }
-    run->work[run->n_work++] = line;
-}
-
-// Text that reads as one value: a name, a number, f(...), x[...], (...), or anything
-// without spaces. Anything else is bracketed before it is indexed or combined.
-static bool is_atomic(const char *text) {
-    if (!strchr(text, ' '))
-        return true;
-    const char *p = text;
-    while (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
-        p++;
-    if (*p != '(' && *p != '[')
-        return false;
-    // The bracket opened at p must close at the very end.
-    int depth = 0;
-    for (const char *q = p; *q; q++) {
-        if (*q == '(' || *q == '[')
-            depth++;
-        else if (*q == ')' || *q == ']')
-            if (--depth == 0)
-                return q[1] == '\0';
-    }
-    return false;
-}
-
-// How an input is written in shown work: its name, a number, or its expression in brackets.
-static const char *display_name(Runner *run, const PlanNode *n) {
-    if (n->kind == PLAN_GIVEN || (n->is_stage && n->stage_kind == STAGE_STEP))
-        return n->name;
-    const char *text = n->expr_text;
-    char buf[64];
-    if (n->kind == PLAN_CONSTANT) {
-        if (n->shape.rank == 0) {
-            format_short(n->values[0], buf, sizeof(buf));
-            text = buf;
-        } else if (n->expr && n->step) {
-            text = arena_strndup(run->trace->arena, n->step->expr + n->expr->start, n->expr->end - n->expr->start);
-        }
-    }
-    if (!text)
-        return "?";
-    if (is_atomic(text))
-        return arena_strdup(run->trace->arena, text);
-    return arena_printf(run->trace->arena, "(%s)", text);
-}
-
-static void unflatten(const Shape *s, size_t flat, size_t *idx) {
-    for (size_t i = s->rank; i-- > 0;) {
-        idx[i] = s->dim[i] ? flat % s->dim[i] : 0;
-        flat = s->dim[i] ? flat / s->dim[i] : 0;
-    }
-}
-
-static size_t flatten(const Shape *s, const size_t *idx) {
-    size_t f = 0;
-    for (size_t i = 0; i < s->rank; i++)
-        f = f * s->dim[i] + idx[i];
-    return f;
-}
-
 // The work for one request: an element, a row (the op's row form, or each element), or all.
+// False when memory runs out.
 static bool explain_target(Runner *run, const PlanNode *n, const Tensor *out, const Tensor *const *in,
                            const ExplainTarget *t) {
-    if (!n->op || !n->op->explain)
-        return true;
-    const char *names[64];
-    for (size_t k = 0; k < n->n_args; k++) {
-        names[k] = display_name(run, &run->plan->nodes[n->args[k]]);
-        if (!names[k])
-            return false;
-    }
-    OpExplain e = {.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs, .all = t->kind == EXPLAIN_ALL,
-                   .out_name = n->name, .in_names = names, .digits = run->trace->digits, .sink = run};
+    if (n->kind != PLAN_OP)
+        return true;  // a step that is only a number: nothing was computed
+    const char *names[EXPR_MAX_ARGS];
+    for (size_t k = 0; k < n->n_args; k++)
+        names[k] = run->plan->nodes[n->args[k]].display;
+    OpExplain e = {.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
+                   .all = t->kind == EXPLAIN_ALL, .out_name = n->name, .in_names = names,
+                   .digits = run->trace->digits, .arena = run->trace->arena,
+                   .lines = run->work, .n_lines = run->n_work, .cap_lines = run->cap_work};
     size_t rank = out->shape.rank;
     size_t d = rank ? out->shape.dim[rank - 1] : 1;
     size_t first_row = 0, rows = 1;
     if (t->kind == EXPLAIN_ELEMENT) {
         memcpy(e.index, t->index, sizeof(e.index));
-        e.flat = flatten(&out->shape, e.index);
+        e.flat = shape_flatten(&out->shape, e.index);
         n->op->explain(&e);
-        return !run->failed;
-    }
-    if (t->kind == EXPLAIN_ROW) {
-        size_t idx[TENSOR_MAX_RANK] = {0};
-        memcpy(idx, t->index, t->n_index * sizeof(size_t));
-        first_row = rank ? flatten(&out->shape, idx) / d : 0;
     } else {
-        rows = d ? out->size / d : 0;
-    }
-    for (size_t r = first_row; r < first_row + rows; r++) {
-        if (rank == 0) {
-            e.flat = 0;
-            n->op->explain(&e);
-            continue;
+        if (t->kind == EXPLAIN_ROW) {
+            size_t idx[TENSOR_MAX_RANK] = {0};
+            memcpy(idx, t->index, t->n_index * sizeof(size_t));
+            first_row = rank ? shape_flatten(&out->shape, idx) / d : 0;
+        } else {
+            rows = d ? out->size / d : 0;
         }
-        e.row = true;
-        e.flat = r * d;
-        unflatten(&out->shape, e.flat, e.index);
-        if (n->op->explain(&e))
-            continue;
-        e.row = false;
-        for (size_t j = 0; j < d; j++) {
-            e.flat = r * d + j;
-            unflatten(&out->shape, e.flat, e.index);
-            n->op->explain(&e);
+        for (size_t r = first_row; r < first_row + rows; r++) {
+            if (rank == 0) {
+                e.flat = 0;
+                n->op->explain(&e);
+                continue;
+            }
+            // An op with a row form writes the whole row at once; any other, each element.
+            e.row = n->op->row_form;
+            for (size_t j = 0; j < (e.row ? 1 : d); j++) {
+                e.flat = r * d + j;
+                shape_unflatten(&out->shape, e.flat, e.index);
+                n->op->explain(&e);
+            }
         }
     }
-    return !run->failed;
-}
-
-static Tensor *given_tensor(const LessonGiven *g) {
-    if (g->init == GIVEN_SHAPE_ONLY)
-        return tensor_create_shape_only(&g->shape);
-    Tensor *t = tensor_create(&g->shape);
-    if (!t)
-        return NULL;
-    switch (g->init) {
-    case GIVEN_VALUES:
-        memcpy(t->data, g->values, t->size * sizeof(double));
-        break;
-    case GIVEN_ZEROS:
-        break;
-    case GIVEN_ONES:
-        kernel_fill(t, 1.0);
-        break;
-    case GIVEN_IDENTITY:
-        kernel_identity(t);
-        break;
-    case GIVEN_RANDOM:
-        kernel_fill_random(t, g->distribution, g->scale, g->seed);
-        break;
-    case GIVEN_SHAPE_ONLY:
-        break;
-    }
-    return t;
-}
-
-// The value of node i from the values of earlier nodes: no notes, no explanations.
-static Tensor *compute_node(Runner *run, size_t i, Tensor *const *values, const Tensor **in) {
-    const PlanNode *n = &run->plan->nodes[i];
-    switch (n->kind) {
-    case PLAN_GIVEN: {
-        Tensor *t = given_tensor(n->given);
-        if (t)
-            t->is_count = n->is_count;
-        return t;
-    }
-    case PLAN_CONSTANT: {
-        Tensor *t = tensor_create(&n->shape);
-        if (t) {
-            memcpy(t->data, n->values, t->size * sizeof(double));
-            t->is_count = n->is_count;
-        }
-        return t;
-    }
-    case PLAN_OP:
-        break;
-    }
-    Tensor *out = n->has_values ? tensor_create(&n->shape) : tensor_create_shape_only(&n->shape);
-    if (!out)
-        return NULL;
-    out->is_count = n->is_count;
-    if (!n->has_values)
-        return out;
-    for (size_t k = 0; k < n->n_args; k++)
-        in[k] = values[n->args[k]];
-    OpRun r = {.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
-               .arena = run->trace->arena, .diag = run->diag, .where = run};
-    if (!n->op->compute(&r)) {
-        tensor_destroy(out);
-        return NULL;
-    }
-    return out;
-}
-
-Tensor *run_node(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, Diag *diag) {
-    Runner run = {.plan = plan, .trace = trace, .diag = diag, .node = &plan->nodes[i]};
-    const Tensor *in[64];
-    return compute_node(&run, i, values, in);
+    run->work = e.lines;
+    run->n_work = e.n_lines;
+    run->cap_work = e.cap_lines;
+    return !e.failed;
 }
 
 static Tensor *node_tensor(Runner *run, size_t i) {
     const PlanNode *n = &run->plan->nodes[i];
-    const Tensor *in[64];
-    Tensor *out = compute_node(run, i, run->trace->tensors, in);
+    const Tensor *in[EXPR_MAX_ARGS];
+    Tensor *out = eval_node(run->plan, i, run->trace->tensors, in, run->trace->arena, run->diag);
     if (!out || n->kind != PLAN_OP || !n->has_values)
         return out;
     // A count is exact only while a double can hold every whole number up to it.
@@ -309,9 +87,9 @@ static Tensor *node_tensor(Runner *run, size_t i) {
             return NULL;
         }
     if (n->op->notes) {
-        OpNotes notes = {.out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
-                         .digits = run->trace->digits, .sink = run};
-        n->op->notes(&notes);
+        run->notes = (OpNotes){.out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
+                               .digits = run->trace->digits, .arena = run->trace->arena};
+        n->op->notes(&run->notes);
     }
     const ExplainTarget *lists[2] = {run->plan->explains, run->extra};
     size_t counts[2] = {run->plan->n_explains, run->n_extra};
@@ -340,12 +118,12 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     s->about = n->given ? n->given->about : NULL;
     s->value = value;
     memcpy(s->labels, n->labels, sizeof(s->labels));
-    if (run->n_notes) {
-        s->notes = arena_array(t->arena, run->n_notes, sizeof(char *));
+    if (run->notes.n_lines) {
+        s->notes = arena_array(t->arena, run->notes.n_lines, sizeof(char *));
         if (!s->notes)
             return false;
-        memcpy(s->notes, run->notes, run->n_notes * sizeof(char *));
-        s->n_notes = run->n_notes;
+        memcpy(s->notes, run->notes.lines, run->notes.n_lines * sizeof(char *));
+        s->n_notes = run->notes.n_lines;
     }
     s->work = run->work;
     s->n_work = run->n_work;
@@ -353,7 +131,7 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     return true;
 }
 
-Trace *trace_create(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, Diag *diag) {
+Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, Diag *diag) {
     Trace *t = util_calloc(1, sizeof(Trace));
     if (!t) {
         diag_out_of_memory(diag);
@@ -372,11 +150,11 @@ Trace *trace_create(const Plan *plan, int digits, const ExplainTarget *extra, si
     t->file = lesson->path;
     t->file_name = strrchr(lesson->path, '/') ? strrchr(lesson->path, '/') + 1 : lesson->path;
     t->digits = digits;
+    t->doc_first_slip = -1;
     Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra};
     for (size_t i = 0; i < plan->n_nodes; i++) {
         const PlanNode *n = &plan->nodes[i];
-        run.node = n;
-        run.n_notes = 0;
+        run.notes.n_lines = 0;
         run.work = NULL;
         run.n_work = run.cap_work = 0;
         Tensor *value = node_tensor(&run, i);
@@ -387,8 +165,6 @@ Trace *trace_create(const Plan *plan, int digits, const ExplainTarget *extra, si
         if (n->is_stage && !add_stage(&run, n, value))
             goto oom;
     }
-    if (!doccheck_run(plan, t, diag))
-        goto fail;
     return t;
 oom:
     diag_out_of_memory(diag);
@@ -397,17 +173,4 @@ fail:
         diag_out_of_memory(diag);
     trace_destroy(t);
     return NULL;
-}
-
-void trace_destroy(Trace *t) {
-    if (!t)
-        return;
-    for (size_t i = 0; i < t->n_tensors; i++)
-        tensor_destroy(t->tensors[i]);
-    util_free(t->tensors);
-    for (size_t i = 0; i < t->n_doc_tensors; i++)
-        tensor_destroy(t->doc_tensors[i]);
-    util_free(t->doc_tensors);
-    arena_destroy(t->arena);
-    util_free(t);
 }

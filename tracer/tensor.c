@@ -56,20 +56,26 @@ static Tensor *tensor_alloc(const Shape *shape, bool with_data) {
     return t;
 }
 
+size_t shape_flatten(const Shape *s, const size_t *idx) {
+    size_t f = 0;
+    for (size_t i = 0; i < s->rank; i++)
+        f = f * s->dim[i] + idx[i];
+    return f;
+}
+
+void shape_unflatten(const Shape *s, size_t flat, size_t *idx) {
+    for (size_t i = s->rank; i-- > 0;) {
+        idx[i] = s->dim[i] ? flat % s->dim[i] : 0;
+        flat = s->dim[i] ? flat / s->dim[i] : 0;
+    }
+}
+
 Tensor *tensor_create(const Shape *shape) {
     return tensor_alloc(shape, true);
 }
 
 Tensor *tensor_create_shape_only(const Shape *shape) {
     return tensor_alloc(shape, false);
-}
-
-Tensor *tensor_scalar(double value) {
-    Shape s = {0};
-    Tensor *t = tensor_create(&s);
-    if (t)
-        t->data[0] = value;
-    return t;
 }
 
 Tensor *tensor_copy(const Tensor *src) {

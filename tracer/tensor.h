@@ -35,15 +35,23 @@ typedef struct Tensor {
     bool is_count;
 } Tensor;
 
+// Labels of one axis: borrowed strings.
+typedef struct Labels {
+    const char *const *items;  // NULL: unlabelled
+    size_t n;
+} Labels;
+
 // Product of the dims into *size; false when it overflows size_t.
 bool shape_size(const Shape *shape, size_t *size);
 bool shape_equal(const Shape *a, const Shape *b);
 // "[3, 4]"; "[]" for a scalar. Writes at most cap bytes, always NUL-terminated.
 void shape_format(const Shape *shape, char *buf, size_t cap);
+// Row-major offset of the element at idx (one index per axis), and back.
+size_t shape_flatten(const Shape *shape, const size_t *idx);
+void shape_unflatten(const Shape *shape, size_t flat, size_t *idx);
 
 // Zero-filled tensor. NULL when out of memory; the caller has already checked the size.
 Tensor *tensor_create(const Shape *shape);
 Tensor *tensor_create_shape_only(const Shape *shape);
-Tensor *tensor_scalar(double value);
 Tensor *tensor_copy(const Tensor *t);
 void tensor_destroy(Tensor *t);  // accepts NULL

@@ -1,18 +1,25 @@
 // trace: what a lesson computed, stage by stage. Renderers read only this: every number,
 // label, note and line of shown work is already here.
 //
-//     Trace *t = trace_create(plan, digits, &diag);   // runs the plan
-//     render_text(t, out, colour);
+//     Trace *t = run_plan(plan, digits, NULL, 0, &diag);   // run.h: evaluate every stage
+//     if (t && doccheck_trace(plan, t, &diag)) {           // doccheck.h: the document's numbers
+//         RenderOptions ro = {.colour = false};
+//         render_text(t, &ro, &out);                       // render.h
+//     }
 //     trace_destroy(t);
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "diag.h"
-#include "ops.h"
-#include "plan.h"
 #include "tensor.h"
+#include "util.h"
+
+typedef enum StageKind {
+    STAGE_GIVEN,
+    STAGE_STEP,          // the result of a step
+    STAGE_INTERMEDIATE,  // an operation inside a step's expression
+} StageKind;
 
 // One verdict on numbers a document printed: do they agree with ours, and where do they
 // differ most.
@@ -34,6 +41,7 @@ typedef enum DocClass {
     DOC_AGREES,    // every printed number agrees with the exact value
     DOC_INHERITS,  // disagrees, but is right on the document's own printed inputs
     DOC_OWN_SLIP,  // wrong on its own inputs (or a given printed wrong): a slip of its own
+    DOC_CLASS_COUNT
 } DocClass;
 
 typedef struct TraceDocument {
@@ -93,13 +101,4 @@ typedef struct Trace {
     size_t n_doc_tensors;
 } Trace;
 
-// Run a checked plan with numbers printed to `digits` places. NULL with a located error when
-// a value known only while running is wrong (an index out of range) or memory runs out.
-// extra: explain requests besides the lesson's own (from the command line).
-Trace *trace_create(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, Diag *diag);
 void trace_destroy(Trace *trace);  // accepts NULL
-
-// For the document check: compute op node i from `values` (one per node) into a new tensor.
-Tensor *run_node(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, Diag *diag);
-// Compare every stage that carries document values; fills stage->document and the summary.
-bool doccheck_run(const Plan *plan, Trace *trace, Diag *diag);

@@ -64,7 +64,6 @@ typedef struct StrBuf {
 
 void strbuf_init(StrBuf *sb);
 void strbuf_finish(StrBuf *sb);
-void strbuf_clear(StrBuf *sb);
 void strbuf_append(StrBuf *sb, const char *s, size_t n);
 void strbuf_puts(StrBuf *sb, const char *s);
 void strbuf_putc(StrBuf *sb, char c);

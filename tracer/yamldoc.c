@@ -53,11 +53,6 @@ static bool fail_at(Builder *b, size_t line, size_t col, size_t width, const cha
     return false;
 }
 
-static bool out_of_memory(Builder *b) {
-    diag_out_of_memory(b->diag);
-    return false;
-}
-
 // The caret covers a mark range that stays on one line.
 static size_t mark_width(const yaml_mark_t *start, const yaml_mark_t *end) {
     return end->line == start->line && end->column > start->column ? end->column - start->column
@@ -154,7 +149,7 @@ static bool attach(Builder *b, Node *node) {
     if (is_key) {
         const Node *first;
         if (!keys_insert(b, parent->serial, node, &first))
-            return out_of_memory(b);
+            return diag_no_memory(b->diag);
         if (first)
             return fail_at(b, node->line, node->col, yamldoc_node_width(node),
                            "a mapping keeps one value per key: rename or remove one of them",
@@ -163,7 +158,7 @@ static bool attach(Builder *b, Node *node) {
                            node->text, first->line);
     }
     if (!stack_push(b, node))
-        return out_of_memory(b);
+        return diag_no_memory(b->diag);
     return true;
 }
 
@@ -206,7 +201,7 @@ static bool open_collection(Builder *b, const yaml_event_t *e, NodeKind kind) {
                        YAMLDOC_MAX_DEPTH);
     Node *node = node_new(b, kind, e);
     if (!node)
-        return out_of_memory(b);
+        return diag_no_memory(b->diag);
     if (!attach(b, node))
         return false;
     b->frames[b->depth++] = (Frame){.node = node, .first = b->n_stack, .serial = ++b->next_serial};
@@ -224,14 +219,14 @@ static bool close_collection(Builder *b, const yaml_event_t *e) {
     if (node->kind == NODE_SEQUENCE && n > 0) {
         node->items = arena_array(b->doc->arena, n, sizeof(Node *));
         if (!node->items)
-            return out_of_memory(b);
+            return diag_no_memory(b->diag);
         memcpy(node->items, children, n * sizeof(Node *));
         node->n_items = n;
     } else if (node->kind == NODE_MAPPING && n > 0) {
         ASSERT(n % 2 == 0);
         node->pairs = arena_array(b->doc->arena, n / 2, sizeof(NodePair));
         if (!node->pairs)
-            return out_of_memory(b);
+            return diag_no_memory(b->diag);
         for (size_t i = 0; i < n / 2; i++)
             node->pairs[i] = (NodePair){.key = children[2 * i], .value = children[2 * i + 1]};
         node->n_pairs = n / 2;
@@ -266,10 +261,10 @@ static bool take_scalar(Builder *b, const yaml_event_t *e) {
     }
     Node *node = node_new(b, NODE_SCALAR, e);
     if (!node)
-        return out_of_memory(b);
+        return diag_no_memory(b->diag);
     node->text = arena_strndup(b->doc->arena, value, len);
     if (!node->text)
-        return out_of_memory(b);
+        return diag_no_memory(b->diag);
     node->text_len = len;
     switch (e->data.scalar.style) {
     case YAML_SINGLE_QUOTED_SCALAR_STYLE: node->style = SCALAR_SINGLE_QUOTED; break;

@@ -1,0 +1,89 @@
+// eval: one plan node computed: a given's values, a constant, or an operation through its
+// entry in the op table, whose refusal is located here in the lesson.
+#include "eval.h"
+
+#include <string.h>
+
+static Tensor *given_tensor(const LessonGiven *g) {
+    if (g->init == GIVEN_SHAPE_ONLY)
+        return tensor_create_shape_only(&g->shape);
+    Tensor *t = tensor_create(&g->shape);
+    if (!t)
+        return NULL;
+    switch (g->init) {
+    case GIVEN_VALUES:
+        memcpy(t->data, g->values, t->size * sizeof(double));
+        break;
+    case GIVEN_ZEROS:
+        break;
+    case GIVEN_ONES:
+        kernel_fill(t, 1.0);
+        break;
+    case GIVEN_IDENTITY:
+        kernel_identity(t);
+        break;
+    case GIVEN_RANDOM:
+        kernel_fill_random(t, g->distribution, g->scale, g->seed);
+        break;
+    case GIVEN_SHAPE_ONLY:
+        break;
+    }
+    return t;
+}
+
+// A problem the operation reported while running, under the argument it is about (or the
+// whole expression of the node).
+static void locate_problem(const Plan *plan, const PlanNode *n, const OpProblem *p, Diag *diag) {
+    if (p->out_of_memory) {
+        diag_out_of_memory(diag);
+        return;
+    }
+    const Expr *e = n->expr;
+    if (p->at.kind == OP_TARGET_INPUT) {
+        if (e->kind == EXPR_CALL && p->at.index < e->n_args)
+            e = e->args[p->at.index];
+        else if (e->kind == EXPR_INDEX && p->at.index == 1 && n->attrs.index_input != OP_NO_INDEX_INPUT)
+            e = e->args[1 + n->attrs.index_input];
+    }
+    plan_error_at(diag, plan->lesson, n->step, e->start, e->end - e->start, "%s", p->message);
+    if (p->hint[0])
+        diag_hint(diag, "%s", p->hint);
+}
+
+Tensor *eval_node(const Plan *plan, size_t i, Tensor *const *values, const Tensor **in, Arena *arena, Diag *diag) {
+    const PlanNode *n = &plan->nodes[i];
+    Tensor *out = NULL;
+    switch (n->kind) {
+    case PLAN_GIVEN:
+        out = given_tensor(n->given);
+        break;
+    case PLAN_CONSTANT:
+        if ((out = tensor_create(&n->shape)))
+            memcpy(out->data, n->values, out->size * sizeof(double));
+        break;
+    case PLAN_OP:
+        out = n->has_values ? tensor_create(&n->shape) : tensor_create_shape_only(&n->shape);
+        break;
+    }
+    if (!out) {
+        diag_out_of_memory(diag);
+        return NULL;
+    }
+    out->is_count = n->is_count;
+    if (n->kind != PLAN_OP || !n->has_values)
+        return out;
+    const char *names[EXPR_MAX_ARGS];
+    for (size_t k = 0; k < n->n_args; k++) {
+        in[k] = values[n->args[k]];
+        names[k] = plan->nodes[n->args[k]].display;
+    }
+    OpProblem problem = {0};
+    OpRun r = {.op = n->op, .out = out, .in = in, .in_names = names, .n_in = n->n_args, .attrs = &n->attrs,
+               .arena = arena, .problem = &problem};
+    if (!n->op->compute(&r)) {
+        locate_problem(plan, n, &problem, diag);
+        tensor_destroy(out);
+        return NULL;
+    }
+    return out;
+}

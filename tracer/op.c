@@ -1,0 +1,233 @@
+// op: the helpers every family of operations shares: problems, notes and shown work
+// collected for the caller, shape rules used by several families, and the pieces of a line of
+// shown work.
+#include "op.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+
+// ---------------------------------------------------------------- problems
+
+bool op_error(OpProblem *p, OpTarget at, const char *fmt, ...) {
+    if (p->failed)
+        return false;
+    p->failed = true;
+    p->at = at;
+    p->hint[0] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->message, sizeof(p->message), fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+void op_hint(OpProblem *p, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->hint, sizeof(p->hint), fmt, ap);
+    va_end(ap);
+}
+
+bool op_out_of_memory(OpProblem *p) {
+    if (!p->failed) {
+        p->failed = true;
+        p->out_of_memory = true;
+        p->message[0] = p->hint[0] = '\0';
+    }
+    return false;
+}
+
+// ---------------------------------------------------------------- notes and work
+
+void op_note(OpNotes *n, const char *fmt, ...) {
+    if (n->n_lines == OP_MAX_NOTES)
+        return;
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    const char *copy = arena_strdup(n->arena, text);
+    if (copy)
+        n->lines[n->n_lines++] = copy;
+}
+
+static void add_work_line(OpExplain *e, const char *text) {
+    if (e->n_lines == e->cap_lines) {
+        size_t cap = e->cap_lines ? e->cap_lines * 2 : 16;
+        const char **lines = arena_array(e->arena, cap, sizeof(char *));
+        if (!lines) {
+            e->failed = true;
+            return;
+        }
+        if (e->n_lines)
+            memcpy(lines, e->lines, e->n_lines * sizeof(char *));
+        e->lines = lines;
+        e->cap_lines = cap;
+    }
+    const char *line = arena_strdup(e->arena, text);
+    if (!line) {
+        e->failed = true;
+        return;
+    }
+    e->lines[e->n_lines++] = line;
+}
+
+void op_work(OpExplain *e, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    StrBuf sb;
+    strbuf_init(&sb);
+    strbuf_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    op_work_line(e, &sb);
+}
+
+void op_work_line(OpExplain *e, StrBuf *sb) {
+    if (sb->failed)
+        e->failed = true;  // a line cut short would be wrong arithmetic on the learner's screen
+    else
+        add_work_line(e, strbuf_str(sb));
+    strbuf_finish(sb);
+}
+
+void op_work_num(StrBuf *sb, const OpExplain *e, const Tensor *t, double v) {
+    char buf[64];
+    if (t && t->is_count)
+        format_count(v, buf, sizeof(buf));
+    else
+        format_fixed(v, e->digits, buf, sizeof(buf));
+    strbuf_puts(sb, buf);
+}
+
+// name[i, j], or the bare name for a scalar.
+void op_work_ref(StrBuf *sb, const char *name, const size_t *idx, size_t rank) {
+    strbuf_puts(sb, name);
+    if (rank == 0)
+        return;
+    strbuf_putc(sb, '[');
+    for (size_t i = 0; i < rank; i++)
+        strbuf_printf(sb, "%s%zu", i ? ", " : "", idx[i]);
+    strbuf_putc(sb, ']');
+}
+
+void op_work_lhs(StrBuf *sb, const OpExplain *e) {
+    op_work_ref(sb, e->out_name, e->index, e->out->shape.rank);
+    strbuf_puts(sb, " = ");
+}
+
+void op_work_result(StrBuf *sb, const OpExplain *e) {
+    strbuf_puts(sb, " = ");
+    op_work_num(sb, e, e->out, e->out->data[e->flat]);
+}
+
+void op_broadcast_index(const Tensor *in, const Tensor *out, const size_t *out_idx, size_t *idx) {
+    size_t off = out->shape.rank - in->shape.rank;
+    for (size_t i = 0; i < in->shape.rank; i++)
+        idx[i] = in->shape.dim[i] == 1 ? 0 : out_idx[off + i];
+}
+
+void op_work_moments(OpExplain *e, const Tensor *t, const double *x, size_t n, size_t stride, const char *var_label,
+                    double *mean, double *var) {
+    StrBuf sb;
+    strbuf_init(&sb);
+    double s = 0;
+    for (size_t k = 0; k < n; k++)
+        s += x[k * stride];
+    *mean = s / (double)n;
+    strbuf_puts(&sb, "mean = (");
+    for (size_t k = 0; k < n; k++) {
+        if (k)
+            strbuf_puts(&sb, " + ");
+        op_work_num(&sb, e, t, x[k * stride]);
+    }
+    strbuf_printf(&sb, ") / %zu = ", n);
+    op_work_num(&sb, e, t, *mean);
+    op_work_line(e, &sb);
+    strbuf_init(&sb);
+    double v = 0;
+    for (size_t k = 0; k < n; k++)
+        v += (x[k * stride] - *mean) * (x[k * stride] - *mean);
+    *var = v / (double)n;
+    strbuf_printf(&sb, "%s = [", var_label);
+    for (size_t k = 0; k < n; k++) {
+        if (k)
+            strbuf_puts(&sb, " + ");
+        strbuf_putc(&sb, '(');
+        op_work_num(&sb, e, t, x[k * stride]);
+        strbuf_puts(&sb, " - ");
+        op_work_num(&sb, e, t, *mean);
+        strbuf_puts(&sb, ")²");
+    }
+    strbuf_printf(&sb, "] / %zu = ", n);
+    op_work_num(&sb, e, t, *var);
+    op_work_line(e, &sb);
+}
+
+const double *op_row_of(const Tensor *t, size_t flat, size_t *d) {
+    *d = t->shape.rank ? t->shape.dim[t->shape.rank - 1] : 1;
+    return t->data + (flat / *d) * *d;
+}
+
+// ---------------------------------------------------------------- shape rules
+
+void op_copy_labels(Labels *dst, const Labels *src, size_t rank) {
+    for (size_t i = 0; i < rank; i++)
+        dst[i] = src[i];
+}
+
+bool op_infer_same(OpCheck *c) {
+    c->shape = *c->shapes[0];
+    op_copy_labels(c->out_labels, c->labels[0], c->shape.rank);
+    return true;
+}
+
+bool op_resolve_axis(OpCheck *c, size_t param, double value, size_t rank, size_t *axis) {
+    long a = (long)value;
+    long r = (long)rank;
+    if (a < -r || a >= r) {
+        if (rank == 0) {
+            op_error(c->problem, OP_PARAM(param), "a scalar has no axis %ld", a);
+            op_hint(c->problem, "leave out axis=: a scalar has no axes to choose from");
+        } else {
+            op_error(c->problem, OP_PARAM(param), "axis %ld does not exist: this tensor has %zu axes", a, rank);
+            op_hint(c->problem, "axes are 0..%ld, or -1 for the last", r - 1);
+        }
+        return false;
+    }
+    *axis = (size_t)(a < 0 ? a + r : a);
+    return true;
+}
+
+bool op_needs_rank(OpCheck *c, size_t input, size_t min_rank) {
+    if (c->shapes[input]->rank >= min_rank)
+        return true;
+    char s[64];
+    shape_format(c->shapes[input], s, sizeof(s));
+    return op_error(c->problem, OP_INPUT(input), "%s needs a tensor with at least %zu axes, but this one is %s",
+                    c->op->name, min_rank, s);
+}
+
+bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out, size_t *work) {
+    *work = 0;
+    return !op->cost || op->cost(in, out, work);
+}
+
+bool op_check_whole_indices(OpRun *r, size_t input, const Tensor *idx, size_t limit, const char *what) {
+    for (size_t k = 0; k < idx->size; k++) {
+        double v = idx->data[k];
+        if (v != floor(v) || v < 0 || v >= (double)limit) {
+            char s[64];
+            format_short(v, s, sizeof(s));
+            char at[160] = "";
+            if (idx->shape.rank > 0)
+                snprintf(at, sizeof(at), " (entry %zu of %s)", k, r->in_names[input]);
+            return op_error(r->problem, OP_INPUT(input), "%s %s%s must be a whole number from 0 to %zu", what, s, at, limit - 1);
+        }
+    }
+    return true;
+}

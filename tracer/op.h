@@ -1,0 +1,249 @@
+// op: what one operation is, and the helpers every operation shares. Each family of operations
+// (op_elementwise.c, op_matmul.c, op_reduce.c, op_norm.c, op_softmax.c, op_index.c,
+// op_heads.c, op_positions.c, op_loss.c) holds, for each of its operations, the shape rule,
+// the computation (a call into the kernel), the notes and the explanation, and ends in a table
+// of entries written with designated initializers:
+//
+//     {.name = "softmax", .about = "softmax over the last axis: ...", .params = {X},
+//      .infer = infer_softmax, .compute = compute_softmax, .notes = note_row_sums,
+//      .explain = explain_softmax, .row_form = true},
+//
+// An operation never reaches up into the checker or the runner: a shape rule or a computation
+// that refuses its inputs fills an OpProblem (which input, the message, a hint) and returns
+// false, and its caller turns that into an error located in the lesson. Notes and lines of
+// shown work are collected in the OpNotes and OpExplain the caller passes and reads back.
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "expr.h"
+#include "kernel.h"
+#include "tensor.h"
+#include "util.h"
+
+#define OP_MAX_PARAMS 5
+#define OP_MAX_NOTES 8          // lines of notes one stage may print
+#define OP_MESSAGE_MAX 1024     // an error's message or hint, as a Diag holds it
+#define OP_NO_INDEX_INPUT (-1)  // OpAttrs.index_input: every index is known before running
+
+typedef enum ParamKind {
+    PARAM_TENSOR,   // any tensor expression
+    PARAM_TENSORS,  // all remaining positional arguments (concat)
+    PARAM_NUMBER,   // a number known before running (a literal or a scalar given)
+    PARAM_COUNT,    // a whole number >= 1 known before running
+    PARAM_AXIS,     // a whole number, negative counts from the end; absent means every axis
+    PARAM_FLAG,     // True or False
+} ParamKind;
+
+typedef struct OpParam {
+    const char *name;
+    ParamKind kind;
+    bool optional;
+    double fallback;  // the value when optional and absent (PARAM_AXIS: absent = all axes)
+} OpParam;
+
+// What an operation needs besides its tensors, fixed at check time.
+typedef struct OpAttrs {
+    int axis;         // reductions, concat: 0..rank-1, or KERNEL_ALL_AXES
+    bool keepdims;
+    double number;    // eps, base
+    size_t count;     // heads, n
+    KernelAxisIndex index[TENSOR_MAX_RANK];  // indexing
+    size_t n_index;
+    int index_input;  // indexing: which index item comes from tensor argument 1, or OP_NO_INDEX_INPUT
+} OpAttrs;
+
+// ---------------------------------------------------------------- problems
+
+// Where in the call a problem lies: the whole call (under its operator or name), one of its
+// tensor inputs, or one of its parameters. The caller knows where each of those is written.
+typedef enum OpTargetKind {
+    OP_TARGET_CALL,
+    OP_TARGET_INPUT,  // index: the tensor argument, 0 for the first
+    OP_TARGET_PARAM,  // index: the parameter, as numbered in OpDef.params
+} OpTargetKind;
+
+typedef struct OpTarget {
+    OpTargetKind kind;
+    size_t index;
+} OpTarget;
+
+#define OP_CALL ((OpTarget){OP_TARGET_CALL, 0})
+#define OP_INPUT(k) ((OpTarget){OP_TARGET_INPUT, (size_t)(k)})
+#define OP_PARAM(p) ((OpTarget){OP_TARGET_PARAM, (size_t)(p)})
+
+// Why an operation refused: filled by op_error (and op_hint), read by whoever called it.
+typedef struct OpProblem {
+    bool failed;
+    bool out_of_memory;  // no message: memory ran out
+    OpTarget at;
+    char message[OP_MESSAGE_MAX];
+    char hint[OP_MESSAGE_MAX];  // may be empty
+} OpProblem;
+
+// Record a problem (the first one wins) and return false.
+bool op_error(OpProblem *p, OpTarget at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void op_hint(OpProblem *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool op_out_of_memory(OpProblem *p);
+
+// ---------------------------------------------------------------- the four views of a call
+
+typedef struct OpDef OpDef;
+
+// Check time: shapes and labels in, shape, labels and attrs out.
+typedef struct OpCheck {
+    const OpDef *op;
+    size_t n_inputs;
+    const Shape *shapes[EXPR_MAX_ARGS];  // of the tensor arguments
+    const Labels *labels[EXPR_MAX_ARGS];  // each points at TENSOR_MAX_RANK axis labels
+    double constants[OP_MAX_PARAMS];  // by parameter index
+    bool present[OP_MAX_PARAMS];
+    Shape shape;
+    Labels out_labels[TENSOR_MAX_RANK];
+    OpAttrs attrs;  // the checker fills index, n_index and index_input for indexing
+    Arena *arena;   // for labels made here
+    OpProblem *problem;  // the caller's: filled when infer refuses
+} OpCheck;
+
+// Run time: out is created with the inferred shape; inputs have values.
+typedef struct OpRun {
+    const OpDef *op;
+    Tensor *out;
+    const Tensor *const *in;
+    const char *const *in_names;  // how each input is written in the lesson, for messages
+    size_t n_in;
+    const OpAttrs *attrs;
+    Arena *arena;  // for index lists built while running
+    OpProblem *problem;  // the caller's: filled when compute refuses
+} OpRun;
+
+// Lines a stage prints under its values ("each row sums to 1"); numbers in the lesson's digits.
+typedef struct OpNotes {
+    const Tensor *out;
+    const Tensor *const *in;
+    size_t n_in;
+    const OpAttrs *attrs;
+    int digits;
+    Arena *arena;  // holds the lines
+    const char *lines[OP_MAX_NOTES];
+    size_t n_lines;
+} OpNotes;
+
+// "Show your work": how one element (or one row) of a result is computed, written out with
+// the lesson's numbers, the way the document writes score(0,1) = (1.0x0.8) + ... = 1.00.
+typedef struct OpExplain {
+    const OpDef *op;
+    const Tensor *out;
+    const Tensor *const *in;
+    size_t n_in;
+    const OpAttrs *attrs;
+    const char *out_name;          // the stage's name, "scores"
+    const char *const *in_names;   // how each input is written: "Q", "K.T", "(a + b)", "2"
+    size_t index[TENSOR_MAX_RANK]; // the element (row mode: the row's first element)
+    size_t flat;                   // its offset in out
+    bool row;                      // explain the whole last-axis row at once (ops with .row_form)
+    bool all;                      // every element was asked for (explain: all), not one row
+    int digits;
+    Arena *arena;                  // holds the lines
+    const char **lines;
+    size_t n_lines, cap_lines;
+    bool failed;                   // memory ran out: a line is missing
+} OpExplain;
+
+void op_note(OpNotes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void op_work(OpExplain *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// ---------------------------------------------------------------- the entry
+
+// How an operation is written, which decides how its shape line reads.
+typedef enum OpSyntax {
+    OP_CALL_SYNTAX,  // name(args): "softmax([3, 3]) -> [3, 3]"
+    OP_INFIX,        // a @ b:      "[3, 4] @ [4, 3] -> [3, 3]"
+    OP_PREFIX,       // -a:         "-[3] -> [3]"
+    OP_POSTFIX,      // a.T:        "[3, 4].T -> [4, 3]"
+    OP_INDEXING,     // a[...]:     "[3, 4] indexed -> [4]"
+} OpSyntax;
+
+// When a result holds only whole numbers, printed without decimals (and exact as a count).
+typedef enum OpIntegers {
+    INTEGERS_NEVER,      // results are real numbers (the default)
+    INTEGERS_ALWAYS,     // numel, arange, argmax, relative positions
+    INTEGERS_IF_INPUTS,  // whole when every tensor argument is (sums, products, concat, ...)
+    INTEGERS_IF_FIRST,   // whole when the first argument is (indexing, take, transpose, ...)
+} OpIntegers;
+
+struct OpDef {
+    const char *name;    // as written in a call, or a word for an operator ("matmul")
+    OpSyntax syntax;     // OP_CALL_SYNTAX (0) unless an operator
+    char token;          // operators: the character the expression parser gives ('@', '^' for **)
+    const char *symbol;  // operators: how the shape line writes it ("@", "**", ".T")
+    const char *work_symbol;  // infix operators: how shown work writes it (" × " for *)
+    const char *about;   // one line for a learner: "matrix product: rows of A against columns of B"
+    int variant;         // KernelBinary, KernelUnary or KernelReduce, for families
+    OpParam params[OP_MAX_PARAMS];
+    bool (*infer)(OpCheck *c);    // false with *c->problem filled
+    bool (*compute)(OpRun *r);    // false with *r->problem filled
+    void (*notes)(OpNotes *n);    // NULL: nothing to say
+    // Writes the work for e->index with op_work: one element, or (row_form) the whole row.
+    void (*explain)(OpExplain *e);
+    bool row_form;       // explain writes a whole row at once; otherwise each element alone
+    // The value of the operator on two numbers known before running (d_k / 2 as an axis);
+    // NULL when it is not a number's operation.
+    double (*fold)(const OpDef *op, double a, double b);
+    // Multiply-adds for inputs of these shapes and a result of shape out; NULL: none worth
+    // counting. False when the count overflows.
+    bool (*cost)(const Shape *const *in, const Shape *out, size_t *multiply_adds);
+    bool from_shapes_only;  // the value needs only the inputs' shapes (numel): shape-only inputs still give one
+    OpIntegers integers;
+    // The backward pass adds here its derivative, .grad, beside .compute, so that gradients are
+    // traced op by op in the same way.
+};
+
+// One family's entries.
+typedef struct OpFamily {
+    const OpDef *ops;
+    size_t n;
+} OpFamily;
+
+#define OP_FAMILY(table) {(table), sizeof(table) / sizeof((table)[0])}
+
+// The families, each defined in its own op_<family>.c.
+extern const OpFamily op_family_elementwise, op_family_matmul, op_family_reduce, op_family_norm,
+    op_family_softmax, op_family_index, op_family_heads, op_family_positions, op_family_loss;
+
+// Multiply-adds of op for these shapes (0 when op has no .cost); false on overflow.
+bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out, size_t *work);
+
+// ---------------------------------------------------------------- for the families
+
+#define OP_X {"x", PARAM_TENSOR, false, 0}
+#define OP_TENSOR(n) {n, PARAM_TENSOR, false, 0}
+#define OP_COUNT(n) {n, PARAM_COUNT, false, 0}
+#define OP_NUMBER(n, v) {n, PARAM_NUMBER, true, v}
+
+// Shape rules.
+bool op_infer_same(OpCheck *c);  // the result has the first input's shape and labels
+void op_copy_labels(Labels *dst, const Labels *src, size_t rank);
+// Normalise a possibly negative axis given as parameter `param` against rank.
+bool op_resolve_axis(OpCheck *c, size_t param, double value, size_t rank, size_t *axis);
+bool op_needs_rank(OpCheck *c, size_t input, size_t min_rank);
+
+// Shown work, written into a StrBuf and ended with op_work_line.
+void op_work_num(StrBuf *sb, const OpExplain *e, const Tensor *t, double v);  // in the lesson's digits
+void op_work_ref(StrBuf *sb, const char *name, const size_t *idx, size_t rank);  // name[i, j]
+void op_work_lhs(StrBuf *sb, const OpExplain *e);     // "out[i, j] = "
+void op_work_result(StrBuf *sb, const OpExplain *e);  // " = " and the element's value
+void op_work_line(OpExplain *e, StrBuf *sb);          // the line is done (and sb finished)
+// mean and variance of n values of t at stride `stride`, written out in two lines;
+// var_label names the variance line ("variance", or the stage element it is).
+void op_work_moments(OpExplain *e, const Tensor *t, const double *x, size_t n, size_t stride, const char *var_label,
+                     double *mean, double *var);
+// The last-axis row of t that holds element `flat`, and its length.
+const double *op_row_of(const Tensor *t, size_t flat, size_t *d);
+// The element of a broadcast input that meets output element out_idx.
+void op_broadcast_index(const Tensor *in, const Tensor *out, const size_t *out_idx, size_t *idx);
+
+// Run time: every value of idx (input `input`) must be a whole number in [0, limit); what
+// names one ("index", "target"). False with a problem otherwise.
+bool op_check_whole_indices(OpRun *r, size_t input, const Tensor *idx, size_t limit, const char *what);

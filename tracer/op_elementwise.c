@@ -1,0 +1,161 @@
+// op_elementwise: elementwise operations: + - * / ** with numpy broadcasting, negation and the functions
+// applied to each value alone (exp, log, sqrt, ..., gelu), and copy.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+#include "op.h"
+
+// Broadcast labels: each output axis takes the labels of the first input whose aligned axis
+// has the same size and carries labels.
+static void broadcast_labels(OpCheck *c) {
+    size_t rank = c->shape.rank;
+    for (size_t k = 0; k < rank; k++) {
+        size_t out_axis = rank - 1 - k;
+        for (size_t i = 0; i < c->n_inputs; i++) {
+            const Shape *s = c->shapes[i];
+            if (k >= s->rank)
+                continue;
+            size_t axis = s->rank - 1 - k;
+            if (s->dim[axis] == c->shape.dim[out_axis] && c->labels[i][axis].items) {
+                c->out_labels[out_axis] = c->labels[i][axis];
+                break;
+            }
+        }
+    }
+}
+
+static bool infer_binary(OpCheck *c) {
+    if (!kernel_broadcast_shape(c->shapes[0], c->shapes[1], &c->shape)) {
+        char a[64], b[64];
+        shape_format(c->shapes[0], a, sizeof(a));
+        shape_format(c->shapes[1], b, sizeof(b));
+        op_error(c->problem, OP_CALL, "cannot combine %s and %s elementwise with '%s'", a, b, c->op->symbol);
+        op_hint(c->problem, "elementwise operations need equal shapes, or axes of size 1 (or missing) "
+                            "that stretch, matched from the right%s",
+                c->op->variant == KERNEL_MUL && c->shapes[0]->rank == 2 && c->shapes[1]->rank == 2
+                    ? "; for a matrix product write A @ B"
+                    : "");
+        return false;
+    }
+    broadcast_labels(c);
+    return true;
+}
+
+// A number's operation on two numbers known before running (d_k / 2 written as an axis).
+static double fold_binary(const OpDef *op, double a, double b) {
+    return kernel_binary_apply((KernelBinary)op->variant, a, b);
+}
+
+static bool compute_binary(OpRun *r) {
+    kernel_binary(r->out, r->in[0], r->in[1], (KernelBinary)r->op->variant);
+    return true;
+}
+
+static void explain_binary(OpExplain *e) {
+    const Tensor *a = e->in[0], *b = e->in[1];
+    size_t ia[TENSOR_MAX_RANK], ib[TENSOR_MAX_RANK];
+    op_broadcast_index(a, e->out, e->index, ia);
+    op_broadcast_index(b, e->out, e->index, ib);
+    const char *sym = e->op->work_symbol;
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    op_work_ref(&sb, e->in_names[0], ia, a->shape.rank);
+    strbuf_puts(&sb, sym);
+    op_work_ref(&sb, e->in_names[1], ib, b->shape.rank);
+    strbuf_puts(&sb, " = ");
+    op_work_num(&sb, e, a, a->data[shape_flatten(&a->shape, ia)]);
+    strbuf_puts(&sb, sym);
+    op_work_num(&sb, e, b, b->data[shape_flatten(&b->shape, ib)]);
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+static bool compute_unary(OpRun *r) {
+    kernel_unary(r->out, r->in[0], (KernelUnary)r->op->variant);
+    return true;
+}
+
+// exp(x[0]) = exp(0.5000) = 1.6487
+static void explain_unary(OpExplain *e) {
+    const Tensor *x = e->in[0];
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    strbuf_printf(&sb, "%s(", e->op->name);
+    op_work_ref(&sb, e->in_names[0], e->index, x->shape.rank);
+    strbuf_printf(&sb, ") = %s(", e->op->name);
+    op_work_num(&sb, e, x, x->data[e->flat]);
+    strbuf_putc(&sb, ')');
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+// y[0] = -x[0] = -(-1.0000) = 1.0000, not --1.0000: a negative operand keeps its brackets.
+static void explain_negate(OpExplain *e) {
+    const Tensor *x = e->in[0];
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    strbuf_puts(&sb, "-");
+    op_work_ref(&sb, e->in_names[0], e->index, x->shape.rank);
+    bool bracket = x->data[e->flat] < 0;
+    strbuf_printf(&sb, " = -%s", bracket ? "(" : "");
+    op_work_num(&sb, e, x, x->data[e->flat]);
+    if (bracket)
+        strbuf_putc(&sb, ')');
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+static bool compute_copy(OpRun *r) {
+    memcpy(r->out->data, r->in[0]->data, r->in[0]->size * sizeof(double));
+    return true;
+}
+
+static void explain_copy(OpExplain *e) {
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    op_work_ref(&sb, e->in_names[0], e->index, e->out->shape.rank);
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+// ---------------------------------------------------------------- the table
+
+#define BINARY(op_name, tok, sym, shown, what, kind, whole)                                             \
+    {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = shown,          \
+     .about = what " (numpy broadcasting)", .variant = kind, .params = {OP_X, OP_X},                   \
+     .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, .fold = fold_binary, \
+     .integers = whole}
+#define UNARY(op_name, what, kind, whole)                                                                 \
+    {.name = op_name, .about = what, .variant = kind, .params = {OP_X}, .infer = op_infer_same,         \
+     .compute = compute_unary, .explain = explain_unary, .integers = whole}
+
+static const OpDef ops[] = {
+    BINARY("add", '+', "+", " + ", "elementwise sum", KERNEL_ADD, INTEGERS_IF_INPUTS),
+    BINARY("subtract", '-', "-", " - ", "elementwise difference", KERNEL_SUB, INTEGERS_IF_INPUTS),
+    BINARY("multiply", '*', "*", " × ", "elementwise product", KERNEL_MUL, INTEGERS_IF_INPUTS),
+    BINARY("divide", '/', "/", " / ", "elementwise division", KERNEL_DIV, INTEGERS_NEVER),
+    BINARY("power", '^', "**", " ** ", "elementwise power", KERNEL_POW, INTEGERS_NEVER),
+    {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
+     .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
+     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS},
+    UNARY("exp", "elementwise e^x", KERNEL_EXP, INTEGERS_NEVER),
+    UNARY("log", "elementwise natural logarithm", KERNEL_LOG, INTEGERS_NEVER),
+    UNARY("sqrt", "elementwise square root", KERNEL_SQRT, INTEGERS_NEVER),
+    UNARY("abs", "elementwise absolute value", KERNEL_ABS, INTEGERS_IF_INPUTS),
+    UNARY("relu", "elementwise max(x, 0)", KERNEL_RELU, INTEGERS_IF_INPUTS),
+    UNARY("gelu", "elementwise GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))", KERNEL_GELU,
+          INTEGERS_NEVER),
+    UNARY("tanh", "elementwise tanh", KERNEL_TANH, INTEGERS_NEVER),
+    UNARY("sin", "elementwise sine", KERNEL_SIN, INTEGERS_NEVER),
+    UNARY("cos", "elementwise cosine", KERNEL_COS, INTEGERS_NEVER),
+    {.name = "copy", .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
+     .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST},
+};
+
+const OpFamily op_family_elementwise = OP_FAMILY(ops);

@@ -1,0 +1,113 @@
+// op_heads: attention heads: split_heads and merge_heads.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+#include "op.h"
+
+static bool infer_split_heads(OpCheck *c) {
+    if (!op_needs_rank(c, 0, 2))
+        return false;
+    const Shape *x = c->shapes[0];
+    if (x->rank >= TENSOR_MAX_RANK)
+        return op_error(c->problem, OP_INPUT(0), "split_heads would need more than %d axes", TENSOR_MAX_RANK);
+    size_t h = (size_t)c->constants[1], d = x->dim[x->rank - 1];
+    if (d % h != 0) {
+        op_error(c->problem, OP_PARAM(1), "%zu columns cannot be split evenly into %zu heads", d, h);
+        op_hint(c->problem, "d_model must be a multiple of the number of heads");
+        return false;
+    }
+    c->attrs.count = h;
+    if (!kernel_split_heads_shape(x, h, &c->shape))
+        return op_error(c->problem, OP_CALL, "cannot split these heads");
+    size_t r = x->rank;
+    for (size_t i = 0; i + 2 < r; i++)
+        c->out_labels[i] = c->labels[0][i];
+    c->out_labels[r - 1] = c->labels[0][r - 2];  // the token axis keeps its labels
+    // The new axis is the heads: label them "head 0", "head 1", ... so slices say which.
+    const char **names = arena_array(c->arena, h, sizeof(char *));
+    for (size_t k = 0; names && k < h; k++)
+        if (!(names[k] = arena_printf(c->arena, "head %zu", k)))
+            names = NULL;
+    if (names)
+        c->out_labels[r - 2] = (Labels){names, h};
+    return true;
+}
+
+static bool compute_split_heads(OpRun *r) {
+    kernel_split_heads(r->out, r->in[0], r->attrs->count);
+    return true;
+}
+
+static void explain_split_heads(OpExplain *e) {
+    // out [..., h, n, dh] <- x [..., n, h*dh]
+    size_t r = e->out->shape.rank;
+    size_t h = e->index[r - 3], i = e->index[r - 2], k = e->index[r - 1];
+    size_t dh = e->out->shape.dim[r - 1];
+    size_t src[TENSOR_MAX_RANK];
+    for (size_t a = 0; a + 3 < r; a++)
+        src[a] = e->index[a];
+    src[r - 3] = i;
+    src[r - 2] = h * dh + k;
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    op_work_ref(&sb, e->in_names[0], src, r - 1);
+    strbuf_printf(&sb, " (head %zu takes columns %zu to %zu)", h, h * dh, (h + 1) * dh - 1);
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+static bool infer_merge_heads(OpCheck *c) {
+    if (!op_needs_rank(c, 0, 3))
+        return false;
+    const Shape *x = c->shapes[0];
+    if (!kernel_merge_heads_shape(x, &c->shape))
+        return op_error(c->problem, OP_CALL, "cannot merge these heads");
+    size_t r = x->rank;
+    for (size_t i = 0; i + 3 < r; i++)
+        c->out_labels[i] = c->labels[0][i];
+    c->out_labels[r - 3] = c->labels[0][r - 2];
+    return true;
+}
+
+static bool compute_merge_heads(OpRun *r) {
+    kernel_merge_heads(r->out, r->in[0]);
+    return true;
+}
+
+static void explain_merge_heads(OpExplain *e) {
+    // out [..., n, h*dh] <- x [..., h, n, dh]
+    const Tensor *x = e->in[0];
+    size_t r = x->shape.rank;
+    size_t dh = x->shape.dim[r - 1];
+    size_t n_idx = e->index[e->out->shape.rank - 2], col = e->index[e->out->shape.rank - 1];
+    size_t src[TENSOR_MAX_RANK];
+    for (size_t a = 0; a + 3 < r; a++)
+        src[a] = e->index[a];
+    src[r - 3] = col / dh;
+    src[r - 2] = n_idx;
+    src[r - 1] = col % dh;
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    op_work_ref(&sb, e->in_names[0], src, r);
+    strbuf_printf(&sb, " (column %zu is column %zu of head %zu)", col, col % dh, col / dh);
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+// ---------------------------------------------------------------- the table
+
+static const OpDef ops[] = {
+    {.name = "split_heads",
+     .about = "split columns into heads: head h takes columns h*d_head to (h+1)*d_head - 1",
+     .params = {OP_X, OP_COUNT("heads")}, .infer = infer_split_heads, .compute = compute_split_heads,
+     .explain = explain_split_heads, .integers = INTEGERS_IF_FIRST},
+    {.name = "merge_heads", .about = "concatenate the heads' columns side by side", .params = {OP_X},
+     .infer = infer_merge_heads, .compute = compute_merge_heads, .explain = explain_merge_heads,
+     .integers = INTEGERS_IF_FIRST},
+};
+
+const OpFamily op_family_heads = OP_FAMILY(ops);

@@ -1,0 +1,285 @@
+// op_index: picking and joining: indexing x[...], take(table, idx) and concat.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+#include "op.h"
+
+// The checker has filled attrs.index (constants) before calling; this derives the shape and
+// labels, with a tensor index (attrs.index_input) standing for a list of its size.
+static bool infer_index(OpCheck *c) {
+    const Shape *a = c->shapes[0];
+    OpAttrs *at = &c->attrs;
+    if (at->n_index > a->rank) {
+        char s[64];
+        shape_format(a, s, sizeof(s));
+        op_error(c->problem, OP_CALL, "too many indices: %zu for a tensor of shape %s", at->n_index, s);
+        op_hint(c->problem, "give at most one index per axis (%zu here)", a->rank);
+        return false;
+    }
+    KernelAxisIndex index[TENSOR_MAX_RANK];
+    memcpy(index, at->index, sizeof(index));
+    size_t placeholder_n = 0;
+    if (at->index_input != OP_NO_INDEX_INPUT) {
+        const Shape *is = c->shapes[1];
+        if (is->rank > 1) {
+            char s[64];
+            shape_format(is, s, sizeof(s));
+            op_error(c->problem, OP_INPUT(1), "an index tensor must be a list of positions (one axis), but this is %s", s);
+            return false;
+        }
+        placeholder_n = is->rank == 0 ? 1 : is->dim[0];
+        index[at->index_input].kind = is->rank == 0 ? KERNEL_INDEX_AT : KERNEL_INDEX_LIST;
+        index[at->index_input].start = 0;
+        index[at->index_input].list = NULL;
+        index[at->index_input].n_list = placeholder_n;
+    }
+    // A tensor list's values are known only at run time (compute_index checks each one) and may
+    // repeat rows, so it can be longer than the axis (E[token_ids] with more tokens than E has
+    // rows): ask for the shape with ':' on that axis, then put in the list's length.
+    KernelAxisIndex for_shape[TENSOR_MAX_RANK];
+    memcpy(for_shape, index, sizeof(for_shape));
+    bool placeholder_list = at->index_input != OP_NO_INDEX_INPUT && index[at->index_input].kind == KERNEL_INDEX_LIST;
+    if (placeholder_list)
+        for_shape[at->index_input].kind = KERNEL_INDEX_ALL;
+    if (!kernel_index_shape(a, for_shape, at->n_index, &c->shape))
+        return op_error(c->problem, OP_CALL, "this index does not fit the tensor");
+    if (placeholder_list) {
+        size_t out_axis = 0;
+        for (int i = 0; i < at->index_input; i++)
+            out_axis += index[i].kind != KERNEL_INDEX_AT;
+        c->shape.dim[out_axis] = placeholder_n;
+    }
+    // Labels: AT drops the axis, RANGE keeps a window, LIST gathers, tensor lists drop labels.
+    size_t out = 0;
+    for (size_t i = 0; i < a->rank; i++) {
+        const Labels *l = &c->labels[0][i];
+        KernelAxisIndex ix = i < at->n_index ? index[i] : (KernelAxisIndex){.kind = KERNEL_INDEX_ALL};
+        switch (ix.kind) {
+        case KERNEL_INDEX_AT:
+            break;
+        case KERNEL_INDEX_ALL:
+            c->out_labels[out++] = *l;
+            break;
+        case KERNEL_INDEX_RANGE:
+            if (l->items)
+                c->out_labels[out] = (Labels){l->items + ix.start, ix.stop - ix.start};
+            out++;
+            break;
+        case KERNEL_INDEX_LIST:
+            if (l->items && ix.list) {
+                const char **items = arena_array(c->arena, ix.n_list, sizeof(char *));
+                if (items) {
+                    for (size_t k = 0; k < ix.n_list; k++)
+                        items[k] = l->items[ix.list[k]];
+                    c->out_labels[out] = (Labels){items, ix.n_list};
+                }
+            }
+            out++;
+            break;
+        }
+    }
+    return true;
+}
+
+static bool compute_index(OpRun *r) {
+    KernelAxisIndex index[TENSOR_MAX_RANK];
+    memcpy(index, r->attrs->index, sizeof(index));
+    const Tensor *a = r->in[0];
+    if (r->attrs->index_input != OP_NO_INDEX_INPUT) {
+        int axis = r->attrs->index_input;
+        const Tensor *ix = r->in[1];
+        size_t dim = a->shape.dim[axis];
+        size_t *list = arena_array(r->arena, ix->size ? ix->size : 1, sizeof(size_t));
+        if (!list)
+            return op_out_of_memory(r->problem);
+        for (size_t k = 0; k < ix->size; k++) {
+            double v = ix->data[k];
+            if (!(v == floor(v)) || v < -(double)dim || v >= (double)dim) {
+                // Say it as a learner sees it: positions[4] is 4, but pos_emb has rows 0 to 3.
+                char s[64];
+                format_short(v, s, sizeof(s));
+                const char *what = axis == 0 ? "rows" : axis == 1 && a->shape.rank == 2 ? "columns" : "entries";
+                char at[32] = "";
+                if (ix->shape.rank == 1)
+                    snprintf(at, sizeof(at), "[%zu]", k);
+                if (v != floor(v))
+                    return op_error(r->problem, OP_INPUT(1), "%s%s is %s, which is not a whole number: it cannot pick one of %s's %s",
+                                    r->in_names[1], at, s, r->in_names[0], what);
+                op_error(r->problem, OP_INPUT(1), "%s%s is %s, past the end of %s, which has %s 0 to %zu", r->in_names[1], at, s,
+                         r->in_names[0], what, dim - 1);
+                op_hint(r->problem, "every index must be from 0 to %zu (or -%zu to -1, counting from the end); a table "
+                                    "has no %s beyond its last",
+                        dim - 1, dim, axis == 0 ? "row" : axis == 1 && a->shape.rank == 2 ? "column" : "entry");
+                return false;
+            }
+            list[k] = (size_t)(v < 0 ? v + (double)dim : v);
+        }
+        if (ix->shape.rank == 0) {
+            index[axis].kind = KERNEL_INDEX_AT;
+            index[axis].start = list[0];
+        } else {
+            index[axis].kind = KERNEL_INDEX_LIST;
+            index[axis].list = list;
+            index[axis].n_list = ix->size;
+        }
+    }
+    kernel_index(r->out, a, index, r->attrs->n_index);
+    return true;
+}
+
+static void explain_index(OpExplain *e) {
+    const Tensor *x = e->in[0];
+    const OpAttrs *at = e->attrs;
+    size_t src[TENSOR_MAX_RANK];
+    size_t o = 0;
+    for (size_t i = 0; i < x->shape.rank; i++) {
+        KernelAxisIndex ix = i < at->n_index ? at->index[i] : (KernelAxisIndex){.kind = KERNEL_INDEX_ALL};
+        if (at->index_input != OP_NO_INDEX_INPUT && i == (size_t)at->index_input) {
+            // An index computed while running (x[ids]): its values are the second input,
+            // already checked, negative ones counting from the end.
+            const Tensor *ids = e->in[1];
+            double v = ids->data[ids->shape.rank ? e->index[o++] : 0];
+            src[i] = (size_t)(v < 0 ? v + (double)x->shape.dim[i] : v);
+            continue;
+        }
+        switch (ix.kind) {
+        case KERNEL_INDEX_AT:
+            src[i] = ix.start;
+            break;
+        case KERNEL_INDEX_ALL:
+            src[i] = e->index[o++];
+            break;
+        case KERNEL_INDEX_RANGE:
+            src[i] = ix.start + e->index[o++];
+            break;
+        case KERNEL_INDEX_LIST:
+            src[i] = ix.list ? ix.list[e->index[o]] : 0;
+            o++;
+            break;
+        }
+    }
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    op_work_ref(&sb, e->in_names[0], src, x->shape.rank);
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+static bool infer_take(OpCheck *c) {
+    c->shape = *c->shapes[1];
+    op_copy_labels(c->out_labels, c->labels[1], c->shape.rank);
+    return true;
+}
+
+static bool compute_take(OpRun *r) {
+    if (!op_check_whole_indices(r, 1, r->in[1], r->in[0]->size, "index"))
+        return false;
+    kernel_take(r->out, r->in[0], r->in[1]);
+    return true;
+}
+
+static void explain_take(OpExplain *e) {
+    const Tensor *table = e->in[0], *idx = e->in[1];
+    size_t k = (size_t)idx->data[e->flat];
+    size_t tidx[TENSOR_MAX_RANK];
+    shape_unflatten(&table->shape, k, tidx);
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    strbuf_printf(&sb, "%s[", e->in_names[0]);
+    op_work_ref(&sb, e->in_names[1], e->index, idx->shape.rank);
+    strbuf_puts(&sb, "] = ");
+    op_work_ref(&sb, e->in_names[0], tidx, table->shape.rank);
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+static bool infer_concat(OpCheck *c) {
+    if (c->n_inputs < 2) {
+        op_error(c->problem, OP_CALL, "concat joins two or more tensors, but got %zu", c->n_inputs);
+        op_hint(c->problem, "write concat(a, b) or concat(a, b, axis=1)");
+        return false;
+    }
+    size_t rank = c->shapes[0]->rank;
+    if (rank == 0)
+        return op_error(c->problem, OP_INPUT(0), "concat cannot join scalars; write a list instead, as in [a, b]");
+    size_t axis;
+    if (!op_resolve_axis(c, 1, c->present[1] ? c->constants[1] : 0, rank, &axis))
+        return false;
+    c->attrs.axis = (int)axis;
+    for (size_t i = 1; i < c->n_inputs; i++) {
+        const Shape *s = c->shapes[i];
+        bool ok = s->rank == rank;
+        for (size_t k = 0; ok && k < rank; k++)
+            if (k != axis && s->dim[k] != c->shapes[0]->dim[k])
+                ok = false;
+        if (!ok) {
+            char a[64], b[64];
+            shape_format(c->shapes[0], a, sizeof(a));
+            shape_format(s, b, sizeof(b));
+            op_error(c->problem, OP_INPUT(i), "cannot concat %s with %s along axis %zu", a, b, axis);
+            op_hint(c->problem, "every axis except axis %zu must have the same size", axis);
+            return false;
+        }
+    }
+    if (!kernel_concat_shape(c->shapes, c->n_inputs, axis, &c->shape))
+        return op_error(c->problem, OP_CALL, "cannot concat these tensors");
+    op_copy_labels(c->out_labels, c->labels[0], rank);
+    // Labels along the joined axis survive only when every part has them.
+    bool all = true;
+    for (size_t i = 0; i < c->n_inputs; i++)
+        all = all && c->labels[i][axis].items;
+    c->out_labels[axis] = (Labels){0};
+    if (all) {
+        const char **items = arena_array(c->arena, c->shape.dim[axis], sizeof(char *));
+        if (items) {
+            size_t k = 0;
+            for (size_t i = 0; i < c->n_inputs; i++)
+                for (size_t j = 0; j < c->labels[i][axis].n; j++)
+                    items[k++] = c->labels[i][axis].items[j];
+            c->out_labels[axis] = (Labels){items, k};
+        }
+    }
+    return true;
+}
+
+static bool compute_concat(OpRun *r) {
+    kernel_concat(r->out, r->in, r->n_in, (size_t)r->attrs->axis);
+    return true;
+}
+
+static void explain_concat(OpExplain *e) {
+    size_t axis = (size_t)e->attrs->axis;
+    size_t pos = e->index[axis], part = 0;
+    while (part + 1 < e->n_in && pos >= e->in[part]->shape.dim[axis])
+        pos -= e->in[part++]->shape.dim[axis];
+    size_t idx[TENSOR_MAX_RANK];
+    memcpy(idx, e->index, sizeof(idx));
+    idx[axis] = pos;
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    op_work_ref(&sb, e->in_names[part], idx, e->out->shape.rank);
+    strbuf_printf(&sb, " (part %zu of %zu)", part + 1, e->n_in);
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+// ---------------------------------------------------------------- the table
+
+static const OpDef ops[] = {
+    {.name = "index", .syntax = OP_INDEXING, .token = '[', .symbol = "[]",
+     .about = "indexing: pick rows, columns or ranges", .params = {OP_X, OP_X}, .infer = infer_index,
+     .compute = compute_index, .explain = explain_index, .integers = INTEGERS_IF_FIRST},
+    {.name = "take", .about = "look up table entries by index",
+     .params = {OP_TENSOR("table"), OP_TENSOR("indices")}, .infer = infer_take, .compute = compute_take,
+     .explain = explain_take, .integers = INTEGERS_IF_FIRST},
+    {.name = "concat", .about = "concatenation along an axis",
+     .params = {{"x", PARAM_TENSORS, false, 0}, {"axis", PARAM_AXIS, true, 0}}, .infer = infer_concat,
+     .compute = compute_concat, .explain = explain_concat, .integers = INTEGERS_IF_INPUTS},
+};
+
+const OpFamily op_family_index = OP_FAMILY(ops);

@@ -1,0 +1,256 @@
+// op_matmul: the matrix product and the transpose.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+#include "op.h"
+
+static bool infer_matmul(OpCheck *c) {
+    const Shape *a = c->shapes[0], *b = c->shapes[1];
+    char sa[64], sb[64];
+    shape_format(a, sa, sizeof(sa));
+    shape_format(b, sb, sizeof(sb));
+    if (a->rank == 0 || b->rank == 0) {
+        op_error(c->problem, OP_INPUT(a->rank == 0 ? 0 : 1), "'@' needs vectors or matrices, but this is a scalar");
+        op_hint(c->problem, "to scale by a number, write x * s");
+        return false;
+    }
+    if (!kernel_matmul_shape(a, b, &c->shape)) {
+        size_t ka = a->dim[a->rank - 1];
+        size_t kb = b->rank >= 2 ? b->dim[b->rank - 2] : b->dim[0];
+        if (ka != kb) {
+            op_error(c->problem, OP_CALL, "cannot multiply %s @ %s: the inner dimensions %zu and %zu differ", sa,
+                     sb, ka, kb);
+            if (shape_equal(a, b) && a->rank >= 2)
+                op_hint(c->problem, "the inner dimensions must agree: the left operand is %s and the right "
+                                    "is %s; did you mean to transpose the right one (.T)?",
+                        sa, sb);
+            else
+                op_hint(c->problem, "in A @ B the last axis of A must match the %s axis of B",
+                        b->rank >= 2 ? "second-to-last" : "only");
+        } else {
+            op_error(c->problem, OP_CALL, "cannot multiply %s @ %s: the leading (batch) axes do not match", sa, sb);
+            op_hint(c->problem, "batch axes must be equal or 1");
+        }
+        return false;
+    }
+    // Rows come from A, columns from B, batch axes broadcast.
+    size_t rank = c->shape.rank;
+    if (a->rank >= 2 && b->rank >= 2) {
+        c->out_labels[rank - 2] = c->labels[0][a->rank - 2];
+        c->out_labels[rank - 1] = c->labels[1][b->rank - 1];
+        for (size_t k = 2; k < rank; k++) {
+            size_t out_axis = rank - 1 - k;
+            if (k < a->rank && a->dim[a->rank - 1 - k] == c->shape.dim[out_axis])
+                c->out_labels[out_axis] = c->labels[0][a->rank - 1 - k];
+            else if (k < b->rank && b->dim[b->rank - 1 - k] == c->shape.dim[out_axis])
+                c->out_labels[out_axis] = c->labels[1][b->rank - 1 - k];
+        }
+    } else if (a->rank >= 2 && rank >= 1) {
+        c->out_labels[rank - 1] = c->labels[0][a->rank - 2];
+    } else if (b->rank >= 2 && rank >= 1) {
+        c->out_labels[rank - 1] = c->labels[1][b->rank - 1];
+    }
+    return true;
+}
+
+// Each value of the result costs one multiply-add per entry of the left operand's last axis.
+static bool cost_matmul(const Shape *const *in, const Shape *out, size_t *multiply_adds) {
+    size_t size;
+    const Shape *left = in[0];
+    size_t k = left->rank ? left->dim[left->rank - 1] : 1;
+    return shape_size(out, &size) && util_mul_size(size, k, multiply_adds);
+}
+
+static bool compute_matmul(OpRun *r) {
+    kernel_matmul(r->out, r->in[0], r->in[1]);
+    return true;
+}
+
+// Row and column views of a matmul operand at the output element's batch position.
+typedef struct MatView {
+    const double *base;
+    size_t rows, cols;  // as a matrix; a vector on the left is [1, k], on the right [k, 1]
+} MatView;
+
+// How many leading axes of a matmul's output are batch axes: all but the two matrix axes, or
+// all but one when an operand is a vector (Q [h, n, d] @ v [d] -> [h, n]).
+static size_t out_batch_axes(const Tensor *a, const Tensor *b, const Tensor *out) {
+    size_t matrix_axes = a->shape.rank >= 2 && b->shape.rank >= 2 ? 2 : 1;
+    return out->shape.rank >= matrix_axes ? out->shape.rank - matrix_axes : 0;
+}
+
+// The index on batch axis i of an operand of rank r at the output element: its batch axes
+// align with the output's last batch axes, and a size-1 axis broadcasts.
+static size_t batch_at(const Tensor *t, size_t i, size_t out_batch, const size_t *out_idx) {
+    return t->shape.dim[i] == 1 ? 0 : out_idx[out_batch - (t->shape.rank - 2) + i];
+}
+
+static MatView mat_view(const Tensor *t, size_t out_batch, const size_t *out_idx, bool left) {
+    MatView v = {0};
+    size_t r = t->shape.rank;
+    if (r == 1) {
+        v.base = t->data;
+        v.rows = left ? 1 : t->shape.dim[0];
+        v.cols = left ? t->shape.dim[0] : 1;
+        return v;
+    }
+    v.rows = t->shape.dim[r - 2];
+    v.cols = t->shape.dim[r - 1];
+    size_t batch = 0;
+    for (size_t i = 0; i + 2 < r; i++)
+        batch = batch * t->shape.dim[i] + batch_at(t, i, out_batch, out_idx);
+    v.base = t->data + batch * v.rows * v.cols;
+    return v;
+}
+
+// The batch indices of a matmul operand at the output element, as "1, " (one head of
+// Q [h, n, d]); nothing for a matrix or a vector.
+static void batch_prefix(StrBuf *sb, const Tensor *t, size_t out_batch, const size_t *out_idx) {
+    for (size_t i = 0; i + 2 < t->shape.rank; i++)
+        strbuf_printf(sb, "%zu, ", batch_at(t, i, out_batch, out_idx));
+}
+
+static void explain_matmul(OpExplain *e) {
+    const Tensor *a = e->in[0], *b = e->in[1], *out = e->out;
+    if (e->row && (e->all || b->shape.rank < 2)) {
+        // No weighted sum of rows to show: one dot product for each element of the row.
+        size_t d = out->shape.dim[out->shape.rank - 1], first = e->flat;
+        e->row = false;
+        for (size_t j = 0; j < d; j++) {
+            e->flat = first + j;
+            shape_unflatten(&out->shape, e->flat, e->index);
+            explain_matmul(e);
+        }
+        e->row = true;
+        return;
+    }
+    size_t nb = out_batch_axes(a, b, out);
+    MatView A = mat_view(a, nb, e->index, true), B = mat_view(b, nb, e->index, false);
+    size_t orank = out->shape.rank;
+    // Which row of A and column of B this output element joins.
+    size_t i = 0, j = 0;
+    if (a->shape.rank >= 2 && b->shape.rank >= 2) {
+        i = e->index[orank - 2];
+        j = e->index[orank - 1];
+    } else if (a->shape.rank >= 2) {
+        i = e->index[orank - 1];
+    } else if (b->shape.rank >= 2) {
+        j = orank ? e->index[orank - 1] : 0;
+    }
+    size_t k = A.cols;
+    StrBuf sb;
+    strbuf_init(&sb);
+    // A row asked for by itself reads best as a weighted sum of b's rows (the document's
+    // output_0); every element at once reads best as one dot product each (its score(0, j)).
+    if (e->row) {
+        // The row as a weighted sum of B's rows: output_0 = 0.33×[0.1, 0.2] + 0.40×[...] + ...
+        size_t row_idx[TENSOR_MAX_RANK];
+        memcpy(row_idx, e->index, sizeof(row_idx));
+        op_work_ref(&sb, e->out_name, row_idx, orank >= 1 ? orank - 1 : 0);
+        strbuf_puts(&sb, " = ");
+        for (size_t t = 0; t < k; t++) {
+            if (t)
+                strbuf_puts(&sb, " + ");
+            op_work_num(&sb, e, a, A.base[i * A.cols + t]);
+            strbuf_puts(&sb, "×[");
+            for (size_t c = 0; c < B.cols; c++) {
+                if (c)
+                    strbuf_puts(&sb, ", ");
+                op_work_num(&sb, e, b, B.base[t * B.cols + c]);
+            }
+            strbuf_putc(&sb, ']');
+        }
+        op_work_line(e, &sb);
+        strbuf_init(&sb);
+        op_work_ref(&sb, e->out_name, row_idx, orank >= 1 ? orank - 1 : 0);
+        strbuf_puts(&sb, " = [");
+        size_t first = e->flat - (orank ? e->index[orank - 1] : 0);
+        for (size_t c = 0; c < B.cols; c++) {
+            if (c)
+                strbuf_puts(&sb, ", ");
+            op_work_num(&sb, e, out, out->data[first + c]);
+        }
+        strbuf_putc(&sb, ']');
+        op_work_line(e, &sb);
+        return;
+    }
+    op_work_lhs(&sb, e);
+    // Name the row and column being joined, as Q[0, :] · K.T[:, 1].
+    strbuf_puts(&sb, e->in_names[0]);
+    if (a->shape.rank >= 2) {
+        strbuf_putc(&sb, '[');
+        batch_prefix(&sb, a, nb, e->index);
+        strbuf_printf(&sb, "%zu, :]", i);
+    }
+    strbuf_puts(&sb, " · ");
+    strbuf_puts(&sb, e->in_names[1]);
+    if (b->shape.rank >= 2) {
+        strbuf_putc(&sb, '[');
+        batch_prefix(&sb, b, nb, e->index);
+        strbuf_printf(&sb, ":, %zu]", j);
+    }
+    strbuf_puts(&sb, " = ");
+    for (size_t t = 0; t < k; t++) {
+        if (t)
+            strbuf_puts(&sb, " + ");
+        strbuf_putc(&sb, '(');
+        op_work_num(&sb, e, a, A.base[i * A.cols + t]);
+        strbuf_puts(&sb, "×");
+        op_work_num(&sb, e, b, B.base[t * B.cols + j]);
+        strbuf_putc(&sb, ')');
+    }
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+static bool infer_transpose(OpCheck *c) {
+    c->shape = *c->shapes[0];
+    size_t rank = c->shape.rank;
+    op_copy_labels(c->out_labels, c->labels[0], rank);
+    if (rank >= 2) {
+        c->shape.dim[rank - 2] = c->shapes[0]->dim[rank - 1];
+        c->shape.dim[rank - 1] = c->shapes[0]->dim[rank - 2];
+        c->out_labels[rank - 2] = c->labels[0][rank - 1];
+        c->out_labels[rank - 1] = c->labels[0][rank - 2];
+    }
+    return true;
+}
+
+static bool compute_transpose(OpRun *r) {
+    kernel_transpose(r->out, r->in[0]);
+    return true;
+}
+
+static void explain_transpose(OpExplain *e) {
+    const Tensor *x = e->in[0];
+    size_t idx[TENSOR_MAX_RANK];
+    size_t r = x->shape.rank;
+    memcpy(idx, e->index, sizeof(idx));
+    if (r >= 2) {
+        idx[r - 2] = e->index[r - 1];
+        idx[r - 1] = e->index[r - 2];
+    }
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    op_work_ref(&sb, e->in_names[0], idx, r);
+    strbuf_puts(&sb, " (rows and columns swap)");
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+// ---------------------------------------------------------------- the table
+
+static const OpDef ops[] = {
+    {.name = "matmul", .syntax = OP_INFIX, .token = '@', .symbol = "@",
+     .about = "matrix product: each row of the left against each column of the right", .params = {OP_X, OP_X},
+     .infer = infer_matmul, .compute = compute_matmul, .explain = explain_matmul, .row_form = true,
+     .cost = cost_matmul, .integers = INTEGERS_IF_INPUTS},
+    {.name = "transpose", .syntax = OP_POSTFIX, .token = 'T', .symbol = ".T",
+     .about = "transpose: rows become columns (last two axes swap)", .params = {OP_X}, .infer = infer_transpose,
+     .compute = compute_transpose, .explain = explain_transpose, .integers = INTEGERS_IF_FIRST},
+};
+
+const OpFamily op_family_matmul = OP_FAMILY(ops);

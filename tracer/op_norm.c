@@ -1,0 +1,165 @@
+// op_norm: normalisation: LayerNorm over each row, BatchNorm over each feature.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+#include "op.h"
+
+// Row means and variances after normalising, to show the norm did its job.
+static void note_row_moments(OpNotes *n, const Tensor *t) {
+    size_t d = t->shape.rank ? t->shape.dim[t->shape.rank - 1] : 1;
+    size_t rows = d ? t->size / d : 0;
+    if (rows == 0 || rows > 16)
+        return;
+    char means[512] = "", vars[512] = "";
+    size_t um = 0, uv = 0;
+    for (size_t r = 0; r < rows && um + 32 < sizeof(means) && uv + 32 < sizeof(vars); r++) {
+        double mean = 0, var = 0;
+        for (size_t j = 0; j < d; j++)
+            mean += t->data[r * d + j];
+        mean /= (double)d;
+        for (size_t j = 0; j < d; j++)
+            var += (t->data[r * d + j] - mean) * (t->data[r * d + j] - mean);
+        var /= (double)d;
+        char a[64], b[64];
+        format_fixed(mean, n->digits, a, sizeof(a));
+        format_fixed(var, n->digits, b, sizeof(b));
+        um += (size_t)snprintf(means + um, sizeof(means) - um, "%s%s", r ? ", " : "", a);
+        uv += (size_t)snprintf(vars + uv, sizeof(vars) - uv, "%s%s", r ? ", " : "", b);
+    }
+    op_note(n, "row means %s; row variances %s", means, vars);
+}
+
+static bool check_affine(OpCheck *c, size_t d) {
+    for (size_t i = 1; i <= 2; i++) {
+        const Shape *s = c->shapes[i];
+        if (s->rank == 0 || (s->rank == 1 && s->dim[0] == d))
+            continue;
+        char sh[64];
+        shape_format(s, sh, sizeof(sh));
+        op_error(c->problem, OP_INPUT(i), "%s must be a number or have shape [%zu] (one per feature), but it is %s",
+                 i == 1 ? "gamma" : "beta", d, sh);
+        return false;
+    }
+    return true;
+}
+
+// LayerNorm and BatchNorm: x of at least min_rank axes, gamma and beta per feature, eps >= 0.
+static bool infer_norm(OpCheck *c, size_t min_rank) {
+    if (!op_needs_rank(c, 0, min_rank))
+        return false;
+    const Shape *x = c->shapes[0];
+    if (!check_affine(c, x->dim[x->rank - 1]))
+        return false;
+    c->attrs.number = c->constants[3];
+    if (!(c->attrs.number >= 0))
+        return op_error(c->problem, OP_PARAM(3), "eps must be zero or positive");
+    return op_infer_same(c);
+}
+
+static bool infer_layernorm(OpCheck *c) {
+    return infer_norm(c, 1);
+}
+
+static bool compute_layernorm(OpRun *r) {
+    kernel_layernorm(r->out, r->in[0], r->in[1], r->in[2], r->attrs->number);
+    return true;
+}
+
+static void notes_layernorm(OpNotes *n) {
+    // Moments of the normalised values, before gamma and beta: recompute from the output is
+    // not possible in general, so report them only when gamma is 1 and beta is 0.
+    const Tensor *g = n->in[1], *b = n->in[2];
+    for (size_t i = 0; i < g->size; i++)
+        if (g->data[i] != 1)
+            return;
+    for (size_t i = 0; i < b->size; i++)
+        if (b->data[i] != 0)
+            return;
+    note_row_moments(n, n->out);
+}
+
+static double affine_at(const Tensor *p, size_t j) {
+    return p->shape.rank == 0 ? p->data[0] : p->data[j];
+}
+
+// One normalised element: (x - mean) / sqrt(var + eps), then gamma and beta.
+static void norm_line(OpExplain *e, const size_t *idx, double x, double mean, double var, size_t j,
+                      size_t flat) {
+    const Tensor *g = e->in[1], *b = e->in[2];
+    double eps = e->attrs->number;
+    double xn = (x - mean) / sqrt(var + eps);
+    StrBuf sb;
+    strbuf_init(&sb);
+    strbuf_puts(&sb, "x_norm = (");
+    op_work_num(&sb, e, e->in[0], x);
+    strbuf_puts(&sb, " - ");
+    op_work_num(&sb, e, e->in[0], mean);
+    strbuf_puts(&sb, ") / sqrt(");
+    op_work_num(&sb, e, e->in[0], var);
+    char epsbuf[64];
+    format_short(eps, epsbuf, sizeof(epsbuf));
+    strbuf_printf(&sb, " + %s) = ", epsbuf);
+    op_work_num(&sb, e, e->out, xn);
+    strbuf_puts(&sb, ";  ");
+    op_work_ref(&sb, e->out_name, idx, e->out->shape.rank);
+    strbuf_puts(&sb, " = ");
+    op_work_num(&sb, e, g, affine_at(g, j));
+    strbuf_puts(&sb, " × ");
+    op_work_num(&sb, e, e->out, xn);
+    strbuf_puts(&sb, " + ");
+    op_work_num(&sb, e, b, affine_at(b, j));
+    strbuf_puts(&sb, " = ");
+    op_work_num(&sb, e, e->out, e->out->data[flat]);
+    op_work_line(e, &sb);
+}
+
+static void explain_layernorm(OpExplain *e) {
+    size_t d;
+    const double *x = op_row_of(e->in[0], e->flat, &d);
+    size_t rank = e->out->shape.rank;
+    size_t j = e->index[rank - 1];
+    double mean, var;
+    op_work_moments(e, e->in[0], x, d, 1, "variance", &mean, &var);
+    size_t first = e->row ? 0 : j, last = e->row ? d : j + 1;
+    for (size_t k = first; k < last; k++) {
+        size_t idx[TENSOR_MAX_RANK];
+        memcpy(idx, e->index, sizeof(idx));
+        idx[rank - 1] = k;
+        norm_line(e, idx, x[k], mean, var, k, e->flat - j + k);
+    }
+}
+
+static bool infer_batchnorm(OpCheck *c) {
+    return infer_norm(c, 2);  // a batch axis (or a sequence axis) besides the features
+}
+
+static bool compute_batchnorm(OpRun *r) {
+    kernel_batchnorm(r->out, r->in[0], r->in[1], r->in[2], r->attrs->number);
+    return true;
+}
+
+static void explain_batchnorm(OpExplain *e) {
+    const Tensor *x = e->in[0];
+    size_t d = x->shape.dim[x->shape.rank - 1];
+    size_t j = e->index[x->shape.rank - 1];
+    double mean, var;
+    op_work(e, "feature %zu, over every token of every sequence:", j);
+    op_work_moments(e, x, x->data + j, x->size / d, d, "variance", &mean, &var);
+    norm_line(e, e->index, x->data[e->flat], mean, var, j, e->flat);
+}
+
+// ---------------------------------------------------------------- the table
+
+#define NORM_PARAMS {OP_X, OP_TENSOR("gamma"), OP_TENSOR("beta"), OP_NUMBER("eps", 1e-5)}
+
+static const OpDef ops[] = {
+    {.name = "layernorm", .about = "LayerNorm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta",
+     .params = NORM_PARAMS, .infer = infer_layernorm, .compute = compute_layernorm, .notes = notes_layernorm,
+     .explain = explain_layernorm, .row_form = true},
+    {.name = "batchnorm", .about = "BatchNorm: each feature normalised over the batch and sequence axes",
+     .params = NORM_PARAMS, .infer = infer_batchnorm, .compute = compute_batchnorm, .explain = explain_batchnorm},
+};
+
+const OpFamily op_family_norm = OP_FAMILY(ops);

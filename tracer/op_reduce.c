@@ -1,0 +1,164 @@
+// op_reduce: reductions: sum, mean, var, max, min and argmax over an axis or everything, and numel.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+#include "op.h"
+
+static bool infer_reduce(OpCheck *c) {
+    const Shape *x = c->shapes[0];
+    c->attrs.keepdims = c->present[2] && c->constants[2] != 0;
+    if (!c->present[1]) {
+        c->attrs.axis = KERNEL_ALL_AXES;
+    } else {
+        size_t axis;
+        if (!op_resolve_axis(c, 1, c->constants[1], x->rank, &axis))
+            return false;
+        c->attrs.axis = (int)axis;
+    }
+    if (!kernel_reduce_shape(x, c->attrs.axis, c->attrs.keepdims, &c->shape))
+        return op_error(c->problem, OP_CALL, "cannot reduce this tensor");
+    if (c->attrs.axis != KERNEL_ALL_AXES) {
+        size_t out = 0;
+        for (size_t i = 0; i < x->rank; i++)
+            if ((int)i != c->attrs.axis || c->attrs.keepdims)
+                c->out_labels[out++] = (int)i == c->attrs.axis ? (Labels){0} : c->labels[0][i];
+    }
+    if (x->rank > 0 && x->dim[0] == 0)
+        return op_error(c->problem, OP_INPUT(0), "cannot reduce an empty tensor");
+    return true;
+}
+
+static bool compute_reduce(OpRun *r) {
+    if (r->attrs->keepdims) {
+        // The kernel drops the axis; keepdims only changes the shape, not the values.
+        Tensor view = *r->out;
+        kernel_reduce(&view, r->in[0], r->attrs->axis, (KernelReduce)r->op->variant);
+        return true;
+    }
+    kernel_reduce(r->out, r->in[0], r->attrs->axis, (KernelReduce)r->op->variant);
+    return true;
+}
+
+static void explain_reduce(OpExplain *e) {
+    const Tensor *x = e->in[0];
+    const OpAttrs *at = e->attrs;
+    KernelReduce op = (KernelReduce)e->op->variant;
+    // The values reduced into this element: all of x, or one line along `axis`.
+    size_t n, stride, start;
+    if (at->axis == KERNEL_ALL_AXES) {
+        n = x->size;
+        stride = 1;
+        start = 0;
+    } else {
+        size_t axis = (size_t)at->axis;
+        n = x->shape.dim[axis];
+        stride = 1;
+        for (size_t i = axis + 1; i < x->shape.rank; i++)
+            stride *= x->shape.dim[i];
+        // The output index without the reduced axis (or with it at 0 under keepdims).
+        size_t src[TENSOR_MAX_RANK] = {0};
+        size_t o = 0;
+        for (size_t i = 0; i < x->shape.rank; i++) {
+            if (i == axis) {
+                src[i] = 0;
+                if (at->keepdims)
+                    o++;
+            } else {
+                src[i] = e->index[o++];
+            }
+        }
+        start = shape_flatten(&x->shape, src);
+    }
+    const double *v = x->data + start;
+    StrBuf sb;
+    strbuf_init(&sb);
+    if (op == KERNEL_VAR) {
+        double mean, var;
+        op_work_ref(&sb, e->out_name, e->index, e->out->shape.rank);
+        if (sb.failed)
+            e->failed = true;
+        else
+            op_work_moments(e, x, v, n, stride, strbuf_str(&sb), &mean, &var);
+        strbuf_finish(&sb);
+        return;
+    }
+    op_work_lhs(&sb, e);
+    const char *open = op == KERNEL_MEAN ? "(" : op == KERNEL_MAX ? "max(" : op == KERNEL_MIN ? "min(" :
+                       op == KERNEL_ARGMAX ? "argmax(" : "";
+    const char *sep = op == KERNEL_SUM || op == KERNEL_MEAN ? " + " : ", ";
+    strbuf_puts(&sb, open);
+    for (size_t k = 0; k < n; k++) {
+        if (k)
+            strbuf_puts(&sb, sep);
+        op_work_num(&sb, e, x, v[k * stride]);
+    }
+    if (op == KERNEL_MEAN)
+        strbuf_printf(&sb, ") / %zu", n);
+    else if (op != KERNEL_SUM)
+        strbuf_putc(&sb, ')');
+    if (op == KERNEL_ARGMAX) {
+        op_work_result(&sb, e);
+        strbuf_puts(&sb, " (a position, counting from 0)");
+        op_work_line(e, &sb);
+        return;
+    }
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+static bool infer_numel(OpCheck *c) {
+    c->shape = (Shape){0};
+    return true;
+}
+
+static bool compute_numel(OpRun *r) {
+    size_t n = 1;
+    for (size_t i = 0; i < r->in[0]->shape.rank; i++)
+        n *= r->in[0]->shape.dim[i];
+    r->out->data[0] = (double)n;
+    return true;
+}
+
+static void explain_numel(OpExplain *e) {
+    const Tensor *x = e->in[0];
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    for (size_t i = 0; i < x->shape.rank; i++) {
+        if (i)
+            strbuf_puts(&sb, " × ");
+        char buf[64];
+        format_count((double)x->shape.dim[i], buf, sizeof(buf));
+        strbuf_puts(&sb, buf);
+    }
+    if (x->shape.rank == 0)
+        strbuf_puts(&sb, "1 (a scalar)");
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+// ---------------------------------------------------------------- the table
+
+#define REDUCE(op_name, what, kind, whole)                                                                \
+    {.name = op_name, .about = what, .variant = kind,                                                     \
+     .params = {OP_X, {"axis", PARAM_AXIS, true, 0}, {"keepdims", PARAM_FLAG, true, 0}},                \
+     .infer = infer_reduce, .compute = compute_reduce, .explain = explain_reduce, .integers = whole}
+
+static const OpDef ops[] = {
+    REDUCE("sum", "sum", KERNEL_SUM, INTEGERS_IF_INPUTS),
+    REDUCE("mean", "mean", KERNEL_MEAN, INTEGERS_NEVER),
+    REDUCE("var", "variance (divide by the count)", KERNEL_VAR, INTEGERS_NEVER),
+    REDUCE("max", "maximum", KERNEL_MAX, INTEGERS_IF_INPUTS),
+    REDUCE("min", "minimum", KERNEL_MIN, INTEGERS_IF_INPUTS),
+    // A position is a whole number: it prints as "3", not "3.0000".
+    {.name = "argmax", .about = "position of the largest value", .variant = KERNEL_ARGMAX,
+     .params = {OP_X, {"axis", PARAM_AXIS, true, 0}}, .infer = infer_reduce, .compute = compute_reduce,
+     .explain = explain_reduce, .integers = INTEGERS_ALWAYS},
+    {.name = "numel", .about = "number of elements: the product of the shape", .params = {OP_X},
+     .infer = infer_numel, .compute = compute_numel, .explain = explain_numel, .from_shapes_only = true,
+     .integers = INTEGERS_ALWAYS},
+};
+
+const OpFamily op_family_reduce = OP_FAMILY(ops);

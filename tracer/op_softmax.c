@@ -1,0 +1,121 @@
+// op_softmax: softmax over the last axis.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "format.h"
+#include "op.h"
+
+static bool infer_softmax(OpCheck *c) {
+    if (c->shapes[0]->rank == 0) {
+        op_error(c->problem, OP_INPUT(0), "softmax needs at least one axis: the softmax of a single number is 1");
+        return false;
+    }
+    return op_infer_same(c);
+}
+
+static bool compute_softmax(OpRun *r) {
+    kernel_softmax(r->out, r->in[0]);
+    return true;
+}
+
+// Sums of each row (last axis) as a note, when there are few enough rows to read.
+static void note_row_sums(OpNotes *n) {
+    const Tensor *t = n->out;
+    size_t d = t->shape.rank ? t->shape.dim[t->shape.rank - 1] : 1;
+    size_t rows = d ? t->size / d : 0;
+    if (rows == 0 || rows > 16)
+        return;
+    char line[1024] = "";
+    size_t used = 0;
+    bool nan_row = false;
+    for (size_t r = 0; r < rows && used + 32 < sizeof(line); r++) {
+        double s = 0;
+        for (size_t j = 0; j < d; j++)
+            s += t->data[r * d + j];
+        nan_row = nan_row || isnan(s);
+        char v[64];
+        format_fixed(s, n->digits, v, sizeof(v));
+        used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s", r ? ", " : "", v);
+    }
+    // A row whose scores are all -inf (fully masked), or hold +inf, has no weights to give.
+    if (nan_row)
+        op_note(n, "row sums %s; a nan row had no finite score to weigh (all -inf, or a +inf)", line);
+    else
+        op_note(n, "each row is a probability distribution: row sums %s", line);
+}
+
+static void explain_softmax(OpExplain *e) {
+    size_t d;
+    const double *x = op_row_of(e->in[0], e->flat, &d);
+    size_t j = e->out->shape.rank ? e->index[e->out->shape.rank - 1] : 0;
+    double max = -INFINITY;
+    for (size_t k = 0; k < d; k++)
+        if (x[k] > max)
+            max = x[k];
+    // Small scores read best as the document writes them, exp(x) / sum; large ones need the
+    // max subtracted, as the kernel always does, or exp() overflows, and very negative ones
+    // too, or every exp prints as 0 and the divisions read 0 / 0.
+    bool shift = isfinite(max) && (max > 700 || exp(max) < pow(10.0, -e->digits));
+    double m = shift ? max : 0;
+    StrBuf sb;
+    strbuf_init(&sb);
+    double sum = 0;
+    for (size_t k = 0; k < d; k++) {
+        double ex = exp(x[k] - m);
+        sum += ex;
+        if (!e->row && k != j && d > 8)
+            continue;
+        strbuf_puts(&sb, "exp(");
+        op_work_num(&sb, e, e->in[0], x[k]);
+        if (shift) {
+            strbuf_puts(&sb, max < 0 ? " - (" : " - ");
+            op_work_num(&sb, e, e->in[0], max);
+            if (max < 0)
+                strbuf_putc(&sb, ')');
+        }
+        strbuf_puts(&sb, ") = ");
+        op_work_num(&sb, e, e->out, ex);
+        op_work_line(e, &sb);
+        strbuf_init(&sb);
+    }
+    // Said here, not last: the work ends with the element's own division.
+    if (!shift && max != 0) {
+        strbuf_puts(&sb, "(the tracer subtracts the row max ");
+        op_work_num(&sb, e, e->in[0], max);
+        strbuf_puts(&sb, " before exp(): the weights are the same, and large scores cannot overflow)");
+        op_work_line(e, &sb);
+        strbuf_init(&sb);
+    }
+    strbuf_puts(&sb, "sum = ");
+    op_work_num(&sb, e, e->out, sum);
+    strbuf_printf(&sb, "   (over all %zu entries of the row)", d);
+    op_work_line(e, &sb);
+    size_t first = e->row ? 0 : j, last = e->row ? d : j + 1;
+    size_t base = e->flat - j;
+    for (size_t k = first; k < last; k++) {
+        strbuf_init(&sb);
+        size_t idx[TENSOR_MAX_RANK];
+        memcpy(idx, e->index, sizeof(idx));
+        if (e->out->shape.rank)
+            idx[e->out->shape.rank - 1] = k;
+        op_work_ref(&sb, e->out_name, idx, e->out->shape.rank);
+        strbuf_puts(&sb, " = ");
+        op_work_num(&sb, e, e->out, exp(x[k] - m));
+        strbuf_puts(&sb, " / ");
+        op_work_num(&sb, e, e->out, sum);
+        strbuf_puts(&sb, " = ");
+        op_work_num(&sb, e, e->out, e->out->data[base + k]);
+        op_work_line(e, &sb);
+    }
+}
+
+// ---------------------------------------------------------------- the table
+
+static const OpDef ops[] = {
+    {.name = "softmax", .about = "softmax over the last axis: exp(x - max) / sum of exp(x - max)",
+     .params = {OP_X}, .infer = infer_softmax, .compute = compute_softmax, .notes = note_row_sums,
+     .explain = explain_softmax, .row_form = true},
+};
+
+const OpFamily op_family_softmax = OP_FAMILY(ops);

@@ -1,0 +1,116 @@
+// plan: the checked lesson's nodes, and what the stages after the checker ask of them.
+#include "plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+Plan *plan_create(const Lesson *lesson) {
+    Plan *plan = util_calloc(1, sizeof(Plan));
+    if (!plan)
+        return NULL;
+    plan->lesson = lesson;
+    plan->arena = arena_create();
+    if (!plan->arena) {
+        util_free(plan);
+        return NULL;
+    }
+    return plan;
+}
+
+void plan_destroy(Plan *plan) {
+    if (!plan)
+        return;
+    arena_destroy(plan->arena);
+    util_free(plan);
+}
+
+const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *index) {
+    for (size_t i = 0; i < plan->n_nodes; i++) {
+        const PlanNode *n = &plan->nodes[i];
+        if (n->is_stage && n->name && strcmp(n->name, name) == 0) {
+            if (index)
+                *index = i;
+            return n;
+        }
+    }
+    return NULL;
+}
+
+int plan_error_at(Diag *diag, const Lesson *lesson, const LessonStep *step, size_t pos, size_t width,
+                  const char *fmt, ...) {
+    if (diag->status != STATUS_OK)
+        return diag->status;
+    size_t line, col;
+    lesson_expr_position(step, pos, &line, &col);
+    if (!step->expr_exact)
+        width = 1;
+    char message[sizeof(diag->message)];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof(message), fmt, ap);
+    va_end(ap);
+    return diag_error(diag, STATUS_LESSON_ERROR, &lesson->doc->source, line, col, width, "%s", message);
+}
+
+bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec, ExplainTarget *out,
+                          char *message, size_t message_cap, char *hint, size_t hint_cap) {
+    const PlanNode *n = &plan->nodes[node];
+    const Shape *s = &n->shape;
+    char shape[64];
+    shape_format(s, shape, sizeof(shape));
+    hint[0] = '\0';
+    memset(out, 0, sizeof(*out));
+    out->node = node;
+    if (n->kind == PLAN_GIVEN) {
+        snprintf(message, message_cap, "'%s' is given: its values come from the lesson, not from a computation",
+                 n->name);
+        snprintf(hint, hint_cap, "explain a step that uses it");
+        return false;
+    }
+    if (!n->has_values) {
+        snprintf(message, message_cap, "'%s' has only a shape %s, no values to work out", n->name, shape);
+        return false;
+    }
+    if (spec->kind == EXPLAIN_ALL) {
+        size_t size;
+        shape_size(s, &size);
+        if (size > PLAN_EXPLAIN_ALL_MAX) {
+            snprintf(message, message_cap, "'%s' has %zu values, too many to explain all of them (at most %d)",
+                     n->name, size, PLAN_EXPLAIN_ALL_MAX);
+            snprintf(hint, hint_cap, "explain one element, as [0, 1], or one row, as row 0");
+            return false;
+        }
+        out->kind = EXPLAIN_ALL;
+        return true;
+    }
+    size_t want = spec->n_index;
+    if (spec->kind == EXPLAIN_ROW && s->rank != 2 && s->rank != 1) {
+        snprintf(message, message_cap, "'row' needs a matrix, but '%s' has shape %s", n->name, shape);
+        snprintf(hint, hint_cap, "give the indices of the row instead, as [0, 1] for a rank-3 tensor");
+        return false;
+    }
+    if (spec->kind == EXPLAIN_ROW && s->rank == 1)
+        want = 0;  // the row of a vector is the vector itself
+    if (want != s->rank && want + 1 != s->rank) {
+        snprintf(message, message_cap, "%zu indices do not fit '%s', which has shape %s", spec->n_index, n->name,
+                 shape);
+        snprintf(hint, hint_cap, "give %zu indices for one element or %zu for one row", s->rank,
+                 s->rank ? s->rank - 1 : 0);
+        return false;
+    }
+    for (size_t i = 0; i < want; i++) {
+        long v = spec->index[i], dim = (long)s->dim[i];
+        long w = v < 0 ? v + dim : v;
+        if (w < 0 || w >= dim) {
+            snprintf(message, message_cap, "index %ld is out of range for axis %zu of '%s' (shape %s)", v, i,
+                     n->name, shape);
+            snprintf(hint, hint_cap, "valid indices are 0 to %ld", dim - 1);
+            return false;
+        }
+        out->index[i] = (size_t)w;
+    }
+    out->n_index = want;
+    out->kind = want == s->rank ? EXPLAIN_ELEMENT : EXPLAIN_ROW;
+    return true;
+}

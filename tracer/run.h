@@ -1,0 +1,19 @@
+// run: a checked Plan evaluated stage by stage into a Trace (trace.h), with every note and
+// every line of shown work the lesson and the command line ask for.
+//
+//     Trace *t = run_plan(plan, 4, NULL, 0, &diag);   // NULL: diag says why
+//     ...
+//     trace_destroy(t);
+#pragma once
+
+#include <stddef.h>
+
+#include "diag.h"
+#include "plan.h"
+#include "trace.h"
+
+// Run a checked plan with numbers printed to `digits` places. NULL with a located error when
+// a value known only while running is wrong (an index out of range) or memory runs out.
+// extra: explain requests besides the lesson's own (from the command line). The document
+// check (doccheck.h) is a separate pass over the result.
+Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, Diag *diag);
