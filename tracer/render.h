@@ -1,6 +1,6 @@
-// render: a Trace turned into text for people, JSON for tools or a web page. Renderers read the trace
-// only and compute nothing; they write into a StrBuf so that nothing is printed until the
-// whole trace is ready.
+// render: a Trace turned into text for people, JSON for tools or a web page. Renderers read
+// the trace only and compute nothing; they write into a StrBuf so that nothing is printed
+// until the whole trace is ready.
 #pragma once
 
 #include <stdbool.h>

@@ -373,13 +373,11 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
     strbuf_finish(&how);
 }
 
+// The class that colours a stage's document values by its verdict.
 static const char *doc_class(DocClass c) {
-    switch (c) {
-    case DOC_AGREES: return "agrees";
-    case DOC_INHERITS: return "inherits";
-    case DOC_OWN_SLIP: return "own-slip";
-    }
-    return "";
+    static const char *const classes[] = {"agrees", "inherits", "own-slip"};
+    _Static_assert(ARRAY_LEN(classes) == DOC_CLASS_COUNT, "one class for each verdict");
+    return classes[c];
 }
 
 static void document(StrBuf *out, const Trace *tr, const TraceStage *s) {
