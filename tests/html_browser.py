@@ -174,8 +174,12 @@ def check_cells(where, cells, expected, digits, decimals_flat=None, count=False)
         elif count:
             ok = text == str(int(w))
         else:
-            decimals = len(text.split(".")[1]) if "." in text else 0
-            ok = decimals == places and abs(float(text) - w) <= 0.5 * 10 ** -places * (1 + 1e-9)
+            # Fixed ("0.3345") or scientific ("1.0000e-05"): `places` decimals either way, and
+            # within half a unit of the last one.
+            mantissa, _, exponent = text.partition("e")
+            decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+            unit = 10.0 ** (int(exponent or 0) - decimals)
+            ok = decimals == places and abs(float(text) - w) <= 0.5 * unit * (1 + 1e-9)
         if not ok:
             fail(where, f"value {k}: cell text {text!r} is not {want!r} to {places} places")
             bad += 1
