@@ -5,7 +5,7 @@
 //
 //     test_alloc_failure lessons/02_the_cat_sat.yaml lessons/08_training_forward_pass.yaml
 //
-// Each lesson runs as text (with the work its explain: keys ask for) and as JSON. libyaml
+// Each lesson runs as text (with the work its explain: keys ask for), as JSON and as HTML. libyaml
 // allocates with its own malloc and is not failed here; every allocation of the tracer goes
 // through util_malloc.
 #include <stdio.h>
@@ -129,8 +129,10 @@ int main(int argc, char **argv) {
         }
         PipelineOptions text = {.format = OUTPUT_TEXT, .digits = -1, .colour = true};
         PipelineOptions json = {.format = OUTPUT_JSON, .digits = -1};
+        PipelineOptions html = {.format = OUTPUT_HTML, .digits = -1};
         failures += sweep(argv[i], bytes, len, &text, "text");
         failures += sweep(argv[i], bytes, len, &json, "json");
+        failures += sweep(argv[i], bytes, len, &html, "html");
         free(bytes);
     }
     return failures ? 1 : 0;
