@@ -92,9 +92,27 @@ static void hex(StrBuf *out, HeatRgb c) {
     strbuf_printf(out, "#%02x%02x%02x", c.r, c.g, c.b);
 }
 
+// "[head 0, :, :]": which slice of a rank-3 or rank-4 tensor a small table shows.
+static void slice_caption(StrBuf *out, const Shape *sh, const Labels *labels, size_t k) {
+    size_t idx[TENSOR_MAX_RANK] = {0};
+    size_t rest = k;
+    for (size_t a = sh->rank - 2; a-- > 0;) {
+        idx[a] = rest % sh->dim[a];
+        rest /= sh->dim[a];
+    }
+    strbuf_puts(out, "[");
+    for (size_t a = 0; a + 2 < sh->rank; a++) {
+        if (a)
+            strbuf_puts(out, ", ");
+        label_text(out, &labels[a], idx[a]);
+    }
+    strbuf_puts(out, ", :, :]");
+}
+
 // How one tensor is drawn: its colour scale, and whether its rows are probability
 // distributions, drawn with bars.
 typedef struct Picture {
+    const TraceStage *stage;
     const Tensor *t;
     const int *decimals;
     int digits;
@@ -126,15 +144,31 @@ static void cell(StrBuf *out, const Picture *pic, size_t k) {
     strbuf_puts(out, "</td>");
 }
 
+// A table named for a screen reader: "Q", "weights [head 0, :, :]", "Q as the document
+// printed it"; slice is CORNERS_GAP for a tensor of rank 1 or 2.
+static void table_open(StrBuf *out, const Picture *pic, const char *cls, size_t slice) {
+    strbuf_printf(out, "<table class=\"%s\" aria-label=\"", cls);
+    esc(out, pic->stage->name);
+    if (slice != CORNERS_GAP) {
+        strbuf_putc(out, ' ');
+        slice_caption(out, &pic->t->shape, pic->stage->labels, slice);
+    }
+    if (pic->decimals)
+        strbuf_puts(out, " as the document printed it");
+    strbuf_puts(out, "\">\n");
+}
+
 // One matrix [rows, cols] of the picture from flat offset `offset`, as a table with row and
 // column headers; a vector is one row without a row header. A matrix too big to read shows its
 // corners, as the text trace and numpy print it.
-static void matrix(StrBuf *out, const Picture *pic, size_t offset, size_t rows, size_t cols, const Labels *row_labels,
+static void matrix(StrBuf *out, const Picture *pic, size_t slice, size_t rows, size_t cols, const Labels *row_labels,
                    const Labels *col_labels, bool vector) {
+    size_t offset = slice == CORNERS_GAP ? 0 : slice * rows * cols;
     size_t ri[CORNERS_ROWS + 1], ci[CORNERS_COLS + 1];
     size_t nr = corners_shown(rows, CORNERS_ROWS, CORNERS_EDGE_ROWS, ri);
     size_t nc = corners_shown(cols, CORNERS_COLS, CORNERS_EDGE_COLS, ci);
-    strbuf_printf(out, "<table class=\"tensor%s\">\n<thead><tr>", pic->bars ? " probabilities" : "");
+    table_open(out, pic, pic->bars ? "tensor probabilities" : "tensor", slice);
+    strbuf_puts(out, "<thead><tr>");
     if (!vector)
         strbuf_puts(out, "<td class=\"corner\"></td>");
     for (size_t c = 0; c < nc; c++) {
@@ -183,7 +217,8 @@ static void bars(StrBuf *out, const Picture *pic, const Labels *labels) {
     size_t n = pic->t->shape.dim[0];
     size_t idx[CORNERS_ROWS + 1];
     size_t ni = corners_shown(n, CORNERS_ROWS, CORNERS_EDGE_ROWS, idx);
-    strbuf_puts(out, "<table class=\"tensor probabilities column\">\n<tbody>\n");
+    table_open(out, pic, "tensor probabilities column", CORNERS_GAP);
+    strbuf_puts(out, "<tbody>\n");
     for (size_t i = 0; i < ni; i++) {
         if (idx[i] == CORNERS_GAP) {
             strbuf_puts(out, "<tr><th scope=\"row\" class=\"gap\">⋮</th><td class=\"gap\">⋮</td></tr>\n");
@@ -222,23 +257,6 @@ static void legend(StrBuf *out, const Picture *pic) {
                   h->scale == HEAT_DIVERGING ? "colour: blue below 0, red above" : "colour: darker is larger");
 }
 
-// "[head 0, :, :]": which slice of a rank-3 or rank-4 tensor a small table shows.
-static void slice_caption(StrBuf *out, const Shape *sh, const Labels *labels, size_t k) {
-    size_t idx[TENSOR_MAX_RANK] = {0};
-    size_t rest = k;
-    for (size_t a = sh->rank - 2; a-- > 0;) {
-        idx[a] = rest % sh->dim[a];
-        rest /= sh->dim[a];
-    }
-    strbuf_puts(out, "[");
-    for (size_t a = 0; a + 2 < sh->rank; a++) {
-        if (a)
-            strbuf_puts(out, ", ");
-        label_text(out, &labels[a], idx[a]);
-    }
-    strbuf_puts(out, ", :, :]");
-}
-
 static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tensor *t, const int *decimals,
                    const char *cls) {
     const Shape *sh = &t->shape;
@@ -252,7 +270,7 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
         strbuf_puts(out, "</div>\n");
         return;
     }
-    Picture pic = {.t = t, .decimals = decimals, .digits = tr->digits};
+    Picture pic = {.stage = s, .t = t, .decimals = decimals, .digits = tr->digits};
     // A softmax's rows are probability distributions (the trace notes their sums): bars.
     pic.bars = s->op && strcmp(s->op, "softmax") == 0;
     heatmap_init(&pic.heat, t->data, t->size);
@@ -270,10 +288,10 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
     if (sh->rank == 1 && pic.bars) {
         bars(out, &pic, &s->labels[0]);
     } else if (sh->rank == 1) {
-        matrix(out, &pic, 0, 1, cols, NULL, &s->labels[0], true);
+        matrix(out, &pic, CORNERS_GAP, 1, cols, NULL, &s->labels[0], true);
     } else if (sh->rank == 2) {
         if (per)
-            matrix(out, &pic, 0, rows, cols, &s->labels[0], &s->labels[1], false);
+            matrix(out, &pic, CORNERS_GAP, rows, cols, &s->labels[0], &s->labels[1], false);
     } else if (per) {
         // One small table per head (or per leading index), side by side, on one colour scale
         // so that the heads compare at a glance: bertviz's head view.
@@ -288,7 +306,7 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
             strbuf_puts(out, "<figure class=\"slice\">\n<figcaption>");
             slice_caption(out, sh, s->labels, si[j]);
             strbuf_puts(out, "</figcaption>\n");
-            matrix(out, &pic, si[j] * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1], false);
+            matrix(out, &pic, si[j], rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1], false);
             strbuf_puts(out, "</figure>\n");
         }
         strbuf_puts(out, "</div>\n");
