@@ -63,7 +63,7 @@ except ImportError as exc:  # pragma: no cover - depends on the machine
     sys.exit(77)
 
 RTOL = 1e-12
-RESERVED_STEP_KEYS = {"say", "rows", "cols", "document", "explain"}
+RESERVED_STEP_KEYS = {"say", "rows", "cols", "document", "explain", "show"}
 MAX_SHOWN_ELEMENTS = 5
 MAX_SHOWN_STAGES = 5
 

@@ -20,7 +20,7 @@ LAYERS = [
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",
     "ops", "plan", "check", "eval", "run", "doccheck",
-    "heatmap", "corners", "render_text", "render_json", "render_html", "diff", "pipeline",
+    "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "diff", "pipeline",
 ]
 
 

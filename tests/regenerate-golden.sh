@@ -19,7 +19,7 @@ for name in "$@"; do
         mv "golden/html/$name.html.new" "golden/html/$name.html"
         echo "wrote golden/html/$name.html"
     else
-        NO_COLOR=1 "$tracer" --color=never "lessons/$name.yaml" > "golden/$name.txt.new"
+        NO_COLOR=1 "$tracer" --color=never --width 80 "lessons/$name.yaml" > "golden/$name.txt.new"
         mv "golden/$name.txt.new" "golden/$name.txt"
         echo "wrote golden/$name.txt"
     fi

@@ -24,6 +24,7 @@
 #include "lesson.h"
 #include "pipeline.h"
 #include "plan.h"
+#include "render.h"
 #include "run.h"
 #include "trace.h"
 
@@ -109,13 +110,15 @@ static inline const Trace *fixture_trace(Fixture *f, const ExplainTarget *extra,
 static inline int fixture_run(Fixture *f, const char *yaml, OutputFormat format, const char *const *explain,
                               size_t n_explain) {
     fixture_release(f);
-    PipelineOptions opts = {.format = format, .digits = -1, .explain = explain, .n_explain = n_explain};
+    // As wide as the text trace goes, so that a line a test looks for is never wrapped.
+    PipelineOptions opts = {
+        .format = format, .digits = -1, .explain = explain, .n_explain = n_explain, .width = RENDER_MAX_WIDTH};
     return pipeline_run_bytes("t.yaml", yaml, strlen(yaml), &opts, &f->out, &f->diag);
 }
 
 static inline int fixture_run_file(Fixture *f, const char *path, OutputFormat format) {
     fixture_release(f);
-    PipelineOptions opts = {.format = format, .digits = -1};
+    PipelineOptions opts = {.format = format, .digits = -1, .width = RENDER_MAX_WIDTH};
     return pipeline_run_file(path, &opts, &f->out, &f->diag);
 }
 

@@ -863,6 +863,34 @@ static bool apply_step_labels(Checker *c, PlanNode *n, const LessonStep *s) {
     return true;
 }
 
+// show: a picture needs values, a heatmap at least one axis, bars exactly one.
+static bool check_show(Checker *c, const PlanNode *n, const LessonStep *s) {
+    if (s->show == PICTURE_DEFAULT || s->show == PICTURE_TABLE)
+        return true;
+    const char *what = s->show == PICTURE_BARS ? "bars" : "heatmap";
+    char shape[64];
+    shape_format(&n->shape, shape, sizeof(shape));
+    const char *problem = NULL, *hint = NULL;
+    if (!n->has_values) {
+        problem = "is shape-only: it has no values to draw";
+        hint = "leave out show:, or give the step's inputs values";
+    } else if (n->shape.rank == 0) {
+        problem = "is a single number";
+        hint = s->show == PICTURE_BARS ? "bars draw a vector, one bar per entry: leave out show: for a number"
+                                       : "a heatmap colours the cells of a vector or a matrix: leave out show: for a number";
+    } else if (s->show == PICTURE_BARS && n->shape.rank != 1) {
+        problem = "is not a vector";
+        hint = "bars draw a vector, one bar per entry; show: heatmap draws a matrix";
+    }
+    if (!problem)
+        return true;
+    const Node *at = s->show_node;
+    diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, at->line, at->col, yamldoc_node_width(at),
+               "show: %s does not fit '%s': its result %s (shape %s)", what, s->name, problem, shape);
+    diag_hint(c->diag, "%s", hint);
+    return false;
+}
+
 // ---------------------------------------------------------------- explain requests
 
 
@@ -995,7 +1023,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     t->expr_text = s->expr;
     if (!t->number)
         return diag_no_memory(c->diag);
-    if (!apply_step_labels(c, t, s))
+    if (!apply_step_labels(c, t, s) || !check_show(c, t, s))
         return false;
     if (s->explain.kind != EXPLAIN_NONE && !add_explain(c, top, &s->explain))
         return false;

@@ -49,8 +49,83 @@ typedef struct Edit {
     size_t a, b;  // line numbers (0-based) in a and b
 } Edit;
 
+// A number in a line of a trace: digits with an optional sign, decimal point and thousands
+// commas ("-0.3345", "124,439,808"). Returns its length at p, 0 when none starts there.
+static size_t number_at(const char *p, size_t len) {
+    size_t i = p[0] == '-' ? 1 : 0;
+    if (i >= len || p[i] < '0' || p[i] > '9')
+        return 0;
+    while (i < len && ((p[i] >= '0' && p[i] <= '9') || ((p[i] == '.' || p[i] == ',') && i + 1 < len &&
+                                                          p[i + 1] >= '0' && p[i + 1] <= '9')))
+        i++;
+    return i;
+}
+
+// The k-th number of a line, or NULL; its length in *n.
+static const char *kth_number(const char *line, size_t len, size_t k, size_t *n) {
+    for (size_t i = 0; i < len;) {
+        bool starts = i == 0 || !((line[i - 1] >= '0' && line[i - 1] <= '9') || line[i - 1] == '.');
+        size_t m = starts ? number_at(line + i, len - i) : 0;
+        if (m && k-- == 0) {
+            *n = m;
+            return line + i;
+        }
+        i += m ? m : 1;
+    }
+    return NULL;
+}
+
+// One line of the diff. With colour, a changed line whose counterpart is known has the numbers
+// that differ from the counterpart's highlighted (reverse video), as git's word diff does.
+static void diff_line(StrBuf *out, char kind, const char *line, size_t len, const char *other, size_t other_len,
+                      bool colour) {
+    if (!colour || kind == ' ') {
+        strbuf_putc(out, kind);
+        strbuf_append(out, line, len);
+        strbuf_putc(out, '\n');
+        return;
+    }
+    strbuf_puts(out, kind == '-' ? "\033[31m" : "\033[32m");
+    strbuf_putc(out, kind);
+    size_t k = 0;
+    for (size_t i = 0; i < len;) {
+        bool starts = i == 0 || !((line[i - 1] >= '0' && line[i - 1] <= '9') || line[i - 1] == '.');
+        size_t m = starts ? number_at(line + i, len - i) : 0;
+        if (!m) {
+            strbuf_putc(out, line[i++]);
+            continue;
+        }
+        size_t theirs_len = 0;
+        const char *theirs = other ? kth_number(other, other_len, k, &theirs_len) : NULL;
+        bool changed = other && (!theirs || theirs_len != m || memcmp(theirs, line + i, m) != 0);
+        strbuf_puts(out, changed ? "\033[7m" : "");
+        strbuf_append(out, line + i, m);
+        strbuf_puts(out, changed ? "\033[27m" : "");
+        i += m;
+        k++;
+    }
+    strbuf_puts(out, "\033[0m\n");
+}
+
+// The line a changed line pairs with: in a block of removals followed by additions, the i-th
+// removal goes with the i-th addition. NULL when there is none.
+static const Edit *counterpart(const Edit *edits, size_t start, size_t stop, size_t k) {
+    size_t first = k;
+    while (first > start && edits[first - 1].kind != ' ')
+        first--;
+    size_t mid = first;
+    while (mid < stop && edits[mid].kind == '-')
+        mid++;
+    size_t end = mid;
+    while (end < stop && edits[end].kind == '+')
+        end++;
+    size_t j = edits[k].kind == '-' ? mid + (k - first) : first + (k - mid);
+    bool ok = edits[k].kind == '-' ? j < end : k >= mid && j < mid;
+    return ok && edits[j].kind != edits[k].kind ? &edits[j] : NULL;
+}
+
 static void emit_hunks(const Edit *edits, size_t n, const Lines *a, const Lines *b, size_t first_context,
-                       StrBuf *out) {
+                       bool colour, StrBuf *out) {
     size_t i = 0;
     bool first = true;
     while (i < n) {
@@ -88,23 +163,25 @@ static void emit_hunks(const Edit *edits, size_t n, const Lines *a, const Lines 
                 b_count++;
             }
         }
-        strbuf_printf(out, "@@ -%zu,%zu +%zu,%zu @@\n", a_count ? a_start + 1 : a_start, a_count,
-                      b_count ? b_start + 1 : b_start, b_count);
+        strbuf_printf(out, "%s@@ -%zu,%zu +%zu,%zu @@%s\n", colour ? "\033[36m" : "", a_count ? a_start + 1 : a_start,
+                      a_count, b_count ? b_start + 1 : b_start, b_count, colour ? "\033[0m" : "");
         for (size_t k = start; k < stop; k++) {
             const Edit *e = &edits[k];
-            strbuf_putc(out, e->kind);
+            const Edit *pair = e->kind == ' ' ? NULL : counterpart(edits, start, stop, k);
             if (e->kind == '+')
-                strbuf_append(out, b->start[e->b], b->len[e->b]);
+                diff_line(out, '+', b->start[e->b], b->len[e->b], pair ? a->start[pair->a] : NULL,
+                          pair ? a->len[pair->a] : 0, colour);
             else
-                strbuf_append(out, a->start[e->a], a->len[e->a]);
-            strbuf_putc(out, '\n');
+                diff_line(out, e->kind, a->start[e->a], a->len[e->a], pair ? b->start[pair->b] : NULL,
+                          pair ? b->len[pair->b] : 0, colour);
         }
         i = stop;
         first = false;
     }
 }
 
-bool diff_unified(const char *a_text, const char *b_text, const char *a_name, const char *b_name, StrBuf *out) {
+bool diff_unified(const char *a_text, const char *b_text, const char *a_name, const char *b_name, bool colour,
+                  StrBuf *out) {
     if (strcmp(a_text, b_text) == 0)
         return true;
     Lines a = {0}, b = {0};
@@ -168,8 +245,8 @@ bool diff_unified(const char *a_text, const char *b_text, const char *a_name, co
     }
     for (size_t k = 0; k < suf; k++)
         edits[n++] = (Edit){' ', a.n - suf + k, b.n - suf + k};
-    strbuf_printf(out, "--- %s\n+++ %s\n", a_name, b_name);
-    emit_hunks(edits, n, &a, &b, first_context, out);
+    strbuf_printf(out, "%s--- %s\n+++ %s%s\n", colour ? "\033[1m" : "", a_name, b_name, colour ? "\033[0m" : "");
+    emit_hunks(edits, n, &a, &b, first_context, colour, out);
 done:
     util_free(table);
     util_free(edits);

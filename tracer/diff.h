@@ -7,5 +7,7 @@
 
 #include "util.h"
 
-// true when a and b are equal; otherwise appends the diff to out and returns false.
-bool diff_unified(const char *a, const char *b, const char *a_name, const char *b_name, StrBuf *out);
+// true when a and b are equal; otherwise appends the diff to out and returns false. With
+// colour, the diff is coloured as git colours one: removed lines red, added lines green, and
+// the numbers that changed within a line highlighted.
+bool diff_unified(const char *a, const char *b, const char *a_name, const char *b_name, bool colour, StrBuf *out);

@@ -41,7 +41,8 @@ static const char *const TOP_KEYS[] = {"title", "source", "intro",  "outro",
                                        "digits", "labels", "given", "steps"};
 static const char *const GIVEN_KEYS[] = {"values", "about", "rows",         "cols",  "document",
                                          "shape",  "init",  "distribution", "scale", "seed"};
-static const char *const STEP_RESERVED[] = {"say", "rows", "cols", "document", "explain"};
+static const char *const STEP_RESERVED[] = {"say", "rows", "cols", "document", "explain", "show"};
+static const char *const PICTURE_NAMES[] = {"table", "heatmap", "bars"};
 static const char *const INIT_NAMES[] = {"zeros", "ones", "identity", "random"};
 static const char *const DISTRIBUTION_NAMES[] = {"uniform", "normal"};
 
@@ -853,6 +854,20 @@ static bool parse_explain(Loader *L, const Node *node, ExplainSpec *ex) {
     return fail(L, node, hint, "explain: cannot read %s", describe(L, node));
 }
 
+// show: heatmap | bars | table; whether it fits the step's shape is checked with the shapes.
+static bool parse_show(Loader *L, const Node *node, PictureKind *show) {
+    size_t n = ARRAY_LEN(PICTURE_NAMES);
+    size_t i = node->kind == NODE_SCALAR ? find_name(node->text, PICTURE_NAMES, n) : n;
+    if (i == n)
+        return fail(L, node,
+                    suggest(L, node->kind == NODE_SCALAR ? node->text : "", PICTURE_NAMES, n,
+                            "show: is heatmap, bars or table"),
+                    "unknown show: %s", describe(L, node));
+    static const PictureKind kinds[] = {PICTURE_TABLE, PICTURE_HEATMAP, PICTURE_BARS};
+    *show = kinds[i];
+    return true;
+}
+
 static bool load_step_expr(Loader *L, const NodePair *pair, LessonStep *step) {
     const Node *value = pair->value;
     step->name = pair->key->text;
@@ -887,7 +902,7 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
         if (name)
             return fail(L, pair->key,
                         "a step computes one result; besides it, a step may have say:, rows:, "
-                        "cols:, document: and explain:",
+                        "cols:, document:, explain: and show:",
                         "this step names two results, '%s' and '%s'; split it into two steps",
                         name->key->text, pair->key->text);
         name = pair;
@@ -901,6 +916,7 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
     const Node *document = yamldoc_get(item, "document");
     step->rows_node = yamldoc_get(item, "rows");
     step->cols_node = yamldoc_get(item, "cols");
+    step->show_node = yamldoc_get(item, "show");
     if (say && !parse_text(L, "say", say, &step->say))
         return false;
     if (step->rows_node && !parse_label_ref(L, "rows", step->rows_node, &step->rows))
@@ -909,7 +925,9 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
         return false;
     if (document && !parse_document(L, document, &step->document))
         return false;
-    return !explain || parse_explain(L, explain, &step->explain);
+    if (explain && !parse_explain(L, explain, &step->explain))
+        return false;
+    return !step->show_node || parse_show(L, step->show_node, &step->show);
 }
 
 static bool load_steps(Loader *L, const NodePair *pair) {

@@ -16,6 +16,7 @@
 #include "diag.h"
 #include "kernel.h"
 #include "tensor.h"
+#include "trace.h"  // PictureKind: what show: asks for
 #include "yamldoc.h"
 
 #define LESSON_MAX_DIGITS 12
@@ -94,6 +95,8 @@ typedef struct LessonStep {
     const Node *rows_node, *cols_node;
     ExplainSpec explain;
     DocValues *document;
+    PictureKind show;
+    const Node *show_node;  // NULL when absent
 } LessonStep;
 
 typedef struct Lesson {

@@ -3,10 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "diff.h"
 #include "pipeline.h"
+#include "render.h"
+#include "step.h"
 
 static const char usage[] =
     "usage: tracer [options] LESSON.yaml\n"
@@ -22,6 +25,16 @@ static const char usage[] =
     "                       colour when stdout is a terminal and NO_COLOR is unset (auto)\n"
     "  --explain STAGE[i,j] show the arithmetic of one element (STAGE[i] a row, STAGE\n"
     "                       alone every element); may be given several times\n"
+    "  --width N            fit the text trace in N columns (40 to 400; default: the\n"
+    "                       terminal's width, else $COLUMNS, else 80)\n"
+    "  --heatmap            a picture of every tensor (attention weights get one in\n"
+    "                       colour anyway): cells coloured by value, or shades\n"
+    "  --brief              hide intermediates (weights.1) and the givens' values\n"
+    "  --only NAME,...      print only these stages\n"
+    "  --from NAME          print the stages from this one on\n"
+    "  --to NAME            print the stages up to this one\n"
+    "  --step               in a terminal, one stage at a time: Enter or space next,\n"
+    "                       b back, a number and Enter that step, q quits\n"
     "  --check              compare the trace with the lesson's golden file; exit 1 and\n"
     "                       print a diff when they differ\n"
     "  --golden FILE        the golden file for --check (default: golden/NAME.txt beside\n"
@@ -62,6 +75,46 @@ static char *default_golden(const char *lesson) {
     return sb.data;
 }
 
+// The terminal's width, else $COLUMNS, else 80; held within what --width accepts.
+static size_t default_width(void) {
+    long cols = 0;
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+        cols = ws.ws_col;
+    } else {
+        const char *env = getenv("COLUMNS");
+        char *end;
+        cols = env && *env ? strtol(env, &end, 10) : 0;
+        if (cols <= 0 || *end != '\0')
+            cols = RENDER_DEFAULT_WIDTH;
+    }
+    return cols < RENDER_MIN_WIDTH ? RENDER_MIN_WIDTH : cols > RENDER_MAX_WIDTH ? RENDER_MAX_WIDTH : (size_t)cols;
+}
+
+// --step: the trace in pages, one stage at a time, traced again at the terminal's new width
+// when the window is resized (unless --width fixed it).
+static int step_lesson(const char *lesson, PipelineOptions *opts, bool fixed_width, bool colour_errors) {
+    size_t at = 1;
+    for (;;) {
+        Diag diag;
+        diag_init(&diag);
+        StrBuf out;
+        strbuf_init(&out);
+        Pages pages = {0};
+        int status = pipeline_run_file_pages(lesson, opts, &out, &pages, &diag);
+        if (status == STATUS_OK)
+            status = step_through(strbuf_str(&out), pages.ends, pages.n, opts->colour, &at);
+        else
+            diag_print(&diag, stderr, colour_errors);
+        util_free(pages.ends);
+        strbuf_finish(&out);
+        if (status != STEP_RESIZED)
+            return status;
+        if (!fixed_width)
+            opts->width = default_width();
+    }
+}
+
 static char *read_text_file(const char *path, int *err) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -86,7 +139,7 @@ static char *read_text_file(const char *path, int *err) {
     return sb.data ? sb.data : util_strdup("");
 }
 
-static int check_golden(const char *lesson, const char *golden_arg, const char *trace) {
+static int check_golden(const char *lesson, const char *golden_arg, const char *trace, bool colour) {
     char *golden = golden_arg ? util_strdup(golden_arg) : default_golden(lesson);
     if (!golden) {
         fputs("tracer: out of memory\n", stderr);
@@ -104,7 +157,7 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     strbuf_init(&diff);
     char now[1024];
     snprintf(now, sizeof(now), "%s (traced now)", lesson);
-    bool equal = diff_unified(expected, trace, golden, now, &diff);
+    bool equal = diff_unified(expected, trace, golden, now, colour, &diff);
     int status = STATUS_OK;
     if (!equal) {
         fputs(strbuf_str(&diff), stdout);
@@ -120,7 +173,7 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
 int main(int argc, char **argv) {
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
     const char *colour = "auto", *lesson = NULL, *golden = NULL;
-    bool check = false;
+    bool check = false, step = false;
     const char *explain[64];
     size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
@@ -132,7 +185,8 @@ int main(int argc, char **argv) {
         snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a) : (int)strlen(a), a);
         bool takes_value = !strcmp(name, "--format") || !strcmp(name, "--digits") || !strcmp(name, "--color") ||
                            !strcmp(name, "--colour") || !strcmp(name, "--golden") ||
-                           !strcmp(name, "--explain");
+                           !strcmp(name, "--explain") || !strcmp(name, "--width") || !strcmp(name, "--only") ||
+                           !strcmp(name, "--from") || !strcmp(name, "--to");
         if (takes_value) {
             if (eq)
                 value = eq + 1;
@@ -173,6 +227,24 @@ int main(int argc, char **argv) {
             if (n_explain == ARRAY_LEN(explain))
                 return usage_error("at most %s --explain options", "64");
             explain[n_explain++] = value;
+        } else if (!strcmp(name, "--width")) {
+            char *end;
+            long w = strtol(value, &end, 10);
+            if (*value == '\0' || *end != '\0' || w < RENDER_MIN_WIDTH || w > RENDER_MAX_WIDTH)
+                return usage_error("--width must be a whole number of columns from 40 to 400, not '%s'", value);
+            opts.width = (size_t)w;
+        } else if (!strcmp(name, "--heatmap")) {
+            opts.heatmap = true;
+        } else if (!strcmp(name, "--brief")) {
+            opts.brief = true;
+        } else if (!strcmp(name, "--only")) {
+            opts.only = value;
+        } else if (!strcmp(name, "--from")) {
+            opts.from = value;
+        } else if (!strcmp(name, "--to")) {
+            opts.to = value;
+        } else if (!strcmp(name, "--step")) {
+            step = true;
         } else if (!strcmp(name, "--check")) {
             check = true;
         } else if (!strcmp(name, "--golden")) {
@@ -190,25 +262,43 @@ int main(int argc, char **argv) {
     if (check && opts.format != OUTPUT_TEXT)
         return usage_error("--check compares the text trace with its golden file; leave out --format %s",
                            opts.format == OUTPUT_JSON ? "json" : "html");
-    const char *no_colour = getenv("NO_COLOR");
-    opts.colour = !check && opts.format == OUTPUT_TEXT &&
-                  (!strcmp(colour, "always") ||
-                   (!strcmp(colour, "auto") && isatty(STDOUT_FILENO) && !(no_colour && no_colour[0])));
+    if (step && (check || opts.format == OUTPUT_JSON))
+        return usage_error("%s", "--step shows the text trace in a terminal; leave out --check and --format json");
+    if (step && opts.format == OUTPUT_HTML)
+        return usage_error("%s", "--step shows the text trace in a terminal; leave out --format html");
+    if (step && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
+        fprintf(stderr, "tracer: --step waits for keys in a terminal, but its %s is not one\n",
+                isatty(STDIN_FILENO) ? "output" : "input");
+        fputs("hint: run it in a terminal, or leave out --step to print the whole trace\n", stderr);
+        return STATUS_USAGE_ERROR;
+    }
+    const char *no_colour = getenv("NO_COLOR"), *colorterm = getenv("COLORTERM");
+    bool terminal_colour = !strcmp(colour, "always") ||
+                           (!strcmp(colour, "auto") && isatty(STDOUT_FILENO) && !(no_colour && no_colour[0]));
+    opts.colour = !check && opts.format == OUTPUT_TEXT && terminal_colour;
+    opts.truecolour = colorterm && (!strcmp(colorterm, "truecolor") || !strcmp(colorterm, "24bit"));
+    // Golden files are traced at 80 columns, whatever the terminal's width.
+    bool fixed_width = opts.width != 0;
+    if (!opts.width)
+        opts.width = check ? RENDER_DEFAULT_WIDTH : default_width();
 
     opts.explain = explain;
     opts.n_explain = n_explain;
+    bool colour_errors = isatty(STDERR_FILENO) && !(no_colour && no_colour[0]);
+    if (step)
+        return step_lesson(lesson, &opts, fixed_width, colour_errors);
     Diag diag;
     diag_init(&diag);
     StrBuf out;
     strbuf_init(&out);
     int status = pipeline_run_file(lesson, &opts, &out, &diag);
     if (status != STATUS_OK) {
-        diag_print(&diag, stderr, isatty(STDERR_FILENO) && !(no_colour && no_colour[0]));
+        diag_print(&diag, stderr, colour_errors);
         strbuf_finish(&out);
         return status;
     }
     if (check) {
-        status = check_golden(lesson, golden, strbuf_str(&out));
+        status = check_golden(lesson, golden, strbuf_str(&out), terminal_colour);
     } else {
         fwrite(out.data ? out.data : "", 1, out.len, stdout);
     }

@@ -19,6 +19,75 @@
 // The most values a JSON trace holds (2^24, about 400 MB of text).
 #define PIPELINE_MAX_JSON_VALUES ((size_t)1 << 24)
 
+// The stage called name, or a usage error that starts with `option` ("--only") and suggests
+// the closest stage name; `use` says how to ask for an intermediate ("explain").
+static bool find_stage(const Plan *plan, const char *option, const char *use, const char *name, size_t *node,
+                       Diag *diag) {
+    if (plan_find_stage(plan, name, node))
+        return true;
+    diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "%s: the lesson has no stage called '%s'", option, name);
+    const char *names[512];
+    size_t n = 0;
+    const char *same_expr = NULL;  // "K.T" is written out as the intermediate scores.1
+    for (size_t i = 0; i < plan->n_nodes && n < 512; i++) {
+        const PlanNode *stage = &plan->nodes[i];
+        if (!stage->is_stage || !stage->name)
+            continue;
+        names[n++] = stage->name;
+        if (!same_expr && stage->stage_kind == STAGE_INTERMEDIATE && stage->expr_text &&
+            strcmp(stage->expr_text, name) == 0)
+            same_expr = stage->name;
+    }
+    const char *closest = diag_closest(name, names, n);
+    if (same_expr)
+        diag_hint(diag, "'%s' is computed as the intermediate stage '%s': %s '%s'", name, same_expr, use, same_expr);
+    else if (closest)
+        diag_hint(diag, "did you mean '%s'?", closest);
+    else
+        diag_hint(diag, "stages are the givens, the steps, and intermediates such as weights.1");
+    return false;
+}
+
+// The plan nodes --only, --from and --to choose (all of them when none is given).
+static bool choose_stages(const Plan *plan, const PipelineOptions *opts, bool *chosen, Diag *diag) {
+    for (size_t i = 0; i < plan->n_nodes; i++)
+        chosen[i] = true;
+    if (opts->only) {
+        for (size_t i = 0; i < plan->n_nodes; i++)
+            chosen[i] = false;
+        for (const char *p = opts->only; *p;) {
+            size_t len = strcspn(p, ",");
+            char name[256];
+            snprintf(name, sizeof(name), "%.*s", (int)len, p);
+            size_t node;
+            if (len == 0 || len >= sizeof(name)) {
+                diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--only '%s': name stages separated by commas",
+                           opts->only);
+                diag_hint(diag, "as in --only scores,weights");
+                return false;
+            }
+            if (!find_stage(plan, "--only", "--only", name, &node, diag))
+                return false;
+            chosen[node] = true;
+            p += len + (p[len] == ',');
+        }
+    }
+    size_t from = 0, to = plan->n_nodes ? plan->n_nodes - 1 : 0;
+    if (opts->from && !find_stage(plan, "--from", "--from", opts->from, &from, diag))
+        return false;
+    if (opts->to && !find_stage(plan, "--to", "--to", opts->to, &to, diag))
+        return false;
+    if (from > to) {
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--from '%s' comes after --to '%s' in the lesson",
+                   opts->from, opts->to);
+        diag_hint(diag, "swap them: --from %s --to %s", opts->to, opts->from);
+        return false;
+    }
+    for (size_t i = 0; i < plan->n_nodes; i++)
+        chosen[i] = chosen[i] && i >= from && i <= to;
+    return true;
+}
+
 // "name[i, j]" -> the stage and its indices; errors are usage errors (status 2).
 static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out, Diag *diag) {
     const char *bracket = strchr(text, '[');
@@ -78,31 +147,10 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
         }
     }
     size_t node;
-    if (!plan_find_stage(plan, name, &node)) {
-        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': the lesson has no stage called '%s'",
-                   text, name);
-        const char *names[512];
-        size_t n = 0;
-        const char *same_expr = NULL;  // "K.T" is written out as the intermediate scores.1
-        for (size_t i = 0; i < plan->n_nodes && n < 512; i++) {
-            const PlanNode *stage = &plan->nodes[i];
-            if (!stage->is_stage || !stage->name)
-                continue;
-            names[n++] = stage->name;
-            if (!same_expr && stage->stage_kind == STAGE_INTERMEDIATE && stage->expr_text &&
-                strcmp(stage->expr_text, name) == 0)
-                same_expr = stage->name;
-        }
-        const char *closest = diag_closest(name, names, n);
-        if (same_expr)
-            diag_hint(diag, "'%s' is computed as the intermediate stage '%s': explain '%s'", name, same_expr,
-                      same_expr);
-        else if (closest)
-            diag_hint(diag, "did you mean '%s'?", closest);
-        else
-            diag_hint(diag, "stages are the givens, the steps, and intermediates such as weights.1");
+    char option[320];
+    snprintf(option, sizeof(option), "--explain '%s'", text);
+    if (!find_stage(plan, option, "explain", name, &node, diag))
         return false;
-    }
     char message[512], hint[512];
     if (!plan_resolve_explain(plan, node, &spec, out, message, sizeof(message), hint, sizeof(hint))) {
         diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': %s", text, message);
@@ -118,16 +166,27 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
     return true;
 }
 
-static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, Diag *diag) {
+static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, Pages *pages, Diag *diag) {
     int status = STATUS_OK;
     Plan *plan = NULL;
     Trace *trace = NULL;
     ExplainTarget *targets = NULL;
+    bool *chosen = NULL, *shown = NULL;
     StrBuf text;
     strbuf_init(&text);
     plan = check_lesson(lesson, diag);
     if (!plan)
         goto done;
+    bool choosing = opts->only || opts->from || opts->to;
+    if (choosing) {
+        chosen = util_calloc(plan->n_nodes + 1, sizeof(bool));
+        if (!chosen) {
+            diag_out_of_memory(diag);
+            goto done;
+        }
+        if (!choose_stages(plan, opts, chosen, diag))
+            goto done;
+    }
     int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : DEFAULT_DIGITS;
     if (opts->n_explain) {
         targets = util_calloc(opts->n_explain, sizeof(ExplainTarget));
@@ -163,8 +222,31 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     } else if (opts->format == OUTPUT_HTML) {
         render_html(trace, &text);
     } else {
-        RenderOptions ro = {.colour = opts->colour};
-        render_text(trace, &ro, &text);
+        if (choosing) {
+            shown = util_calloc(trace->n_stages + 1, sizeof(bool));
+            if (!shown) {
+                diag_out_of_memory(diag);
+                goto done;
+            }
+            for (size_t i = 0; i < trace->n_stages; i++)
+                shown[i] = chosen[trace->stages[i].node];
+        }
+        RenderOptions ro = {.colour = opts->colour,
+                            .truecolour = opts->truecolour,
+                            .width = opts->width,
+                            .heatmap = opts->heatmap,
+                            .brief = opts->brief,
+                            .shown = shown};
+        if (pages) {
+            pages->ends = util_calloc(trace->n_stages + 2, sizeof(size_t));
+            if (!pages->ends) {
+                diag_out_of_memory(diag);
+                goto done;
+            }
+            pages->n = render_text_pages(trace, &ro, &text, pages->ends);
+        } else {
+            render_text(trace, &ro, &text);
+        }
     }
     if (text.failed) {
         diag_out_of_memory(diag);
@@ -175,7 +257,13 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
         diag_out_of_memory(diag);
 done:
     status = diag->status;
+    if (status != STATUS_OK && pages) {
+        util_free(pages->ends);
+        *pages = (Pages){0};
+    }
     strbuf_finish(&text);
+    util_free(shown);
+    util_free(chosen);
     util_free(targets);
     trace_destroy(trace);
     plan_destroy(plan);
@@ -187,7 +275,15 @@ int pipeline_run_file(const char *path, const PipelineOptions *opts, StrBuf *out
     Lesson *lesson = lesson_load_file(path, diag);
     if (!lesson)
         return diag->status ? diag->status : diag_out_of_memory(diag);
-    return run_lesson(lesson, opts, out, diag);
+    return run_lesson(lesson, opts, out, NULL, diag);
+}
+
+int pipeline_run_file_pages(const char *path, const PipelineOptions *opts, StrBuf *out, Pages *pages, Diag *diag) {
+    *pages = (Pages){0};
+    Lesson *lesson = lesson_load_file(path, diag);
+    if (!lesson)
+        return diag->status ? diag->status : diag_out_of_memory(diag);
+    return run_lesson(lesson, opts, out, pages, diag);
 }
 
 int pipeline_run_bytes(const char *path, const char *bytes, size_t len, const PipelineOptions *opts,
@@ -195,5 +291,5 @@ int pipeline_run_bytes(const char *path, const char *bytes, size_t len, const Pi
     Lesson *lesson = lesson_create(path, bytes, len, diag);
     if (!lesson)
         return diag->status ? diag->status : diag_out_of_memory(diag);
-    return run_lesson(lesson, opts, out, diag);
+    return run_lesson(lesson, opts, out, NULL, diag);
 }

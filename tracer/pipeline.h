@@ -19,6 +19,11 @@ typedef struct PipelineOptions {
     OutputFormat format;
     int digits;  // -1: the lesson's digits, or 4
     bool colour;
+    // The text trace: see RenderOptions.
+    bool truecolour, heatmap, brief;
+    size_t width;  // 0: RENDER_DEFAULT_WIDTH
+    // Print only these stages: "Q,weights" (--only), and from one stage to another (--from, --to).
+    const char *only, *from, *to;
     // --explain requests: "scores[0,1]" (an element), "scores[0]" (a row), "scores" (all).
     const char *const *explain;
     size_t n_explain;
@@ -26,6 +31,13 @@ typedef struct PipelineOptions {
 
 // Read and trace the lesson at path. Returns a STATUS_* code; on failure diag says why.
 int pipeline_run_file(const char *path, const PipelineOptions *opts, StrBuf *out, Diag *diag);
+// The text trace in pages for stepping through it (render_text_pages): ends[k] is where page
+// k ends in out. pages->ends is allocated (free it with util_free) only on success.
+typedef struct Pages {
+    size_t *ends;
+    size_t n;
+} Pages;
+int pipeline_run_file_pages(const char *path, const PipelineOptions *opts, StrBuf *out, Pages *pages, Diag *diag);
 // The same from bytes already in memory (path only names them in messages).
 int pipeline_run_bytes(const char *path, const char *bytes, size_t len, const PipelineOptions *opts,
                        StrBuf *out, Diag *diag);

@@ -1,18 +1,36 @@
 // render: a Trace turned into text for people, JSON for tools or a web page. Renderers read
 // the trace only and compute nothing; they write into a StrBuf so that nothing is printed
 // until the whole trace is ready.
+//
+//     RenderOptions ro = {.width = 80};
+//     render_text(trace, &ro, &out);
 #pragma once
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "trace.h"
 #include "util.h"
 
+// The text trace fits a width: the terminal's, or --width.
+#define RENDER_DEFAULT_WIDTH 80
+#define RENDER_MIN_WIDTH 40
+#define RENDER_MAX_WIDTH 400
+
 typedef struct RenderOptions {
-    bool colour;  // ANSI colours, for a terminal
+    bool colour;        // ANSI colours, for a terminal
+    bool truecolour;    // 24-bit colours (COLORTERM=truecolor); else the 256-colour cube
+    size_t width;       // columns every line fits in; 0 is RENDER_DEFAULT_WIDTH
+    bool heatmap;       // a picture of every tensor, not only of attention weights
+    bool brief;         // hide intermediate stages and the givens' values
+    const bool *shown;  // one per stage: print it; NULL prints every stage
 } RenderOptions;
 
 void render_text(const Trace *trace, const RenderOptions *opts, StrBuf *out);
+// The same text in pages, for stepping through it: the header, then one page per stage shown,
+// then the close (the outro and the document check; it may be empty). ends (room for
+// trace->n_stages + 2) receives where each page ends in out; returns the number of pages.
+size_t render_text_pages(const Trace *trace, const RenderOptions *opts, StrBuf *out, size_t *ends);
 void render_json(const Trace *trace, StrBuf *out);
 // One self-contained web page: inline style and script, nothing fetched.
 void render_html(const Trace *trace, StrBuf *out);

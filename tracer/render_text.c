@@ -1,13 +1,26 @@
 // render_text: the trace as a student reads it: headers, shapes, narration and boxed,
-// labelled matrices with aligned columns.
+// labelled matrices with aligned columns, all fitted to a width (a terminal's, or 80 for a
+// golden file), with pictures of attention weights where asked for.
+#include <math.h>
 #include <string.h>
 
 #include "format.h"
+#include "heatmap.h"
 #include "render.h"
+#include "textwrap.h"
 
 typedef struct TextStyle {
-    const char *bold, *dim, *cyan, *reset;
+    const char *bold, *dim, *cyan, *green, *yellow, *red, *reset;
 } TextStyle;
+
+// What every part of the renderer reads: the trace, the options, the style and the width.
+typedef struct Ctx {
+    const Trace *tr;
+    const RenderOptions *opts;
+    TextStyle st;
+    size_t width;       // what this part of the page must fit in
+    size_t page_width;  // the whole page's (--width)
+} Ctx;
 
 // Display width of UTF-8 text, as a terminal shows it.
 static size_t text_width(const char *s) {
@@ -24,25 +37,21 @@ static void repeat(StrBuf *out, const char *s, size_t n) {
         strbuf_puts(out, s);
 }
 
-// Paragraph text indented by `indent`, one output line per input line, no trailing blanks.
-static void paragraph(StrBuf *out, const char *text, size_t indent) {
-    const char *p = text;
-    while (*p) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\r'))
-            len--;
-        if (len > 0)
-            pad(out, indent);
-        strbuf_append(out, p, len);
-        strbuf_putc(out, '\n');
-        if (!end)
-            break;
-        p = end + 1;
-        if (!*p)
-            break;
-    }
+// Formatted text wrapped to the width of this part of the page (textwrap_line).
+static void wrapf(const Ctx *c, StrBuf *out, size_t indent, size_t hang, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void wrapf(const Ctx *c, StrBuf *out, size_t indent, size_t hang, const char *fmt, ...) {
+    StrBuf line;
+    strbuf_init(&line);
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_vprintf(&line, fmt, ap);
+    va_end(ap);
+    textwrap_line(out, strbuf_str(&line), line.len, indent, hang, c->width);
+    out->failed = out->failed || line.failed;
+    strbuf_finish(&line);
 }
+
 
 // decimals: per-value places (numbers as a document printed them), or NULL for `digits`.
 static void format_value(const Tensor *t, const int *decimals, size_t k, int digits, char *buf, size_t cap) {
@@ -62,11 +71,10 @@ static void index_label(const Labels *l, size_t i, char *buf, size_t cap) {
         snprintf(buf, cap, "%zu", i);
 }
 
-// One matrix [rows, cols] at data, boxed, with row and column labels; a vector is one row
-// without a row label.
 // A matrix too big to read is shown by its corners, as numpy prints it: the first and last
-// rows and columns, with a gap between them. Below these sizes every value is printed.
-enum { SHOW_ROWS = 40, EDGE_ROWS = 10, SHOW_COLS = 20, EDGE_COLS = 6 };
+// rows and columns, with a gap between them. Of the columns, as many as fit in the width are
+// printed, the first and last ones around the gap.
+enum { SHOW_ROWS = 40, EDGE_ROWS = 10, SHOW_COLS = 64, EDGE_COLS = 32 };
 #define GAP ((size_t)-1)
 
 // The indices shown along an axis of n entries: all of them, or the first and last `edge`
@@ -86,11 +94,114 @@ static size_t shown(size_t n, size_t limit, size_t edge, size_t *idx) {
     return k;
 }
 
-// One matrix [rows, cols] from t at offset, boxed, with row and column labels; a vector is one
-// row without a row label.
-static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const int *decimals, size_t offset, size_t rows,
+// How a tensor is drawn: numbers in a table, with cells coloured by value, with a shade
+// picture beside it, or as bars. One scale per tensor.
+typedef enum Picture { PIC_TABLE, PIC_COLOUR, PIC_SHADES, PIC_BARS } Picture;
+
+typedef struct Drawing {
+    Picture picture;
+    Heatmap heat;
+    bool under;  // a shade picture under its table, even where it would fit beside it
+} Drawing;
+
+static const Drawing TABLE_ONLY = {PIC_TABLE, {HEAT_NONE, 0, 0}, false};
+
+// The escape that colours a cell's background by its value, with ink that reads on it.
+static void cell_colour(const Ctx *c, StrBuf *out, const Heatmap *h, double v) {
+    HeatRgb bg = heatmap_colour(h, v), ink = heatmap_ink(bg);
+    if (c->opts->truecolour)
+        strbuf_printf(out, "\033[48;2;%d;%d;%dm\033[38;2;%d;%d;%dm", bg.r, bg.g, bg.b, ink.r, ink.g, ink.b);
+    else
+        strbuf_printf(out, "\033[48;5;%dm\033[38;5;%dm", heatmap_xterm256(bg), ink.r ? 231 : 16);
+}
+
+// The widest label or number in column ci of the rows shown.
+static size_t column_width(const Ctx *c, const Tensor *t, const int *decimals, size_t offset, size_t cols,
+                           const size_t *ri, size_t nr, const Labels *col_labels, size_t ci) {
+    char buf[64];
+    if (ci == GAP)
+        return 1;  // a gap column holds one "…"
+    index_label(col_labels, ci, buf, sizeof(buf));
+    size_t w = text_width(buf);
+    for (size_t r = 0; r < nr; r++) {
+        if (ri[r] == GAP)
+            continue;
+        format_value(t, decimals, offset + ri[r] * cols + ci, c->tr->digits, buf, sizeof(buf));
+        if (strlen(buf) > w)
+            w = strlen(buf);
+    }
+    return w;
+}
+
+// Drop columns from the middle until the box fits in `room` columns: the first and last
+// ones stay, with a gap column between. Returns the room every column would need when some
+// were dropped, else 0.
+static size_t fit_columns(size_t room, size_t *ci, size_t *width, size_t *nc) {
+    size_t sum = 0;
+    for (size_t k = 0; k < *nc; k++)
+        sum += width[k] + 2;
+    size_t needed = sum + 3;
+    if (needed <= room)
+        return 0;
+    size_t real[SHOW_COLS + 1], real_w[SHOW_COLS + 1], m = 0;
+    for (size_t k = 0; k < *nc; k++)
+        if (ci[k] != GAP)
+            real[m] = ci[k], real_w[m++] = width[k];
+    if (m < 2)
+        return 0;
+    size_t keep = m - 1, head = 0, tail = 0;
+    for (; keep >= 1; keep--) {
+        head = (keep + 1) / 2, tail = keep / 2;
+        sum = 1 + 2;  // the gap column
+        for (size_t k = 0; k < head; k++)
+            sum += real_w[k] + 2;
+        for (size_t k = m - tail; k < m; k++)
+            sum += real_w[k] + 2;
+        if (sum + 3 <= room || keep == 1)
+            break;
+    }
+    size_t n = 0;
+    for (size_t k = 0; k < head; k++)
+        ci[n] = real[k], width[n++] = real_w[k];
+    ci[n] = GAP, width[n++] = 1;
+    for (size_t k = m - tail; k < m; k++)
+        ci[n] = real[k], width[n++] = real_w[k];
+    *nc = n;
+    return needed;
+}
+
+// The shade picture of the rows and columns a table shows, two glyphs per value so that cells
+// look square. Beside the table it starts with a blank line, so that each row of the picture
+// stands on the line of its row of numbers.
+static void shade_picture(StrBuf *out, const Tensor *t, size_t offset, size_t cols, const size_t *ri, size_t nr,
+                          const size_t *ci, size_t nc, const Heatmap *h, bool beside) {
+    strbuf_puts(out, beside ? "\n┌" : "┌");
+    repeat(out, "─", 2 * nc);
+    strbuf_puts(out, "┐\n");
+    for (size_t r = 0; r < nr; r++) {
+        strbuf_puts(out, "│");
+        for (size_t k = 0; k < nc; k++) {
+            if (ri[r] == GAP || ci[k] == GAP) {
+                strbuf_puts(out, ri[r] == GAP ? "⋮ " : "… ");
+                continue;
+            }
+            const char *glyph = heatmap_shade(heatmap_shade_level(h, t->data[offset + ri[r] * cols + ci[k]]));
+            strbuf_puts(out, glyph);
+            strbuf_puts(out, glyph);
+        }
+        strbuf_puts(out, "│\n");
+    }
+    strbuf_puts(out, "└");
+    repeat(out, "─", 2 * nc);
+    strbuf_puts(out, "┘\n");
+}
+
+// One matrix [rows, cols] from t at offset, boxed, with row and column labels, within `limit`
+// columns from the left edge; a vector is one row without a row label.
+static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decimals, size_t offset, size_t rows,
                    size_t cols, const Labels *row_labels, const Labels *col_labels, bool vector, size_t indent,
-                   const TextStyle *st) {
+                   size_t limit, const Drawing *draw) {
+    const TextStyle *st = &c->st;
     char buf[64];
     size_t ri[SHOW_ROWS + 1], ci[SHOW_COLS + 1];
     size_t nr = shown(rows, SHOW_ROWS, EDGE_ROWS, ri), nc = shown(cols, SHOW_COLS, EDGE_COLS, ci);
@@ -104,181 +215,241 @@ static void matrix(StrBuf *out, const Trace *tr, const Tensor *t, const int *dec
                 label_w = text_width(buf);
         }
     size_t width[SHOW_COLS + 1];
-    for (size_t c = 0; c < nc; c++) {
-        width[c] = 1;  // a gap column holds one "…"
-        if (ci[c] == GAP)
-            continue;
-        index_label(col_labels, ci[c], buf, sizeof(buf));
-        width[c] = text_width(buf);
-        for (size_t r = 0; r < nr; r++) {
-            if (ri[r] == GAP)
-                continue;
-            format_value(t, decimals, offset + ri[r] * cols + ci[c], tr->digits, buf, sizeof(buf));
-            if (strlen(buf) > width[c])
-                width[c] = strlen(buf);
-        }
-    }
+    for (size_t k = 0; k < nc; k++)
+        width[k] = column_width(c, t, decimals, offset, cols, ri, nr, col_labels, ci[k]);
+    size_t left = vector ? 0 : label_w + 1;
+    size_t room = limit > indent + left ? limit - indent - left : 0;
+    size_t needed = fit_columns(room, ci, width, &nc);
     size_t inner = 1;
-    for (size_t c = 0; c < nc; c++)
-        inner += width[c] + 2;
-    size_t left = indent + (vector ? 0 : label_w + 1);
+    for (size_t k = 0; k < nc; k++)
+        inner += width[k] + 2;
+    StrBuf box;
+    strbuf_init(&box);
     // Column labels, right-aligned over their numbers (the '│' takes one column).
-    pad(out, left + 1);
-    strbuf_puts(out, st->dim);
-    for (size_t c = 0; c < nc; c++) {
+    pad(&box, left + 1);
+    strbuf_puts(&box, st->dim);
+    for (size_t k = 0; k < nc; k++) {
         const char *label = "…";
-        if (ci[c] != GAP) {
-            index_label(col_labels, ci[c], buf, sizeof(buf));
+        if (ci[k] != GAP) {
+            index_label(col_labels, ci[k], buf, sizeof(buf));
             label = buf;
         }
-        pad(out, 2 + width[c] - text_width(label));
-        strbuf_puts(out, label);
+        pad(&box, 2 + width[k] - text_width(label));
+        strbuf_puts(&box, label);
     }
-    strbuf_puts(out, st->reset);
-    strbuf_putc(out, '\n');
-    pad(out, left);
-    strbuf_puts(out, "┌");
-    repeat(out, "─", inner);
-    strbuf_puts(out, "┐\n");
+    strbuf_puts(&box, st->reset);
+    strbuf_putc(&box, '\n');
+    pad(&box, left);
+    strbuf_puts(&box, "┌");
+    repeat(&box, "─", inner);
+    strbuf_puts(&box, "┐\n");
+    bool colour = draw->picture == PIC_COLOUR;
     for (size_t r = 0; r < nr; r++) {
-        pad(out, indent);
         if (!vector) {
             const char *label = "⋮";
             if (ri[r] != GAP) {
                 index_label(row_labels, ri[r], buf, sizeof(buf));
                 label = buf;
             }
-            strbuf_puts(out, st->dim);
-            pad(out, label_w - text_width(label));
-            strbuf_puts(out, label);
-            strbuf_puts(out, st->reset);
-            pad(out, 1);
+            strbuf_puts(&box, st->dim);
+            pad(&box, label_w - text_width(label));
+            strbuf_puts(&box, label);
+            strbuf_puts(&box, st->reset);
+            pad(&box, 1);
         }
-        strbuf_puts(out, "│");
-        for (size_t c = 0; c < nc; c++) {
+        // A coloured cell spans one space either side of its text, so that neighbours touch.
+        strbuf_puts(&box, colour ? "│ " : "│");
+        for (size_t k = 0; k < nc; k++) {
             const char *cell = ri[r] == GAP ? "⋮" : "…";
-            if (ri[r] != GAP && ci[c] != GAP) {
-                format_value(t, decimals, offset + ri[r] * cols + ci[c], tr->digits, buf, sizeof(buf));
+            bool value = ri[r] != GAP && ci[k] != GAP;
+            if (value) {
+                size_t at = offset + ri[r] * cols + ci[k];
+                format_value(t, decimals, at, c->tr->digits, buf, sizeof(buf));
                 cell = buf;
+                if (colour)
+                    cell_colour(c, &box, &draw->heat, t->data[at]);
             }
-            pad(out, 2 + width[c] - text_width(cell));
-            strbuf_puts(out, cell);
+            pad(&box, (colour ? 1 : 2) + width[k] - text_width(cell));
+            strbuf_puts(&box, cell);
+            if (colour)
+                strbuf_puts(&box, value ? " \033[0m" : " ");
         }
-        strbuf_puts(out, " │\n");
+        strbuf_puts(&box, colour ? "│\n" : " │\n");
     }
-    pad(out, left);
-    strbuf_puts(out, "└");
-    repeat(out, "─", inner);
-    strbuf_puts(out, "┘\n");
-    if (rows > SHOW_ROWS || cols > SHOW_COLS) {
-        pad(out, indent);
+    pad(&box, left);
+    strbuf_puts(&box, "└");
+    repeat(&box, "─", inner);
+    strbuf_puts(&box, "┘\n");
+    if (draw->picture == PIC_SHADES) {
+        // Beside the table where it fits, else under its cells.
+        bool beside = !draw->under && indent + textwrap_block_width(strbuf_str(&box)) + TEXTWRAP_GAP + 2 * nc + 2 <= limit;
+        StrBuf pair[2] = {box, {0}};
+        shade_picture(&pair[1], t, offset, cols, ri, nr, ci, nc, &draw->heat, beside);
+        if (beside) {
+            textwrap_side_by_side(out, pair, 2, indent);
+        } else {
+            textwrap_indent(out, strbuf_str(&box), indent);
+            textwrap_indent(out, strbuf_str(&pair[1]), indent + left);
+        }
+        out->failed = out->failed || pair[1].failed;
+        strbuf_finish(&pair[1]);
+    } else {
+        textwrap_indent(out, strbuf_str(&box), indent);
+    }
+    out->failed = out->failed || box.failed;
+    strbuf_finish(&box);
+    size_t n_rows = 0, n_cols = 0;
+    for (size_t r = 0; r < nr; r++)
+        n_rows += ri[r] != GAP;
+    for (size_t k = 0; k < nc; k++)
+        n_cols += ci[k] != GAP;
+    if (n_rows < rows || n_cols < cols) {
+        // The width that would show every column when the width alone left some out (the
+        // page is wider than the room this box was given by what stands beside the box).
+        size_t want = needed ? c->page_width + (needed - room) : 0;
+        char tail[64] = "--format json has every one";
+        if (n_rows == rows && cols <= SHOW_COLS && needed && want <= RENDER_MAX_WIDTH)
+            snprintf(tail, sizeof(tail), "--width %zu shows them all", want);
         if (vector)
-            strbuf_printf(out, "(only the first and last of %zu values are shown; --format json has every one)\n",
-                          cols);
+            wrapf(c, out, indent, indent + 1, "(only %zu of the %zu values are shown; %s)", n_cols, cols, tail);
+        else if (n_rows < rows && n_cols < cols)
+            wrapf(c, out, indent, indent + 1, "(only %zu of the %zu rows and %zu of the %zu columns are shown; %s)",
+                  n_rows, rows, n_cols, cols, tail);
+        else if (n_rows < rows)
+            wrapf(c, out, indent, indent + 1, "(only %zu of the %zu rows are shown; %s)", n_rows, rows, tail);
         else
-            strbuf_printf(out, "(only the corners of %zu x %zu values are shown; --format json has every one)\n",
-                          rows, cols);
+            wrapf(c, out, indent, indent + 1, "(only %zu of the %zu columns fit in %zu; %s)", n_cols, cols,
+                  c->page_width, tail);
     }
 }
 
-enum { SIDE_BY_SIDE_GAP = 4, SIDE_BY_SIDE_WIDTH = 110 };
+// One bar per entry of a vector, eighths of a block at its end, with its label and value.
+enum { BAR_MIN = 8, BAR_MAX = 40 };
 
-// Width of text as a terminal shows it, colour escapes taking no room.
-static size_t visible_width(const char *s, size_t len) {
-    return format_display_width(s, len);
-}
-
-static size_t block_width(const char *text) {
-    size_t w = 0;
-    for (const char *p = text; *p;) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        size_t lw = visible_width(p, len);
-        if (lw > w)
-            w = lw;
-        p += len + (end ? 1 : 0);
-    }
-    return w;
-}
-
-// Lay blocks of lines next to each other, each padded to its own width.
-static void side_by_side(StrBuf *out, const StrBuf *blocks, size_t n, size_t indent) {
-    const char *at[TENSOR_MAX_RANK * 64];
-    size_t widths[TENSOR_MAX_RANK * 64];
-    if (n > ARRAY_LEN(at))
-        n = ARRAY_LEN(at);
-    for (size_t k = 0; k < n; k++) {
-        at[k] = strbuf_str(&blocks[k]);
-        widths[k] = block_width(at[k]);
-    }
-    for (;;) {
-        bool any = false;
-        for (size_t k = 0; k < n; k++)
-            any = any || *at[k];
-        if (!any)
-            break;
-        StrBuf line;
-        strbuf_init(&line);
-        pad(&line, indent);
-        for (size_t k = 0; k < n; k++) {
-            const char *end = strchr(at[k], '\n');
-            size_t len = end ? (size_t)(end - at[k]) : strlen(at[k]);
-            strbuf_append(&line, at[k], len);
-            if (k + 1 < n)
-                pad(&line, widths[k] - visible_width(at[k], len) + SIDE_BY_SIDE_GAP);
-            at[k] += len + (end ? 1 : 0);
-        }
-        // No trailing spaces: a golden file should not depend on them.
-        while (line.len && line.data[line.len - 1] == ' ')
-            line.data[--line.len] = '\0';
-        strbuf_append(out, strbuf_str(&line), line.len);
-        strbuf_putc(out, '\n');
-        out->failed = out->failed || line.failed;
-        strbuf_finish(&line);
-    }
-}
-
-static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tensor *t, const int *decimals,
-                   size_t indent, const TextStyle *st) {
-    const Shape *sh = &t->shape;
+static void bars(const Ctx *c, StrBuf *out, const Tensor *t, const Labels *labels, size_t indent,
+                 const Heatmap *h) {
+    static const char *const eighths[8] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
+    size_t n = t->shape.dim[0];
+    size_t idx[SHOW_ROWS + 1];
+    size_t ni = shown(n, SHOW_ROWS, EDGE_ROWS, idx);
     char buf[64];
-    if (!t->data) {
-        char n[64], bytes[64];
-        format_count((double)t->size, n, sizeof(n));
-        format_count((double)t->size * 8.0, bytes, sizeof(bytes));
+    size_t label_w = 1, value_w = 1;
+    for (size_t k = 0; k < ni; k++) {
+        if (idx[k] == GAP)
+            continue;
+        index_label(labels, idx[k], buf, sizeof(buf));
+        label_w = text_width(buf) > label_w ? text_width(buf) : label_w;
+        format_value(t, NULL, idx[k], c->tr->digits, buf, sizeof(buf));
+        value_w = strlen(buf) > value_w ? strlen(buf) : value_w;
+    }
+    // label │bar│ value
+    size_t used = indent + label_w + 2 + 2 + value_w;
+    size_t bar_w = c->width > used + BAR_MIN ? c->width - used : BAR_MIN;
+    bar_w = bar_w > BAR_MAX ? BAR_MAX : bar_w;
+    for (size_t k = 0; k < ni; k++) {
         pad(out, indent);
-        strbuf_printf(out, "(shape only: %s values, %s bytes as doubles; not stored)\n", n, bytes);
+        if (idx[k] == GAP) {
+            pad(out, label_w - 1);
+            strbuf_puts(out, "⋮\n");
+            continue;
+        }
+        index_label(labels, idx[k], buf, sizeof(buf));
+        strbuf_puts(out, c->st.dim);
+        pad(out, label_w - text_width(buf));
+        strbuf_puts(out, buf);
+        strbuf_puts(out, c->st.reset);
+        strbuf_puts(out, " │");
+        double p = heatmap_position(h, t->data[idx[k]]);
+        if (h->scale == HEAT_DIVERGING)
+            p = p < 0 ? p : fabs(2 * p - 1);  // by |value|
+        size_t e = p <= 0 ? 0 : (size_t)(p * (double)(bar_w * 8) + 0.5);
+        repeat(out, "█", e / 8);
+        strbuf_puts(out, eighths[e % 8]);
+        pad(out, bar_w - e / 8 - (e % 8 ? 1 : 0));
+        format_value(t, NULL, idx[k], c->tr->digits, buf, sizeof(buf));
+        strbuf_puts(out, "│ ");
+        pad(out, value_w - strlen(buf));
+        strbuf_printf(out, "%s\n", buf);
+    }
+    if (n > SHOW_ROWS)
+        wrapf(c, out, indent, indent + 1, "(only %d of the %zu values are shown; --format json has every one)",
+              2 * EDGE_ROWS, n);
+}
+
+// The range of a tensor's picture, under it.
+static void legend(const Ctx *c, StrBuf *out, const Drawing *d, size_t indent) {
+    const Heatmap *h = &d->heat;
+    if (d->picture == PIC_TABLE)
+        return;
+    char lo[64], hi[64];
+    format_fixed(h->lo, c->tr->digits, lo, sizeof(lo));
+    format_fixed(h->hi, c->tr->digits, hi, sizeof(hi));
+    if (h->scale == HEAT_NONE) {
+        wrapf(c, out, indent, indent + 1, "(no finite values to scale the picture by)");
         return;
     }
-    if (sh->rank == 0) {
-        format_value(t, decimals, 0, tr->digits, buf, sizeof(buf));
-        pad(out, indent);
-        strbuf_printf(out, "= %s%s%s\n", st->bold, buf, st->reset);
-        return;
+    const char *centre = h->scale == HEAT_DIVERGING ? "; white is 0" : "";
+    if (d->picture == PIC_COLOUR) {
+        StrBuf ramp;
+        strbuf_init(&ramp);
+        enum { RAMP_CELLS = 10 };
+        for (int k = 0; k < RAMP_CELLS; k++) {
+            cell_colour(c, &ramp, h, h->lo + (h->hi - h->lo) * (k + 0.5) / RAMP_CELLS);
+            strbuf_puts(&ramp, "  \033[0m");
+        }
+        wrapf(c, out, indent, indent + 1, "colours: %s %s %s%s", lo, strbuf_str(&ramp), hi, centre);
+        out->failed = out->failed || ramp.failed;
+        strbuf_finish(&ramp);
+    } else if (d->picture == PIC_SHADES) {
+        if (h->scale == HEAT_DIVERGING)
+            wrapf(c, out, indent, indent + 1, "shades by size from \"%s\" (0) to \"%s\" (%s); the table has the signs",
+                  heatmap_shade(0), heatmap_shade(HEATMAP_SHADES - 1), hi);
+        else
+            wrapf(c, out, indent, indent + 1, "shades from \"%s\" (%s) to \"%s\" (%s)", heatmap_shade(0), lo,
+                  heatmap_shade(HEATMAP_SHADES - 1), hi);
+    } else if (d->picture == PIC_BARS) {
+        wrapf(c, out, indent, indent + 1, "bars: a full bar is %s%s", hi,
+              h->scale == HEAT_DIVERGING ? " in size (the numbers have the signs)" : "");
     }
-    if (sh->rank == 1) {
-        matrix(out, tr, t, decimals, 0, 1, sh->dim[0], NULL, &s->labels[0], true, indent, st);
-        return;
+}
+
+// Softmax outputs are attention weights and probability distributions: they get a picture
+// by default when the terminal has colour.
+static bool attention_like(const TraceStage *s) {
+    return s->op && strcmp(s->op, "softmax") == 0;
+}
+
+static Drawing drawing_for(const Ctx *c, const TraceStage *s) {
+    const Tensor *t = s->value;
+    if (!t->data || t->shape.rank == 0 || t->size == 0)
+        return TABLE_ONLY;
+    PictureKind want = s->show;
+    if (want == PICTURE_DEFAULT) {
+        if (!c->opts->heatmap && !(c->opts->colour && attention_like(s)))
+            return TABLE_ONLY;
+        want = t->shape.rank == 1 && attention_like(s) ? PICTURE_BARS : PICTURE_HEATMAP;
     }
-    // Rank 2 is one matrix; rank 3 and 4 print one labelled matrix per leading index, side by
-    // side while they fit in a terminal (each head's weights next to the other's), else stacked.
-    size_t rows = sh->dim[sh->rank - 2], cols = sh->dim[sh->rank - 1];
-    size_t per = rows * cols, slices = per ? t->size / per : 0;
-    if (sh->rank == 2 || per == 0) {
-        if (per)
-            matrix(out, tr, t, decimals, 0, rows, cols, &s->labels[0], &s->labels[1], false, indent, st);
-        return;
-    }
-    // Many slices show as the first and last few, like rows of a big matrix.
-    enum { SHOW_SLICES = 16, EDGE_SLICES = 3 };
-    size_t si[SHOW_SLICES + 1];
-    size_t ns = shown(slices, SHOW_SLICES, EDGE_SLICES, si);
-    StrBuf *blocks = util_calloc(ns, sizeof(StrBuf));
-    if (!blocks) {
-        out->failed = true;
-        return;
-    }
+    Drawing d = TABLE_ONLY;
+    if (want == PICTURE_TABLE || (want == PICTURE_BARS && t->shape.rank != 1))
+        return d;
+    d.picture = want == PICTURE_BARS ? PIC_BARS : c->opts->colour ? PIC_COLOUR : PIC_SHADES;
+    heatmap_init(&d.heat, t->data, t->size);
+    return d;
+}
+
+// Many slices show as the first and last few, like rows of a big matrix.
+enum { SHOW_SLICES = 16, EDGE_SLICES = 3 };
+
+// One block per slice shown (si: the slices' indices, GAP for the gap), each a heading and a
+// matrix within the width from indent. Returns their width side by side.
+static size_t slice_blocks(const Ctx *c, StrBuf *blocks, const size_t *si, size_t ns, const TraceStage *s,
+                           const Tensor *t, const int *decimals, size_t indent, const Drawing *draw) {
+    const Shape *sh = &t->shape;
+    size_t rows = sh->dim[sh->rank - 2], cols = sh->dim[sh->rank - 1], per = rows * cols;
+    size_t slices = t->size / per;
     size_t total_width = 0;
+    size_t room = c->width > indent ? c->width - indent : 0;
+    char buf[64];
     for (size_t j = 0; j < ns; j++) {
         StrBuf *b = &blocks[j];
         size_t k = si[j];
@@ -286,7 +457,7 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
             strbuf_printf(b, "⋮ (%zu more slices)\n", slices - 2 * EDGE_SLICES);
             continue;
         }
-        strbuf_puts(b, st->bold);
+        strbuf_puts(b, c->st.bold);
         strbuf_puts(b, "[");
         size_t rest = k;
         size_t idx[TENSOR_MAX_RANK] = {0};
@@ -299,21 +470,83 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
             strbuf_printf(b, "%s%s", a ? ", " : "", buf);
         }
         strbuf_puts(b, ", :, :]");
-        strbuf_puts(b, st->reset);
+        strbuf_puts(b, c->st.reset);
         strbuf_putc(b, '\n');
-        matrix(b, tr, t, decimals, k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1], false, 0,
-               st);
-        total_width += block_width(strbuf_str(b)) + SIDE_BY_SIDE_GAP;
-        out->failed = out->failed || b->failed;
+        Ctx inner = *c;
+        inner.width = room;
+        matrix(&inner, b, t, decimals, k * per, rows, cols, &s->labels[sh->rank - 2], &s->labels[sh->rank - 1], false,
+               0, room, draw);
+        total_width += textwrap_block_width(strbuf_str(b)) + (j ? TEXTWRAP_GAP : 0);
     }
-    if (ns == slices && indent + total_width <= SIDE_BY_SIDE_WIDTH)
-        side_by_side(out, blocks, ns, indent);
+    return total_width;
+}
+
+static void values(const Ctx *c, StrBuf *out, const TraceStage *s, const Tensor *t, const int *decimals,
+                   size_t indent, const Drawing *draw) {
+    const TextStyle *st = &c->st;
+    const Shape *sh = &t->shape;
+    char buf[64];
+    if (!t->data) {
+        char n[64], bytes[64];
+        format_count((double)t->size, n, sizeof(n));
+        format_count((double)t->size * 8.0, bytes, sizeof(bytes));
+        wrapf(c, out, indent, indent + 1, "(shape only: %s values, %s bytes as doubles; not stored)", n, bytes);
+        return;
+    }
+    if (sh->rank == 0) {
+        format_value(t, decimals, 0, c->tr->digits, buf, sizeof(buf));
+        pad(out, indent);
+        strbuf_printf(out, "= %s%s%s\n", st->bold, buf, st->reset);
+        return;
+    }
+    if (sh->rank == 1) {
+        if (draw->picture == PIC_BARS)
+            bars(c, out, t, &s->labels[0], indent, &draw->heat);
+        else
+            matrix(c, out, t, decimals, 0, 1, sh->dim[0], NULL, &s->labels[0], true, indent, c->width, draw);
+        legend(c, out, draw, indent);
+        return;
+    }
+    // Rank 2 is one matrix; rank 3 and 4 print one labelled matrix per leading index, side by
+    // side while they fit in the width (each head's weights next to the other's), else stacked.
+    size_t rows = sh->dim[sh->rank - 2], cols = sh->dim[sh->rank - 1];
+    size_t per = rows * cols, slices = per ? t->size / per : 0;
+    if (sh->rank == 2 || per == 0) {
+        if (per) {
+            matrix(c, out, t, decimals, 0, rows, cols, &s->labels[0], &s->labels[1], false, indent, c->width, draw);
+            legend(c, out, draw, indent);
+        }
+        return;
+    }
+    size_t si[SHOW_SLICES + 1];
+    size_t ns = shown(slices, SHOW_SLICES, EDGE_SLICES, si);
+    StrBuf *blocks = util_calloc(ns, sizeof(StrBuf));
+    if (!blocks) {
+        out->failed = true;
+        return;
+    }
+    size_t total_width = slice_blocks(c, blocks, si, ns, s, t, decimals, indent, draw);
+    // Slices side by side matter more than a picture beside each: try the pictures under them.
+    if (indent + total_width > c->width && draw->picture == PIC_SHADES && ns == slices) {
+        Drawing under = *draw;
+        under.under = true;
+        for (size_t j = 0; j < ns; j++) {
+            strbuf_finish(&blocks[j]);
+            strbuf_init(&blocks[j]);
+        }
+        total_width = slice_blocks(c, blocks, si, ns, s, t, decimals, indent, &under);
+    }
+    for (size_t j = 0; j < ns; j++)
+        out->failed = out->failed || blocks[j].failed;
+    if (ns == slices && indent + total_width <= c->width)
+        textwrap_side_by_side(out, blocks, ns, indent);
     else
         for (size_t j = 0; j < ns; j++)
-            paragraph(out, strbuf_str(&blocks[j]), indent);
+            textwrap_indent(out, strbuf_str(&blocks[j]), indent);
     for (size_t j = 0; j < ns; j++)
         strbuf_finish(&blocks[j]);
     util_free(blocks);
+    legend(c, out, draw, indent);
 }
 
 static void at_text(char *buf, size_t cap, const size_t *at, size_t rank) {
@@ -324,9 +557,12 @@ static void at_text(char *buf, size_t cap, const size_t *at, size_t rank) {
         snprintf(buf + used, cap - used, "]");
 }
 
-// A verdict: the gap, where it is, and against what tolerance.
-static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const DocVerdict *v, bool local,
-                    double widened, size_t indent, const TextStyle *st) {
+// A verdict: the gap, where it is, and against what tolerance. Green agrees, red is a slip
+// of the document's own, yellow is off only through numbers carried from earlier steps.
+static void verdict(const Ctx *c, StrBuf *out, const TraceStage *s, const DocVerdict *v, bool local, double widened,
+                    size_t indent) {
+    const TextStyle *st = &c->st;
+    const Trace *tr = c->tr;
     const TraceDocument *doc = s->document;
     size_t rank = s->value->shape.rank;
     char at[96], ours[64], printed[64], diff[64], tol[64], wid[64];
@@ -345,16 +581,16 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
     format_fixed(v->agrees ? v->max_abs_diff : v->gap, tr->digits, diff, sizeof(diff));
     format_fixed(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
     format_fixed(widened, tr->digits, wid, sizeof(wid));
-    pad(out, indent);
+    const char *tone = doc->verdict == DOC_OWN_SLIP ? st->red : doc->verdict == DOC_INHERITS ? st->yellow : st->green;
     if (!local) {
         if (v->agrees)
-            strbuf_printf(out, "%sdocument: agrees%s: every printed number is within one unit of its last place "
-                               "(largest difference %s%s%s)\n", st->cyan, st->reset, diff, rank ? " at " : "",
-                          rank ? at : "");
+            wrapf(c, out, indent, indent + 2,
+                  "%sdocument: agrees%s: every printed number is within one unit of its last place (largest "
+                  "difference %s%s%s)", st->green, st->reset, diff, rank ? " at " : "", rank ? at : "");
         else
-            strbuf_printf(out, "%sdocument: disagrees%s: %sthe exact value is %s but the document printed %s "
-                               "(off by %s; within %s would agree)\n", st->bold, st->reset, where, ours, printed, diff,
-                          tol);
+            wrapf(c, out, indent, indent + 2,
+                  "%sdocument: disagrees%s: %sthe exact value is %s but the document printed %s (off by %s; within %s "
+                  "would agree)", tone, st->reset, where, ours, printed, diff, tol);
         return;
     }
     // How the tolerance was widened: by the rounding of printed inputs, or not at all when the
@@ -368,30 +604,36 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
     else
         snprintf(how, sizeof(how), "within %s, widened by up to %s for the rounding of its printed inputs", tol, wid);
     if (v->agrees)
-        strbuf_printf(out, "%son its own printed inputs: agrees%s (%s)%s\n", st->cyan, st->reset, how,
-                      doc->chained.agrees ? "" : ": this step is right; it is off only through numbers carried from earlier steps");
+        wrapf(c, out, indent, indent + 2, "%son its own printed inputs: agrees%s (%s)%s", tone, st->reset, how,
+              doc->chained.agrees ? ""
+                                  : ": this step is right; it is off only through numbers carried from earlier steps");
     else
-        strbuf_printf(out, "%son its own printed inputs: disagrees%s: the same operation on the document's own "
-                           "inputs gives %s%s%s, not %s (%s): the document goes wrong here by itself\n",
-                      st->bold, st->reset, ours, rank ? " at " : "", rank ? at : "", printed, how);
+        wrapf(c, out, indent, indent + 2,
+              "%son its own printed inputs: disagrees%s: the same operation on the document's own inputs gives "
+              "%s%s%s, not %s (%s): the document goes wrong here by itself",
+              st->red, st->reset, ours, rank ? " at " : "", rank ? at : "", printed, how);
 }
 
-static void document(StrBuf *out, const Trace *tr, const TraceStage *s, size_t indent, const TextStyle *st) {
+static void document(const Ctx *c, StrBuf *out, const TraceStage *s, size_t indent, bool values_shown) {
     const TraceDocument *doc = s->document;
-    pad(out, indent);
-    strbuf_puts(out, "as the document printed it:\n");
-    values(out, tr, s, doc->values, doc->decimals, indent, st);
-    verdict(out, tr, s, &doc->chained, false, 0, indent, st);
+    if (values_shown) {
+        pad(out, indent);
+        strbuf_puts(out, "as the document printed it:\n");
+        values(c, out, s, doc->values, doc->decimals, indent, &TABLE_ONLY);
+    }
+    verdict(c, out, s, &doc->chained, false, 0, indent);
     if (doc->has_local)
-        verdict(out, tr, s, &doc->local, true, doc->widened_by, indent, st);
+        verdict(c, out, s, &doc->local, true, doc->widened_by, indent);
 }
 
-static void document_summary(StrBuf *out, const Trace *tr, const TextStyle *st) {
+static void document_summary(const Ctx *c, StrBuf *out) {
+    const Trace *tr = c->tr;
+    const TextStyle *st = &c->st;
     if (tr->doc_printed == 0)
         return;
     strbuf_printf(out, "\n%sDocument check%s\n--------------\n", st->bold, st->reset);
-    strbuf_printf(out, "The document printed %zu of these stages; %zu agree with the exact values.\n",
-                  tr->doc_printed, tr->doc_agree);
+    wrapf(c, out, 0, 2, "The document printed %zu of these stages; %zu agree with the exact values.", tr->doc_printed,
+          tr->doc_agree);
     StrBuf own, inherited;
     strbuf_init(&own);
     strbuf_init(&inherited);
@@ -408,23 +650,25 @@ static void document_summary(StrBuf *out, const Trace *tr, const TextStyle *st) 
             strbuf_printf(list, " (step %s)", s->number);
     }
     if (own.len)
-        strbuf_printf(out, "Wrong by themselves, on the document's own printed inputs: %s.\n", strbuf_str(&own));
+        wrapf(c, out, 0, 2, "%sWrong by themselves%s, on the document's own printed inputs: %s.", st->red, st->reset,
+              strbuf_str(&own));
     if (inherited.len)
-        strbuf_printf(out, "Right on their own printed inputs, off only through numbers carried from earlier steps: %s.\n",
-                      strbuf_str(&inherited));
+        wrapf(c, out, 0, 2, "%sRight on their own printed inputs%s, off only through numbers carried from earlier "
+                            "steps: %s.", st->yellow, st->reset, strbuf_str(&inherited));
     if (tr->doc_first_slip >= 0) {
         const TraceStage *s = &tr->stages[tr->doc_first_slip];
         if (s->kind == STAGE_GIVEN)
-            strbuf_printf(out, "The document first goes wrong by itself in the given %s.\n", s->name);
+            wrapf(c, out, 0, 2, "%sThe document first goes wrong by itself%s in the given %s.", st->red, st->reset,
+                  s->name);
         else
-            strbuf_printf(out, "The document first goes wrong by itself at step %s: %s = %s.\n", s->number, s->name,
-                          s->expr);
+            wrapf(c, out, 0, 2, "%sThe document first goes wrong by itself%s at step %s: %s = %s.", st->red,
+                  st->reset, s->number, s->name, s->expr);
     } else if (tr->doc_agree == tr->doc_printed) {
-        strbuf_puts(out, "Every number the document printed agrees.\n");
+        wrapf(c, out, 0, 2, "%sEvery number the document printed agrees.%s", st->green, st->reset);
     } else {
         // Disagreements without a slip: the document computed on from its own rounded numbers.
-        strbuf_puts(out, "No step goes wrong by itself: each disagreement comes from rounded numbers the document "
-                         "carried forward.\n");
+        wrapf(c, out, 0, 2, "%sNo step goes wrong by itself%s: each disagreement comes from rounded numbers the "
+                            "document carried forward.", st->yellow, st->reset);
     }
     if (own.failed || inherited.failed)
         out->failed = true;
@@ -432,76 +676,117 @@ static void document_summary(StrBuf *out, const Trace *tr, const TextStyle *st) 
     strbuf_finish(&inherited);
 }
 
-static void stage(StrBuf *out, const Trace *tr, const TraceStage *s, const TextStyle *st) {
+// The operation line: its shapes, then what it does, on the same line when both fit.
+static void operation(const Ctx *c, StrBuf *out, const TraceStage *s, size_t indent) {
+    const TextStyle *st = &c->st;
+    const char *about = s->op_about ? s->op_about : "";
+    size_t w = indent + text_width(s->op_line) + (about[0] ? 3 + text_width(about) : 0);
+    if (w <= c->width || !about[0]) {
+        wrapf(c, out, indent, indent + 2, "%s%s%s%s%s", st->cyan, s->op_line, st->reset, about[0] ? "   " : "",
+              about);
+        return;
+    }
+    wrapf(c, out, indent, indent + 2, "%s%s%s", st->cyan, s->op_line, st->reset);
+    textwrap_line(out, about, strlen(about), indent + 2, indent + 2, c->width);
+}
+
+static void stage(const Ctx *c, StrBuf *out, const TraceStage *s) {
+    const TextStyle *st = &c->st;
     char shape[64];
     shape_format(&s->value->shape, shape, sizeof(shape));
     const size_t indent = 4;
+    bool brief_given = c->opts->brief && s->kind == STAGE_GIVEN;
     strbuf_putc(out, '\n');
-    strbuf_puts(out, st->bold);
-    switch (s->kind) {
-    case STAGE_GIVEN:
-        strbuf_printf(out, "Given %s  %s", s->name, shape);
-        strbuf_puts(out, st->reset);
-        if (s->about)
-            strbuf_printf(out, "  %s", s->about);
-        strbuf_putc(out, '\n');
-        break;
-    case STAGE_STEP:
-        strbuf_printf(out, "Step %s  %s = %s", s->number, s->name, s->expr);
-        strbuf_puts(out, st->reset);
-        strbuf_putc(out, '\n');
-        break;
-    case STAGE_INTERMEDIATE:
-        strbuf_printf(out, "Step %s  %s = %s", s->number, s->name, s->expr);
-        strbuf_puts(out, st->reset);
-        strbuf_putc(out, '\n');
-        break;
-    }
-    if (s->op_line) {
-        pad(out, indent);
-        strbuf_printf(out, "%s%s%s   %s\n", st->cyan, s->op_line, st->reset, s->op_about ? s->op_about : "");
-    } else if (s->kind != STAGE_GIVEN) {
-        pad(out, indent);
-        strbuf_printf(out, "%s%s%s\n", st->cyan, shape, st->reset);
-    }
+    if (s->kind == STAGE_GIVEN)
+        wrapf(c, out, 0, indent, "%sGiven %s  %s%s%s%s", st->bold, s->name, shape, st->reset, s->about ? "  " : "",
+              s->about ? s->about : "");
+    else
+        wrapf(c, out, 0, indent, "%sStep %s  %s = %s%s", st->bold, s->number, s->name, s->expr, st->reset);
+    if (s->op_line)
+        operation(c, out, s, indent);
+    else if (s->kind != STAGE_GIVEN)
+        wrapf(c, out, indent, indent + 2, "%s%s%s", st->cyan, shape, st->reset);
     if (s->say)
-        paragraph(out, s->say, indent);
-    values(out, tr, s, s->value, NULL, indent, st);
-    for (size_t i = 0; i < s->n_notes; i++) {
-        pad(out, indent);
-        strbuf_printf(out, "%snote:%s %s\n", st->cyan, st->reset, s->notes[i]);
+        textwrap_paragraph(out, s->say, indent, c->width);
+    if (!brief_given) {
+        Drawing draw = drawing_for(c, s);
+        values(c, out, s, s->value, NULL, indent, &draw);
     }
+    for (size_t i = 0; i < s->n_notes; i++)
+        wrapf(c, out, indent, indent + 6, "%snote:%s %s", st->cyan, st->reset, s->notes[i]);
     if (s->document)
-        document(out, tr, s, indent, st);
+        document(c, out, s, indent, !brief_given);
     if (s->n_work) {
         pad(out, indent);
         strbuf_printf(out, "%swork:%s\n", st->cyan, st->reset);
-        for (size_t i = 0; i < s->n_work; i++) {
-            pad(out, indent + 2);
-            strbuf_printf(out, "%s\n", s->work[i]);
-        }
+        for (size_t i = 0; i < s->n_work; i++)
+            textwrap_line(out, s->work[i], strlen(s->work[i]), indent + 2, indent + 6, c->width);
     }
 }
 
-void render_text(const Trace *tr, const RenderOptions *opts, StrBuf *out) {
-    TextStyle st = {"", "", "", ""};
-    if (opts && opts->colour)
-        st = (TextStyle){"\033[1m", "\033[2m", "\033[36m", "\033[0m"};
-    strbuf_printf(out, "%s%s%s\n", st.bold, tr->title, st.reset);
-    repeat(out, "=", text_width(tr->title));
+static bool stage_shown(const Ctx *c, size_t i) {
+    if (c->opts->shown && !c->opts->shown[i])
+        return false;
+    return !(c->opts->brief && c->tr->stages[i].kind == STAGE_INTERMEDIATE);
+}
+
+static void header(const Ctx *c, StrBuf *out) {
+    const Trace *tr = c->tr;
+    const TextStyle *st = &c->st;
+    size_t before = out->len;
+    wrapf(c, out, 0, 0, "%s%s%s", st->bold, tr->title, st->reset);
+    // The underline as wide as the title's longest line.
+    size_t underline = textwrap_block_width(out->data ? out->data + before : "");
+    repeat(out, "=", underline);
     strbuf_putc(out, '\n');
     if (tr->source)
-        strbuf_printf(out, "Source: %s\n", tr->source);
-    strbuf_printf(out, "Lesson: %s\n", tr->file_name);
+        wrapf(c, out, 0, 2, "Source: %s", tr->source);
+    wrapf(c, out, 0, 2, "Lesson: %s", tr->file_name);
+    // Givens left out by a choice of stages are still named, so that a formula reads.
+    StrBuf hidden;
+    strbuf_init(&hidden);
+    for (size_t i = 0; i < tr->n_stages; i++)
+        if (tr->stages[i].kind == STAGE_GIVEN && !stage_shown(c, i))
+            strbuf_printf(&hidden, "%s%s", hidden.len ? ", " : "", tr->stages[i].name);
+    if (hidden.len)
+        wrapf(c, out, 0, 2, "Givens (not shown): %s", strbuf_str(&hidden));
+    out->failed = out->failed || hidden.failed;
+    strbuf_finish(&hidden);
     if (tr->intro) {
         strbuf_putc(out, '\n');
-        paragraph(out, tr->intro, 0);
+        textwrap_paragraph(out, tr->intro, 0, c->width);
     }
-    for (size_t i = 0; i < tr->n_stages; i++)
-        stage(out, tr, &tr->stages[i], &st);
+}
+
+size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out, size_t *ends) {
+    static const RenderOptions defaults = {0};
+    Ctx c = {.tr = tr, .opts = opts ? opts : &defaults, .st = {"", "", "", "", "", "", ""}};
+    c.width = c.page_width = c.opts->width ? c.opts->width : RENDER_DEFAULT_WIDTH;
+    if (c.opts->colour)
+        c.st = (TextStyle){"\033[1m", "\033[2m", "\033[36m", "\033[32m", "\033[33m", "\033[31m", "\033[0m"};
+    size_t n = 0;
+    header(&c, out);
+    if (ends)
+        ends[n] = out->len;
+    n++;
+    for (size_t i = 0; i < tr->n_stages; i++) {
+        if (!stage_shown(&c, i))
+            continue;
+        stage(&c, out, &tr->stages[i]);
+        if (ends)
+            ends[n] = out->len;
+        n++;
+    }
     if (tr->outro) {
         strbuf_putc(out, '\n');
-        paragraph(out, tr->outro, 0);
+        textwrap_paragraph(out, tr->outro, 0, c.width);
     }
-    document_summary(out, tr, &st);
+    document_summary(&c, out);
+    if (ends)
+        ends[n] = out->len;
+    return n + 1;
+}
+
+void render_text(const Trace *tr, const RenderOptions *opts, StrBuf *out) {
+    render_text_pages(tr, opts, out, NULL);
 }

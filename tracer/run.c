@@ -115,6 +115,7 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     s->op_about = n->op ? n->op->about : NULL;
     s->op_line = n->op_line;
     s->say = n->stage_kind == STAGE_STEP ? n->step->say : NULL;
+    s->show = n->stage_kind == STAGE_STEP ? n->step->show : PICTURE_DEFAULT;
     s->about = n->given ? n->given->about : NULL;
     s->value = value;
     memcpy(s->labels, n->labels, sizeof(s->labels));

@@ -3,7 +3,7 @@
 //
 //     Trace *t = run_plan(plan, digits, NULL, 0, &diag);   // run.h: evaluate every stage
 //     if (t && doccheck_trace(plan, t, &diag)) {           // doccheck.h: the document's numbers
-//         RenderOptions ro = {.colour = false};
+//         RenderOptions ro = {.width = 80};
 //         render_text(t, &ro, &out);                       // render.h
 //     }
 //     trace_destroy(t);
@@ -20,6 +20,15 @@ typedef enum StageKind {
     STAGE_STEP,          // the result of a step
     STAGE_INTERMEDIATE,  // an operation inside a step's expression
 } StageKind;
+
+// What a step asks to be drawn as (show: heatmap | bars | table); the default lets the
+// renderer choose (a picture for attention weights when the terminal has colour).
+typedef enum PictureKind {
+    PICTURE_DEFAULT,
+    PICTURE_TABLE,    // numbers only, never a picture
+    PICTURE_HEATMAP,  // cells coloured by value (shades without colour)
+    PICTURE_BARS,     // one bar per entry of a vector
+} PictureKind;
 
 // One verdict on numbers a document printed: do they agree with ours, and where do they
 // differ most.
@@ -76,6 +85,7 @@ typedef struct TraceStage {
     const char **work;    // shown work: the arithmetic of the explained elements
     size_t n_work;
     const TraceDocument *document;  // NULL when the lesson gives no document values
+    PictureKind show;               // what the step asks to be drawn as (steps only)
     size_t node;                    // the plan node it shows
 } TraceStage;
 

@@ -1,0 +1,130 @@
+#!/bin/sh
+# --step in a real terminal: tmux runs the tracer in a pseudo-terminal of 100 x 60, the test
+# presses keys and reads the screen after each one. Lesson 01 has 13 stages: the givens Q_0,
+# K, V and d_k, then steps 1a, 1, 2a, 2, 3, 4, 5, 6 and 7. Then a screen of 80 x 20, too short
+# for the header of lesson 02, scrolls, and a resized window is traced again at its width.
+# Usage: step_tmux.sh TRACER, run from the project root.
+# Skipped (exit 77) when tmux is not installed.
+set -u
+tracer=$1
+if ! command -v tmux >/dev/null 2>&1; then
+    echo "SKIPPED: tmux is not installed (apt-get install tmux), so --step was not tried in a terminal"
+    exit 77
+fi
+case "$tracer" in /*) ;; *) tracer="$PWD/$tracer" ;; esac
+tmp=$(mktemp -d) || exit 99
+sock="$tmp/tmux.sock"
+trap 'for s in "$tmp"/*.sock; do tmux -S "$s" kill-server 2>/dev/null; done; rm -rf "$tmp"' EXIT
+tmux -S "$sock" -f /dev/null new-session -d -x 100 -y 60 -c "$PWD" \
+    "NO_COLOR=1 '$tracer' --step lessons/01_softmax_weights.yaml; echo \"tracer exited with status \$?\"; sleep 60"
+
+after="starting"
+# Wait up to 10 s for the screen to show text (fixed strings), then keep it in $tmp/screen.
+shows() {
+    i=0
+    while [ $i -lt 100 ]; do
+        tmux -S "$sock" capture-pane -p -t 0 >"$tmp/screen" 2>/dev/null
+        grep -qF -- "$1" "$tmp/screen" && return 0
+        sleep 0.1
+        i=$((i + 1))
+    done
+    echo "after $after, the screen never showed '$1'; it shows:"
+    cat "$tmp/screen"
+    exit 1
+}
+# Text that must not be on the screen just read: the screen is cleared between stages.
+hides() {
+    if grep -qF -- "$1" "$tmp/screen"; then
+        echo "after $after, the screen still shows '$1':"
+        cat "$tmp/screen"
+        exit 1
+    fi
+}
+press() {
+    after="pressing $*"
+    tmux -S "$sock" send-keys -t 0 "$@"
+}
+
+shows "step 1 of 13"
+shows "Softmax weights: how much"
+shows "Given Q_0  [4]"
+hides "Given K  [3, 4]"
+
+press Enter
+shows "step 2 of 13"
+shows "Given K  [3, 4]"
+hides "Given Q_0"
+hides "Softmax weights: how much"
+
+press Space
+shows "step 3 of 13"
+shows "Given V  [3, 4]"
+hides "Given K  [3, 4]"
+
+press b
+shows "step 2 of 13"
+shows "Given K  [3, 4]"
+hides "Given V"
+
+press 6
+shows "go to step 6"
+press Enter
+shows "step 6 of 13"
+shows "Step 1  scores = Q_0 @ K.T"
+shows "scores[1] = Q_0 · K.T[:, 1]"
+
+press 9 9 Enter
+shows "there is no step 99: the steps are 1 to 13"
+shows "Step 1  scores = Q_0 @ K.T"
+
+press 1 3 Enter
+shows "step 13 of 13"
+shows "Step 7  output_0 = weights @ V"
+shows "Document check"
+hides "Step 6  softmax_weights"
+
+press Enter
+shows "that was the last step"
+shows "step 13 of 13"
+
+press q
+shows "tracer exited with status 0"
+
+# 20 rows: 18 for the text, a blank line and the status line. The first screen of lesson 02
+# is its header (4 lines, a blank line, 16 lines of introduction with its blank line) and
+# Given X (a blank line, its heading and 6 lines of box): 29 lines.
+tmux -S "$sock" kill-server 2>/dev/null
+sock="$tmp/tmux-small.sock"
+after="starting in 80 x 20"
+tmux -S "$sock" -f /dev/null new-session -d -x 80 -y 20 -c "$PWD" \
+    "NO_COLOR=1 '$tracer' --step lessons/02_the_cat_sat.yaml; echo \"tracer exited with status \$?\"; sleep 60"
+shows "step 1 of 14   lines 1-18 of 29"
+shows "The cat sat: one attention head"
+hides "Given X"
+press Down
+shows "lines 2-19 of 29"
+hides "The cat sat: one attention head"
+press NPage
+shows "lines 12-29 of 29"
+shows "Given X  [3, 4]"
+shows "sat │  0.2000  0.1000  0.4000  0.3000 │"
+press k
+shows "lines 11-28 of 29"
+press Enter
+shows "step 2 of 14"
+shows "Given W_Q  [4, 4]"
+hides "lines"
+
+# A narrower window traces the lesson again at its width and stays on the same step: at 80
+# columns the operation's description fits on one line, at 60 its last words wrap.
+press 6 Enter
+shows "step 6 of 14"
+shows "matrix product: each row of the left against each column of the right"
+after="resizing the window to 60 x 20"
+tmux -S "$sock" resize-window -t 0 -x 60 -y 20
+shows "      column of the right"
+shows "step 6 of 14"
+hides "against each column of the right"
+press q
+shows "tracer exited with status 0"
+echo "--step showed the header, each stage, back, jumps, scrolling, a resize and quit as expected"

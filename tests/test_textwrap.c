@@ -1,0 +1,134 @@
+// Unit tests of text layout by display columns: every expected text is laid out here by hand,
+// counting columns (猫 takes two, a colour escape none).
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "textwrap.h"
+
+static char text[4096];
+
+static const char *line(const char *s, size_t indent, size_t hang, size_t width) {
+    StrBuf out;
+    strbuf_init(&out);
+    textwrap_line(&out, s, strlen(s), indent, hang, width);
+    assert_false(out.failed);
+    snprintf(text, sizeof(text), "%s", strbuf_str(&out));
+    strbuf_finish(&out);
+    return text;
+}
+
+static const char *paragraph(const char *s, size_t indent, size_t width) {
+    StrBuf out;
+    strbuf_init(&out);
+    textwrap_paragraph(&out, s, indent, width);
+    assert_false(out.failed);
+    snprintf(text, sizeof(text), "%s", strbuf_str(&out));
+    strbuf_finish(&out);
+    return text;
+}
+
+static void test_a_line_that_fits_stays_whole(void **state) {
+    (void)state;
+    assert_string_equal(line("note: rows sum to 1", 4, 10, 23), "    note: rows sum to 1\n");
+    assert_string_equal(line("", 4, 4, 40), "\n");
+    assert_string_equal(line("trailing   ", 2, 2, 40), "  trailing\n");
+}
+
+static void test_wrap_at_spaces_with_a_hanging_indent(void **state) {
+    (void)state;
+    // Width 26 from indent 4 leaves 22 columns: "note: each row of the" is 21, and " left"
+    // would make 26. From column 10 only 16 would be left, so a line keeps the fewest, 20:
+    // "left against each" is 17, " column" would make 24.
+    assert_string_equal(line("note: each row of the left against each column", 4, 10, 26),
+                        "    note: each row of the\n"
+                        "          left against each\n"
+                        "          column\n");
+    // "document: disagrees: at [1, 0]" is exactly 30 columns, so it fills a line of 30; the
+    // rest (25 columns) fits the 28 left after a hang of 2.
+    assert_string_equal(line("document: disagrees: at [1, 0] the exact value is 0.3900", 0, 2, 30),
+                        "document: disagrees: at [1, 0]\n"
+                        "  the exact value is 0.3900\n");
+    // One column less and "0]" moves down; "0] the exact value is 0.3900" is 28 columns, one
+    // more than the 27 after the hang, so 0.3900 goes on a third line.
+    assert_string_equal(line("document: disagrees: at [1, 0] the exact value is 0.3900", 0, 2, 29),
+                        "document: disagrees: at [1,\n"
+                        "  0] the exact value is\n"
+                        "  0.3900\n");
+}
+
+static void test_a_word_longer_than_a_line_is_cut(void **state) {
+    (void)state;
+    // 25 letters in 20 columns (the fewest a line gets): 20, then the other 5.
+    assert_string_equal(line("abcdefghijklmnopqrstuvwxy", 0, 0, 20), "abcdefghijklmnopqrst\nuvwxy\n");
+}
+
+static void test_wide_characters_take_two_columns(void **state) {
+    (void)state;
+    // "猫猫猫猫猫 sat on the mat" is 10 + 15 = 25 columns: in 20, "猫猫猫猫猫 sat on" (17) fits,
+    // " the" would make 21.
+    assert_string_equal(line("猫猫猫猫猫 sat on the mat", 0, 0, 20), "猫猫猫猫猫 sat on\nthe mat\n");
+    // Eleven cats are 22 columns: ten fit in 20, never half a cat.
+    assert_string_equal(line("猫猫猫猫猫猫猫猫猫猫猫", 0, 0, 20), "猫猫猫猫猫猫猫猫猫猫\n猫\n");
+}
+
+static void test_colour_escapes_take_no_columns(void **state) {
+    (void)state;
+    // 20 visible columns exactly, with two escapes: one line.
+    assert_string_equal(line("\033[32mdocument: agrees\033[0m ok", 0, 2, 20),
+                        "\033[32mdocument: agrees\033[0m ok\n");
+}
+
+static void test_narration_keeps_the_authors_lines_while_they_fit(void **state) {
+    (void)state;
+    const char *say = "Each token asks\nits question.\n\n- a list item\n";
+    assert_string_equal(paragraph(say, 4, 40), "    Each token asks\n    its question.\n\n    - a list item\n");
+}
+
+static void test_narration_that_does_not_fit_is_reflowed(void **state) {
+    (void)state;
+    // The first block has a line of 30 columns in 24 (indent 2 + 22): reflowed as one
+    // paragraph; the list item starts a block of its own and fits, so it stays.
+    const char *say = "Softmax turns the scores into\nprobabilities.\n- a list item\n";
+    assert_string_equal(paragraph(say, 2, 24),
+                        "  Softmax turns the\n"
+                        "  scores into\n"
+                        "  probabilities.\n"
+                        "  - a list item\n");
+}
+
+static void test_blocks_side_by_side(void **state) {
+    (void)state;
+    StrBuf blocks[2], out;
+    strbuf_init(&blocks[0]);
+    strbuf_init(&blocks[1]);
+    strbuf_init(&out);
+    strbuf_puts(&blocks[0], "[猫]\nab\n");     // 4 columns wide
+    strbuf_puts(&blocks[1], "x\ny\nz\n");
+    assert_int_equal(textwrap_block_width(strbuf_str(&blocks[0])), 4);
+    textwrap_side_by_side(&out, blocks, 2, 2);
+    // Each line of the first block padded to 4 columns, then the 4-column gap; no trailing
+    // spaces where the first block has run out.
+    assert_string_equal(strbuf_str(&out), "  [猫]    x\n  ab      y\n          z\n");
+    strbuf_finish(&blocks[0]);
+    strbuf_finish(&blocks[1]);
+    strbuf_finish(&out);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_a_line_that_fits_stays_whole),
+        cmocka_unit_test(test_wrap_at_spaces_with_a_hanging_indent),
+        cmocka_unit_test(test_a_word_longer_than_a_line_is_cut),
+        cmocka_unit_test(test_wide_characters_take_two_columns),
+        cmocka_unit_test(test_colour_escapes_take_no_columns),
+        cmocka_unit_test(test_narration_keeps_the_authors_lines_while_they_fit),
+        cmocka_unit_test(test_narration_that_does_not_fit_is_reflowed),
+        cmocka_unit_test(test_blocks_side_by_side),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
