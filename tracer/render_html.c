@@ -3,6 +3,7 @@
 // side, shown work and intermediate stages folded away, a table of contents and j/k to move
 // stage by stage. Everything is inline (no font, script or image is fetched) and every text
 // that comes from a lesson is escaped.
+#include <math.h>
 #include <string.h>
 
 #include "corners.h"
@@ -109,13 +110,14 @@ static void slice_caption(StrBuf *out, const Shape *sh, const Labels *labels, si
     strbuf_puts(out, ", :, :]");
 }
 
-// How one tensor is drawn: its colour scale, and whether its rows are probability
-// distributions, drawn with bars.
+// How one tensor is drawn: its colour scale (none when the lesson asks for a table only), and
+// whether its entries get bars (a softmax's probabilities, or a vector the lesson asks bars for).
 typedef struct Picture {
     const TraceStage *stage;
     const Tensor *t;
     const int *decimals;
     int digits;
+    bool coloured;
     bool bars;
     Heatmap heat;
 } Picture;
@@ -127,16 +129,21 @@ static void cell(StrBuf *out, const Picture *pic, size_t k) {
     cell_number(pic->t, pic->decimals, k, pic->digits, num, sizeof(num));
     format_exact(pic->t->data[k], exact, sizeof(exact));
     strbuf_printf(out, "<td title=\"%s\"", exact);
-    HeatRgb bg = heatmap_colour(&pic->heat, pic->t->data[k]);
-    strbuf_puts(out, " style=\"background:");
-    hex(out, bg);
-    strbuf_puts(out, ";color:");
-    hex(out, heatmap_ink(bg));
-    strbuf_puts(out, "\"");
+    if (pic->coloured) {
+        HeatRgb bg = heatmap_colour(&pic->heat, pic->t->data[k]);
+        strbuf_puts(out, " style=\"background:");
+        hex(out, bg);
+        strbuf_puts(out, ";color:");
+        hex(out, heatmap_ink(bg));
+        strbuf_puts(out, "\"");
+    }
     strbuf_printf(out, ">%s", num);
     if (pic->bars) {
-        // A nan has no length: heatmap_position says -1 for it.
+        // A nan has no length: heatmap_position says -1 for it. On a diverging scale a bar is
+        // as long as |value| (the number has the sign), as on the terminal.
         double p = heatmap_position(&pic->heat, pic->t->data[k]);
+        if (p >= 0 && pic->heat.scale == HEAT_DIVERGING)
+            p = fabs(2 * p - 1);
         char width[64];
         format_fixed(p < 0 ? 0 : p * 100, 1, width, sizeof(width));
         strbuf_printf(out, "<span class=\"bar\" style=\"width:%s%%\"></span>", width);
@@ -240,7 +247,7 @@ static void bars(StrBuf *out, const Picture *pic, const Labels *labels) {
 // back as a value.
 static void legend(StrBuf *out, const Picture *pic) {
     const Heatmap *h = &pic->heat;
-    if (h->scale == HEAT_NONE)
+    if (!pic->coloured || h->scale == HEAT_NONE)
         return;
     enum { STOPS = 9 };
     char lo[64], hi[64];
@@ -271,8 +278,10 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
         return;
     }
     Picture pic = {.stage = s, .t = t, .decimals = decimals, .digits = tr->digits};
-    // A softmax's rows are probability distributions (the trace notes their sums): bars.
-    pic.bars = s->op && strcmp(s->op, "softmax") == 0;
+    // A softmax's rows are probability distributions (the trace notes their sums): bars. A
+    // lesson's show: table keeps only the numbers; show: bars draws a vector as bars.
+    pic.coloured = s->show != PICTURE_TABLE;
+    pic.bars = s->show == PICTURE_BARS || (s->show != PICTURE_TABLE && s->op && strcmp(s->op, "softmax") == 0);
     heatmap_init(&pic.heat, t->data, t->size);
     if (sh->rank == 0) {
         char num[64], exact[64];
