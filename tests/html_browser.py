@@ -106,7 +106,8 @@ def fail(where, message):
 
 
 # The indices shown along an axis, as the text trace shows a large tensor: everything up to
-# `limit`, else the first and last `edge` (None marks the gap).
+# `limit`, else the first and last `edge` (None marks the gap). Rows: 40, else 10 and 10;
+# columns: 64, else 32 and 32; matrices of a rank-3 or rank-4 tensor: 16, else 3 and 3.
 def shown(n, limit, edge):
     if n <= limit:
         return list(range(n))
@@ -122,7 +123,7 @@ def shown_values(values, shape, softmax_vector):
     if len(shape) == 0:
         return [values]
     if len(shape) == 1:
-        idx = shown(shape[0], 40, 10) if softmax_vector else shown(shape[0], 20, 6)
+        idx = shown(shape[0], 40, 10) if softmax_vector else shown(shape[0], 64, 32)
         return [values[i] for i in idx if i is not None]
     # Rank 2 and up: one matrix per leading index, the first and last 3 of more than 16.
     flat_slices = []
@@ -143,7 +144,7 @@ def shown_values(values, shape, softmax_vector):
         for r in shown(shape[-2], 40, 10):
             if r is None:
                 continue
-            for c in shown(shape[-1], 20, 6):
+            for c in shown(shape[-1], 64, 32):
                 if c is not None:
                     out.append(m[r][c])
     return out

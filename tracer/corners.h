@@ -9,12 +9,13 @@
 
 #include <stddef.h>
 
-// Below these sizes every value is shown; above, the first and last EDGE of them.
+// Below these sizes every value is shown; above, the first and last EDGE of them. Of the
+// columns, the text trace then prints as many as fit in its width; a web page scrolls them.
 enum {
     CORNERS_ROWS = 40,
     CORNERS_EDGE_ROWS = 10,
-    CORNERS_COLS = 20,
-    CORNERS_EDGE_COLS = 6,
+    CORNERS_COLS = 64,
+    CORNERS_EDGE_COLS = 32,
     CORNERS_SLICES = 16,  // matrices of a rank-3 or rank-4 tensor
     CORNERS_EDGE_SLICES = 3,
 };
