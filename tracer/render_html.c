@@ -247,12 +247,17 @@ static void bars(StrBuf *out, const Picture *pic, const Labels *labels) {
 // back as a value.
 static void legend(StrBuf *out, const Picture *pic) {
     const Heatmap *h = &pic->heat;
-    if (!pic->coloured || h->scale == HEAT_NONE)
+    if (h->scale == HEAT_NONE || (!pic->coloured && !pic->bars))
         return;
     enum { STOPS = 9 };
     char lo[64], hi[64];
     format_fixed(h->lo, pic->digits, lo, sizeof(lo));
     format_fixed(h->hi, pic->digits, hi, sizeof(hi));
+    if (!pic->coloured) {
+        strbuf_printf(out, "<p class=\"legend\">bars: a full bar is %s%s</p>\n", hi,
+                      h->scale == HEAT_DIVERGING ? " in size (the numbers have the signs)" : "");
+        return;
+    }
     strbuf_puts(out, "<p class=\"legend\"><span class=\"end\">");
     strbuf_puts(out, lo);
     strbuf_puts(out, "</span><span class=\"ramp\" aria-hidden=\"true\" style=\"background:linear-gradient(to right");
@@ -295,6 +300,8 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
     size_t rows = sh->rank >= 2 ? sh->dim[sh->rank - 2] : 1, cols = sh->dim[sh->rank - 1];
     size_t per = rows * cols, slices = per ? t->size / per : 0;
     if (sh->rank == 1 && pic.bars) {
+        // A bar chart: the bars carry the picture, on a plain background.
+        pic.coloured = false;
         bars(out, &pic, &s->labels[0]);
     } else if (sh->rank == 1) {
         matrix(out, &pic, CORNERS_GAP, 1, cols, NULL, &s->labels[0], true);
@@ -613,6 +620,7 @@ static void contents(StrBuf *out, const Trace *tr) {
 
 // ---------------------------------------------------------------- the page
 
+// Split in two to stay within the string length every C compiler must support.
 static const char style[] =
     "<style>\n"
     ":root{--ink:#1a1a1a;--dim:#5a5a5a;--rule:#d0d0d0;--accent:#08306b;--paper:#fff;--agree:#1b7837;"
@@ -656,7 +664,8 @@ static const char style[] =
     "table.tensor td.gap,table.tensor th.gap{text-align:center;color:var(--dim)}\n"
     "table.probabilities td{padding-bottom:.45rem}\n"
     "table.probabilities .bar{position:absolute;left:0;bottom:1px;height:.25rem;background:#e6550d}\n"
-    "table.column td{min-width:14rem}\n"
+    "table.column td{min-width:16rem;isolation:isolate;padding:.2rem .5rem}\n"
+    "table.column .bar{top:.2rem;bottom:.2rem;height:auto;background:#9ecae1;z-index:-1}\n"
     ".slices{display:flex;flex-wrap:nowrap;gap:1.5rem;align-items:flex-start}\n"
     ".slice{margin:0}\n"
     ".slice figcaption{font-family:ui-monospace,monospace;font-size:.9rem;font-weight:bold}\n"
@@ -678,7 +687,8 @@ static const char style[] =
     ".work{margin:.5rem 0}\n"
     ".work summary{cursor:pointer}\n"
     ".work pre{font-size:.85rem;background:#f6f6f6;padding:.5rem;border-radius:4px}\n"
-    ".prose{max-width:48rem}\n"
+    ".prose{max-width:48rem}\n";
+static const char style_more[] =
     ".course{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem;margin-top:1rem;font-size:.9em}\n"
     ".course a{color:var(--accent)}\n"
     "@media print{\n"
@@ -725,6 +735,7 @@ void render_html(const Trace *tr, StrBuf *out) {
     esc(out, tr->title);
     strbuf_puts(out, "</title>\n");
     strbuf_puts(out, style);
+    strbuf_puts(out, style_more);
     strbuf_puts(out, "</head>\n<body>\n<header>\n<h1>");
     esc(out, tr->title);
     strbuf_puts(out, "</h1>\n");
