@@ -14,13 +14,13 @@ import sys
 # Lowest first. The families of operations (op_*) sit between op (their shared helpers) and
 # ops (the table that finds them).
 LAYERS = [
-    "util", "format", "tensor", "diag", "kernel",
+    "util", "format", "tensor", "diag", "parallel", "gemm", "kernel",
     "yamldoc", "lesson", "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",
     "ops", "plan", "check", "eval", "run", "doccheck",
-    "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "diff", "pipeline",
+    "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save", "diff", "pipeline",
 ]
 
 

@@ -24,3 +24,11 @@ for name in "$@"; do
         echo "wrote golden/$name.txt"
     fi
 done
+# The SHA-256 of each lesson's JSON trace (tests/json_same.sh).
+for name in "$@"; do
+    "$tracer" --format json "lessons/$name.yaml" > "$name.json.new"
+    sha256sum "$name.json.new" | sed "s/\.new\$//"
+    rm -f "$name.json.new"
+done > tests/json.sha256.new
+mv tests/json.sha256.new tests/json.sha256
+echo "wrote tests/json.sha256"

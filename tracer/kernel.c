@@ -8,7 +8,17 @@
 #include <math.h>
 #include <string.h>
 
+#include "gemm.h"
+#include "parallel.h"
 #include "util.h"
+
+// Work below this many values stays on one thread (a thread costs microseconds to start).
+#define KERNEL_THREAD_MIN_VALUES ((size_t)1 << 15)
+
+// Items of `per_item` values each that make one thread's minimum share.
+static size_t min_items(size_t per_item) {
+    return per_item >= KERNEL_THREAD_MIN_VALUES ? 1 : KERNEL_THREAD_MIN_VALUES / (per_item ? per_item : 1);
+}
 
 // Not M_PI: strict C11 does not define it. The double nearest to pi, as Python's math.pi.
 static const double PI = 3.14159265358979323846;
@@ -122,6 +132,17 @@ static void walk_init(Walk *w, const Shape *out, const Shape *a, const Shape *b)
     broadcast_strides(w->stride[1], b, out);
 }
 
+// Jump to element `flat` of the walked axes.
+static void walk_seek(Walk *w, size_t flat) {
+    w->off[0] = w->off[1] = 0;
+    for (size_t i = w->rank; i-- > 0;) {
+        w->idx[i] = flat % w->dim[i];
+        flat /= w->dim[i];
+        w->off[0] += w->idx[i] * w->stride[0][i];
+        w->off[1] += w->idx[i] * w->stride[1][i];
+    }
+}
+
 static void walk_next(Walk *w) {
     for (size_t i = w->rank; i-- > 0;) {
         w->idx[i]++;
@@ -189,31 +210,26 @@ bool kernel_matmul_shape(const Shape *a, const Shape *b, Shape *out) {
 
 // ---------------------------------------------------------------- matrix product
 
-// c (n, m) = a (n, k) @ b (k, m)
-// Loop order i-k-j walks b and c row by row (cache friendly), and each c[i][j] still receives
-// its terms a[i][kk] * b[kk][j] in increasing kk: the sum runs in index order.
+// c (n, m) = a (n, k) @ b (k, m), contiguous: gemm.h holds the order of every sum.
 void kernel_gemm(double *c, const double *a, const double *b, size_t n, size_t k, size_t m) {
-    // Rows of b are taken a block at a time so the block stays in cache while every row of a
-    // passes over it. Each c[i][j] still adds its k products in index order, so blocking
-    // changes the speed, never a digit.
-    enum { K_BLOCK = 32 };
-    for (size_t i = 0; i < n * m; i++)
-        c[i] = 0.0;
-    for (size_t k0 = 0; k0 < k; k0 += K_BLOCK) {
-        size_t k1 = k0 + K_BLOCK < k ? k0 + K_BLOCK : k;
-        for (size_t i = 0; i < n; i++) {
-            double *restrict c_row = c + i * m;
-            for (size_t kk = k0; kk < k1; kk++) {
-                double a_ik = a[i * k + kk];
-                const double *restrict b_row = b + kk * m;
-                for (size_t j = 0; j < m; j++)
-                    c_row[j] += a_ik * b_row[j];
-            }
-        }
-    }
+    GemmMatrix ga = gemm_dense(a, n, k), gb = gemm_dense(b, k, m);
+    gemm(c, &ga, &gb, n, k, m);
 }
 
-// out (..., n, m) = a (..., n, k) @ b (..., k, m), one gemm per (broadcast) batch entry
+// A matmul operand as gemm reads it: its matrix (a vector as a row or a column) and the steps
+// of its batch axes through the broadcast batch shape (0 along a broadcast axis).
+static GemmMatrix gemm_operand(const Tensor *t, const MatView *v, const Shape *batch) {
+    // row-major, so a column vector [k, 1] steps 1 from row to row too
+    GemmMatrix g = {.data = t->data, .row_step = v->cols, .col_step = 1};
+    size_t stride[TENSOR_MAX_RANK];
+    broadcast_strides(stride, &v->batch, batch);
+    // batch axes, right-aligned into two slots: [h] is (1, h), [b, h] is (b, h)
+    for (size_t i = 0; i < batch->rank; i++)
+        g.batch_step[2 - batch->rank + i] = stride[i] * v->rows * v->cols;
+    return g;
+}
+
+// out (..., n, m) = a (..., n, k) @ b (..., k, m), one product per (broadcast) batch entry
 void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b) {
     Shape s;
     ASSERT(kernel_matmul_shape(&a->shape, &b->shape, &s));
@@ -221,15 +237,14 @@ void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b) {
     expect_values(a);
     expect_values(b);
     MatView va = mat_view(&a->shape, true), vb = mat_view(&b->shape, false);
-    size_t n = va.rows, k = va.cols, m = vb.cols;
     Shape batch;
     ASSERT(kernel_broadcast_shape(&va.batch, &vb.batch, &batch));
-    size_t blocks = dims_product(&batch, 0, batch.rank);
-    Walk w;
-    walk_init(&w, &batch, &va.batch, &vb.batch);
-    for (size_t i = 0; i < blocks; i++, walk_next(&w))
-        kernel_gemm(out->data + i * n * m, a->data + w.off[0] * n * k,
-                    b->data + w.off[1] * k * m, n, k, m);
+    ASSERT(batch.rank <= 2);
+    size_t entries[2] = {1, 1};
+    for (size_t i = 0; i < batch.rank; i++)
+        entries[2 - batch.rank + i] = batch.dim[i];
+    GemmMatrix ga = gemm_operand(a, &va, &batch), gb = gemm_operand(b, &vb, &batch);
+    gemm_batched(out->data, &ga, &gb, entries, va.rows, va.cols, vb.cols);
 }
 
 // out (..., m, n) = a (..., n, m)
@@ -274,17 +289,93 @@ double kernel_binary_apply(KernelBinary op, double a, double b) {
     return NAN;
 }
 
-// out (broadcast of a and b) = a op b
+// out[j] = a[j * sa] op b[j * sb] for j < len, with sa and sb each 0 (a repeated value) or 1.
+// One loop per op and stride pair, so the compiler sees plain arrays; every element is still
+// the one IEEE operation kernel_binary_apply does.
+#define BINARY_LINE(OUT, A, B)                                                             \
+    do {                                                                                   \
+        if (sa && sb)                                                                      \
+            for (size_t j = 0; j < len; j++)                                               \
+                OUT[j] = A[j] op_sym B[j];                                                 \
+        else if (sa)                                                                       \
+            for (size_t j = 0; j < len; j++)                                               \
+                OUT[j] = A[j] op_sym B[0];                                                 \
+        else if (sb)                                                                       \
+            for (size_t j = 0; j < len; j++)                                               \
+                OUT[j] = A[0] op_sym B[j];                                                 \
+        else                                                                               \
+            for (size_t j = 0; j < len; j++)                                               \
+                OUT[j] = A[0] op_sym B[0];                                                 \
+    } while (0)
+
+static void binary_line(double *restrict out, const double *a, size_t sa, const double *b, size_t sb, size_t len,
+                        KernelBinary op) {
+    switch (op) {
+#define op_sym +
+    case KERNEL_ADD: BINARY_LINE(out, a, b); return;
+#undef op_sym
+#define op_sym -
+    case KERNEL_SUB: BINARY_LINE(out, a, b); return;
+#undef op_sym
+#define op_sym *
+    case KERNEL_MUL: BINARY_LINE(out, a, b); return;
+#undef op_sym
+#define op_sym /
+    case KERNEL_DIV: BINARY_LINE(out, a, b); return;
+#undef op_sym
+    case KERNEL_POW:
+        for (size_t j = 0; j < len; j++)
+            out[j] = pow(a[j * sa], b[j * sb]);
+        return;
+    }
+    ASSERT(!"unknown KernelBinary");
+}
+#undef BINARY_LINE
+
+typedef struct BinaryJob {
+    Tensor *out;
+    const Tensor *a, *b;
+    KernelBinary op;
+    bool a_whole, b_whole;  // one line: the whole tensor (or a single value)
+    Walk walk;              // else: lines of the last axis, len long, input steps sa and sb
+    size_t len, sa, sb;
+} BinaryJob;
+
+static void binary_lines(void *ctx, size_t begin, size_t end) {
+    const BinaryJob *j = ctx;
+    if (j->len == 0) {
+        binary_line(j->out->data + begin, j->a->data + (j->a_whole ? begin : 0), j->a_whole,
+                    j->b->data + (j->b_whole ? begin : 0), j->b_whole, end - begin, j->op);
+        return;
+    }
+    Walk w = j->walk;
+    walk_seek(&w, begin);
+    for (size_t line = begin; line < end; line++, walk_next(&w))
+        binary_line(j->out->data + line * j->len, j->a->data + w.off[0], j->sa, j->b->data + w.off[1], j->sb, j->len,
+                    j->op);
+}
+
+// out (broadcast of a and b) = a op b, one line of the last axis at a time
 void kernel_binary(Tensor *out, const Tensor *a, const Tensor *b, KernelBinary op) {
     Shape s;
     ASSERT(kernel_broadcast_shape(&a->shape, &b->shape, &s));
     expect_shape(out, &s);
     expect_values(a);
     expect_values(b);
-    Walk w;
-    walk_init(&w, &s, &a->shape, &b->shape);
-    for (size_t i = 0; i < out->size; i++, walk_next(&w))
-        out->data[i] = kernel_binary_apply(op, a->data[w.off[0]], b->data[w.off[1]]);
+    if (out->size == 0)
+        return;
+    BinaryJob j = {.out = out, .a = a, .b = b, .op = op, .a_whole = a->size == out->size, .b_whole = b->size == out->size};
+    // No broadcasting but of a single value: the whole tensor is one line.
+    if ((j.a_whole || a->size == 1) && (j.b_whole || b->size == 1)) {
+        parallel_for(out->size, min_items(1), binary_lines, &j);
+        return;
+    }
+    walk_init(&j.walk, &s, &a->shape, &b->shape);
+    j.len = last_dim(&s);
+    j.sa = j.walk.stride[0][s.rank - 1];
+    j.sb = j.walk.stride[1][s.rank - 1];
+    j.walk.rank--;  // walk the other axes; the last is the line
+    parallel_for(out->size / j.len, min_items(j.len), binary_lines, &j);
 }
 
 double kernel_unary_apply(KernelUnary op, double x) {
@@ -314,24 +405,41 @@ double kernel_unary_apply(KernelUnary op, double x) {
     return NAN;
 }
 
+typedef struct UnaryJob {
+    Tensor *out;
+    const Tensor *a;
+    KernelUnary op;
+} UnaryJob;
+
+static void unary_values(void *ctx, size_t begin, size_t end) {
+    const UnaryJob *j = ctx;
+    for (size_t i = begin; i < end; i++)
+        j->out->data[i] = kernel_unary_apply(j->op, j->a->data[i]);
+}
+
 // out (same shape) = op(a)
 void kernel_unary(Tensor *out, const Tensor *a, KernelUnary op) {
     expect_shape(out, &a->shape);
     expect_values(a);
-    for (size_t i = 0; i < a->size; i++)
-        out->data[i] = kernel_unary_apply(op, a->data[i]);
+    UnaryJob j = {.out = out, .a = a, .op = op};
+    parallel_for(a->size, min_items(1), unary_values, &j);
 }
 
 // ---------------------------------------------------------------- rows
 
-// out (..., d) = softmax(a (..., d)) along the last axis
-void kernel_softmax(Tensor *out, const Tensor *a) {
-    expect_shape(out, &a->shape);
-    expect_values(a);
-    size_t d = last_dim(&a->shape), rows = row_count(a);
-    for (size_t r = 0; r < rows; r++) {
-        const double *x = a->data + r * d;
-        double *y = out->data + r * d;
+typedef struct RowsJob {
+    Tensor *out;
+    const Tensor *x, *gamma, *beta;
+    double eps;
+    size_t d;
+} RowsJob;
+
+static void softmax_rows(void *ctx, size_t begin, size_t end) {
+    const RowsJob *job = ctx;
+    size_t d = job->d;
+    for (size_t r = begin; r < end; r++) {
+        const double *x = job->x->data + r * d;
+        double *y = job->out->data + r * d;
         // subtract the row max first so exp() cannot overflow; an all -inf row keeps
         // max = -inf and -inf - -inf = nan, which is numpy's answer too
         double max = -INFINITY;
@@ -340,11 +448,33 @@ void kernel_softmax(Tensor *out, const Tensor *a) {
                 max = x[j];
         double sum = 0.0;
         for (size_t j = 0; j < d; j++) {
-            y[j] = exp(x[j] - max);  // exp(-inf) is an exact 0
+            double t = x[j] - max;
+            y[j] = t == -INFINITY ? 0.0 : exp(t);  // exp(-inf) is an exact 0: a masked score costs nothing
             sum += y[j];
         }
         for (size_t j = 0; j < d; j++)
             y[j] /= sum;
+    }
+}
+
+// out (..., d) = softmax(a (..., d)) along the last axis
+void kernel_softmax(Tensor *out, const Tensor *a) {
+    expect_shape(out, &a->shape);
+    expect_values(a);
+    RowsJob job = {.out = out, .x = a, .d = last_dim(&a->shape)};
+    parallel_for(row_count(a), min_items(job.d), softmax_rows, &job);
+}
+
+static void layernorm_rows(void *ctx, size_t begin, size_t end) {
+    const RowsJob *job = ctx;
+    size_t d = job->d;
+    for (size_t r = begin; r < end; r++) {
+        const double *xr = job->x->data + r * d;
+        double *y = job->out->data + r * d;
+        double mean = line_sum(xr, d, 1) / (double)d;
+        double sd = sqrt(line_var(xr, d, 1, mean) + job->eps);
+        for (size_t j = 0; j < d; j++)
+            y[j] = (xr[j] - mean) / sd * param_at(job->gamma, j) + param_at(job->beta, j);
     }
 }
 
@@ -353,14 +483,8 @@ void kernel_layernorm(Tensor *out, const Tensor *x, const Tensor *gamma, const T
                       double eps) {
     size_t d, rows;
     expect_norm(out, x, gamma, beta, &d, &rows);
-    for (size_t r = 0; r < rows; r++) {
-        const double *xr = x->data + r * d;
-        double *y = out->data + r * d;
-        double mean = line_sum(xr, d, 1) / (double)d;
-        double sd = sqrt(line_var(xr, d, 1, mean) + eps);
-        for (size_t j = 0; j < d; j++)
-            y[j] = (xr[j] - mean) / sd * param_at(gamma, j) + param_at(beta, j);
-    }
+    RowsJob job = {.out = out, .x = x, .gamma = gamma, .beta = beta, .eps = eps, .d = d};
+    parallel_for(rows, min_items(d), layernorm_rows, &job);
 }
 
 // out (..., d) = (x - mean_f) / sqrt(var_f + eps) * gamma (d) + beta (d), where mean_f and
@@ -753,24 +877,43 @@ static double splitmix64_unit(uint64_t *state) {
     return (double)(z >> 11) * 0x1.0p-53;
 }
 
-// out (any shape) = uniform on [-scale, scale) or normal(0, scale), the same for every seed
-void kernel_fill_random(Tensor *out, KernelDistribution dist, double scale, uint64_t seed) {
-    expect_values(out);
-    uint64_t state = seed;
-    if (dist == KERNEL_UNIFORM) {
-        for (size_t i = 0; i < out->size; i++)
-            out->data[i] = scale * (2.0 * splitmix64_unit(&state) - 1.0);
+typedef struct RandomJob {
+    Tensor *out;
+    KernelDistribution dist;
+    double scale;
+    uint64_t seed;
+} RandomJob;
+
+// Values begin..end-1 (uniform) or pairs begin..end-1 (normal). splitmix64's state after i
+// draws is seed + i * 0x9E3779B97F4A7C15, so a chunk starts where it falls, and every value is
+// the one a single pass would give.
+static void random_chunk(void *ctx, size_t begin, size_t end) {
+    const RandomJob *j = ctx;
+    double *v = j->out->data;
+    size_t draws = j->dist == KERNEL_UNIFORM ? begin : 2 * begin;
+    uint64_t state = j->seed + (uint64_t)draws * UINT64_C(0x9E3779B97F4A7C15);
+    if (j->dist == KERNEL_UNIFORM) {
+        for (size_t i = begin; i < end; i++)
+            v[i] = j->scale * (2.0 * splitmix64_unit(&state) - 1.0);
         return;
     }
-    ASSERT(dist == KERNEL_NORMAL);
-    for (size_t i = 0; i < out->size; i += 2) {
+    for (size_t p = begin; p < end; p++) {
         // Box-Muller; 1 - u1 lies in (0, 1], so the log is finite
         double u1 = splitmix64_unit(&state), u2 = splitmix64_unit(&state);
         double r = sqrt(-2.0 * log(1.0 - u1));
-        out->data[i] = r * cos(2.0 * PI * u2) * scale;
-        if (i + 1 < out->size)
-            out->data[i + 1] = r * sin(2.0 * PI * u2) * scale;
+        v[2 * p] = r * cos(2.0 * PI * u2) * j->scale;
+        if (2 * p + 1 < j->out->size)
+            v[2 * p + 1] = r * sin(2.0 * PI * u2) * j->scale;
     }
+}
+
+// out (any shape) = uniform on [-scale, scale) or normal(0, scale), the same for every seed
+void kernel_fill_random(Tensor *out, KernelDistribution dist, double scale, uint64_t seed) {
+    expect_values(out);
+    ASSERT(dist == KERNEL_UNIFORM || dist == KERNEL_NORMAL);
+    RandomJob j = {.out = out, .dist = dist, .scale = scale, .seed = seed};
+    size_t items = dist == KERNEL_UNIFORM ? out->size : (out->size + 1) / 2;
+    parallel_for(items, min_items(dist == KERNEL_UNIFORM ? 1 : 2), random_chunk, &j);
 }
 
 // ---------------------------------------------------------------- loss

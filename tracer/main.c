@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "diff.h"
+#include "parallel.h"
 #include "pipeline.h"
 #include "render.h"
 #include "step.h"
@@ -39,6 +40,10 @@ static const char usage[] =
     "                       print a diff when they differ\n"
     "  --golden FILE        the golden file for --check (default: golden/NAME.txt beside\n"
     "                       the lessons folder)\n"
+    "  --threads N          threads to compute with (default: one per CPU); the trace\n"
+    "                       is the same for every N\n"
+    "  --save DIR           also write every stage as DIR/STAGE.npy (float64) and\n"
+    "                       DIR/manifest.json listing them\n"
     "  --help               print this help\n"
     "\n"
     "exit status: 0 done, 1 the lesson has an error (or differs from its golden file),\n"
@@ -186,7 +191,8 @@ int main(int argc, char **argv) {
         bool takes_value = !strcmp(name, "--format") || !strcmp(name, "--digits") || !strcmp(name, "--color") ||
                            !strcmp(name, "--colour") || !strcmp(name, "--golden") ||
                            !strcmp(name, "--explain") || !strcmp(name, "--width") || !strcmp(name, "--only") ||
-                           !strcmp(name, "--from") || !strcmp(name, "--to");
+                           !strcmp(name, "--from") || !strcmp(name, "--to") || !strcmp(name, "--threads") ||
+                           !strcmp(name, "--save");
         if (takes_value) {
             if (eq)
                 value = eq + 1;
@@ -219,6 +225,18 @@ int main(int argc, char **argv) {
             if (*value == '\0' || *end != '\0' || d < 0 || d > 12)
                 return usage_error("--digits must be a whole number from 0 to 12, not '%s'", value);
             opts.digits = (int)d;
+        } else if (!strcmp(name, "--threads")) {
+            char *end;
+            errno = 0;
+            long t = strtol(value, &end, 10);
+            if (*value == '\0' || *end != '\0' || errno || t < 1 || t > PARALLEL_MAX_THREADS)
+                return usage_error("--threads must be a whole number from 1 to " PARALLEL_MAX_THREADS_TEXT ", not '%s'",
+                                   value);
+            opts.threads = (size_t)t;
+        } else if (!strcmp(name, "--save")) {
+            if (*value == '\0')
+                return usage_error("%s", "--save needs a folder name");
+            opts.save_dir = value;
         } else if (!strcmp(name, "--color") || !strcmp(name, "--colour")) {
             if (strcmp(value, "auto") && strcmp(value, "always") && strcmp(value, "never"))
                 return usage_error("--color must be auto, always or never, not '%s'", value);
@@ -291,10 +309,19 @@ int main(int argc, char **argv) {
     diag_init(&diag);
     StrBuf out;
     strbuf_init(&out);
+    // The trace streams to stdout as it is rendered; --check needs it whole, to compare.
+    if (!check)
+        out.sink = stdout;
     int status = pipeline_run_file(lesson, &opts, &out, &diag);
     if (status != STATUS_OK) {
-        diag_print(&diag, stderr, colour_errors);
+        int write_errno = out.sink_errno;
         strbuf_finish(&out);
+        // A full disk or a closed pipe must not pass for success.
+        if (write_errno) {
+            fprintf(stderr, "tracer: cannot write the trace: %s\n", strerror(write_errno));
+            return STATUS_USAGE_ERROR;
+        }
+        diag_print(&diag, stderr, colour_errors);
         return status;
     }
     if (check) {

@@ -4,10 +4,12 @@
 #include "check.h"
 #include "doccheck.h"
 #include "format.h"
+#include "parallel.h"
 #include "lesson.h"
 #include "plan.h"
 #include "render.h"
 #include "run.h"
+#include "save.h"
 #include "trace.h"
 
 #include <ctype.h>
@@ -16,8 +18,6 @@
 #include <string.h>
 
 #define DEFAULT_DIGITS 4
-// The most values a JSON trace holds (2^24, about 400 MB of text).
-#define PIPELINE_MAX_JSON_VALUES ((size_t)1 << 24)
 
 // The stage called name, or a usage error that starts with `option` ("--only") and suggests
 // the closest stage name; `use` says how to ask for an intermediate ("explain").
@@ -174,6 +174,7 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     bool *chosen = NULL, *shown = NULL;
     StrBuf text;
     strbuf_init(&text);
+    parallel_set_threads(opts->threads);
     plan = check_lesson(lesson, diag);
     if (!plan)
         goto done;
@@ -201,26 +202,16 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     trace = run_plan(plan, digits, targets, opts->n_explain, diag);
     if (!trace || !doccheck_trace(plan, trace, diag))
         goto done;
+    // The files first: when they cannot be written, nothing is printed either.
+    if (opts->save_dir && save_trace(trace, opts->save_dir, diag) != STATUS_OK)
+        goto done;
+    // With a sink the trace streams out in constant memory; without one it is rendered apart
+    // first, so that running out of memory half-way leaves out untouched.
+    StrBuf *dst = out->sink ? out : &text;
     if (opts->format == OUTPUT_JSON) {
-        // JSON writes every value (about 25 bytes each): bound it before building gigabytes.
-        size_t values = 0;
-        for (size_t i = 0; i < trace->n_stages; i++)
-            if (trace->stages[i].value->data)
-                values += trace->stages[i].value->size;
-        if (values > PIPELINE_MAX_JSON_VALUES) {
-            char n[64], limit[64];
-            format_count((double)values, n, sizeof(n));
-            format_count((double)PIPELINE_MAX_JSON_VALUES, limit, sizeof(limit));
-            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
-                       "the JSON trace of %s would hold %s values, more than the %s it writes at most", lesson->path,
-                       n, limit);
-            diag_hint(diag, "the text trace shows the corners of large tensors; or make the lesson's tensors "
-                            "smaller, or shape-only");
-            goto done;
-        }
-        render_json(trace, &text);
+        render_json(trace, dst);
     } else if (opts->format == OUTPUT_HTML) {
-        render_html(trace, &text);
+        render_html(trace, dst);
     } else {
         if (choosing) {
             shown = util_calloc(trace->n_stages + 1, sizeof(bool));
@@ -243,17 +234,17 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
                 diag_out_of_memory(diag);
                 goto done;
             }
-            pages->n = render_text_pages(trace, &ro, &text, pages->ends);
+            pages->n = render_text_pages(trace, &ro, dst, pages->ends);
         } else {
-            render_text(trace, &ro, &text);
+            render_text(trace, &ro, dst);
         }
     }
-    if (text.failed) {
-        diag_out_of_memory(diag);
-        goto done;
-    }
-    strbuf_append(out, text.data ? text.data : "", text.len);
-    if (out->failed)
+    if (dst == &text && !text.failed)
+        strbuf_append(out, text.data ? text.data : "", text.len);
+    strbuf_flush(out);
+    if (out->failed && out->sink_errno)
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot write the trace: %s", strerror(out->sink_errno));
+    else if (out->failed || text.failed)
         diag_out_of_memory(diag);
 done:
     status = diag->status;

@@ -27,9 +27,13 @@ typedef struct PipelineOptions {
     // --explain requests: "scores[0,1]" (an element), "scores[0]" (a row), "scores" (all).
     const char *const *explain;
     size_t n_explain;
+    size_t threads;        // threads of the kernels; 0: one per online CPU
+    const char *save_dir;  // --save: write every stage as .npy there first; NULL: no
 } PipelineOptions;
 
 // Read and trace the lesson at path. Returns a STATUS_* code; on failure diag says why.
+// The trace is rendered into out only once every stage has run; when out has a sink
+// (StrBuf.sink) it streams there, and a failed write is a usage error with out->sink_errno set.
 int pipeline_run_file(const char *path, const PipelineOptions *opts, StrBuf *out, Diag *diag);
 // The text trace in pages for stepping through it (render_text_pages): ends[k] is where page
 // k ends in out. pages->ends is allocated (free it with util_free) only on success.

@@ -32,5 +32,9 @@ void render_text(const Trace *trace, const RenderOptions *opts, StrBuf *out);
 // trace->n_stages + 2) receives where each page ends in out; returns the number of pages.
 size_t render_text_pages(const Trace *trace, const RenderOptions *opts, StrBuf *out, size_t *ends);
 void render_json(const Trace *trace, StrBuf *out);
+// s as a JSON string ("null" for NULL), and a stage's kind as JSON names it: for other
+// writers of JSON about a trace (save.c's manifest).
+void render_json_string(StrBuf *out, const char *s);
+const char *render_stage_kind(StageKind kind);
 // One self-contained web page: inline style and script, nothing fetched.
 void render_html(const Trace *trace, StrBuf *out);

@@ -7,7 +7,7 @@
 #include "format.h"
 #include "render.h"
 
-static void json_string(StrBuf *out, const char *s) {
+void render_json_string(StrBuf *out, const char *s) {
     if (!s) {
         strbuf_puts(out, "null");
         return;
@@ -36,7 +36,7 @@ static void json_number(StrBuf *out, double v) {
     if (isfinite(v))
         strbuf_puts(out, buf);
     else
-        json_string(out, buf);
+        render_json_string(out, buf);
 }
 
 // values nested like the shape: axis `axis` of t, starting at flat offset `at`.
@@ -63,7 +63,7 @@ static void json_labels(StrBuf *out, const Labels *l) {
     for (size_t i = 0; i < l->n; i++) {
         if (i)
             strbuf_puts(out, ", ");
-        json_string(out, l->items[i]);
+        render_json_string(out, l->items[i]);
     }
     strbuf_putc(out, ']');
 }
@@ -109,7 +109,7 @@ static void json_document(StrBuf *out, const TraceDocument *doc, size_t rank) {
     strbuf_putc(out, '}');
 }
 
-static const char *kind_name(StageKind k) {
+const char *render_stage_kind(StageKind k) {
     switch (k) {
     case STAGE_GIVEN: return "given";
     case STAGE_STEP: return "step";
@@ -122,19 +122,19 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
     const Tensor *t = s->value;
     size_t rank = t->shape.rank;
     strbuf_puts(out, "{\"name\": ");
-    json_string(out, s->name);
+    render_json_string(out, s->name);
     strbuf_puts(out, ", \"number\": ");
-    json_string(out, s->number);
-    strbuf_printf(out, ", \"kind\": \"%s\", \"expr\": ", kind_name(s->kind));
-    json_string(out, s->expr);
+    render_json_string(out, s->number);
+    strbuf_printf(out, ", \"kind\": \"%s\", \"expr\": ", render_stage_kind(s->kind));
+    render_json_string(out, s->expr);
     strbuf_puts(out, ", \"op\": ");
-    json_string(out, s->op);
+    render_json_string(out, s->op);
     strbuf_puts(out, ", \"op_line\": ");
-    json_string(out, s->op_line);
+    render_json_string(out, s->op_line);
     strbuf_puts(out, ", \"say\": ");
-    json_string(out, s->say);
+    render_json_string(out, s->say);
     strbuf_puts(out, ", \"about\": ");
-    json_string(out, s->about);
+    render_json_string(out, s->about);
     strbuf_puts(out, ", \"shape\": [");
     for (size_t i = 0; i < rank; i++)
         strbuf_printf(out, "%s%zu", i ? ", " : "", t->shape.dim[i]);
@@ -161,7 +161,7 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
     for (size_t i = 0; i < s->n_notes; i++) {
         if (i)
             strbuf_puts(out, ", ");
-        json_string(out, s->notes[i]);
+        render_json_string(out, s->notes[i]);
     }
     strbuf_puts(out, "], \"document\": ");
     if (s->document)
@@ -172,23 +172,23 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
     for (size_t i = 0; i < s->n_work; i++) {
         if (i)
             strbuf_puts(out, ", ");
-        json_string(out, s->work[i]);
+        render_json_string(out, s->work[i]);
     }
     strbuf_puts(out, "]}");
 }
 
 void render_json(const Trace *tr, StrBuf *out) {
     strbuf_puts(out, "{\"title\": ");
-    json_string(out, tr->title);
+    render_json_string(out, tr->title);
     strbuf_puts(out, ", \"source\": ");
-    json_string(out, tr->source);
+    render_json_string(out, tr->source);
     strbuf_puts(out, ", \"file\": ");
-    json_string(out, tr->file);
+    render_json_string(out, tr->file);
     strbuf_printf(out, ", \"digits\": %d", tr->digits);
     strbuf_puts(out, ", \"intro\": ");
-    json_string(out, tr->intro);
+    render_json_string(out, tr->intro);
     strbuf_puts(out, ", \"outro\": ");
-    json_string(out, tr->outro);
+    render_json_string(out, tr->outro);
     strbuf_puts(out, ",\n \"stages\": [\n");
     for (size_t i = 0; i < tr->n_stages; i++) {
         strbuf_puts(out, "  ");
@@ -197,7 +197,7 @@ void render_json(const Trace *tr, StrBuf *out) {
     }
     strbuf_printf(out, "],\n \"document_summary\": {\"printed\": %zu, \"agree\": %zu, \"first_own_slip\": ",
                   tr->doc_printed, tr->doc_agree);
-    json_string(out, tr->doc_first_slip >= 0 ? tr->stages[tr->doc_first_slip].name : NULL);
+    render_json_string(out, tr->doc_first_slip >= 0 ? tr->stages[tr->doc_first_slip].name : NULL);
     // The stages that slip by themselves, and those only off through earlier numbers.
     for (int v = DOC_INHERITS; v <= DOC_OWN_SLIP; v++) {
         strbuf_printf(out, ", \"%s\": [", v == DOC_OWN_SLIP ? "own_slips" : "inherits");
@@ -205,7 +205,7 @@ void render_json(const Trace *tr, StrBuf *out) {
         for (size_t i = 0; i < tr->n_stages; i++)
             if (tr->stages[i].document && tr->stages[i].document->verdict == (DocClass)v) {
                 strbuf_puts(out, first ? "" : ", ");
-                json_string(out, tr->stages[i].name);
+                render_json_string(out, tr->stages[i].name);
                 first = false;
             }
         strbuf_putc(out, ']');

@@ -1,6 +1,7 @@
 // util: the one allocation wrapper, arenas and growable strings.
 #include "util.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -195,12 +196,32 @@ static bool strbuf_reserve(StrBuf *sb, size_t extra) {
     return true;
 }
 
+bool strbuf_flush(StrBuf *sb) {
+    if (!sb->sink || sb->failed)
+        return !sb->failed;
+    if (sb->len && fwrite(sb->data, 1, sb->len, sb->sink) != sb->len) {
+        sb->sink_errno = errno ? errno : EIO;
+        sb->failed = true;
+    }
+    sb->len = 0;
+    if (sb->data)
+        sb->data[0] = '\0';
+    return !sb->failed;
+}
+
+// With a sink, text leaves for it whenever a chunk has gathered: memory stays constant.
+static void strbuf_wrote(StrBuf *sb) {
+    if (sb->sink && sb->len >= STRBUF_SINK_CHUNK)
+        strbuf_flush(sb);
+}
+
 void strbuf_append(StrBuf *sb, const char *s, size_t n) {
     if (!strbuf_reserve(sb, n))
         return;
     memcpy(sb->data + sb->len, s, n);
     sb->len += n;
     sb->data[sb->len] = '\0';
+    strbuf_wrote(sb);
 }
 
 void strbuf_puts(StrBuf *sb, const char *s) {
@@ -224,6 +245,7 @@ void strbuf_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
         return;
     vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
     sb->len += (size_t)n;
+    strbuf_wrote(sb);
 }
 
 void strbuf_printf(StrBuf *sb, const char *fmt, ...) {

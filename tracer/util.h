@@ -55,12 +55,19 @@ char *arena_printf(Arena *arena, const char *fmt, ...) __attribute__((format(pri
 // ---------------------------------------------------------------- growable string
 
 // A failed append marks the buffer `failed` and drops the rest; check once at the end.
+// With a sink (set after strbuf_init), the text is written there each time STRBUF_SINK_CHUNK
+// bytes gather, and the rest by strbuf_flush: a trace of gigabytes in constant memory. A
+// failed write sets `failed` and sink_errno.
 typedef struct StrBuf {
     char *data;  // always NUL-terminated when len > 0
     size_t len;
     size_t cap;
     bool failed;
+    FILE *sink;      // NULL: keep everything in data
+    int sink_errno;  // why writing to sink failed; 0 when it did not
 } StrBuf;
+
+#define STRBUF_SINK_CHUNK ((size_t)1 << 16)
 
 void strbuf_init(StrBuf *sb);
 void strbuf_finish(StrBuf *sb);
@@ -70,3 +77,5 @@ void strbuf_putc(StrBuf *sb, char c);
 void strbuf_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vprintf(StrBuf *sb, const char *fmt, va_list ap);
 const char *strbuf_str(const StrBuf *sb);  // "" when empty
+// Write what has gathered to the sink (nothing without one); false once anything failed.
+bool strbuf_flush(StrBuf *sb);

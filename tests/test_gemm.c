@@ -1,0 +1,262 @@
+// Unit tests of the fast matrix product: every path (portable, AVX2, AVX-512, those this CPU
+// runs) and every thread count must give exactly the bits of gemm_reference's triple loop, on
+// shapes chosen to hit every edge: odd sizes, 1-wide and empty dimensions, partial tiles, k
+// longer than one cache block, more columns than one block of b, batches with broadcasting and
+// transposed operands.
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "gemm.h"
+#include "parallel.h"
+#include "kernel.h"
+#include "tensor.h"
+#include "util.h"
+
+static const size_t thread_counts[] = {1, 2, 7};
+
+// splitmix64, for operands whose products round in every way (mixed magnitudes and signs).
+static uint64_t rng_state = 42;
+static double next_value(void) {
+    uint64_t z = (rng_state += 0x9E3779B97F4A7C15u);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+    z ^= z >> 31;
+    double u = (double)(z >> 11) * 0x1p-53;
+    // one value in 64 is a large one, so that sums cancel and round differently by order
+    return (z & 63) == 0 ? (u - 0.5) * 1e12 : (u - 0.5) * (double)(1 + (z & 7));
+}
+
+static double *random_values(size_t n) {
+    double *v = util_malloc((n ? n : 1) * sizeof(double));
+    assert_non_null(v);
+    for (size_t i = 0; i < n; i++)
+        v[i] = next_value();
+    return v;
+}
+
+// Bit for bit, printing the first differing elements and how many there are.
+static void assert_same_bits(const double *got, const double *want, size_t n, const char *what) {
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (memcmp(&got[i], &want[i], sizeof(double)) == 0 || (isnan(got[i]) && isnan(want[i])))
+            continue;
+        if (bad < 4)
+            print_error("%s: element %zu is %.17g, the reference loop gives %.17g\n", what, i, got[i], want[i]);
+        bad++;
+    }
+    if (bad) {
+        print_error("%s: %zu of %zu elements differ\n", what, bad, n);
+        fail();
+    }
+}
+
+// Run f for every path this CPU has and every thread count, restoring the defaults after.
+typedef void CaseFn(const char *what);
+static void for_every_path_and_threads(CaseFn *f) {
+    GemmPath best = gemm_path();
+    for (int p = 0; p < GEMM_PATH_COUNT; p++) {
+        if (!gemm_set_path((GemmPath)p)) {
+            print_message("[  SKIPPED ] the %s path: this CPU cannot run it\n", gemm_path_name((GemmPath)p));
+            continue;
+        }
+        for (size_t t = 0; t < ARRAY_LEN(thread_counts); t++) {
+            parallel_set_threads(thread_counts[t]);
+            char what[64];
+            snprintf(what, sizeof(what), "%s path, %zu threads", gemm_path_name((GemmPath)p), thread_counts[t]);
+            f(what);
+        }
+    }
+    gemm_set_path(best);
+    parallel_set_threads(0);
+}
+
+// (n, k, m) triples: 1-wide, empty, odd, partial tiles of every path (MR 4, 6, 8; NR 4, 8,
+// 24), k past one KC block (256), n past one MC block (96), m past one NC block (2400).
+static const size_t shapes[][3] = {
+    {1, 1, 1},   {1, 7, 1},   {7, 1, 9},   {0, 5, 3},   {4, 0, 6},   {3, 5, 0},   {5, 3, 1},
+    {1, 3, 31},  {13, 17, 19}, {6, 8, 24}, {8, 24, 8},  {9, 25, 25}, {23, 29, 47}, {97, 31, 65},
+    {33, 300, 29}, {101, 257, 50}, {2, 5, 2411}, {130, 64, 130},
+    // big enough (over 2^18 multiply-adds a thread) for 7 threads: split by rows, by columns
+    {130, 300, 70}, {3, 300, 2411},
+};
+
+static void dense_shapes(const char *what) {
+    for (size_t s = 0; s < ARRAY_LEN(shapes); s++) {
+        size_t n = shapes[s][0], k = shapes[s][1], m = shapes[s][2];
+        double *a = random_values(n * k), *b = random_values(k * m);
+        double *want = random_values(n * m), *got = random_values(n * m);  // garbage to overwrite
+        gemm_reference(want, a, b, n, k, m);
+        kernel_gemm(got, a, b, n, k, m);
+        char label[128];
+        snprintf(label, sizeof(label), "%s, (%zu, %zu) @ (%zu, %zu)", what, n, k, k, m);
+        assert_same_bits(got, want, n * m, label);
+        util_free(a);
+        util_free(b);
+        util_free(want);
+        util_free(got);
+    }
+}
+
+static void test_dense_shapes(void **state) {
+    for_every_path_and_threads(dense_shapes);
+}
+
+// Transposed operands (a.T @ b.T, read through swapped steps) give the bits of the reference
+// on copies made contiguous.
+static void transposed(const char *what) {
+    const size_t n = 37, k = 29, m = 53;
+    double *at = random_values(k * n), *bt = random_values(m * k);  // a.T (k, n), b.T (m, k)
+    double *a = util_malloc(n * k * sizeof(double)), *b = util_malloc(k * m * sizeof(double));
+    double *want = random_values(n * m), *got = random_values(n * m);
+    assert_non_null(a);
+    assert_non_null(b);
+    for (size_t i = 0; i < n; i++)
+        for (size_t p = 0; p < k; p++)
+            a[i * k + p] = at[p * n + i];
+    for (size_t p = 0; p < k; p++)
+        for (size_t j = 0; j < m; j++)
+            b[p * m + j] = bt[j * k + p];
+    gemm_reference(want, a, b, n, k, m);
+    GemmMatrix ga = {.data = at, .row_step = 1, .col_step = n}, gb = {.data = bt, .row_step = 1, .col_step = k};
+    gemm(got, &ga, &gb, n, k, m);
+    assert_same_bits(got, want, n * m, what);
+    util_free(at);
+    util_free(bt);
+    util_free(a);
+    util_free(b);
+    util_free(want);
+    util_free(got);
+}
+
+static void test_transposed_operands(void **state) {
+    for_every_path_and_threads(transposed);
+}
+
+static Tensor *random_tensor(Shape s) {
+    Tensor *t = tensor_create(&s);
+    assert_non_null(t);
+    for (size_t i = 0; i < t->size; i++)
+        t->data[i] = next_value();
+    return t;
+}
+
+// kernel_matmul over batches, broadcast batches and vectors against one reference product per
+// batch entry, worked out here from the shapes alone.
+static void batched(const char *what) {
+    struct {
+        Shape a, b;
+    } cases[] = {
+        {{3, {12, 64, 40}}, {3, {12, 40, 64}}},         // heads: q @ k.T, enough work for 7 threads
+        {{4, {2, 3, 17, 5}}, {2, {5, 26}}},              // b broadcast over two batch axes
+        {{4, {2, 1, 9, 4}}, {3, {3, 4, 7}}},             // both broadcast: (2, 1) with (3)
+        {{3, {5, 1, 40}}, {3, {5, 40, 3}}},              // one row per entry
+        {{3, {0, 4, 4}}, {2, {4, 4}}},                   // an empty batch
+        {{1, {45}}, {2, {45, 19}}},                      // vector @ matrix
+        {{3, {2, 19, 45}}, {1, {45}}},                   // matrix @ vector
+    };
+    for (size_t c = 0; c < ARRAY_LEN(cases); c++) {
+        Tensor *a = random_tensor(cases[c].a), *b = random_tensor(cases[c].b);
+        Shape s;
+        assert_true(kernel_matmul_shape(&a->shape, &b->shape, &s));
+        Tensor *got = tensor_create(&s);
+        assert_non_null(got);
+        kernel_matmul(got, a, b);
+        // the matrices: a vector a is a row, a vector b a column
+        size_t ar = a->shape.rank, br = b->shape.rank;
+        size_t n = ar == 1 ? 1 : a->shape.dim[ar - 2], k = a->shape.dim[ar - 1];
+        size_t m = br == 1 ? 1 : b->shape.dim[br - 1];
+        // the batch axes of each, padded on the left to two
+        size_t ab[2] = {1, 1}, bb[2] = {1, 1};
+        for (size_t i = 0; ar > 2 && i < ar - 2; i++)
+            ab[2 - (ar - 2) + i] = a->shape.dim[i];
+        for (size_t i = 0; br > 2 && i < br - 2; i++)
+            bb[2 - (br - 2) + i] = b->shape.dim[i];
+        // numpy broadcasting: a 1 takes the other's size (0 included)
+        size_t e0 = ab[0] == 1 ? bb[0] : ab[0], e1 = ab[1] == 1 ? bb[1] : ab[1];
+        double *want = util_malloc((got->size ? got->size : 1) * sizeof(double));
+        assert_non_null(want);
+        for (size_t i = 0; i < e0; i++)
+            for (size_t j = 0; j < e1; j++) {
+                const double *ad = a->data + ((ab[0] > 1 ? i : 0) * ab[1] + (ab[1] > 1 ? j : 0)) * n * k;
+                const double *bd = b->data + ((bb[0] > 1 ? i : 0) * bb[1] + (bb[1] > 1 ? j : 0)) * k * m;
+                gemm_reference(want + (i * e1 + j) * n * m, ad, bd, n, k, m);
+            }
+        char label[128];
+        snprintf(label, sizeof(label), "%s, batched case %zu", what, c);
+        assert_same_bits(got->data, want, got->size, label);
+        util_free(want);
+        tensor_destroy(a);
+        tensor_destroy(b);
+        tensor_destroy(got);
+    }
+}
+
+static void test_batched_products(void **state) {
+    for_every_path_and_threads(batched);
+}
+
+// Values where the order shows: in index order 1 + 2^53 rounds to 2^53, - 2^53 gives 0, on
+// every lane of every tile; a sum from the other end, or a fused multiply-add keeping the
+// product 0.1 * 10 unrounded, would give something else.
+static void order_shows(const char *what) {
+    const size_t n = 11, k = 3, m = 27;
+    double a[11 * 3], b[3 * 27], c[11 * 27];
+    for (size_t i = 0; i < n; i++) {
+        a[i * k + 0] = 1;
+        a[i * k + 1] = 0x1p53;
+        a[i * k + 2] = -0x1p53;
+    }
+    for (size_t j = 0; j < k * m; j++)
+        b[j] = 1;
+    kernel_gemm(c, a, b, n, k, m);
+    for (size_t i = 0; i < n * m; i++)
+        if (c[i] != 0.0) {
+            print_error("%s: element %zu is %.17g, not 0\n", what, i, c[i]);
+            fail();
+        }
+    // no fused multiply-add: -1 + 0.1 * 10 is -1 + 1 = 0 when the product is rounded first;
+    // fused, the product keeps its error and the sum is 2^-54 (5.55e-17), not 0
+    double x[2] = {-1.0, 0.1}, y[2] = {1.0, 10.0}, z;
+    kernel_gemm(&z, x, y, 1, 2, 1);
+    if (z != 0.0) {
+        print_error("%s: -1 + 0.1 * 10 is %.17g, not 0: a fused multiply-add?\n", what, z);
+        fail();
+    }
+    // the same in a full tile of every path (8 x 24)
+    double xa[8 * 2], yb[2 * 24], zc[8 * 24];
+    for (size_t i = 0; i < 8; i++) {
+        xa[i * 2] = -1.0;
+        xa[i * 2 + 1] = 0.1;
+    }
+    for (size_t j = 0; j < 24; j++) {
+        yb[j] = 1.0;
+        yb[24 + j] = 10.0;
+    }
+    kernel_gemm(zc, xa, yb, 8, 2, 24);
+    for (size_t i = 0; i < 8 * 24; i++)
+        if (zc[i] != 0.0) {
+            print_error("%s: tile element %zu: -1 + 0.1 * 10 is %.17g, not 0\n", what, i, zc[i]);
+            fail();
+        }
+}
+
+static void test_order_shows(void **state) {
+    for_every_path_and_threads(order_shows);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_dense_shapes),
+        cmocka_unit_test(test_transposed_operands),
+        cmocka_unit_test(test_batched_products),
+        cmocka_unit_test(test_order_shows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

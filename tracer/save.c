@@ -1,0 +1,190 @@
+// save: every stage of a trace as a .npy file (numpy's format: float64, little-endian, C order)
+// in a folder, and manifest.json listing them, so numpy.load reads any tensor exactly.
+//
+// Nothing half-written looks complete: each file is written under a temporary name (NAME.part)
+// and renamed when whole, and the manifest, which says the folder is complete, is removed
+// first and written last.
+#define _DEFAULT_SOURCE  // S_ISDIR and mkdir's mode bits
+#include "save.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "render.h"
+
+// "DIR/NAME" into buf; false when it does not fit.
+static bool join(char *buf, size_t cap, const char *dir, const char *name, const char *ext) {
+    int n = snprintf(buf, cap, "%s/%s%s", dir, name, ext);
+    return n > 0 && (size_t)n < cap;
+}
+
+static int save_error(Diag *diag, const char *what, const char *path, int err) {
+    diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--save: cannot %s '%s': %s", what, path, strerror(err));
+    return diag->status;
+}
+
+// The .npy header of a float64 C-order array of this shape, padded so the data starts at a
+// multiple of 64 bytes (numpy's own alignment).
+static size_t npy_header(char *buf, size_t cap, const Shape *shape) {
+    char dims[128] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < shape->rank; i++)
+        used += (size_t)snprintf(dims + used, sizeof(dims) - used, "%s%zu", i ? ", " : "", shape->dim[i]);
+    if (shape->rank == 1)
+        snprintf(dims + used, sizeof(dims) - used, ",");
+    char dict[256];
+    int n = snprintf(dict, sizeof(dict), "{'descr': '<f8', 'fortran_order': False, 'shape': (%s), }", dims);
+    size_t total = 10 + (size_t)n + 1;  // magic, version, length; the dict; its newline
+    size_t padded = (total + 63) / 64 * 64;
+    size_t header_len = padded - 10;
+    ASSERT(padded <= cap);
+    memcpy(buf, "\x93NUMPY\x01\x00", 8);
+    buf[8] = (char)(header_len & 0xff);
+    buf[9] = (char)(header_len >> 8);
+    memcpy(buf + 10, dict, (size_t)n);
+    memset(buf + 10 + n, ' ', header_len - (size_t)n - 1);
+    buf[padded - 1] = '\n';
+    return padded;
+}
+
+static bool host_is_little_endian(void) {
+    const uint16_t one = 1;
+    unsigned char first;
+    memcpy(&first, &one, 1);
+    return first == 1;
+}
+
+// The values of t, little-endian, in chunks (constant memory on any host).
+static bool write_values(FILE *f, const Tensor *t) {
+    if (host_is_little_endian())
+        return fwrite(t->data, sizeof(double), t->size, f) == t->size;
+    unsigned char chunk[8 * 1024];
+    for (size_t i = 0; i < t->size;) {
+        size_t n = 0;
+        for (; n < sizeof(chunk) / 8 && i < t->size; n++, i++) {
+            uint64_t bits;
+            memcpy(&bits, &t->data[i], 8);
+            for (int b = 0; b < 8; b++)
+                chunk[n * 8 + (size_t)b] = (unsigned char)(bits >> (8 * b));
+        }
+        if (fwrite(chunk, 8, n, f) != n)
+            return false;
+    }
+    return true;
+}
+
+// Write `final` by writing final.part and renaming it; on failure the part is removed.
+typedef bool WriteFn(FILE *f, const void *what);
+
+static int write_atomically(const char *final, WriteFn *fn, const void *what, Diag *diag) {
+    char part[4096];
+    int len = snprintf(part, sizeof(part), "%s.part", final);
+    if (len < 0 || (size_t)len >= sizeof(part))
+        return save_error(diag, "write", final, ENAMETOOLONG);
+    FILE *f = fopen(part, "wb");
+    if (!f)
+        return save_error(diag, "write", final, errno);
+    errno = 0;
+    bool ok = fn(f, what);
+    int err = errno ? errno : EIO;
+    if (fclose(f) != 0 && ok) {
+        ok = false;
+        err = errno ? errno : EIO;
+    }
+    if (ok && rename(part, final) != 0) {
+        ok = false;
+        err = errno;
+    }
+    if (!ok) {
+        unlink(part);
+        return save_error(diag, "write", final, err);
+    }
+    return STATUS_OK;
+}
+
+static bool write_npy(FILE *f, const void *what) {
+    const Tensor *t = what;
+    char header[256];
+    size_t n = npy_header(header, sizeof(header), &t->shape);
+    return fwrite(header, 1, n, f) == n && write_values(f, t);
+}
+
+static bool write_text(FILE *f, const void *what) {
+    const StrBuf *sb = what;
+    return fwrite(strbuf_str(sb), 1, sb->len, f) == sb->len;
+}
+
+// manifest.json: the lesson, then every stage in order with its shape and file (null for a
+// shape-only tensor, which has no values to save).
+static void manifest(const Trace *trace, StrBuf *out) {
+    strbuf_puts(out, "{\"lesson\": ");
+    render_json_string(out, trace->file);
+    strbuf_puts(out, ", \"title\": ");
+    render_json_string(out, trace->title);
+    strbuf_puts(out, ", \"dtype\": \"<f8\", \"stages\": [\n");
+    for (size_t i = 0; i < trace->n_stages; i++) {
+        const TraceStage *s = &trace->stages[i];
+        const Tensor *t = s->value;
+        strbuf_puts(out, "  {\"name\": ");
+        render_json_string(out, s->name);
+        strbuf_printf(out, ", \"kind\": \"%s\", \"expr\": ", render_stage_kind(s->kind));
+        render_json_string(out, s->expr);
+        strbuf_puts(out, ", \"shape\": [");
+        for (size_t d = 0; d < t->shape.rank; d++)
+            strbuf_printf(out, "%s%zu", d ? ", " : "", t->shape.dim[d]);
+        strbuf_puts(out, "], \"file\": ");
+        if (t->data)
+            strbuf_printf(out, "\"%s.npy\"", s->name);
+        else
+            strbuf_puts(out, "null");
+        strbuf_puts(out, i + 1 < trace->n_stages ? "},\n" : "}\n");
+    }
+    strbuf_puts(out, "]}\n");
+}
+
+int save_trace(const Trace *trace, const char *dir, Diag *diag) {
+    struct stat st;
+    if (dir[0] == '\0') {
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--save needs a folder name");
+        return diag->status;
+    }
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--save: '%s' is a file, not a folder", dir);
+            diag_hint(diag, "name a folder for the .npy files; it is created when it does not exist");
+            return diag->status;
+        }
+    } else if (errno != ENOENT || mkdir(dir, 0777) != 0) {
+        return save_error(diag, "create the folder", dir, errno);
+    }
+    char path[4096];
+    // The manifest says the folder is complete: gone until the new one is written.
+    if (!join(path, sizeof(path), dir, "manifest", ".json"))
+        return save_error(diag, "write", dir, ENAMETOOLONG);
+    if (unlink(path) != 0 && errno != ENOENT)
+        return save_error(diag, "replace", path, errno);
+    for (size_t i = 0; i < trace->n_stages; i++) {
+        const TraceStage *s = &trace->stages[i];
+        if (!s->value->data)
+            continue;
+        char file[4096];
+        if (!join(file, sizeof(file), dir, s->name, ".npy"))
+            return save_error(diag, "write", s->name, ENAMETOOLONG);
+        if (write_atomically(file, write_npy, s->value, diag) != STATUS_OK)
+            return diag->status;
+    }
+    StrBuf text;
+    strbuf_init(&text);
+    manifest(trace, &text);
+    if (text.failed) {
+        strbuf_finish(&text);
+        return diag_out_of_memory(diag);
+    }
+    int status = write_atomically(path, write_text, &text, diag);
+    strbuf_finish(&text);
+    return status;
+}
