@@ -8,6 +8,7 @@ tracer=$1 root=$2
 shift 2
 cd "$root"
 html=false
+lessons=
 for name in "$@"; do
     if [ "$name" = --html ]; then
         html=true
@@ -19,13 +20,14 @@ for name in "$@"; do
         mv "golden/html/$name.html.new" "golden/html/$name.html"
         echo "wrote golden/html/$name.html"
     else
+        lessons="$lessons $name"
         NO_COLOR=1 "$tracer" --color=never --width 80 "lessons/$name.yaml" > "golden/$name.txt.new"
         mv "golden/$name.txt.new" "golden/$name.txt"
         echo "wrote golden/$name.txt"
     fi
 done
 # The SHA-256 of each lesson's JSON trace (tests/json_same.sh).
-for name in "$@"; do
+for name in $lessons; do
     "$tracer" --format json "lessons/$name.yaml" > "$name.json.new"
     sha256sum "$name.json.new" | sed "s/\.new\$//"
     rm -f "$name.json.new"
