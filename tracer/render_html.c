@@ -165,9 +165,10 @@ static void table_open(StrBuf *out, const Picture *pic, const char *cls, size_t 
     strbuf_puts(out, "\">\n");
 }
 
-// One matrix [rows, cols] of the picture from flat offset `offset`, as a table with row and
-// column headers; a vector is one row without a row header. A matrix too big to read shows its
-// corners, as the text trace and numpy print it.
+// One matrix [rows, cols] of the picture, the slice-th of a rank-3 or rank-4 tensor (or the
+// whole tensor, slice CORNERS_GAP), as a table with row and column headers; a vector is one
+// row without a row header. A matrix too big to read shows its corners, as the text trace and
+// numpy print it.
 static void matrix(StrBuf *out, const Picture *pic, size_t slice, size_t rows, size_t cols, const Labels *row_labels,
                    const Labels *col_labels, bool vector) {
     size_t offset = slice == CORNERS_GAP ? 0 : slice * rows * cols;
