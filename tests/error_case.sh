@@ -1,6 +1,7 @@
 #!/bin/sh
-# One error test: run the tracer on a broken lesson and compare what it says with what it
-# must say. Usage: error_case.sh TRACER DIR NAME, run from the project root, where
+# One error or warning test: run the tracer on a broken (or doubtful) lesson and compare what
+# it says with what it must say. Usage: error_case.sh TRACER DIR NAME, run from the project
+# root, where
 #   DIR/NAME.yaml    the lesson (or DIR/NAME.args: the command-line arguments, one per line)
 #   DIR/NAME.stderr  the exact error output
 #   DIR/NAME.status  the exit status (1 when absent)

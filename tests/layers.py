@@ -19,8 +19,9 @@ LAYERS = [
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",
-    "ops", "plan", "check", "eval", "run", "doccheck",
-    "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save", "diff", "pipeline",
+    "ops", "plan", "check", "lint", "eval", "run", "doccheck", "narrate",
+    "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save", "compare", "diff",
+    "pipeline",
 ]
 
 

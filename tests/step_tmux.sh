@@ -91,25 +91,25 @@ press q
 shows "tracer exited with status 0"
 
 # 20 rows: 18 for the text, a blank line and the status line. The first screen of lesson 02
-# is its header (4 lines, a blank line, 16 lines of introduction with its blank line) and
-# Given X (a blank line, its heading and 6 lines of box): 29 lines.
+# is its header (4 lines, a blank line, 18 lines of introduction with its blank line) and
+# Given X (a blank line, its heading, 6 lines of box and the document's line): 32 lines.
 tmux -S "$sock" kill-server 2>/dev/null
 sock="$tmp/tmux-small.sock"
 after="starting in 80 x 20"
 tmux -S "$sock" -f /dev/null new-session -d -x 80 -y 20 -c "$PWD" \
     "NO_COLOR=1 '$tracer' --step lessons/02_the_cat_sat.yaml; echo \"tracer exited with status \$?\"; sleep 60"
-shows "step 1 of 14   lines 1-18 of 29"
+shows "step 1 of 14   lines 1-18 of 32"
 shows "The cat sat: one attention head"
 hides "Given X"
 press Down
-shows "lines 2-19 of 29"
+shows "lines 2-19 of 32"
 hides "The cat sat: one attention head"
 press NPage
-shows "lines 12-29 of 29"
+shows "lines 15-32 of 32"
 shows "Given X  [3, 4]"
 shows "sat │  0.2000  0.1000  0.4000  0.3000 │"
 press k
-shows "lines 11-28 of 29"
+shows "lines 14-31 of 32"
 press Enter
 shows "step 2 of 14"
 shows "Given W_Q  [4, 4]"

@@ -560,6 +560,91 @@ static void test_out_of_memory(void **state) {
     }
 }
 
+// ---------------------------------------------------------------- narration
+
+// The parts of narration as "text|{expr:format}|text", each placeholder's tree in place of
+// its expression, e.g. "Divide by |{(sqrt d_k):g}|.".
+static void narration_shape(Arena *arena, const char *text, const char *want) {
+    ExprError err;
+    const Narration *n = expr_parse_narration(arena, text, &err);
+    if (!n)
+        fail_msg("'%s': %s", text, err.message);
+    char buf[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < n->n_parts; i++) {
+        const NarrationPart *p = &n->parts[i];
+        if (i)
+            used += (size_t)snprintf(buf + used, sizeof(buf) - used, "|");
+        if (!p->expr) {
+            used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%.*s", (int)p->text_len, p->text);
+            continue;
+        }
+        char tree[256];
+        size_t t = 0;
+        tree_text(p->expr, tree, sizeof(tree), &t);
+        const char *format[] = {"", ":f", ":%", ":g"};
+        used += (size_t)snprintf(buf + used, sizeof(buf) - used, "{%s%s", tree, format[p->format]);
+        if (p->format == NARRATION_FIXED || p->format == NARRATION_PERCENT)
+            used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%d", p->decimals);
+        used += (size_t)snprintf(buf + used, sizeof(buf) - used, "}");
+    }
+    assert_string_equal(buf, want);
+}
+
+static void test_narration_parts(void **state) {
+    Arena *a = *state;
+    narration_shape(a, "no placeholder at all", "no placeholder at all");
+    narration_shape(a, "", "");
+    narration_shape(a, "Divide by sqrt(d_k) = {sqrt(d_k):g}.", "Divide by sqrt(d_k) = |{(call sqrt d_k):g}|.");
+    narration_shape(a, "{weights[0, 1]:.2f}", "{(index weights 0 1):f2}");
+    narration_shape(a, "{weights[0, 1]:.0%} of it", "{(index weights 0 1):%0}| of it");
+    narration_shape(a, "best: {tokens[argmax(weights[0])]}", "best: |{(index tokens (call argmax (index weights 0)))}");
+    narration_shape(a, "{shape(X)}{d_k}", "{(call shape X)}|{d_k}");
+    // A slice's ':' sits inside brackets: it is not a format.
+    narration_shape(a, "{sum(X[:, 1])}", "{(call sum (index X (: _ _) 1))}");
+    // Doubled braces are literal, around placeholders too.
+    narration_shape(a, "{{x}} and {{{x}}}", "{x} and {|{x}|}");
+}
+
+static void test_narration_positions(void **state) {
+    ExprError err;
+    const Narration *n = expr_parse_narration(*state, "a {b + c:.1f} d", &err);
+    assert_non_null(n);
+    assert_int_equal(n->n_parts, 3);
+    assert_int_equal(n->n_placeholders, 1);
+    assert_int_equal(n->parts[1].expr_offset, 3);
+    assert_string_equal(n->parts[1].expr_text, "b + c");
+    assert_int_equal(n->parts[1].expr->op_pos, 2);  // '+' at narration byte 3 + 2
+}
+
+// A narration syntax error: message, hint and the byte range under the caret.
+static void expect_narration_error(Arena *arena, const char *text, size_t pos, size_t width, const char *message,
+                                   const char *hint) {
+    ExprError err;
+    if (expr_parse_narration(arena, text, &err))
+        fail_msg("'%s' parsed", text);
+    assert_string_equal(err.message, message);
+    assert_int_equal(err.pos, pos);
+    assert_int_equal(err.width, width);
+    if (hint)
+        assert_string_equal(err.hint, hint);
+}
+
+static void test_narration_errors(void **state) {
+    Arena *a = *state;
+    expect_narration_error(a, "sum {x", 4, 1, "this { opens a placeholder that is never closed",
+                           "close it with }, or write {{ for a brace in the text");
+    expect_narration_error(a, "a } b", 2, 1, "this } closes no placeholder", NULL);
+    expect_narration_error(a, "an empty {} here", 9, 2, "this placeholder is empty", NULL);
+    expect_narration_error(a, "{x:.2d}", 3, 3, "unknown number format after ':'", NULL);
+    expect_narration_error(a, "{x:.13f}", 3, 4, "unknown number format after ':'", NULL);
+    expect_narration_error(a, "{x:}", 3, 1, "unknown number format after ':'", NULL);
+    // An expression's own error, placed in the narration: the second "@" at byte 9.
+    expect_narration_error(a, "see {Q @ @ K}", 9, 1, "expected a value (a name, a number, '(' or '['), found '@'", NULL);
+    // A '{' inside a placeholder does not nest.
+    expect_narration_error(a, "{a {b}}", 0, 1, "this { opens a placeholder that is never closed", NULL);
+}
+
 #define ERROR_TEST(name) {"error_" #name, test_syntax_error, NULL, NULL, &case_##name},
 #define CASE_TEST(name, ...) ERROR_TEST(name)
 #define TEST(f) cmocka_unit_test_setup_teardown(f, make_arena, free_arena)
@@ -591,6 +676,9 @@ int main(void) {
         TEST(test_nesting_at_the_limit),
         TEST(test_long_run_of_unary_plus),
         TEST(test_error_is_reset),
+        TEST(test_narration_parts),
+        TEST(test_narration_positions),
+        TEST(test_narration_errors),
         cmocka_unit_test(test_op_text),
         cmocka_unit_test(test_out_of_memory),
         SYNTAX_CASES(CASE_TEST)

@@ -42,6 +42,20 @@ static void expect_error(const char *text, size_t line, size_t col, const char *
         assert_string_equal(diag.hint, hint);
 }
 
+// The lesson loads with exactly one warning, at `at`, and the labels it names are dropped.
+static void expect_warning(const char *text, const char *at, const char *message) {
+    Diag diag;
+    Lesson *lesson = load(text, &diag);
+    assert_non_null(lesson);
+    assert_int_equal(diag.status, STATUS_OK);
+    assert_int_equal(diag.n_warnings, 1);
+    assert_string_equal(diag.warnings[0].at, at);
+    assert_string_equal(diag.warnings[0].text, message);
+    assert_null(lesson->givens[0].rows);
+    assert_null(lesson->givens[0].cols);
+    lesson_destroy(lesson);
+}
+
 // A lesson with one given X and the given or steps text appended.
 #define WITH_GIVEN(g) "title: t\ngiven:\n  " g "\nsteps:\n  - a: X\n"
 #define WITH_STEPS(s) "title: t\ngiven:\n  X: [1, 2]\nsteps:\n" s
@@ -463,11 +477,10 @@ static void test_given_labels(void **state) {
     expect_error(LABELS "X: {values: [1, 2], rows: tokens}\nsteps: [a: X]\n", 5, 29,
                  "rows: labels the second-to-last axis, but 'X' has shape [2]",
                  "label a list's only axis with cols:");
-    expect_error(LABELS "X: {values: [[1, 2]], cols: tokens}\nsteps: [a: X]\n", 5, 31,
-                 "cols: gives 3 labels, but 'X' has 2 columns (shape [1, 2])",
-                 "give one label for each column");
-    expect_error(LABELS "X: {values: [[1], [2]], rows: [a, b, c]}\nsteps: [a: X]\n", 5, 33,
-                 "rows: gives 3 labels, but 'X' has 2 rows (shape [2, 1])", NULL);
+    expect_warning(LABELS "X: {values: [[1, 2]], cols: tokens}\nsteps: [a: X]\n", "t.yaml:5:31",
+                   "cols: gives 3 labels, but 'X' has 2 columns (shape [1, 2]): its columns are shown by position");
+    expect_warning(LABELS "X: {values: [[1], [2]], rows: [a, b, c]}\nsteps: [a: X]\n", "t.yaml:5:33",
+                   "rows: gives 3 labels, but 'X' has 2 rows (shape [2, 1]): its rows are shown by position");
     expect_error(LABELS "X: {values: 1, cols: [a]}\nsteps: [a: X]\n", 5, 24,
                  "cols: labels the last axis, but 'X' is a single number", NULL);
     expect_error(LABELS "X: {values: [[1, 2]], cols: tokns}\nsteps: [a: X]\n", 5, 31,
@@ -481,6 +494,47 @@ static void test_given_labels(void **state) {
     assert_string_equal(lesson->givens[0].cols->items[0], "The");
     lesson_destroy(lesson);
 #undef LABELS
+}
+
+// Narration keeps its node, and a byte of its text maps to its line and column in the file.
+static void test_narration_positions(void **state) {
+    (void)state;
+    Diag diag;
+    Lesson *lesson = load("title: t\n"                          // 1
+                          "intro: |\n"                          // 2
+                          "  First line.\n"                     // 3
+                          "    Then {x[0]} here.\n"             // 4
+                          "given:\n"                            // 5
+                          "  x: {values: [1, 2], about: \"the {x} given\"}\n"  // 6
+                          "steps:\n"                            // 7
+                          "  - y: x * 2\n"                      // 8
+                          "    say: Twice {x[1]}, folded\n"     // 9
+                          "  - z: y\n"                          // 10
+                          "    say: >\n"                        // 11
+                          "      a {y} b\n",                    // 12
+                          &diag);
+    assert_non_null(lesson);
+    size_t line, col;
+    // "{x[0]}" is byte 22 of the intro's text ("First line.\n  Then {x[0]}..."): line 4, col 10.
+    lesson_text_position(lesson, lesson->intro_node, strchr(lesson->intro, '{') - lesson->intro, &line, &col);
+    assert_int_equal(line, 4);
+    assert_int_equal(col, 10);
+    // In a quoted one-line scalar, past its quote: column 35.
+    const LessonGiven *x = &lesson->givens[0];
+    lesson_text_position(lesson, x->about_node, strchr(x->about, '{') - x->about, &line, &col);
+    assert_int_equal(line, 6);
+    assert_int_equal(col, 35);
+    // A plain one-line say: column 16.
+    const LessonStep *y = &lesson->steps[0];
+    lesson_text_position(lesson, y->say_node, strchr(y->say, '{') - y->say, &line, &col);
+    assert_int_equal(line, 9);
+    assert_int_equal(col, 16);
+    // A folded block is not exact: its start.
+    const LessonStep *z = &lesson->steps[1];
+    lesson_text_position(lesson, z->say_node, strchr(z->say, '{') - z->say, &line, &col);
+    assert_int_equal(line, 11);
+    assert_int_equal(col, 10);
+    lesson_destroy(lesson);
 }
 
 static void test_step_shapes(void **state) {
@@ -658,6 +712,7 @@ int main(void) {
         cmocka_unit_test(test_given_mapping),
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_given_labels),
+        cmocka_unit_test(test_narration_positions),
         cmocka_unit_test(test_step_shapes),
         cmocka_unit_test(test_names_defined_twice),
         cmocka_unit_test(test_expressions),

@@ -23,6 +23,9 @@
 #define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 36)
 #endif
 #define NO_NODE ((size_t)-1)
+// The node of a name whose given or step failed: anything that uses it fails quietly, since
+// its error is already reported and a second one would only repeat it.
+#define FAILED_NODE ((size_t)-2)
 // An axis written beyond this is a slip, not an axis: refused before it is cast to an integer
 // (within it, the shape rule says which axes the tensor has).
 #define CHECK_MAX_AXIS 64
@@ -36,6 +39,8 @@ typedef struct Checker {
     size_t first_node;       // the step's first node
     size_t total_values;
     size_t total_multiply_adds;  // of the matrix products so far
+    bool uses_failed;  // the current step uses a name whose given or step failed
+    bool past_limit;   // the lesson as a whole is too large: later errors would only repeat it
     // Names visible so far: givens, then each step once compiled.
     const char **names;
     size_t *name_node;
@@ -108,6 +113,7 @@ static PlanNode *new_node(Checker *c, PlanKind kind, size_t *index) {
 // Refuse a lesson whose tensors together would pass PLAN_MAX_TOTAL_VALUES, with the error at
 // e in the current step, or at the given g's name.
 static bool total_too_big(Checker *c, const Expr *e, const LessonGiven *g) {
+    c->past_limit = true;
     char limit[64], bytes[64];
     format_count((double)PLAN_MAX_TOTAL_VALUES, limit, sizeof(limit));
     format_bytes((double)PLAN_MAX_TOTAL_VALUES * sizeof(double), bytes, sizeof(bytes));
@@ -200,7 +206,7 @@ static bool const_eval(Checker *c, const Expr *e, double *out) {
     }
     case EXPR_NAME: {
         size_t node = find_name(c, e->name);
-        if (node != NO_NODE) {
+        if (node != NO_NODE && node != FAILED_NODE) {
             const PlanNode *n = &c->plan->nodes[node];
             if (n->kind == PLAN_GIVEN && n->shape.rank == 0 && n->given->init == GIVEN_VALUES) {
                 *out = n->given->values[0];
@@ -378,6 +384,7 @@ static bool check_work(Checker *c, const Expr *e, const OpDef *op, const OpCheck
     double k = left->rank ? (double)left->dim[left->rank - 1] : 1.0;
     format_count((double)size * k, need, sizeof(need));
     format_count((double)PLAN_MAX_MULTIPLY_ADDS, limit, sizeof(limit));
+    c->past_limit = true;
     expr_error(c, e, "this product needs %s multiply-adds; a lesson's products may need %s in all", need, limit);
     diag_hint(c->diag, "that is about a minute of arithmetic; use smaller shapes, or shape-only givens (a `shape:` "
                        "without values) to reason about sizes alone");
@@ -464,6 +471,10 @@ static size_t compile(Checker *c, const Expr *e);
 
 static size_t compile_name(Checker *c, const Expr *e) {
     size_t node = find_name(c, e->name);
+    if (node == FAILED_NODE) {
+        c->uses_failed = true;
+        return NO_NODE;
+    }
     if (node != NO_NODE)
         return node;
     double v;
@@ -850,14 +861,17 @@ static bool apply_step_labels(Checker *c, PlanNode *n, const LessonStep *s) {
             return false;
         }
         size_t axis = k == 0 ? rank - 2 : rank - 1;
+        // A list of the wrong length (after an edit of the token count, say) is a warning: the
+        // axis is shown by position.
         if (lists[k]->n != n->shape.dim[axis]) {
             char s_[64];
             shape_format(&n->shape, s_, sizeof(s_));
-            diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, nodes[k]->line, nodes[k]->col, 1,
-                       "%zu %s labels for an axis of size %zu (the result of '%s' has shape %s)", lists[k]->n,
-                       k == 0 ? "row" : "column", n->shape.dim[axis], s->name, s_);
-            diag_hint(c->diag, "give exactly one label per %s", k == 0 ? "row" : "column");
-            return false;
+            diag_warning(c->diag, c->lesson->path, nodes[k]->line, nodes[k]->col,
+                         "%zu %s labels for an axis of size %zu (the result of '%s' has shape %s): its %s are shown "
+                         "by position",
+                         lists[k]->n, k == 0 ? "row" : "column", n->shape.dim[axis], s->name, s_,
+                         k == 0 ? "rows" : "columns");
+            continue;
         }
         n->labels[axis] = (Labels){lists[k]->items, lists[k]->n};
     }
@@ -919,26 +933,19 @@ static bool add_explain(Checker *c, size_t node, const ExplainSpec *spec) {
 
 // ---------------------------------------------------------------- document values
 
-// Printed numbers must have the shape of the stage they are printed for.
-static bool check_document(Checker *c, const DocValues *dv, const Shape *shape, bool has_values,
-                           const char *name) {
-    if (dv && !has_values) {
+// Printed numbers can only be compared with a stage that has values. When their shape no
+// longer fits the stage (a student gave X five rows where the document had three), they are
+// set aside, not refused: the trace notes it and the lesson still runs.
+static bool check_document(Checker *c, PlanNode *n, const DocValues *dv, const char *name) {
+    if (dv && !n->has_values) {
         diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, dv->node->line, dv->node->col,
                    yamldoc_node_width(dv->node), "'%s' has only a shape, no values to compare with the document's",
                    name);
         diag_hint(c->diag, "give its inputs values, or leave out document:");
         return false;
     }
-    if (!dv || shape_equal(&dv->shape, shape))
-        return true;
-    char a[64], b[64];
-    shape_format(&dv->shape, a, sizeof(a));
-    shape_format(shape, b, sizeof(b));
-    diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, dv->node->line, dv->node->col,
-               yamldoc_node_width(dv->node), "the document values have shape %s, but '%s' has shape %s", a, name,
-               b);
-    diag_hint(c->diag, "write the numbers the document printed for '%s' in the same rows and columns", name);
-    return false;
+    n->document_set_aside = dv && !shape_equal(&dv->shape, &n->shape);
+    return true;
 }
 
 // ---------------------------------------------------------------- the plan
@@ -960,7 +967,7 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     n->is_count = g->init == GIVEN_VALUES && g->value_nodes;
     for (size_t i = 0; n->is_count && i < n_values; i++)
         n->is_count = is_whole(g->values[i]) && !strpbrk(g->value_nodes[i]->text, ".eE");
-    if (!check_document(c, g->document, &g->shape, g->init != GIVEN_SHAPE_ONLY, g->name))
+    if (!check_document(c, n, g->document, g->name))
         return false;
     n->name = g->name;
     n->number = "";
@@ -1028,7 +1035,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
         return false;
     if (s->explain.kind != EXPLAIN_NONE && !add_explain(c, top, &s->explain))
         return false;
-    if (!check_document(c, s->document, &t->shape, t->has_values, s->name))
+    if (!check_document(c, t, s->document, s->name))
         return false;
     size_t k = 0;
     for (size_t i = c->first_node; i < top; i++) {
@@ -1095,6 +1102,7 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
         return NULL;
     }
     Checker c = {.lesson = lesson, .plan = plan, .diag = diag};
+    bool out_of_memory = false;
     size_t n_names = lesson->n_givens + lesson->n_steps;
     for (c.cap_slots = 16; c.cap_slots < 2 * (n_names + 1); c.cap_slots *= 2)
         ;
@@ -1102,20 +1110,50 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
         !(c.name_node = arena_array(plan->arena, n_names + 1, sizeof(size_t))) ||
         !(c.name_slots = arena_array(plan->arena, c.cap_slots, sizeof(size_t))))
         goto fail;
-    for (size_t i = 0; i < lesson->n_givens; i++)
-        if (!add_given(&c, &lesson->givens[i]))
-            goto fail;
-    for (size_t i = 0; i < lesson->n_steps; i++)
-        if (!add_step(&c, &lesson->steps[i], i + 1))
-            goto fail;
+    // Each given and step is checked on its own, so that one run reports every error that does
+    // not follow from another, as a compiler does; what uses a failed name fails quietly.
+    Diag *item = util_malloc(sizeof(Diag));
+    if (!item)
+        goto fail;
+    bool failed = false;
+    for (size_t i = 0; i < lesson->n_givens + lesson->n_steps; i++) {
+        bool given = i < lesson->n_givens;
+        diag_init(item);
+        c.diag = item;
+        c.uses_failed = false;
+        bool ok = given ? add_given(&c, &lesson->givens[i])
+                        : add_step(&c, &lesson->steps[i - lesson->n_givens], i - lesson->n_givens + 1);
+        c.diag = diag;
+        failed |= !ok;
+        if (!ok && item->status != STATUS_LESSON_ERROR && !c.uses_failed) {
+            out_of_memory = true;  // that alone is reported
+            break;
+        }
+        if (!diag_append(diag, item)) {
+            diag->more_dropped = i + 1 < lesson->n_givens + lesson->n_steps;  // what follows is not checked
+            break;
+        }
+        if (!ok && c.past_limit)
+            break;  // enough said
+        if (!ok)
+            add_name(&c, given ? lesson->givens[i].name : lesson->steps[i - lesson->n_givens].name, FAILED_NODE);
+    }
+    util_free(item);
+    if (failed)
+        goto fail;
     // Names are final only now (a step's result takes the step's name at its end).
     for (size_t i = 0; i < plan->n_nodes; i++)
         if (!(plan->nodes[i].display = display_name(&c, &plan->nodes[i])))
             goto fail;
     return plan;
 fail:
-    if (diag->status == STATUS_OK)
+    if (diag->status != STATUS_LESSON_ERROR || out_of_memory) {
+        // Memory ran out (perhaps after lesson errors): say only that.
+        diag->status = STATUS_OK;
+        diag->n_more = 0;
+        diag->more_dropped = false;
         diag_out_of_memory(diag);
+    }
     plan_destroy(plan);
     return NULL;
 }

@@ -7,8 +7,13 @@
 #include "format.h"
 #include "util.h"
 
+// Only what marks the Diag empty: it is large, and a checker clears one per step.
 void diag_init(Diag *d) {
-    memset(d, 0, sizeof(*d));
+    d->status = STATUS_OK;
+    d->path[0] = d->message[0] = d->hint[0] = d->source_line[0] = '\0';
+    d->line = d->col = d->width = d->source_col = 0;
+    d->n_warnings = d->warnings_dropped = d->n_more = 0;
+    d->more_dropped = false;
 }
 
 enum {
@@ -106,6 +111,31 @@ int diag_out_of_memory(Diag *d) {
                       "out of memory (the tracer could not allocate what this lesson needs)");
 }
 
+void diag_warning(Diag *d, const char *path, size_t line, size_t col, const char *fmt, ...) {
+    if (d->n_warnings == DIAG_MAX_WARNINGS) {
+        d->warnings_dropped++;
+        return;
+    }
+    DiagWarning *w = &d->warnings[d->n_warnings++];
+    if (line)
+        snprintf(w->at, sizeof(w->at), "%s:%zu:%zu", path, line, col ? col : 1);
+    else
+        snprintf(w->at, sizeof(w->at), "%s", path);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->text, sizeof(w->text), fmt, ap);
+    va_end(ap);
+}
+
+void diag_print_warnings(const Diag *d, FILE *f, bool colour) {
+    const char *bold = colour ? "\033[1m" : "", *magenta = colour ? "\033[1;35m" : "",
+               *reset = colour ? "\033[0m" : "";
+    for (size_t i = 0; i < d->n_warnings; i++)
+        fprintf(f, "%s%s:%s %swarning:%s %s\n", bold, d->warnings[i].at, reset, magenta, reset, d->warnings[i].text);
+    if (d->warnings_dropped)
+        fprintf(f, "tracer: %swarning:%s %zu more warnings not shown\n", magenta, reset, d->warnings_dropped);
+}
+
 bool diag_no_memory(Diag *d) {
     diag_out_of_memory(d);
     return false;
@@ -123,40 +153,96 @@ static size_t byte_offset_of_column(const char *line, size_t col) {
     return i;
 }
 
-void diag_print(const Diag *d, FILE *f, bool colour) {
+// One error in the form of a compiler's.
+static void print_error(FILE *f, bool colour, const char *path, size_t line, size_t col, size_t width,
+                        const char *message, const char *hint, const char *source_line, size_t source_col) {
     const char *bold = colour ? "\033[1m" : "", *red = colour ? "\033[1;31m" : "",
                *green = colour ? "\033[1;32m" : "", *cyan = colour ? "\033[1;36m" : "",
                *reset = colour ? "\033[0m" : "";
     fputs(bold, f);
-    if (d->path[0]) {
-        fputs(d->path, f);
-        if (d->line)
-            fprintf(f, ":%zu:%zu", d->line, d->col);
+    if (path[0]) {
+        fputs(path, f);
+        if (line)
+            fprintf(f, ":%zu:%zu", line, col);
         fputs(": ", f);
     } else {
         fputs("tracer: ", f);
     }
-    fprintf(f, "%s%serror:%s %s%s%s\n", reset, red, reset, bold, d->message, reset);
-    if (d->line && d->source_line[0]) {
+    fprintf(f, "%s%serror:%s %s%s%s\n", reset, red, reset, bold, message, reset);
+    if (line && source_line[0]) {
         char number[32];
-        int w = snprintf(number, sizeof(number), "%zu", d->line);
-        fprintf(f, " %s | %s\n", number, d->source_line);
-        size_t at = byte_offset_of_column(d->source_line, d->source_col);
+        int w = snprintf(number, sizeof(number), "%zu", line);
+        fprintf(f, " %s | %s\n", number, source_line);
+        size_t at = byte_offset_of_column(source_line, source_col);
         fprintf(f, " %*s | ", w, "");
         // As many spaces as the text before the caret is wide (猫 takes two columns).
-        for (size_t i = format_display_width(d->source_line, at); i > 0; i--)
+        for (size_t i = format_display_width(source_line, at); i > 0; i--)
             fputc(' ', f);
         fprintf(f, "%s^", green);
         // The tildes stop at the end of the quote, however wide the culprit.
         size_t shown = 0;
-        for (const char *c = d->source_line + at; *c; c++)
+        for (const char *c = source_line + at; *c; c++)
             shown += ((unsigned char)*c & 0xC0) != 0x80;
-        for (size_t i = 1; i < d->width && i < shown; i++)
+        for (size_t i = 1; i < width && i < shown; i++)
             fputc('~', f);
         fprintf(f, "%s\n", reset);
     }
-    if (d->hint[0])
-        fprintf(f, "%shint:%s %s\n", cyan, reset, d->hint);
+    if (hint[0])
+        fprintf(f, "%shint:%s %s\n", cyan, reset, hint);
+}
+
+void diag_print(const Diag *d, FILE *f, bool colour) {
+    print_error(f, colour, d->path, d->line, d->col, d->width, d->message, d->hint, d->source_line, d->source_col);
+    for (size_t i = 0; i < d->n_more; i++) {
+        const DiagMore *m = &d->more[i];
+        print_error(f, colour, d->path, m->line, m->col, m->width, m->message, m->hint, m->source_line,
+                    m->source_col);
+    }
+    if (d->more_dropped)
+        fprintf(f, "%s: stopped after %d errors; fix these and run it again\n", d->path[0] ? d->path : "tracer",
+                DIAG_MAX_ERRORS);
+}
+
+size_t diag_count(const Diag *d) {
+    return d->status == STATUS_OK ? 0 : 1 + d->n_more;
+}
+
+bool diag_append(Diag *d, const Diag *from) {
+    for (size_t i = 0; i < from->n_warnings; i++) {
+        if (d->n_warnings == DIAG_MAX_WARNINGS)
+            d->warnings_dropped++;
+        else
+            d->warnings[d->n_warnings++] = from->warnings[i];
+    }
+    d->warnings_dropped += from->warnings_dropped;
+    if (from->status == STATUS_OK)
+        return diag_count(d) < DIAG_MAX_ERRORS;
+    if (d->status == STATUS_OK) {
+        d->status = from->status;
+        memcpy(d->path, from->path, sizeof(d->path));
+        d->line = from->line;
+        d->col = from->col;
+        d->width = from->width;
+        memcpy(d->message, from->message, sizeof(d->message));
+        memcpy(d->hint, from->hint, sizeof(d->hint));
+        memcpy(d->source_line, from->source_line, sizeof(d->source_line));
+        d->source_col = from->source_col;
+    } else if (d->n_more < ARRAY_LEN(d->more)) {
+        DiagMore *m = &d->more[d->n_more++];
+        m->line = from->line;
+        m->col = from->col;
+        m->width = from->width;
+        _Static_assert(sizeof(m->message) == sizeof(from->message) && sizeof(m->hint) == sizeof(from->hint) &&
+                           sizeof(m->source_line) == sizeof(from->source_line),
+                       "an error after the first is kept in full");
+        memcpy(m->message, from->message, sizeof(m->message));
+        memcpy(m->hint, from->hint, sizeof(m->hint));
+        memcpy(m->source_line, from->source_line, sizeof(m->source_line));
+        m->source_col = from->source_col;
+    } else {
+        d->more_dropped = true;
+    }
+    return diag_count(d) < DIAG_MAX_ERRORS;
 }
 
 // Levenshtein distance, case-insensitive edits cost half so 'w_q' finds 'W_Q' first.

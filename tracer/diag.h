@@ -27,6 +27,27 @@ typedef struct Source {
     size_t len;
 } Source;
 
+// Warnings kept at most; later ones are counted, not kept.
+#define DIAG_MAX_WARNINGS 16
+// Errors reported in one run at most, like a compiler: the first and up to 19 more that do not
+// depend on it.
+#define DIAG_MAX_ERRORS 20
+
+// An error after the first (in the same file as the first).
+typedef struct DiagMore {
+    size_t line, col, width;
+    char message[1024];
+    char hint[1024];
+    char source_line[512];
+    size_t source_col;
+} DiagMore;
+
+// "lessons/x.yaml:3:7" and what is wrong there, printed on one line.
+typedef struct DiagWarning {
+    char at[560];
+    char text[512];
+} DiagWarning;
+
 typedef struct Diag {
     int status;             // STATUS_OK while nothing went wrong
     char path[512];         // empty when the error has no file
@@ -38,6 +59,14 @@ typedef struct Diag {
     // around the caret ("..." marks the cut), and bytes a terminal would act on are shown as '?'.
     char source_line[512];
     size_t source_col;  // the caret's column within source_line (1-based)
+    // Warnings: one line each ("lessons/x.yaml:3:7: warning: ..."), kept whatever the status.
+    DiagWarning warnings[DIAG_MAX_WARNINGS];
+    size_t n_warnings;
+    size_t warnings_dropped;  // past DIAG_MAX_WARNINGS
+    // Errors after the first, in the same file, in the order found (see diag_append).
+    DiagMore more[DIAG_MAX_ERRORS - 1];
+    size_t n_more;
+    bool more_dropped;  // DIAG_MAX_ERRORS were found and the rest of the lesson was not checked
 } Diag;
 
 void diag_init(Diag *d);
@@ -47,6 +76,17 @@ int diag_error(Diag *d, int status, const Source *src, size_t line, size_t col, 
                const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 void diag_hint(Diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int diag_out_of_memory(Diag *d);
+// Record a one-line warning about line:col (1-based) of the file at path (line 0: no place).
+// A warning is not an error: the lesson still runs.
+void diag_warning(Diag *d, const char *path, size_t line, size_t col, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+// Prints the warnings, one line each, to f.
+void diag_print_warnings(const Diag *d, FILE *f, bool colour);
+// Add what `from` found (one part of a lesson checked on its own) to d: its warnings, and its
+// error as d's first or as one more. False when d holds DIAG_MAX_ERRORS errors: stop looking.
+bool diag_append(Diag *d, const Diag *from);
+// How many errors d holds.
+size_t diag_count(const Diag *d);
 // The same for functions that fail with false: `if (!p) return diag_no_memory(diag);`
 bool diag_no_memory(Diag *d);
 // Prints the error as above to f (with colour when colour is true).

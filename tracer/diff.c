@@ -256,3 +256,122 @@ done:
     util_free(b.len);
     return false;
 }
+
+// ---------------------------------------------------------------- the stage summary
+
+// A stage's block of lines: its header and the indented lines under it.
+typedef struct Block {
+    size_t first, end;     // lines [first, end)
+    const char *key;       // "Given Q_0", "Step 1a scores.1": the header's first words
+    size_t key_len;
+} Block;
+
+// The key of a header: "Given NAME" or "Step N NAME", single-spaced.
+static void header_key(const char *line, size_t len, Block *b) {
+    size_t words = memcmp(line, "Given ", 6) == 0 ? 2 : 3, seen = 0, i = 0;
+    while (i < len && seen < words) {
+        while (i < len && line[i] == ' ')
+            i++;
+        while (i < len && line[i] != ' ')
+            i++;
+        seen++;
+    }
+    b->key = line;
+    b->key_len = i;
+}
+
+// Split a trace into stage blocks; *opening_end is where the first block starts and
+// *closing_start where the text after the last block begins.
+static Block *stage_blocks(const Lines *l, size_t *n, size_t *opening_end, size_t *closing_start) {
+    Block *blocks = util_calloc(l->n + 1, sizeof(Block));
+    *n = 0;
+    *opening_end = *closing_start = l->n;
+    if (!blocks)
+        return NULL;
+    for (size_t i = 0; i < l->n;) {
+        if (!is_stage_header(l, i)) {
+            i++;
+            continue;
+        }
+        Block *b = &blocks[(*n)++];
+        if (*n == 1)
+            *opening_end = i;
+        b->first = i++;
+        while (i < l->n && !is_stage_header(l, i) && (l->len[i] == 0 || l->start[i][0] == ' '))
+            i++;
+        b->end = i;
+        header_key(l->start[b->first], l->len[b->first], b);
+        *closing_start = i;
+    }
+    if (*n == 0)
+        *opening_end = *closing_start = l->n;
+    return blocks;
+}
+
+static const Block *find_block(const Block *blocks, size_t n, const Block *like) {
+    for (size_t i = 0; i < n; i++)
+        if (blocks[i].key_len == like->key_len && memcmp(blocks[i].key, like->key, like->key_len) == 0)
+            return &blocks[i];
+    return NULL;
+}
+
+static bool same_range(const Lines *a, size_t a_first, size_t a_end, const Lines *b, size_t b_first,
+                       size_t b_end) {
+    if (a_end - a_first != b_end - b_first)
+        return false;
+    for (size_t k = 0; k < a_end - a_first; k++)
+        if (!same(a, a_first + k, b, b_first + k))
+            return false;
+    return true;
+}
+
+// The key with its runs of spaces as one: "Step 1  scores" -> "Step 1 scores".
+static void put_key(StrBuf *out, const Block *b) {
+    for (size_t i = 0; i < b->key_len; i++)
+        if (b->key[i] != ' ' || (i + 1 < b->key_len && b->key[i + 1] != ' '))
+            strbuf_putc(out, b->key[i]);
+}
+
+void diff_stage_summary(const char *a_text, const char *b_text, const char *a_name, const char *b_name,
+                        StrBuf *out) {
+    if (strcmp(a_text, b_text) == 0)
+        return;
+    Lines a = {0}, b = {0};
+    Block *ba = NULL, *bb = NULL;
+    size_t na = 0, nb = 0, a_open, a_close, b_open, b_close;
+    if (!split_lines(a_text, &a) || !split_lines(b_text, &b) || !(ba = stage_blocks(&a, &na, &a_open, &a_close)) ||
+        !(bb = stage_blocks(&b, &nb, &b_open, &b_close))) {
+        out->failed = true;
+        goto done;
+    }
+    strbuf_printf(out, "What differs in %s from %s:\n", b_name, a_name);
+    if (!same_range(&a, 0, a_open, &b, 0, b_open))
+        strbuf_puts(out, "  the title and introduction\n");
+    size_t changed = 0;
+    for (size_t i = 0; i < nb; i++) {
+        const Block *other = find_block(ba, na, &bb[i]);
+        if (other && same_range(&a, other->first, other->end, &b, bb[i].first, bb[i].end))
+            continue;
+        strbuf_puts(out, "  ");
+        put_key(out, &bb[i]);
+        strbuf_printf(out, ": %s\n", other ? "changed" : "new (not in the golden file)");
+        changed++;
+    }
+    for (size_t i = 0; i < na; i++)
+        if (!find_block(bb, nb, &ba[i]))
+        {
+            strbuf_puts(out, "  ");
+            put_key(out, &ba[i]);
+            strbuf_puts(out, ": gone (only in the golden file)\n");
+        }
+    if (!same_range(&a, a_close, a.n, &b, b_close, b.n))
+        strbuf_puts(out, "  the closing text (outro and document check)\n");
+    strbuf_printf(out, "%zu of %zu stages changed.\n\n", changed, nb);
+done:
+    util_free(ba);
+    util_free(bb);
+    util_free(a.start);
+    util_free(a.len);
+    util_free(b.start);
+    util_free(b.len);
+}

@@ -11,3 +11,6 @@
 // colour, the diff is coloured as git colours one: removed lines red, added lines green, and
 // the numbers that changed within a line highlighted.
 bool diff_unified(const char *a, const char *b, const char *a_name, const char *b_name, bool colour, StrBuf *out);
+// The stages of two text traces whose text differs, one line each ("  Step 6 weights:
+// changed"), then the opening or closing text when that differs; nothing when equal.
+void diff_stage_summary(const char *a, const char *b, const char *a_name, const char *b_name, StrBuf *out);

@@ -5,6 +5,7 @@
 #include "doccheck.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "eval.h"
@@ -76,13 +77,18 @@ static Tensor *doc_tensor(Trace *t, const DocValues *dv) {
     return values;
 }
 
-// The document values of a node (a given, or a step's result), or NULL.
-static const DocValues *node_document(const PlanNode *n) {
+// The document values of a node (a given, or a step's result), set aside or not, or NULL.
+static const DocValues *printed_document(const PlanNode *n) {
     if (n->kind == PLAN_GIVEN)
         return n->given->document;
     if (n->is_stage && n->stage_kind == STAGE_STEP)
         return n->step->document;
     return NULL;
+}
+
+// The document values a node can be compared with: NULL when set aside.
+static const DocValues *node_document(const PlanNode *n) {
+    return n->document_set_aside ? NULL : printed_document(n);
 }
 
 // Evaluate nodes first..top with env (one tensor per node; entries for first..top are
@@ -112,6 +118,34 @@ static void release(Tensor **env, size_t first, size_t top) {
     }
 }
 
+// A given the student changed: its values differ from what the document printed for it by
+// more than rounding to the printed places explains, half a unit of the last (or its shape
+// differs): 0.123 printed as 0.12 is the document's, 0.9 against 0.5 and 16 against 4 are edits. Returns how many values differ
+// (its size when the shape changed) and where the first is.
+static size_t given_changes(const PlanNode *n, const Tensor *value, size_t *first) {
+    const DocValues *dv = n->given->document;
+    *first = 0;
+    if (n->document_set_aside)
+        return value->size;
+    size_t changed = 0;
+    for (size_t k = 0; k < value->size; k++)
+        if (gap_between(value->data[k], dv->values[k]) > 0.5 * unit(dv->decimals[k]) * (1 + 1e-9) && !changed++)
+            *first = k;
+    return changed;
+}
+
+// A given's printed numbers are its definition, not a rounding, when they are its values
+// exactly, or when the student changed it: the local check reads them as exact and widens
+// nothing for them. A given printed rounded (0.12 for 0.123) is widened like any print.
+static bool exact_print(const PlanNode *n, const Tensor *value) {
+    if (n->kind != PLAN_GIVEN)
+        return false;
+    size_t first;
+    if (given_changes(n, value, &first))
+        return true;
+    return memcmp(value->data, n->given->document->values, value->size * sizeof(double)) == 0;
+}
+
 // The local check of the step whose result is node `top`. False only when memory runs out.
 static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *doc) {
     const PlanNode *nodes = plan->nodes;
@@ -121,7 +155,8 @@ static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *d
     Tensor **env = util_calloc(plan->n_nodes, sizeof(Tensor *));
     double *widen = util_calloc(t->tensors[top]->size, sizeof(double));
     Tensor **swapped = util_calloc(plan->n_nodes, sizeof(Tensor *));
-    bool ok = env && widen && swapped;
+    bool *exact = util_calloc(plan->n_nodes, sizeof(bool));
+    bool ok = env && widen && swapped && exact;
     if (!ok)
         goto done;
     // Inputs the step reads take their printed values where the document printed them.
@@ -141,7 +176,9 @@ static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *d
             }
             memcpy(printed->data, dv->values, printed->size * sizeof(double));
             env[k] = swapped[k] = printed;
-            perturbable += printed->size;
+            exact[k] = exact_print(&nodes[k], t->tensors[k]);
+            if (!exact[k])
+                perturbable += printed->size;
         }
     bool oom = false;
     Tensor *local = evaluate(plan, t, env, first, top, &oom);
@@ -176,7 +213,7 @@ static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *d
     doc->widening_skipped = perturbable > DOCCHECK_MAX_PERTURBED || (double)perturbable * work > DOCCHECK_MAX_WORK;
     if (!doc->widening_skipped) {
         for (size_t k = 0; k < first; k++) {
-            if (!swapped[k])
+            if (!swapped[k] || exact[k])
                 continue;
             const DocValues *dv = node_document(&nodes[k]);
             for (size_t e = 0; e < swapped[k]->size; e++) {
@@ -210,38 +247,110 @@ done:
         for (size_t k = 0; k < plan->n_nodes; k++)
             tensor_destroy(swapped[k]);
     util_free(swapped);
+    util_free(exact);
     util_free(widen);
     util_free(env);
     return ok;
 }
 
+// Which edited givens each node depends on: bit g for the g-th edited given (the first 64).
+typedef struct Edits {
+    uint64_t *mask;            // one per plan node
+    const char *names[64];
+    size_t n;
+} Edits;
+
+static bool find_edits(const Plan *plan, const Trace *t, Edits *e) {
+    e->mask = util_calloc(plan->n_nodes, sizeof(uint64_t));
+    if (!e->mask)
+        return false;
+    for (size_t i = 0; i < plan->n_nodes; i++) {
+        const PlanNode *n = &plan->nodes[i];
+        for (size_t a = 0; a < n->n_args; a++)
+            e->mask[i] |= e->mask[n->args[a]];
+        size_t first;
+        if (n->kind == PLAN_GIVEN && n->given->document && n->has_values && given_changes(n, t->tensors[i], &first) &&
+            e->n < ARRAY_LEN(e->names)) {
+            e->mask[i] |= (uint64_t)1 << e->n;
+            e->names[e->n++] = n->name;
+        }
+    }
+    return true;
+}
+
+// The names of the edited givens in mask, into the trace's arena.
+static bool edited_names(Trace *t, const Edits *e, uint64_t mask, TraceDocument *doc) {
+    size_t n = 0;
+    for (size_t g = 0; g < e->n; g++)
+        n += (mask >> g) & 1;
+    if (!n)
+        return true;
+    doc->edited = arena_array(t->arena, n, sizeof(char *));
+    if (!doc->edited)
+        return false;
+    for (size_t g = 0; g < e->n; g++)
+        if ((mask >> g) & 1)
+            doc->edited[doc->n_edited++] = e->names[g];
+    return true;
+}
+
+// Judge one stage's document values, in the light of the student's edits.
+static bool judge_stage(const Plan *plan, Trace *t, const Edits *e, TraceStage *s, const DocValues *dv,
+                        TraceDocument *doc) {
+    const PlanNode *n = &plan->nodes[s->node];
+    uint64_t mask = e->mask[s->node];
+    doc->decimals = dv->decimals;
+    if (!(doc->values = doc_tensor(t, dv)) || !edited_names(t, e, mask, doc))
+        return false;
+    if (n->document_set_aside) {
+        doc->verdict = DOC_SET_ASIDE;
+        return true;
+    }
+    doc->chained = judge(s->value, doc, NULL);
+    // The local check runs on the document's own printed inputs, edits or not.
+    if (n->kind == PLAN_OP && !local_check(plan, t, s->node, doc))
+        return false;
+    doc->same_as_given = n->kind == PLAN_GIVEN && !mask &&
+                         memcmp(s->value->data, dv->values, s->value->size * sizeof(double)) == 0;
+    if (n->kind == PLAN_GIVEN && mask) {
+        doc->verdict = DOC_EDITED;
+        doc->values_changed = given_changes(n, s->value, &doc->first_changed);
+    } else if (doc->chained.agrees) {
+        doc->verdict = DOC_AGREES;
+    } else if (mask) {
+        doc->verdict = DOC_FOLLOWS_EDIT;  // whatever the document did, the student's numbers differ
+    } else {
+        // A given printed wrong, or a step wrong on its own inputs, is a slip of its own.
+        bool own_slip = doc->has_local ? !doc->local.agrees : true;
+        doc->verdict = own_slip ? DOC_OWN_SLIP : DOC_INHERITS;
+    }
+    return true;
+}
+
 bool doccheck_trace(const Plan *plan, Trace *t, Diag *diag) {
     t->doc_first_slip = -1;
+    Edits edits = {0};
+    if (!find_edits(plan, t, &edits))
+        return diag_no_memory(diag);
     for (size_t i = 0; i < t->n_stages; i++) {
         TraceStage *s = &t->stages[i];
-        const PlanNode *n = &plan->nodes[s->node];
-        const DocValues *dv = node_document(n);
+        const DocValues *dv = printed_document(&plan->nodes[s->node]);
         if (!dv || !s->value->data || s->kind == STAGE_INTERMEDIATE)
             continue;
         TraceDocument *doc = arena_alloc(t->arena, sizeof(TraceDocument));
-        if (!doc || !(doc->values = doc_tensor(t, dv))) {
-            diag_out_of_memory(diag);
-            return false;
-        }
-        doc->decimals = dv->decimals;
-        doc->chained = judge(s->value, doc, NULL);
-        if (n->kind == PLAN_OP && !local_check(plan, t, s->node, doc)) {
-            diag_out_of_memory(diag);
-            return false;
+        if (!doc || !judge_stage(plan, t, &edits, s, dv, doc)) {
+            util_free(edits.mask);
+            return diag_no_memory(diag);
         }
         s->document = doc;
         t->doc_printed++;
-        t->doc_agree += doc->chained.agrees;
-        // A given printed wrong, or a step wrong on its own inputs, is a slip of its own.
-        bool own_slip = doc->has_local ? !doc->local.agrees : !doc->chained.agrees;
-        doc->verdict = own_slip ? DOC_OWN_SLIP : doc->chained.agrees ? DOC_AGREES : DOC_INHERITS;
-        if (own_slip && t->doc_first_slip < 0)
+        t->doc_agree += doc->verdict == DOC_AGREES;
+        t->doc_edited += doc->verdict == DOC_EDITED;
+        t->doc_follow += doc->verdict == DOC_FOLLOWS_EDIT;
+        t->doc_set_aside += doc->verdict == DOC_SET_ASIDE;
+        if (doc->verdict == DOC_OWN_SLIP && t->doc_first_slip < 0)
             t->doc_first_slip = (long)i;
     }
+    util_free(edits.mask);
     return true;
 }

@@ -675,3 +675,139 @@ Expr *expr_parse(Arena *arena, const char *text, ExprError *err) {
     }
     return e;
 }
+
+// ---------------------------------------------------------------- narration
+
+static bool narration_push(Arena *arena, Narration *n, size_t *cap, NarrationPart part) {
+    if (n->n_parts == *cap) {
+        size_t grown = *cap ? *cap * 2 : 8;
+        NarrationPart *parts = arena_array(arena, grown, sizeof(NarrationPart));
+        if (!parts)
+            return false;
+        if (n->n_parts)
+            memcpy(parts, n->parts, n->n_parts * sizeof(NarrationPart));
+        n->parts = parts;
+        *cap = grown;
+    }
+    n->parts[n->n_parts++] = part;
+    return true;
+}
+
+static Narration *narration_fail(ExprError *err, size_t pos, size_t width, const char *hint, const char *message) {
+    err->pos = pos;
+    err->width = width ? width : 1;
+    snprintf(err->message, sizeof(err->message), "%s", message);
+    snprintf(err->hint, sizeof(err->hint), "%s", hint);
+    return NULL;
+}
+
+// ".2f", ".0%", "g" after the placeholder's top-level ':' (spec..end); false when it is none.
+static bool parse_format(const char *spec, size_t len, NarrationPart *part) {
+    if (len == 1 && spec[0] == 'g') {
+        part->format = NARRATION_SHORT;
+        return true;
+    }
+    if (len < 3 || spec[0] != '.' || (spec[len - 1] != 'f' && spec[len - 1] != '%'))
+        return false;
+    int decimals = 0;
+    for (size_t i = 1; i + 1 < len; i++) {
+        if (!isdigit((unsigned char)spec[i]) || i > 2)
+            return false;
+        decimals = decimals * 10 + (spec[i] - '0');
+    }
+    if (decimals > NARRATION_MAX_DECIMALS)
+        return false;
+    part->format = spec[len - 1] == 'f' ? NARRATION_FIXED : NARRATION_PERCENT;
+    part->decimals = decimals;
+    return true;
+}
+
+Narration *expr_parse_narration(Arena *arena, const char *text, ExprError *err) {
+    memset(err, 0, sizeof(*err));
+    Narration *n = arena_alloc(arena, sizeof(Narration));
+    StrBuf literal;
+    strbuf_init(&literal);
+    size_t cap = 0;
+    if (!n)
+        return NULL;
+    for (size_t i = 0;;) {
+        char c = text[i];
+        bool doubled = (c == '{' || c == '}') && text[i + 1] == c;
+        if (c != '\0' && (doubled || (c != '{' && c != '}'))) {
+            strbuf_putc(&literal, c);
+            i += doubled ? 2 : 1;
+            continue;
+        }
+        if (c == '}') {
+            strbuf_finish(&literal);
+            return narration_fail(err, i, 1, "write }} for a brace in the text, or open the placeholder with {",
+                                  "this } closes no placeholder");
+        }
+        if (literal.len || literal.failed) {
+            const char *copy = literal.failed ? NULL : arena_strndup(arena, literal.data, literal.len);
+            if (!copy || !narration_push(arena, n, &cap, (NarrationPart){.text = copy, .text_len = literal.len})) {
+                strbuf_finish(&literal);
+                return NULL;
+            }
+            strbuf_clear(&literal);
+        }
+        if (c == '\0')
+            break;
+        // A placeholder: up to the matching '}', with ':' at bracket depth 0 starting a format.
+        size_t open = i, depth = 0, colon = 0, close = i + 1;
+        for (; text[close] && (text[close] != '}' || depth); close++) {
+            if (text[close] == '(' || text[close] == '[')
+                depth++;
+            else if ((text[close] == ')' || text[close] == ']') && depth)
+                depth--;
+            else if (text[close] == ':' && !depth && !colon)
+                colon = close;
+            else if (text[close] == '{')
+                break;
+        }
+        if (text[close] != '}') {
+            strbuf_finish(&literal);
+            return narration_fail(err, open, 1, "close it with }, or write {{ for a brace in the text",
+                                  "this { opens a placeholder that is never closed");
+        }
+        size_t expr_end = colon ? colon : close;
+        NarrationPart part = {.expr_offset = open + 1};
+        if (colon && !parse_format(text + colon + 1, close - colon - 1, &part)) {
+            strbuf_finish(&literal);
+            return narration_fail(err, colon + 1, close - colon - 1 ? close - colon - 1 : 1,
+                                  "write .2f for 2 decimals, .1% for a percentage with 1 decimal, or g for the "
+                                  "shortest exact form",
+                                  "unknown number format after ':'");
+        }
+        char *expr_text = arena_strndup(arena, text + open + 1, expr_end - open - 1);
+        if (!expr_text) {
+            strbuf_finish(&literal);
+            return NULL;
+        }
+        part.expr_text = expr_text;
+        part.expr = expr_parse(arena, expr_text, err);
+        if (!part.expr) {
+            strbuf_finish(&literal);
+            if (err->message[0]) {
+                if (strcmp(err->message, "the expression is empty") == 0) {
+                    snprintf(err->message, sizeof(err->message), "this placeholder is empty");
+                    snprintf(err->hint, sizeof(err->hint),
+                             "put an expression in the braces, as {scores[0]}, or write {{ for a brace");
+                    err->pos = open;
+                    err->width = close - open + 1;
+                    return NULL;
+                }
+                err->pos += open + 1;
+            }
+            return NULL;
+        }
+        if (!narration_push(arena, n, &cap, part)) {
+            strbuf_finish(&literal);
+            return NULL;
+        }
+        n->n_placeholders++;
+        i = close + 1;
+    }
+    strbuf_finish(&literal);
+    return n;
+}

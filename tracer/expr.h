@@ -68,3 +68,44 @@ typedef struct ExprError {
 Expr *expr_parse(Arena *arena, const char *text, ExprError *err);
 // "+" for '+', "**" for '^'.
 const char *expr_op_text(char op);
+
+// ---------------------------------------------------------------- narration
+//
+// Narration (say:, about:, intro:, outro:) may quote the trace in braces, in the same language:
+//
+//     "'The' matches {tokens[argmax(scores)]} best ({max(scores):.2f})."
+//     "Divide by sqrt(d_k) = {sqrt(d_k):g}; X is {shape(X)}; {{ and }} are braces."
+//
+// A placeholder is {expression} or {expression:format}, the format one of .Nf (N decimals),
+// .N% (a percentage with N decimals) or g (the shortest form that reads back the same). The
+// expressions are evaluated after the run (check.c and run.c); here they are only parsed.
+
+#define NARRATION_MAX_DECIMALS 12
+
+typedef enum NarrationFormat {
+    NARRATION_DEFAULT,  // the lesson's digits (an exact count with thousands separators)
+    NARRATION_FIXED,    // .Nf
+    NARRATION_PERCENT,  // .N%
+    NARRATION_SHORT,    // g
+} NarrationFormat;
+
+typedef struct NarrationPart {
+    // Literal text (with {{ and }} already made single braces), or a placeholder (expr set).
+    const char *text;
+    size_t text_len;
+    Expr *expr;
+    const char *expr_text;  // the placeholder's expression, NUL-terminated; expr's ranges index it
+    size_t expr_offset;     // where expr_text starts in the narration
+    NarrationFormat format;
+    int decimals;           // FIXED and PERCENT
+} NarrationPart;
+
+typedef struct Narration {
+    NarrationPart *parts;
+    size_t n_parts;
+    size_t n_placeholders;
+} Narration;
+
+// Split narration into literal text and placeholders. NULL on a syntax error (err's pos counts
+// from the start of text) or when memory runs out (err->message empty).
+Narration *expr_parse_narration(Arena *arena, const char *text, ExprError *err);

@@ -32,6 +32,10 @@ typedef struct Loader {
     // least twice their number), so that 50,000 givens naming a list are not 10^9 compares.
     size_t *label_slots;
     size_t cap_label_slots;
+    // Each given and step is loaded on its own into `item`, so that one run reports every
+    // broken one (up to DIAG_MAX_ERRORS); `failed` says whether any was.
+    Diag *item;
+    bool failed;
 } Loader;
 
 static const char *const NUMBER_HINT = "numbers look like 3, -0.5, 1e-5 or .inf";
@@ -529,8 +533,10 @@ static bool parse_label_ref(Loader *L, const char *key, const Node *node, const 
     return true;
 }
 
-// A given's rows: and cols: must fit its shape; a step's are checked once its shape is known.
-static bool check_given_labels(Loader *L, const LessonGiven *g) {
+// A given's rows: and cols: must label an axis it has; a step's are checked once its shape is
+// known. A list of the wrong length is only a warning (a student who adds a token to X has not
+// yet added its word): the axis is then shown by position.
+static bool check_given_labels(Loader *L, LessonGiven *g) {
     char shape[64];
     shape_format(&g->shape, shape, sizeof(shape));
     if (g->rows) {
@@ -539,22 +545,55 @@ static bool check_given_labels(Loader *L, const LessonGiven *g) {
                         "rows: labels the second-to-last axis, but '%s' has shape %s", g->name,
                         shape);
         size_t n = g->shape.dim[g->shape.rank - 2];
-        if (g->rows->n != n)
-            return fail(L, g->rows_node, "give one label for each row",
-                        "rows: gives %zu labels, but '%s' has %zu rows (shape %s)", g->rows->n,
-                        g->name, n, shape);
+        if (g->rows->n != n) {
+            diag_warning(L->diag, L->src->path, g->rows_node->line, g->rows_node->col,
+                         "rows: gives %zu labels, but '%s' has %zu rows (shape %s): its rows are shown by position",
+                         g->rows->n, g->name, n, shape);
+            g->rows = NULL;
+        }
     }
     if (g->cols) {
         if (g->shape.rank < 1)
             return fail(L, g->cols_node, "a single number has no axis to label",
                         "cols: labels the last axis, but '%s' is a single number", g->name);
         size_t n = g->shape.dim[g->shape.rank - 1];
-        if (g->cols->n != n)
-            return fail(L, g->cols_node, "give one label for each column",
-                        "cols: gives %zu labels, but '%s' has %zu columns (shape %s)",
-                        g->cols->n, g->name, n, shape);
+        if (g->cols->n != n) {
+            diag_warning(L->diag, L->src->path, g->cols_node->line, g->cols_node->col,
+                         "cols: gives %zu labels, but '%s' has %zu columns (shape %s): its columns are shown by "
+                         "position",
+                         g->cols->n, g->name, n, shape);
+            g->cols = NULL;
+        }
     }
     return true;
+}
+
+// A document prints a few decimals. A document: number with more than the lesson prints was
+// most likely copied from a trace, and would be judged to its last digit.
+static void warn_document_decimals(Loader *L, const char *name, const DocValues *dv) {
+    if (!dv)
+        return;
+    int digits = L->lesson->digits >= 0 ? L->lesson->digits : LESSON_DEFAULT_DIGITS;
+    size_t n = 0;
+    shape_size(&dv->shape, &n);
+    for (size_t k = 0; k < n; k++) {
+        if (dv->decimals[k] <= digits)
+            continue;
+        const Node *at = dv->nodes[k];
+        diag_warning(L->diag, L->src->path, at->line, at->col,
+                     "the document value %s for '%s' has %d decimals, more than the %d this lesson prints: a "
+                     "document could not have printed it; it is judged to its last decimal",
+                     at->text, name, dv->decimals[k], digits);
+        return;  // one warning per document: the rest are likely copied the same way
+    }
+}
+
+static void warn_documents(Loader *L) {
+    const Lesson *lesson = L->lesson;
+    for (size_t i = 0; i < lesson->n_givens; i++)
+        warn_document_decimals(L, lesson->givens[i].name, lesson->givens[i].document);
+    for (size_t i = 0; i < lesson->n_steps; i++)
+        warn_document_decimals(L, lesson->steps[i].name, lesson->steps[i].document);
 }
 
 // ---------------------------------------------------------------- sections
@@ -708,6 +747,7 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
     }
     if (k.about && !parse_text(L, "about", k.about->value, &g->about))
         return false;
+    g->about_node = k.about ? k.about->value : NULL;
     if (k.rows) {
         g->rows_node = k.rows->value;
         if (!parse_label_ref(L, "rows", g->rows_node, &g->rows))
@@ -746,6 +786,32 @@ static bool load_given(Loader *L, const NodePair *pair, LessonGiven *g) {
     return true;
 }
 
+// Start loading one given or step on its own: its errors go to L->item.
+static Diag *item_start(Loader *L) {
+    Diag *diag = L->diag;
+    diag_init(L->item);
+    L->diag = L->item;
+    return diag;
+}
+
+// The given or step is loaded (ok) or not: keep what it reported and go on with the next. False
+// when loading must stop: memory ran out, or DIAG_MAX_ERRORS errors are enough for one run.
+static bool item_done(Loader *L, Diag *diag, bool ok, bool more_follow) {
+    L->diag = diag;
+    L->failed |= !ok;
+    if (!ok && L->item->status != STATUS_LESSON_ERROR) {
+        diag->status = STATUS_OK;  // only that is reported
+        diag->n_more = 0;
+        diag_out_of_memory(diag);
+        return false;
+    }
+    if (!diag_append(diag, L->item)) {
+        diag->more_dropped = more_follow;
+        return false;
+    }
+    return true;
+}
+
 static bool load_givens(Loader *L, const Node *node) {
     Lesson *lesson = L->lesson;
     if (is_null(node))
@@ -758,9 +824,11 @@ static bool load_givens(Loader *L, const Node *node) {
     if (node->n_pairs && !lesson->givens)
         return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_pairs; i++) {
-        if (!load_given(L, &node->pairs[i], &lesson->givens[i]))
+        Diag *diag = item_start(L);
+        bool ok = load_given(L, &node->pairs[i], &lesson->givens[lesson->n_givens]);
+        if (!item_done(L, diag, ok, true))
             return false;
-        lesson->n_givens++;
+        lesson->n_givens += ok;
     }
     return true;
 }
@@ -919,6 +987,7 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
     step->show_node = yamldoc_get(item, "show");
     if (say && !parse_text(L, "say", say, &step->say))
         return false;
+    step->say_node = say;
     if (step->rows_node && !parse_label_ref(L, "rows", step->rows_node, &step->rows))
         return false;
     if (step->cols_node && !parse_label_ref(L, "cols", step->cols_node, &step->cols))
@@ -944,9 +1013,11 @@ static bool load_steps(Loader *L, const NodePair *pair) {
     if (!lesson->steps)
         return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_items; i++) {
-        if (!load_step(L, node->items[i], &lesson->steps[i]))
+        Diag *diag = item_start(L);
+        bool ok = load_step(L, node->items[i], &lesson->steps[lesson->n_steps]);
+        if (!item_done(L, diag, ok, i + 1 < node->n_items))
             return false;
-        lesson->n_steps++;
+        lesson->n_steps += ok;
     }
     return true;
 }
@@ -985,10 +1056,13 @@ static bool load_lesson(Loader *L) {
     if (lesson->title[0] == '\0')
         return fail(L, title, "write the lesson's title after 'title:'", "title: is empty");
     const char **optional[] = {&lesson->source, &lesson->intro, &lesson->outro};
+    const Node **nodes[] = {NULL, &lesson->intro_node, &lesson->outro_node};
     for (size_t i = 0; i < ARRAY_LEN(optional); i++) {
         const Node *node = yamldoc_get(root, TOP_KEYS[1 + i]);
         if (node && !is_null(node) && !parse_text(L, TOP_KEYS[1 + i], node, optional[i]))
             return false;
+        if (node && !is_null(node) && nodes[i])
+            *nodes[i] = node;
     }
     const Node *digits = yamldoc_get(root, "digits");
     const Node *labels = yamldoc_get(root, "labels"), *given = yamldoc_get(root, "given");
@@ -999,12 +1073,13 @@ static bool load_lesson(Loader *L) {
         return false;
     if (given && !load_givens(L, given))
         return false;
-    return load_steps(L, steps);
+    return load_steps(L, steps) && !L->failed;
 }
 
 Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *diag) {
     Lesson *result = NULL, *lesson = NULL;
     Arena *arena = NULL;
+    Diag *item = NULL;  // one given's or step's errors at a time
     YamlDoc *doc = yamldoc_create(path, bytes, len, diag);
     if (!doc)
         goto done;
@@ -1018,12 +1093,19 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
     lesson->doc = doc;
     lesson->path = doc->source.path;
     lesson->digits = -1;
-    Loader loader = {.lesson = lesson, .diag = diag, .src = &doc->source};
+    item = util_malloc(sizeof(Diag));
+    if (!item) {
+        diag_out_of_memory(diag);
+        goto done;
+    }
+    Loader loader = {.lesson = lesson, .diag = diag, .src = &doc->source, .item = item};
     if (!load_lesson(&loader))
         goto done;
+    warn_documents(&loader);
     result = lesson;
 
 done:
+    util_free(item);
     if (!result) {
         yamldoc_destroy(doc);
         arena_destroy(arena);
@@ -1107,4 +1189,75 @@ void lesson_expr_position(const LessonStep *step, size_t offset, size_t *line, s
     for (size_t i = 0; i < offset && step->expr[i]; i++)
         if (((unsigned char)step->expr[i] & 0xC0) != 0x80)
             (*col)++;
+}
+
+// Characters (not bytes) in s[0, n): columns count characters.
+static size_t characters(const char *s, size_t n) {
+    size_t c = 0;
+    for (size_t i = 0; i < n && s[i]; i++)
+        c += ((unsigned char)s[i] & 0xC0) != 0x80;
+    return c;
+}
+
+// The bytes of line `line` (1-based) of src, or NULL.
+static const char *source_line(const Source *src, size_t line, size_t *len) {
+    const char *p = src->text, *end = src->text + src->len;
+    if (src->len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+        p += 3;
+    for (size_t l = 1; l < line; l++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+            return NULL;
+        p = nl + 1;
+    }
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    *len = (size_t)((nl ? nl : end) - p);
+    if (*len && p[*len - 1] == '\r')
+        (*len)--;
+    return p;
+}
+
+bool lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col) {
+    *line = node->line;
+    *col = node->col;
+    const char *text = node->text;
+    if (offset > node->text_len)
+        return false;
+    const Source *src = &lesson->doc->source;
+    size_t len;
+    if (node->style == SCALAR_LITERAL) {
+        // Line k of the text is line node->line + 1 + k of the file, after the block's indent.
+        size_t k = 0, start = 0;
+        for (size_t i = 0; i < offset; i++)
+            if (text[i] == '\n')
+                k++, start = i + 1;
+        size_t text_len = strcspn(text + start, "\n");
+        const char *at = source_line(src, node->line + 1 + k, &len);
+        if (!at || len < text_len)
+            return false;
+        size_t indent = len - text_len;  // a block's lines keep no trailing spaces of their own
+        for (size_t i = 0; i < indent; i++)
+            if (at[i] != ' ')
+                return false;
+        if (memcmp(at + indent, text + start, text_len) != 0)
+            return false;
+        *line = node->line + 1 + k;
+        *col = characters(at, indent) + 1 + characters(text + start, offset - start);
+        return true;
+    }
+    // A plain or quoted scalar on one line whose text stands in the file as it is.
+    size_t skip = node->style == SCALAR_SINGLE_QUOTED || node->style == SCALAR_DOUBLE_QUOTED ? 1 : 0;
+    if (node->line != node->end_line || (node->style != SCALAR_PLAIN && !skip))
+        return false;
+    const char *at = source_line(src, node->line, &len);
+    size_t byte = 0;
+    for (size_t c = 1; at && c < node->col && byte < len; c++) {
+        byte++;
+        while (byte < len && ((unsigned char)at[byte] & 0xC0) == 0x80)
+            byte++;
+    }
+    if (!at || byte + skip + node->text_len > len || memcmp(at + byte + skip, text, node->text_len) != 0)
+        return false;
+    *col = node->col + skip + characters(text, offset);
+    return true;
 }

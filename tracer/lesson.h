@@ -20,6 +20,7 @@
 #include "yamldoc.h"
 
 #define LESSON_MAX_DIGITS 12
+#define LESSON_DEFAULT_DIGITS 4  // decimals printed when the lesson says nothing
 
 // A named (labels: tokens: [The, cat, sat]) or inline (rows: [The, cat, sat]) list of labels.
 typedef struct LabelList {
@@ -53,6 +54,7 @@ typedef struct LessonGiven {
     const Node *key;    // the name's node
     const Node *value;  // the whole value node
     const char *about;  // NULL when absent
+    const Node *about_node;
     const LabelList *rows, *cols;  // label the last two axes; NULL when absent
     const Node *rows_node, *cols_node;
     GivenInit init;
@@ -91,6 +93,7 @@ typedef struct LessonStep {
     size_t expr_line, expr_col;
     bool expr_exact;
     const char *say;  // NULL when absent
+    const Node *say_node;
     const LabelList *rows, *cols;
     const Node *rows_node, *cols_node;
     ExplainSpec explain;
@@ -107,6 +110,7 @@ typedef struct Lesson {
     const char *source;  // NULL when absent
     const char *intro;   // NULL when absent
     const char *outro;   // NULL when absent
+    const Node *intro_node, *outro_node;
     int digits;          // -1 when absent
     LabelList *labels;
     size_t n_labels;
@@ -123,5 +127,8 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
 Lesson *lesson_load_file(const char *path, Diag *diag);
 void lesson_destroy(Lesson *lesson);  // accepts NULL
 
+// Where byte `offset` of a narration node's text (say:, about:, intro:, outro:) stands in the
+// file: exact for a literal block (|) and a one-line scalar (true), else the node's start.
+bool lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col);
 // Where byte `offset` of step->expr stands in the file.
 void lesson_expr_position(const LessonStep *step, size_t offset, size_t *line, size_t *col);

@@ -14,6 +14,7 @@
 
 static const char usage[] =
     "usage: tracer [options] LESSON.yaml\n"
+    "       tracer --diff ORIGINAL.yaml EDITED.yaml\n"
     "\n"
     "Run a lesson and print every tensor of its computation.\n"
     "\n"
@@ -40,6 +41,8 @@ static const char usage[] =
     "                       print a diff when they differ\n"
     "  --golden FILE        the golden file for --check (default: golden/NAME.txt beside\n"
     "                       the lessons folder)\n"
+    "  --diff               run an original lesson and your edited copy; print, stage\n"
+    "                       by stage, what changed; exit 0 same, 1 differ, 2 trouble\n"
     "  --threads N          threads to compute with (default: one per CPU); the trace\n"
     "                       is the same for every N\n"
     "  --save DIR           also write every stage as DIR/STAGE.npy (float64) and\n"
@@ -57,7 +60,8 @@ static int usage_error(const char *fmt, const char *arg) {
     return STATUS_USAGE_ERROR;
 }
 
-// golden/NAME.txt in the folder beside the lesson's folder: lessons/x.yaml -> golden/x.txt.
+// golden/NAME.txt in the folder beside the lesson's folder: lessons/x.yaml -> golden/x.txt,
+// /course/lessons/x.yaml -> /course/golden/x.txt, x.yaml -> ../golden/x.txt.
 static char *default_golden(const char *lesson) {
     const char *slash = strrchr(lesson, '/');
     const char *base = slash ? slash + 1 : lesson;
@@ -67,9 +71,19 @@ static char *default_golden(const char *lesson) {
         base_len -= 5;
     else if (base_len > 4 && strcmp(base + base_len - 4, ".yml") == 0)
         base_len -= 4;
+    // The parent of the lesson's folder, when its last part is a plain name (not . or ..).
+    const char *dir_slash = NULL;
+    for (size_t i = 0; i < dir_len; i++)
+        if (lesson[i] == '/')
+            dir_slash = lesson + i;
+    const char *last = dir_slash ? dir_slash + 1 : lesson;
+    size_t last_len = dir_len - (size_t)(last - lesson);
+    bool plain = last_len && !(last_len == 1 && last[0] == '.') && !(last_len == 2 && !memcmp(last, "..", 2));
     StrBuf sb;
     strbuf_init(&sb);
-    if (dir_len)
+    if (plain)
+        strbuf_printf(&sb, "%.*sgolden/%.*s.txt", (int)(last - lesson), lesson, (int)base_len, base);
+    else if (dir_len)
         strbuf_printf(&sb, "%.*s/../golden/%.*s.txt", (int)dir_len, lesson, (int)base_len, base);
     else
         strbuf_printf(&sb, "../golden/%.*s.txt", (int)base_len, base);
@@ -96,6 +110,13 @@ static size_t default_width(void) {
     return cols < RENDER_MIN_WIDTH ? RENDER_MIN_WIDTH : cols > RENDER_MAX_WIDTH ? RENDER_MAX_WIDTH : (size_t)cols;
 }
 
+// Warnings first, then the errors if there are any.
+static void print_diagnostics(const Diag *diag, bool colour) {
+    diag_print_warnings(diag, stderr, colour);
+    if (diag->status != STATUS_OK)
+        diag_print(diag, stderr, colour);
+}
+
 // --step: the trace in pages, one stage at a time, traced again at the terminal's new width
 // when the window is resized (unless --width fixed it).
 static int step_lesson(const char *lesson, PipelineOptions *opts, bool fixed_width, bool colour_errors) {
@@ -107,10 +128,9 @@ static int step_lesson(const char *lesson, PipelineOptions *opts, bool fixed_wid
         strbuf_init(&out);
         Pages pages = {0};
         int status = pipeline_run_file_pages(lesson, opts, &out, &pages, &diag);
+        print_diagnostics(&diag, colour_errors);
         if (status == STATUS_OK)
             status = step_through(strbuf_str(&out), pages.ends, pages.n, opts->colour, &at);
-        else
-            diag_print(&diag, stderr, colour_errors);
         util_free(pages.ends);
         strbuf_finish(&out);
         if (status != STEP_RESIZED)
@@ -162,9 +182,12 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     strbuf_init(&diff);
     char now[1024];
     snprintf(now, sizeof(now), "%s (traced now)", lesson);
+    diff_stage_summary(expected, trace, golden, lesson, &diff);
     bool equal = diff_unified(expected, trace, golden, now, colour, &diff);
     int status = STATUS_OK;
-    if (!equal) {
+    if (equal) {
+        printf("%s matches %s\n", lesson, golden);
+    } else {
         fputs(strbuf_str(&diff), stdout);
         fprintf(stderr, "tracer: %s differs from its golden file %s\n", lesson, golden);
         status = STATUS_LESSON_ERROR;
@@ -175,10 +198,38 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     return status;
 }
 
+
+// tracer --diff ORIGINAL EDITED: 0 the same, 1 different, 2 trouble (either lesson broken too).
+static int diff_lessons(const char *original, const char *edited, bool check, PipelineOptions *opts,
+                        bool colour_errors) {
+    if (!edited)
+        return usage_error("%s", "--diff compares two lessons: give the original and your edited copy");
+    if (check || opts->format == OUTPUT_JSON)
+        return usage_error("%s", "--diff prints its own text report; leave out --check, --step and --format json");
+    Diag diag;
+    diag_init(&diag);
+    StrBuf out;
+    strbuf_init(&out);
+    bool same = false;
+    int status = pipeline_diff_files(original, edited, opts, &same, &out, &diag);
+    print_diagnostics(&diag, colour_errors);
+    if (status != STATUS_OK) {
+        strbuf_finish(&out);
+        return STATUS_USAGE_ERROR;
+    }
+    fwrite(out.data ? out.data : "", 1, out.len, stdout);
+    strbuf_finish(&out);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tracer: cannot write the comparison: %s\n", strerror(errno));
+        return STATUS_USAGE_ERROR;
+    }
+    return same ? STATUS_OK : STATUS_LESSON_ERROR;
+}
+
 int main(int argc, char **argv) {
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
-    const char *colour = "auto", *lesson = NULL, *golden = NULL;
-    bool check = false, step = false;
+    const char *colour = "auto", *lesson = NULL, *edited = NULL, *golden = NULL;
+    bool check = false, step = false, diff = false;
     const char *explain[64];
     size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
@@ -267,10 +318,16 @@ int main(int argc, char **argv) {
             check = true;
         } else if (!strcmp(name, "--golden")) {
             golden = value;
+        } else if (!strcmp(name, "--diff")) {
+            diff = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             return usage_error("unknown option '%s'", a);
+        } else if (lesson && (edited || !diff)) {
+            return usage_error(diff ? "--diff compares two lessons: '%s' is a third one"
+                                    : "only one lesson at a time: '%s' is a second one",
+                               a);
         } else if (lesson) {
-            return usage_error("only one lesson at a time: '%s' is a second one", a);
+            edited = a;
         } else {
             lesson = a;
         }
@@ -303,6 +360,8 @@ int main(int argc, char **argv) {
     opts.explain = explain;
     opts.n_explain = n_explain;
     bool colour_errors = isatty(STDERR_FILENO) && !(no_colour && no_colour[0]);
+    if (diff)
+        return diff_lessons(lesson, edited, check || step, &opts, colour_errors);
     if (step)
         return step_lesson(lesson, &opts, fixed_width, colour_errors);
     Diag diag;
@@ -321,9 +380,10 @@ int main(int argc, char **argv) {
             fprintf(stderr, "tracer: cannot write the trace: %s\n", strerror(write_errno));
             return STATUS_USAGE_ERROR;
         }
-        diag_print(&diag, stderr, colour_errors);
+        print_diagnostics(&diag, colour_errors);
         return status;
     }
+    print_diagnostics(&diag, colour_errors);  // the warnings of a lesson that ran
     if (check) {
         status = check_golden(lesson, golden, strbuf_str(&out), terminal_colour);
     } else {

@@ -2,10 +2,13 @@
 #include "pipeline.h"
 
 #include "check.h"
+#include "compare.h"
 #include "doccheck.h"
 #include "format.h"
 #include "parallel.h"
 #include "lesson.h"
+#include "lint.h"
+#include "narrate.h"
 #include "plan.h"
 #include "render.h"
 #include "run.h"
@@ -17,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_DIGITS 4
 
 // The stage called name, or a usage error that starts with `option` ("--only") and suggests
 // the closest stage name; `use` says how to ask for an intermediate ("explain").
@@ -166,17 +168,48 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
     return true;
 }
 
+// Check and run a lesson (with the command line's explain requests) into *plan and *trace,
+// its narration written with the values it quotes.
+static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, Plan **plan, Trace **trace, Diag *diag) {
+    ExplainTarget *targets = NULL;
+    bool ok = false;
+    *trace = NULL;
+    *plan = NULL;
+    Narrator *narrator = narrate_prepare(lesson, diag);
+    if (!narrator)
+        return false;
+    *plan = check_lesson(lesson, diag);
+    if (!*plan || !narrate_check(narrator, *plan, diag))
+        goto done;
+    lint_plan(*plan, diag);
+    int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : LESSON_DEFAULT_DIGITS;
+    if (opts->n_explain) {
+        targets = util_calloc(opts->n_explain, sizeof(ExplainTarget));
+        if (!targets) {
+            diag_out_of_memory(diag);
+            goto done;
+        }
+        for (size_t i = 0; i < opts->n_explain; i++)
+            if (!parse_explain(*plan, opts->explain[i], &targets[i], diag))
+                goto done;
+    }
+    *trace = run_plan(*plan, digits, targets, opts->n_explain, diag);
+    ok = *trace && doccheck_trace(*plan, *trace, diag) && narrate_apply(narrator, *plan, *trace, diag);
+done:
+    util_free(targets);
+    narrate_destroy(narrator);
+    return ok;
+}
+
 static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, Pages *pages, Diag *diag) {
     int status = STATUS_OK;
     Plan *plan = NULL;
     Trace *trace = NULL;
-    ExplainTarget *targets = NULL;
     bool *chosen = NULL, *shown = NULL;
     StrBuf text;
     strbuf_init(&text);
     parallel_set_threads(opts->threads);
-    plan = check_lesson(lesson, diag);
-    if (!plan)
+    if (!trace_lesson(lesson, opts, &plan, &trace, diag))
         goto done;
     bool choosing = opts->only || opts->from || opts->to;
     if (choosing) {
@@ -188,20 +221,6 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
         if (!choose_stages(plan, opts, chosen, diag))
             goto done;
     }
-    int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : DEFAULT_DIGITS;
-    if (opts->n_explain) {
-        targets = util_calloc(opts->n_explain, sizeof(ExplainTarget));
-        if (!targets) {
-            diag_out_of_memory(diag);
-            goto done;
-        }
-        for (size_t i = 0; i < opts->n_explain; i++)
-            if (!parse_explain(plan, opts->explain[i], &targets[i], diag))
-                goto done;
-    }
-    trace = run_plan(plan, digits, targets, opts->n_explain, diag);
-    if (!trace || !doccheck_trace(plan, trace, diag))
-        goto done;
     // The files first: when they cannot be written, nothing is printed either.
     if (opts->save_dir && save_trace(trace, opts->save_dir, diag) != STATUS_OK)
         goto done;
@@ -255,7 +274,6 @@ done:
     strbuf_finish(&text);
     util_free(shown);
     util_free(chosen);
-    util_free(targets);
     trace_destroy(trace);
     plan_destroy(plan);
     lesson_destroy(lesson);
@@ -283,4 +301,35 @@ int pipeline_run_bytes(const char *path, const char *bytes, size_t len, const Pi
     if (!lesson)
         return diag->status ? diag->status : diag_out_of_memory(diag);
     return run_lesson(lesson, opts, out, NULL, diag);
+}
+
+int pipeline_diff_files(const char *original, const char *edited, const PipelineOptions *opts, bool *same,
+                        StrBuf *out, Diag *diag) {
+    const char *paths[2] = {original, edited};
+    Lesson *lessons[2] = {NULL, NULL};
+    Plan *plans[2] = {NULL, NULL};
+    Trace *traces[2] = {NULL, NULL};
+    parallel_set_threads(opts->threads);
+    for (size_t i = 0; i < 2; i++) {
+        lessons[i] = lesson_load_file(paths[i], diag);
+        if (!lessons[i]) {
+            if (!diag->status)
+                diag_out_of_memory(diag);
+            goto done;
+        }
+        if (!trace_lesson(lessons[i], opts, &plans[i], &traces[i], diag))
+            goto done;
+    }
+    // The edited lesson's digits, unless the command line says otherwise.
+    int digits = traces[1]->digits;
+    *same = compare_traces(traces[0], traces[1], original, edited, digits, out);
+    if (out->failed)
+        diag_out_of_memory(diag);
+done:
+    for (size_t i = 0; i < 2; i++) {
+        trace_destroy(traces[i]);
+        plan_destroy(plans[i]);
+        lesson_destroy(lessons[i]);
+    }
+    return diag->status;
 }

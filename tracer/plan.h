@@ -31,6 +31,7 @@ typedef struct PlanNode {
     OpAttrs attrs;
     Shape shape;
     bool has_values;     // false: a shape-only tensor
+    bool document_set_aside;  // its document: values no longer fit its shape (an edit changed it)
     bool is_count;       // an exact integer count
     Labels labels[TENSOR_MAX_RANK];
     const double *values;  // PLAN_CONSTANT: shape-size values

@@ -342,9 +342,27 @@ static void at_text(StrBuf *out, const size_t *at, size_t rank) {
     strbuf_puts(out, "]");
 }
 
-static void badge(StrBuf *out, bool agrees, const char *what) {
-    strbuf_printf(out, "<strong class=\"badge %s\">%s: %s</strong> ", agrees ? "agrees" : "disagrees", what,
-                  agrees ? "agrees" : "disagrees");
+// A verdict's words in its colour; the words carry it, so colour is never the only sign.
+// cls: agrees (green), inherits (yellow), disagrees (red) or edit (the student's change).
+static void badge(StrBuf *out, const char *cls, const char *words) {
+    strbuf_printf(out, "<strong class=\"badge %s\">%s</strong> ", cls, words);
+}
+
+static void at_place(StrBuf *out, const char *before, const size_t *at, size_t rank, const char *after) {
+    if (!rank)
+        return;
+    strbuf_puts(out, before);
+    at_text(out, at, rank);
+    strbuf_puts(out, after);
+}
+
+// "Q_0", "Q_0 and d_k" or "X, W_Q and W_K": the edited givens a stage depends on.
+static void edited_list(StrBuf *out, const TraceDocument *doc) {
+    for (size_t i = 0; i < doc->n_edited; i++) {
+        strbuf_puts(out, i == 0 ? "<code>" : i + 1 == doc->n_edited ? " and <code>" : ", <code>");
+        esc(out, doc->edited[i]);
+        strbuf_puts(out, "</code>");
+    }
 }
 
 // A verdict: the gap, where it is, and against what tolerance.
@@ -360,29 +378,31 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
     format_fixed(v->agrees ? v->max_abs_diff : v->gap, tr->digits, diff, sizeof(diff));
     format_fixed(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
     format_fixed(doc->widened_by, tr->digits, wid, sizeof(wid));
-    strbuf_printf(out, "<p class=\"verdict %s\">", v->agrees ? "agrees" : "disagrees");
+    bool follows_edit = doc->verdict == DOC_FOLLOWS_EDIT;
+    const char *tone = v->agrees ? "agrees" : doc->verdict == DOC_INHERITS || follows_edit ? "inherits" : "disagrees";
+    strbuf_printf(out, "<p class=\"verdict %s\">", follows_edit && !local ? "edit" : tone);
     if (!local) {
-        badge(out, v->agrees, "document");
-        if (v->agrees) {
+        if (follows_edit) {
+            badge(out, "edit", "document: follows your edit");
+            at_place(out, "", v->at, rank, " ");
+            strbuf_printf(out, "the exact value is %s, the document printed %s (off by %s): the difference comes "
+                               "from your change to ", ours, printed, diff);
+            edited_list(out, doc);
+            strbuf_puts(out, ", not from the document.</p>\n");
+        } else if (v->agrees) {
+            badge(out, tone, "document: agrees");
             strbuf_printf(out, "every printed number is within one unit of its last place (largest difference %s",
                           diff);
-            if (rank) {
-                strbuf_puts(out, " at ");
-                at_text(out, v->at, rank);
-            }
+            at_place(out, " at ", v->at, rank, "");
             strbuf_puts(out, ").</p>\n");
         } else {
-            if (rank) {
-                strbuf_puts(out, "at ");
-                at_text(out, v->at, rank);
-                strbuf_puts(out, " ");
-            }
+            badge(out, tone, "document: disagrees");
+            at_place(out, "at ", v->at, rank, " ");
             strbuf_printf(out, "the exact value is %s but the document printed %s (off by %s; within %s would "
                                "agree).</p>\n", ours, printed, diff, tol);
         }
         return;
     }
-    badge(out, v->agrees, "on its own printed inputs");
     StrBuf how;
     strbuf_init(&how);
     if (doc->printed_inputs == 0)
@@ -392,46 +412,120 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
                       doc->printed_inputs);
     else
         strbuf_printf(&how, "within %s, widened by up to %s for the rounding of its printed inputs", tol, wid);
-    if (v->agrees) {
+    if (follows_edit) {
+        // The document's own numbers, without the student's: true whatever the edit.
+        if (v->agrees) {
+            badge(out, tone, "on the document's own printed inputs, without your edit: agrees");
+            strbuf_printf(out, "(%s).</p>\n", strbuf_str(&how));
+        } else {
+            badge(out, tone, "on the document's own printed inputs, without your edit: disagrees");
+            strbuf_printf(out, "they give %s", ours);
+            at_place(out, " at ", v->at, rank, "");
+            strbuf_printf(out, ", not %s (%s).</p>\n", printed, strbuf_str(&how));
+        }
+    } else if (v->agrees) {
+        badge(out, tone, "on its own printed inputs: agrees");
         strbuf_printf(out, "(%s)%s.</p>\n", strbuf_str(&how),
                       doc->chained.agrees ? "" : ": this step is right; it is off only through numbers carried from "
                                                  "earlier steps");
     } else {
+        badge(out, tone, "on its own printed inputs: disagrees");
         strbuf_printf(out, "the same operation on the document's own inputs gives %s", ours);
-        if (rank) {
-            strbuf_puts(out, " at ");
-            at_text(out, v->at, rank);
-        }
+        at_place(out, " at ", v->at, rank, "");
         strbuf_printf(out, ", not %s (%s): the document goes wrong here by itself.</p>\n", printed, strbuf_str(&how));
     }
     out->failed = out->failed || how.failed;
     strbuf_finish(&how);
 }
 
+// A given the student changed: where, and both numbers.
+static void edited_given(StrBuf *out, const TraceStage *s) {
+    const TraceDocument *doc = s->document;
+    const Tensor *v = s->value;
+    size_t first = doc->first_changed;
+    size_t at[TENSOR_MAX_RANK] = {0};
+    for (size_t i = v->shape.rank, flat = first; i-- > 0;) {
+        at[i] = flat % v->shape.dim[i];
+        flat /= v->shape.dim[i];
+    }
+    char ours[64], printed[64];
+    format_short(v->data[first], ours, sizeof(ours));
+    format_fixed(doc->values->data[first], doc->decimals[first], printed, sizeof(printed));
+    strbuf_puts(out, "<p class=\"verdict edit\"><strong class=\"badge edit\">you changed <code>");
+    esc(out, s->name);
+    at_place(out, "", at, v->shape.rank, "");
+    strbuf_printf(out, "</code></strong> the document has %s, this lesson %s", printed, ours);
+    if (doc->values_changed > 1)
+        strbuf_printf(out, " (%zu of its %zu values differ)", doc->values_changed, v->size);
+    strbuf_puts(out, "; what depends on it follows your edit.</p>\n");
+}
+
 // The class that colours a stage's document values by its verdict.
 static const char *doc_class(DocClass c) {
-    static const char *const classes[] = {"agrees", "inherits", "own-slip"};
+    static const char *const classes[] = {"agrees", "inherits", "own-slip", "edited", "follows-edit", "set-aside"};
     _Static_assert(ARRAY_LEN(classes) == DOC_CLASS_COUNT, "one class for each verdict");
     return classes[c];
 }
 
 static void document(StrBuf *out, const Trace *tr, const TraceStage *s) {
     const TraceDocument *doc = s->document;
-    strbuf_printf(out, "<div class=\"document %s\">\n<h4>As the document printed it</h4>\n", doc_class(doc->verdict));
+    strbuf_printf(out, "<div class=\"document %s\">\n", doc_class(doc->verdict));
+    if (doc->verdict == DOC_SET_ASIDE) {
+        char printed[64], ours[64];
+        shape_format(&doc->values->shape, printed, sizeof(printed));
+        shape_format(&s->value->shape, ours, sizeof(ours));
+        strbuf_puts(out, "<p class=\"verdict edit\">");
+        badge(out, "edit", "document: not compared");
+        strbuf_puts(out, "the document's values for <code>");
+        esc(out, s->name);
+        strbuf_printf(out, "</code> are %s; this lesson's <code>", printed);
+        esc(out, s->name);
+        strbuf_printf(out, "</code> is %s.</p>\n</div>\n", ours);
+        return;
+    }
+    if (doc->same_as_given) {
+        strbuf_puts(out, "<p class=\"verdict agrees\">");
+        badge(out, "agrees", "document: the same numbers");
+        strbuf_puts(out, "as the document printed them.</p>\n</div>\n");
+        return;
+    }
+    strbuf_puts(out, "<h4>As the document printed it</h4>\n");
     values(out, tr, s, doc->values, doc->decimals, "printed");
-    verdict(out, tr, s, &doc->chained, false);
-    if (doc->has_local)
-        verdict(out, tr, s, &doc->local, true);
+    if (doc->verdict == DOC_EDITED) {
+        edited_given(out, s);
+    } else {
+        verdict(out, tr, s, &doc->chained, false);
+        if (doc->has_local)
+            verdict(out, tr, s, &doc->local, true);
+    }
     strbuf_puts(out, "</div>\n");
 }
 
-// "Q (step 1)" for each stage of one verdict, or nothing.
-static void stage_list(StrBuf *out, const Trace *tr, DocClass which) {
+// Whether a stage belongs to a verdict's list: the givens the student changed are those
+// edited and those whose shape changed.
+static bool in_list(const TraceStage *s, DocClass which) {
+    if (!s->document)
+        return false;
+    DocClass v = s->document->verdict;
+    if (which == DOC_EDITED)
+        return v == DOC_EDITED || (v == DOC_SET_ASIDE && s->kind == STAGE_GIVEN);
+    return v == which;
+}
+
+// One sentence of the summary naming the stages of a verdict, "Q (step 1), K (step 2)",
+// each linked to its stage; nothing when there are none.
+static bool list_line(StrBuf *out, const Trace *tr, DocClass which, const char *cls, const char *words,
+                      const char *middle) {
     bool first = true;
     for (size_t i = 0; i < tr->n_stages; i++) {
         const TraceStage *s = &tr->stages[i];
-        if (!s->document || s->document->verdict != which)
+        if (!in_list(s, which))
             continue;
+        if (first) {
+            strbuf_printf(out, "<p class=\"verdict %s\">", cls);
+            badge(out, cls, words);
+            strbuf_puts(out, middle);
+        }
         strbuf_printf(out, "%s<a href=\"#stage-%zu\"><code>", first ? "" : ", ", i);
         esc(out, s->name);
         strbuf_puts(out, "</code>");
@@ -443,36 +537,34 @@ static void stage_list(StrBuf *out, const Trace *tr, DocClass which) {
         strbuf_puts(out, "</a>");
         first = false;
     }
-}
-
-static bool any_verdict(const Trace *tr, DocClass which) {
-    for (size_t i = 0; i < tr->n_stages; i++)
-        if (tr->stages[i].document && tr->stages[i].document->verdict == which)
-            return true;
-    return false;
+    if (!first)
+        strbuf_puts(out, ".</p>\n");
+    return !first;
 }
 
 static void document_summary(StrBuf *out, const Trace *tr) {
     if (tr->doc_printed == 0)
         return;
     strbuf_puts(out, "<section class=\"summary\" id=\"document-check\">\n<h2>Document check</h2>\n");
-    strbuf_printf(out, "<p>The document printed %zu of these stages; %zu agree with the exact values.</p>\n",
-                  tr->doc_printed, tr->doc_agree);
-    if (any_verdict(tr, DOC_OWN_SLIP)) {
-        strbuf_puts(out, "<p class=\"verdict own-slip\"><strong class=\"badge disagrees\">wrong by themselves"
-                         "</strong> on the document's own printed inputs: ");
-        stage_list(out, tr, DOC_OWN_SLIP);
-        strbuf_puts(out, ".</p>\n");
-    }
-    if (any_verdict(tr, DOC_INHERITS)) {
-        strbuf_puts(out, "<p class=\"verdict inherits\"><strong class=\"badge inherits\">inherited</strong> right on "
-                         "their own printed inputs, off only through numbers carried from earlier steps: ");
-        stage_list(out, tr, DOC_INHERITS);
-        strbuf_puts(out, ".</p>\n");
-    }
+    // The student's edits first: they explain every difference that follows from them.
+    if (list_line(out, tr, DOC_EDITED, "edit", "You changed", "(the document's numbers are not yours there): "))
+        list_line(out, tr, DOC_FOLLOWS_EDIT, "edit", "Off only because of your edit",
+                  "(the document is not to blame): ");
+    size_t compared = tr->doc_printed - tr->doc_edited - tr->doc_set_aside;
+    strbuf_printf(out, "<p>The document printed %zu of these stages; %zu agree with the exact values", tr->doc_printed,
+                  tr->doc_agree);
+    if (tr->doc_follow)
+        strbuf_printf(out, ", %zu follow your edit", tr->doc_follow);
+    strbuf_puts(out, ".</p>\n");
+    list_line(out, tr, DOC_SET_ASIDE, "edit", "Not compared",
+              "because their shape is no longer the document's: ");
+    list_line(out, tr, DOC_OWN_SLIP, "disagrees", "Wrong by themselves", "on the document's own printed inputs: ");
+    list_line(out, tr, DOC_INHERITS, "inherits", "Right on their own printed inputs",
+              "off only through numbers carried from earlier steps: ");
     if (tr->doc_first_slip >= 0) {
         const TraceStage *s = &tr->stages[tr->doc_first_slip];
-        strbuf_printf(out, "<p>The document first goes wrong by itself <a href=\"#stage-%ld\">", tr->doc_first_slip);
+        strbuf_printf(out, "<p class=\"verdict disagrees\">The document first goes wrong by itself "
+                           "<a href=\"#stage-%ld\">", tr->doc_first_slip);
         if (s->kind == STAGE_GIVEN) {
             strbuf_puts(out, "in the given <code>");
             esc(out, s->name);
@@ -487,12 +579,20 @@ static void document_summary(StrBuf *out, const Trace *tr) {
             strbuf_puts(out, "</code>");
         }
         strbuf_puts(out, "</a>.</p>\n");
-    } else if (tr->doc_agree == tr->doc_printed) {
-        strbuf_puts(out, "<p class=\"verdict agrees\"><strong class=\"badge agrees\">agrees</strong> Every number the "
-                         "document printed agrees.</p>\n");
+    } else if (tr->doc_agree == compared) {
+        strbuf_puts(out, "<p class=\"verdict agrees\">");
+        badge(out, "agrees", tr->doc_edited || tr->doc_set_aside ? "Every other number the document printed agrees."
+                                                                 : "Every number the document printed agrees.");
+        strbuf_puts(out, "</p>\n");
+    } else if (tr->doc_agree + tr->doc_follow < compared) {
+        // Disagreements without a slip: the document computed on from its own rounded numbers.
+        strbuf_puts(out, "<p class=\"verdict inherits\">");
+        badge(out, "inherits", "No step goes wrong by itself");
+        strbuf_puts(out, "each disagreement comes from rounded numbers the document carried forward.</p>\n");
     } else {
-        strbuf_puts(out, "<p>No step goes wrong by itself: each disagreement comes from rounded numbers the document "
-                         "carried forward.</p>\n");
+        strbuf_puts(out, "<p class=\"verdict agrees\">");
+        badge(out, "agrees", "No step of the document goes wrong by itself.");
+        strbuf_puts(out, "</p>\n");
     }
     strbuf_puts(out, "</section>\n");
 }
@@ -625,7 +725,7 @@ static void contents(StrBuf *out, const Trace *tr) {
 static const char style[] =
     "<style>\n"
     ":root{--ink:#1a1a1a;--dim:#5a5a5a;--rule:#d0d0d0;--accent:#08306b;--paper:#fff;--agree:#1b7837;"
-    "--slip:#b2182b;--inherit:#8c510a}\n"
+    "--slip:#b2182b;--inherit:#8c510a;--edit:#01665e}\n"
     "*{box-sizing:border-box}\n"
     "html{-webkit-text-size-adjust:100%}\n"
     "body{margin:0 auto;max-width:64rem;padding:0 1rem 4rem;font:16px/1.5 system-ui,sans-serif;color:var(--ink);"
@@ -685,6 +785,8 @@ static const char style[] =
     ".badge.agrees{background:var(--agree)}\n"
     ".badge.disagrees{background:var(--slip)}\n"
     ".badge.inherits{background:var(--inherit)}\n"
+    ".badge.edit{background:var(--edit)}\n"
+    ".document.edited,.document.follows-edit,.document.set-aside{border-color:var(--edit)}\n"
     ".work{margin:.5rem 0}\n"
     ".work summary{cursor:pointer}\n"
     ".work pre{font-size:.85rem;background:#f6f6f6;padding:.5rem;border-radius:4px}\n"

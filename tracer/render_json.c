@@ -90,10 +90,19 @@ static void json_verdict(StrBuf *out, const DocVerdict *v, size_t rank) {
 
 static void json_document(StrBuf *out, const TraceDocument *doc, size_t rank) {
     size_t at = 0;
-    static const char *const verdicts[] = {"agrees", "inherits", "own_slip"};
+    static const char *const verdicts[] = {"agrees", "inherits", "own_slip", "edited", "follows_edit", "set_aside"};
     _Static_assert(ARRAY_LEN(verdicts) == DOC_CLASS_COUNT, "one word for each verdict");
-    strbuf_printf(out, "{\"verdict\": \"%s\", \"values\": ", verdicts[doc->verdict]);
+    strbuf_printf(out, "{\"verdict\": \"%s\", \"edited\": [", verdicts[doc->verdict]);
+    for (size_t i = 0; i < doc->n_edited; i++) {
+        strbuf_puts(out, i ? ", " : "");
+        render_json_string(out, doc->edited[i]);
+    }
+    strbuf_puts(out, "], \"values\": ");
     json_values(out, doc->values, 0, &at);
+    if (doc->verdict == DOC_SET_ASIDE) {
+        strbuf_puts(out, ", \"local\": null}");
+        return;
+    }
     strbuf_puts(out, ", ");
     json_verdict(out, &doc->chained, rank);
     strbuf_puts(out, ", \"local\": ");
@@ -198,12 +207,18 @@ void render_json(const Trace *tr, StrBuf *out) {
     strbuf_printf(out, "],\n \"document_summary\": {\"printed\": %zu, \"agree\": %zu, \"first_own_slip\": ",
                   tr->doc_printed, tr->doc_agree);
     render_json_string(out, tr->doc_first_slip >= 0 ? tr->stages[tr->doc_first_slip].name : NULL);
-    // The stages that slip by themselves, and those only off through earlier numbers.
-    for (int v = DOC_INHERITS; v <= DOC_OWN_SLIP; v++) {
-        strbuf_printf(out, ", \"%s\": [", v == DOC_OWN_SLIP ? "own_slips" : "inherits");
+    // The givens the student changed, the stages that follow those edits, those set aside,
+    // and the stages that slip by themselves or are only off through earlier numbers.
+    static const struct {
+        DocClass verdict;
+        const char *key;
+    } lists[] = {{DOC_EDITED, "edited"}, {DOC_FOLLOWS_EDIT, "follows_edit"}, {DOC_SET_ASIDE, "set_aside"},
+                 {DOC_INHERITS, "inherits"}, {DOC_OWN_SLIP, "own_slips"}};
+    for (size_t v = 0; v < ARRAY_LEN(lists); v++) {
+        strbuf_printf(out, ", \"%s\": [", lists[v].key);
         bool first = true;
         for (size_t i = 0; i < tr->n_stages; i++)
-            if (tr->stages[i].document && tr->stages[i].document->verdict == (DocClass)v) {
+            if (tr->stages[i].document && tr->stages[i].document->verdict == lists[v].verdict) {
                 strbuf_puts(out, first ? "" : ", ");
                 render_json_string(out, tr->stages[i].name);
                 first = false;

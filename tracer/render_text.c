@@ -537,6 +537,8 @@ static void at_text(char *buf, size_t cap, const size_t *at, size_t rank) {
         snprintf(buf + used, cap - used, "]");
 }
 
+static void edited_list(StrBuf *out, const TraceDocument *doc);
+
 // A verdict: the gap, where it is, and against what tolerance. Green agrees, red is a slip
 // of the document's own, yellow is off only through numbers carried from earlier steps.
 static void verdict(const Ctx *c, StrBuf *out, const TraceStage *s, const DocVerdict *v, bool local, double widened,
@@ -562,6 +564,18 @@ static void verdict(const Ctx *c, StrBuf *out, const TraceStage *s, const DocVer
     format_fixed(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
     format_fixed(widened, tr->digits, wid, sizeof(wid));
     const char *tone = doc->verdict == DOC_OWN_SLIP ? st->red : doc->verdict == DOC_INHERITS ? st->yellow : st->green;
+    if (!local && doc->verdict == DOC_FOLLOWS_EDIT) {
+        StrBuf names;
+        strbuf_init(&names);
+        edited_list(&names, doc);
+        wrapf(c, out, indent, indent + 2,
+              "%sdocument: follows your edit%s: %sthe exact value is %s, the document printed %s (off by %s): the "
+              "difference comes from your change to %s, not from the document",
+              st->cyan, st->reset, where, ours, printed, diff, strbuf_str(&names));
+        out->failed |= names.failed;
+        strbuf_finish(&names);
+        return;
+    }
     if (!local) {
         if (v->agrees)
             wrapf(c, out, indent, indent + 2,
@@ -583,6 +597,18 @@ static void verdict(const Ctx *c, StrBuf *out, const TraceStage *s, const DocVer
                                    "by one", tol, doc->printed_inputs);
     else
         snprintf(how, sizeof(how), "within %s, widened by up to %s for the rounding of its printed inputs", tol, wid);
+    if (doc->verdict == DOC_FOLLOWS_EDIT) {
+        // The document's own numbers, without the student's: true whatever the edit.
+        if (v->agrees)
+            wrapf(c, out, indent, indent + 2, "%son the document's own printed inputs, without your edit: agrees%s (%s)",
+                  st->green, st->reset, how);
+        else
+            wrapf(c, out, indent, indent + 2,
+                  "%son the document's own printed inputs, without your edit: disagrees%s: they give %s%s%s, not %s "
+                  "(%s)",
+                  st->yellow, st->reset, ours, rank ? " at " : "", rank ? at : "", printed, how);
+        return;
+    }
     if (v->agrees)
         wrapf(c, out, indent, indent + 2, "%son its own printed inputs: agrees%s (%s)%s", tone, st->reset, how,
               doc->chained.agrees ? ""
@@ -594,16 +620,94 @@ static void verdict(const Ctx *c, StrBuf *out, const TraceStage *s, const DocVer
               st->red, st->reset, ours, rank ? " at " : "", rank ? at : "", printed, how);
 }
 
+// "Q_0" or "Q_0 and d_k" or "X, W_Q and W_K": the edited givens a stage depends on.
+static void edited_list(StrBuf *out, const TraceDocument *doc) {
+    for (size_t i = 0; i < doc->n_edited; i++)
+        strbuf_printf(out, "%s%s", i == 0 ? "" : i + 1 == doc->n_edited ? " and " : ", ", doc->edited[i]);
+}
+
+// A given the student changed: where, and both numbers.
+static void edited_given(const Ctx *c, StrBuf *out, const TraceStage *s, size_t indent) {
+    const TraceDocument *doc = s->document;
+    const Tensor *v = s->value;
+    size_t first = doc->first_changed;
+    size_t at[TENSOR_MAX_RANK] = {0};
+    for (size_t i = v->shape.rank, flat = first; i-- > 0;) {
+        at[i] = flat % v->shape.dim[i];
+        flat /= v->shape.dim[i];
+    }
+    char where[96] = "", ours[64], printed[64], more[96] = "";
+    if (v->shape.rank)
+        at_text(where, sizeof(where), at, v->shape.rank);
+    format_short(v->data[first], ours, sizeof(ours));
+    format_fixed(doc->values->data[first], doc->decimals[first], printed, sizeof(printed));
+    if (doc->values_changed > 1)
+        snprintf(more, sizeof(more), " (%zu of its %zu values differ)", doc->values_changed, v->size);
+    wrapf(c, out, indent, indent + 2,
+          "%syou changed %s%s%s: the document has %s, this lesson %s%s; what depends on it follows your edit",
+          c->st.cyan, s->name, where, c->st.reset, printed, ours, more);
+}
+
 static void document(const Ctx *c, StrBuf *out, const TraceStage *s, size_t indent, bool values_shown) {
     const TraceDocument *doc = s->document;
+    const TextStyle *st = &c->st;
+    if (doc->verdict == DOC_SET_ASIDE) {
+        char printed[64], ours[64];
+        shape_format(&doc->values->shape, printed, sizeof(printed));
+        shape_format(&s->value->shape, ours, sizeof(ours));
+        wrapf(c, out, indent, indent + 2,
+              "%sdocument: not compared%s: the document's values for %s are %s; this lesson's %s is %s", st->cyan,
+              st->reset, s->name, printed, s->name, ours);
+        return;
+    }
+    if (doc->same_as_given) {
+        wrapf(c, out, indent, indent + 2, "%sdocument: the same numbers%s, as the document printed them", st->green,
+              st->reset);
+        return;
+    }
     if (values_shown) {
         pad(out, indent);
         strbuf_puts(out, "as the document printed it:\n");
         values(c, out, s, doc->values, doc->decimals, indent, &TABLE_ONLY);
     }
+    if (doc->verdict == DOC_EDITED) {
+        edited_given(c, out, s, indent);
+        return;
+    }
     verdict(c, out, s, &doc->chained, false, 0, indent);
     if (doc->has_local)
         verdict(c, out, s, &doc->local, true, doc->widened_by, indent);
+}
+
+// The stages whose document has this verdict: "Q (step 1), K (step 2)". The givens the
+// student changed are those edited and those whose shape changed.
+static void stages_with(StrBuf *list, const Trace *tr, DocClass verdict) {
+    for (size_t i = 0; i < tr->n_stages; i++) {
+        const TraceStage *s = &tr->stages[i];
+        if (!s->document)
+            continue;
+        DocClass v = s->document->verdict;
+        bool reshaped_given = v == DOC_SET_ASIDE && s->kind == STAGE_GIVEN;
+        if (verdict == DOC_EDITED ? v != DOC_EDITED && !reshaped_given : v != verdict)
+            continue;
+        strbuf_printf(list, "%s%s", list->len ? ", " : "", s->name);
+        if (s->number[0])
+            strbuf_printf(list, " (step %s)", s->number);
+    }
+}
+
+// One sentence naming the stages with this verdict, in its colour, when there are any; the
+// sentence is "%s<words>%s ... %s." (colour on, colour off, the list). list is scratch.
+static bool list_line(const Ctx *c, StrBuf *out, StrBuf *list, DocClass verdict, const char *colour,
+                      const char *sentence) __attribute__((format(printf, 6, 0)));
+static bool list_line(const Ctx *c, StrBuf *out, StrBuf *list, DocClass verdict, const char *colour,
+                      const char *sentence) {
+    strbuf_clear(list);
+    stages_with(list, c->tr, verdict);
+    if (!list->len)
+        return false;
+    wrapf(c, out, 0, 2, sentence, colour, c->st.reset, strbuf_str(list));
+    return true;
 }
 
 static void document_summary(const Ctx *c, StrBuf *out) {
@@ -612,48 +716,41 @@ static void document_summary(const Ctx *c, StrBuf *out) {
     if (tr->doc_printed == 0)
         return;
     strbuf_printf(out, "\n%sDocument check%s\n--------------\n", st->bold, st->reset);
-    wrapf(c, out, 0, 2, "The document printed %zu of these stages; %zu agree with the exact values.", tr->doc_printed,
-          tr->doc_agree);
-    StrBuf own, inherited;
-    strbuf_init(&own);
-    strbuf_init(&inherited);
-    for (size_t i = 0; i < tr->n_stages; i++) {
-        const TraceStage *s = &tr->stages[i];
-        const TraceDocument *doc = s->document;
-        if (!doc)
-            continue;
-        StrBuf *list = doc->verdict == DOC_OWN_SLIP ? &own : doc->verdict == DOC_INHERITS ? &inherited : NULL;
-        if (!list)
-            continue;
-        strbuf_printf(list, "%s%s", list->len ? ", " : "", s->name);
-        if (s->number[0])
-            strbuf_printf(list, " (step %s)", s->number);
-    }
-    if (own.len)
-        wrapf(c, out, 0, 2, "%sWrong by themselves%s, on the document's own printed inputs: %s.", st->red, st->reset,
-              strbuf_str(&own));
-    if (inherited.len)
-        wrapf(c, out, 0, 2, "%sRight on their own printed inputs%s, off only through numbers carried from earlier "
-                            "steps: %s.", st->yellow, st->reset, strbuf_str(&inherited));
+    StrBuf list;
+    strbuf_init(&list);
+    // The student's edits first: they explain every difference that follows from them.
+    if (list_line(c, out, &list, DOC_EDITED, st->cyan, "%sYou changed%s %s: the document's numbers are not yours there."))
+        list_line(c, out, &list, DOC_FOLLOWS_EDIT, st->cyan,
+                  "%sOff only because of your edit%s (the document is not to blame): %s.");
+    size_t compared = tr->doc_printed - tr->doc_edited - tr->doc_set_aside;
+    char follow[64] = "";
+    if (tr->doc_follow)
+        snprintf(follow, sizeof(follow), ", %zu follow your edit", tr->doc_follow);
+    wrapf(c, out, 0, 2, "The document printed %zu of these stages; %zu agree with the exact values%s.", tr->doc_printed,
+          tr->doc_agree, follow);
+    list_line(c, out, &list, DOC_SET_ASIDE, st->cyan,
+              "%sNot compared%s, because their shape is no longer the document's: %s.");
+    list_line(c, out, &list, DOC_OWN_SLIP, st->red, "%sWrong by themselves%s, on the document's own printed inputs: %s.");
+    list_line(c, out, &list, DOC_INHERITS, st->yellow,
+              "%sRight on their own printed inputs%s, off only through numbers carried from earlier steps: %s.");
     if (tr->doc_first_slip >= 0) {
         const TraceStage *s = &tr->stages[tr->doc_first_slip];
-        if (s->kind == STAGE_GIVEN)
-            wrapf(c, out, 0, 2, "%sThe document first goes wrong by itself%s in the given %s.", st->red, st->reset,
-                  s->name);
-        else
-            wrapf(c, out, 0, 2, "%sThe document first goes wrong by itself%s at step %s: %s = %s.", st->red,
-                  st->reset, s->number, s->name, s->expr);
-    } else if (tr->doc_agree == tr->doc_printed) {
-        wrapf(c, out, 0, 2, "%sEvery number the document printed agrees.%s", st->green, st->reset);
-    } else {
+        wrapf(c, out, 0, 2, "%sThe document first goes wrong by itself%s at step %s: %s = %s.", st->red, st->reset,
+              s->number, s->name, s->expr);
+    } else if (tr->doc_agree == compared) {
+        wrapf(c, out, 0, 2, "%s%s%s", st->green,
+              tr->doc_edited || tr->doc_set_aside ? "Every other number the document printed agrees."
+                                                  : "Every number the document printed agrees.",
+              st->reset);
+    } else if (tr->doc_agree + tr->doc_follow < compared) {
         // Disagreements without a slip: the document computed on from its own rounded numbers.
         wrapf(c, out, 0, 2, "%sNo step goes wrong by itself%s: each disagreement comes from rounded numbers the "
                             "document carried forward.", st->yellow, st->reset);
+    } else {
+        wrapf(c, out, 0, 2, "%sNo step of the document goes wrong by itself.%s", st->green, st->reset);
     }
-    if (own.failed || inherited.failed)
-        out->failed = true;
-    strbuf_finish(&own);
-    strbuf_finish(&inherited);
+    out->failed |= list.failed;
+    strbuf_finish(&list);
 }
 
 // The operation line: its shapes, then what it does, on the same line when both fit.

@@ -47,9 +47,12 @@ typedef struct DocVerdict {
 
 // Where a stage the document printed stands.
 typedef enum DocClass {
-    DOC_AGREES,    // every printed number agrees with the exact value
-    DOC_INHERITS,  // disagrees, but is right on the document's own printed inputs
-    DOC_OWN_SLIP,  // wrong on its own inputs (or a given printed wrong): a slip of its own
+    DOC_AGREES,        // every printed number agrees with the exact value
+    DOC_INHERITS,      // disagrees, but is right on the document's own printed inputs
+    DOC_OWN_SLIP,      // wrong on its own printed inputs: a slip of the document's own
+    DOC_EDITED,        // a given whose values differ from the document's: the student changed it
+    DOC_FOLLOWS_EDIT,  // disagrees, and depends on an edited given: the edit, not the document
+    DOC_SET_ASIDE,     // printed in a shape the stage no longer has (an edit changed it): not compared
     DOC_CLASS_COUNT
 } DocClass;
 
@@ -66,6 +69,12 @@ typedef struct TraceDocument {
     double widened_by;  // the largest widening of the local tolerance
     size_t printed_inputs;   // how many printed input values the local check read
     bool widening_skipped;   // too many of them to perturb one by one: not widened
+    // The edited givens this stage depends on (DOC_EDITED: the given itself), by name.
+    const char **edited;
+    size_t n_edited;
+    size_t values_changed;   // DOC_EDITED: how many of the given's values differ from the document's
+    size_t first_changed;    // DOC_EDITED: the first of them (flat index)
+    bool same_as_given;      // a given whose values are exactly the printed ones
 } TraceDocument;
 
 typedef struct TraceStage {
@@ -107,6 +116,9 @@ typedef struct Trace {
     size_t doc_printed;     // stages that carry document values
     size_t doc_agree;       // of those, how many agree (chained)
     long doc_first_slip;    // index of the first stage that goes wrong by itself, or -1
+    size_t doc_edited;      // givens whose values differ from the document's (DOC_EDITED)
+    size_t doc_follow;      // stages that differ only through an edit (DOC_FOLLOWS_EDIT)
+    size_t doc_set_aside;   // stages whose printed shape no longer fits (DOC_SET_ASIDE)
     Tensor **doc_tensors;   // owned: the printed values
     size_t n_doc_tensors;
 } Trace;

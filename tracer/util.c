@@ -170,6 +170,12 @@ void strbuf_finish(StrBuf *sb) {
     memset(sb, 0, sizeof(*sb));
 }
 
+void strbuf_clear(StrBuf *sb) {
+    sb->len = 0;
+    if (sb->data)
+        sb->data[0] = '\0';
+}
+
 static bool strbuf_reserve(StrBuf *sb, size_t extra) {
     size_t need;
     if (sb->failed || !util_add_size(sb->len, extra + 1, &need)) {

@@ -71,6 +71,7 @@ typedef struct StrBuf {
 
 void strbuf_init(StrBuf *sb);
 void strbuf_finish(StrBuf *sb);
+void strbuf_clear(StrBuf *sb);  // empty again, keeping the memory
 void strbuf_append(StrBuf *sb, const char *s, size_t n);
 void strbuf_puts(StrBuf *sb, const char *s);
 void strbuf_putc(StrBuf *sb, char c);

@@ -43,6 +43,8 @@ static int trace(const uint8_t *data, size_t size, OutputFormat format) {
         __builtin_trap();  // a failure must say why
     if (status != STATUS_OK && sink())
         diag_print(&diag, sink(), true);
+    if (sink())
+        diag_print_warnings(&diag, sink(), true);
     // Whatever the lesson says, its web page has one script, the page's own: the lesson's text
     // is escaped, so no "<script" of its own can appear.
     if (status == STATUS_OK && format == OUTPUT_HTML) {

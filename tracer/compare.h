@@ -1,0 +1,21 @@
+// compare: what an edit changed, stage by stage, for `tracer --diff ORIGINAL.yaml EDITED.yaml`.
+// Stages are matched by name; the values are compared bit for bit (nan equals nan), so two
+// traces are "the same" exactly when every number of every stage is.
+//
+//     StrBuf out; strbuf_init(&out);
+//     bool same = compare_traces(original, edited, "lessons/01.yaml", "mine.yaml", 4, &out);
+#pragma once
+
+#include <stdbool.h>
+
+#include "trace.h"
+#include "util.h"
+
+// The largest tensor shown whole, before and after side by side (rows x columns, rank <= 2).
+#define COMPARE_SIDE_BY_SIDE_ROWS 8
+#define COMPARE_SIDE_BY_SIDE_COLS 6
+
+// Appends the report to out (numbers with `digits` decimals). True when the traces have the
+// same stages with the same shapes and values.
+bool compare_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits,
+                    StrBuf *out);
