@@ -369,9 +369,7 @@ static void edited_list(StrBuf *out, const TraceDocument *doc) {
 static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const DocVerdict *v, bool local) {
     const TraceDocument *doc = s->document;
     size_t rank = s->value->shape.rank;
-    size_t k = 0;
-    for (size_t i = 0; i < rank; i++)
-        k = k * s->value->shape.dim[i] + v->at[i];
+    size_t k = shape_flatten(&s->value->shape, v->at);
     char ours[64], printed[64], diff[64], tol[64], wid[64];
     format_fixed(v->ours, tr->digits, ours, sizeof(ours));
     format_fixed(v->printed, doc->decimals[k], printed, sizeof(printed));
@@ -444,10 +442,7 @@ static void edited_given(StrBuf *out, const TraceStage *s) {
     const Tensor *v = s->value;
     size_t first = doc->first_changed;
     size_t at[TENSOR_MAX_RANK] = {0};
-    for (size_t i = v->shape.rank, flat = first; i-- > 0;) {
-        at[i] = flat % v->shape.dim[i];
-        flat /= v->shape.dim[i];
-    }
+    shape_unflatten(&v->shape, first, at);
     char ours[64], printed[64];
     format_short(v->data[first], ours, sizeof(ours));
     format_fixed(doc->values->data[first], doc->decimals[first], printed, sizeof(printed));
