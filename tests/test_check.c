@@ -577,7 +577,7 @@ static void test_index_not_whole(void **state) {
 
 static void test_too_many_indices(void **state) {
     expect_step_error(state, STEP("X[0, 0, 0]"), 0, 10, "3 indices for a tensor of shape [3, 4], which has 2 axes",
-                      "give at most one index per axis");
+                      "give at most one index per axis (None, which adds an axis, does not count)");
 }
 
 static void test_empty_slice(void **state) {
@@ -590,11 +590,13 @@ static void test_slice_bound_not_known_before_running(void **state) {
 
 static void test_two_lists_in_one_index(void **state) {
     expect_step_error(state, STEP("X[[0, 1], [0, 1]]"), 10, 6, "only one list of indices is allowed in one indexing",
-                      "");
+                      "numpy would pair the lists up (X[[0, 1], [2, 3]] is X[0, 2] and X[1, 3]); to pick rows and "
+                      "then columns, index twice: X[[0, 1]][:, [2, 3]]");
 }
 
 static void test_two_tensor_indices(void **state) {
-    expect_step_error(state, STEP("X[ids, ids]"), 7, 3, "only one index in an indexing can be a tensor", "");
+    expect_step_error(state, STEP("X[ids, ids]"), 7, 3, "only one index in an indexing can be a tensor",
+                      "index with one tensor at a time, in two steps: X[ids][:, cols]");
 }
 
 static void test_index_tensor_of_rank_two(void **state) {

@@ -251,12 +251,14 @@ static void test_nan_and_inf(void **state) {
     DocVerdict finite = chained(f, "1.0", ".inf");
     assert_false(finite.agrees);
     assert_true(isinf(finite.max_abs_diff));
-    // Text and JSON spell the infinite gap.
+    // The text says why no gap can be measured to nan (JSON keeps the infinite gap), and the
+    // note says which operation made the nan.
     assert_int_equal(render(f, "title: t\ngiven:\n  x: 1.0\nsteps:\n  - y: (x - x) / 0\n    document: 0.5\n",
                             OUTPUT_TEXT),
                      STATUS_OK);
-    fixture_expect_output(f, "document: disagrees: the exact value is nan but the document printed 0.5 (off by inf; "
-                        "within 0.1 would agree)\n");
+    fixture_expect_output(f, "document: disagrees: the exact value is nan but the document printed 0.5 (nan is not a "
+                             "number, so no printed number agrees with it)\n");
+    fixture_expect_output(f, "note: y is nan: 0 / 0 has no value, so IEEE arithmetic gives nan\n");
     assert_int_equal(render(f, "title: t\ngiven:\n  x: 1.0\nsteps:\n  - y: (x - x) / 0\n    document: 0.5\n",
                             OUTPUT_JSON),
                      STATUS_OK);

@@ -88,9 +88,9 @@ static void expect_work(const TraceStage *s, const char *const *lines, size_t n)
 static void printed_value(const Fixture *f, const TraceStage *s, size_t flat, char *buf, size_t cap) {
     double v = s->value->data[flat];
     if (s->value->is_count)
-        format_count(v, buf, cap);
+        format_whole(v, f->trace->digits, buf, cap);
     else
-        format_fixed(v, f->trace->digits, buf, cap);
+        format_number(v, f->trace->digits, buf, cap);
 }
 
 // The last line of the work ends its arithmetic in element `flat`'s own value: the number
@@ -177,6 +177,7 @@ static const OpCase op_cases[] = {
     {"numel", "numel(a)"},
     {"split_heads", "split_heads(x4, 2)"},
     {"merge_heads", "merge_heads(heads)"},
+    {"reshape", "reshape(a, [3, -1])"},
     {"causal_mask", "causal_mask(3)"},
     {"relative_positions", "relative_positions(3)"},
     {"arange", "arange(4)"},
@@ -502,6 +503,14 @@ static void test_other_forms(void **state) {
         {"concat(a, b, axis=1)", "out[1, 4]", "out[1, 4] = b[1, 1] (part 2 of 2) = -2.0000"},
         {"split_heads(x4, 2)", "out[1, 1, 0]", "out[1, 1, 0] = x4[1, 2] (head 1 takes columns 2 to 3) = 7.0000"},
         {"merge_heads(heads)", "out[1, 3]", "out[1, 3] = heads[1, 1, 1] (column 3 is column 1 of head 1) = 8.0000"},
+        // a [2, 3] as [3, 2]: out[1, 1] is number 3 in reading order, a[1, 0]
+        {"reshape(a, [3, -1])", "out[1, 1]", "out[1, 1] = a[1, 0] (number 3 in reading order, from 0) = 1.5000"},
+        // None adds an axis and reads none: out [1, 2, 2], out[0, 1, 0] = a[1, ids[0]]
+        {"a[None, :, ids]", "out[0, 1, 0]", "out[0, 1, 0] = a[1, 1] = 0.2500"},
+        // numpy's rule: None stands between the 1 and ids, so the gathered axis goes first:
+        // out [2, 1], out[1, 0] = a[1, ids[1]] = a[1, 0]
+        {"a[1, None, ids]", "out[1, 0]", "out[1, 0] = a[1, 0] = 1.5000"},
+        {"v[:, None]", "out[2, 0]", "out[2, 0] = v[2] = 0.3000"},
         {"causal_mask(3)", "out[0, 2]", "out[0, 2] = -inf: key 2 comes after query 0, so it must stay hidden"},
         {"causal_mask(3)", "out[2, 1]", "out[2, 1] = 0.0000: key 1 is before query 2, so it may be seen"},
         {"relative_positions(3)", "out[0, 2]", "out[0, 2] = i - j = 0 - 2 = -2"},

@@ -583,9 +583,10 @@ static void test_index(void **state) {
     assert_tensor_near(o4, SCALAR_SHAPE, EXACT, 23);
 }
 
-static void test_index_list_stays_in_place(void **state) {
-    // each axis is indexed on its own: a[0, :, [3, 1]] is a[0][:, [3, 1]], shape [3, 2]
-    // (numpy would move the gathered axis first, to [2, 3])
+static void test_index_list_moves_first(void **state) {
+    // numpy's rule: the whole number 0 and the list [3, 1] are advanced indices with a ':'
+    // between them, so the gathered axis goes first: a[0, :, [3, 1]] is [2, 3], with
+    // out[k, j] = a[0, j, cols[k]] (numpy 1.24: [[3, 7, 11], [1, 5, 9]] for a = arange(24))
     Tensor *a = iota(SHAPE(2, 3, 4));
     const size_t cols[] = {3, 1};
     KernelAxisIndex ix[] = {{.kind = KERNEL_INDEX_AT, .start = 0},
@@ -593,10 +594,96 @@ static void test_index_list_stays_in_place(void **state) {
                             {.kind = KERNEL_INDEX_LIST, .list = cols, .n_list = 2}};
     Shape s;
     assert_true(kernel_index_shape(&a->shape, ix, 3, &s));
-    assert_shape(&s, SHAPE(3, 2));
+    assert_shape(&s, SHAPE(2, 3));
+    assert_int_equal(kernel_index_list_axis(ix, 3), 0);
     Tensor *o = ZEROS(s);
     kernel_index(o, a, ix, 3);
-    assert_tensor_near(o, SHAPE(3, 2), EXACT, 3, 1, 7, 5, 11, 9);
+    assert_tensor_near(o, SHAPE(2, 3), EXACT, 3, 7, 11, 1, 5, 9);
+    // Side by side they stay: a[:, 0, [3, 1]] is [2, 2] = [[3, 1], [15, 13]].
+    KernelAxisIndex adjacent[] = {{.kind = KERNEL_INDEX_ALL},
+                                  {.kind = KERNEL_INDEX_AT, .start = 0},
+                                  {.kind = KERNEL_INDEX_LIST, .list = cols, .n_list = 2}};
+    assert_true(kernel_index_shape(&a->shape, adjacent, 3, &s));
+    assert_int_equal(kernel_index_list_axis(adjacent, 3), 1);
+    Tensor *o2 = ZEROS(s);
+    kernel_index(o2, a, adjacent, 3);
+    assert_tensor_near(o2, SHAPE(2, 2), EXACT, 3, 1, 15, 13);
+    // A new axis separates too: a[1, None, [2, 0]] is [2, 1, 4] (rows 2 and 0 of a[1]).
+    const size_t rows[] = {2, 0};
+    KernelAxisIndex apart[] = {{.kind = KERNEL_INDEX_AT, .start = 1},
+                               {.kind = KERNEL_INDEX_NEW},
+                               {.kind = KERNEL_INDEX_LIST, .list = rows, .n_list = 2}};
+    assert_true(kernel_index_shape(&a->shape, apart, 3, &s));
+    assert_shape(&s, SHAPE(2, 1, 4));
+    Tensor *o3 = ZEROS(s);
+    kernel_index(o3, a, apart, 3);
+    assert_tensor_near(o3, SHAPE(2, 1, 4), EXACT, 20, 21, 22, 23, 12, 13, 14, 15);
+}
+
+static void test_index_new_axis(void **state) {
+    // x[:, None] on [3] is [3, 1]; x[None] is [1, 3]; x[None, :, None] is [1, 3, 1]; the
+    // values do not move.
+    Tensor *x = TENSOR(SHAPE(3), 10, 20, 30);
+    Shape s;
+    KernelAxisIndex column[] = {{.kind = KERNEL_INDEX_ALL}, {.kind = KERNEL_INDEX_NEW}};
+    assert_true(kernel_index_shape(&x->shape, column, 2, &s));
+    assert_shape(&s, SHAPE(3, 1));
+    Tensor *o = ZEROS(s);
+    kernel_index(o, x, column, 2);
+    assert_tensor_near(o, SHAPE(3, 1), EXACT, 10, 20, 30);
+    KernelAxisIndex row[] = {{.kind = KERNEL_INDEX_NEW}};
+    assert_true(kernel_index_shape(&x->shape, row, 1, &s));
+    assert_shape(&s, SHAPE(1, 3));
+    KernelAxisIndex both[] = {{.kind = KERNEL_INDEX_NEW}, {.kind = KERNEL_INDEX_ALL}, {.kind = KERNEL_INDEX_NEW}};
+    assert_true(kernel_index_shape(&x->shape, both, 3, &s));
+    assert_shape(&s, SHAPE(1, 3, 1));
+    // A scalar takes new axes: 5[None, None] is [[5]].
+    Shape scalar = SCALAR_SHAPE;
+    assert_true(kernel_index_shape(&scalar, both, 1, &s));
+    assert_shape(&s, SHAPE(1));
+    // No more than TENSOR_MAX_RANK axes in the result: [3] with four new axes is 5.
+    KernelAxisIndex five[] = {{.kind = KERNEL_INDEX_NEW}, {.kind = KERNEL_INDEX_NEW}, {.kind = KERNEL_INDEX_NEW},
+                              {.kind = KERNEL_INDEX_NEW}};
+    assert_false(kernel_index_shape(&x->shape, five, 4, &s));
+    assert_true(kernel_index_shape(&x->shape, five, 3, &s));
+    assert_shape(&s, SHAPE(1, 1, 1, 3));
+}
+
+static void test_reshape_shape(void **state) {
+    Shape s, a = SHAPE(2, 3, 4);
+    const long long flat[] = {24}, rows[] = {-1, 4}, cube[] = {2, -1, 2, 3}, two[] = {-1, -1},
+                    wrong[] = {5, 5}, neg[] = {-2, -12}, zero[] = {0, -1}, five[] = {1, 1, 1, 1, 24};
+    assert_int_equal(kernel_reshape_shape(&a, flat, 1, &s), KERNEL_RESHAPE_OK);
+    assert_shape(&s, SHAPE(24));
+    assert_int_equal(kernel_reshape_shape(&a, rows, 2, &s), KERNEL_RESHAPE_OK);
+    assert_shape(&s, SHAPE(6, 4));
+    assert_int_equal(kernel_reshape_shape(&a, cube, 4, &s), KERNEL_RESHAPE_OK);
+    assert_shape(&s, SHAPE(2, 2, 2, 3));
+    assert_int_equal(kernel_reshape_shape(&a, two, 2, &s), KERNEL_RESHAPE_TWO_UNKNOWN);
+    assert_int_equal(kernel_reshape_shape(&a, wrong, 2, &s), KERNEL_RESHAPE_SIZE_DIFFERS);
+    assert_int_equal(kernel_reshape_shape(&a, neg, 2, &s), KERNEL_RESHAPE_NEGATIVE);
+    assert_int_equal(kernel_reshape_shape(&a, zero, 2, &s), KERNEL_RESHAPE_UNKNOWN_OF_ZERO);
+    assert_int_equal(kernel_reshape_shape(&a, five, 5, &s), KERNEL_RESHAPE_TOO_MANY_AXES);
+    // -1 cannot make 24 from 5s; a scalar reshapes to [] and to [1, 1].
+    const long long by5[] = {-1, 5}, ones[] = {1, 1};
+    assert_int_equal(kernel_reshape_shape(&a, by5, 2, &s), KERNEL_RESHAPE_SIZE_DIFFERS);
+    Shape scalar = SCALAR_SHAPE;
+    assert_int_equal(kernel_reshape_shape(&scalar, NULL, 0, &s), KERNEL_RESHAPE_OK);
+    assert_int_equal(s.rank, 0);
+    assert_int_equal(kernel_reshape_shape(&scalar, ones, 2, &s), KERNEL_RESHAPE_OK);
+    assert_shape(&s, SHAPE(1, 1));
+    // An empty tensor: [2, 0] reshapes to [0, 5] but not to [-1, 0] (any size would do).
+    Shape empty = SHAPE(2, 0);
+    const long long to05[] = {0, 5}, unknown0[] = {-1, 0};
+    assert_int_equal(kernel_reshape_shape(&empty, to05, 2, &s), KERNEL_RESHAPE_OK);
+    assert_shape(&s, SHAPE(0, 5));
+    assert_int_equal(kernel_reshape_shape(&empty, unknown0, 2, &s), KERNEL_RESHAPE_UNKNOWN_OF_ZERO);
+}
+
+static void test_reshape(void **state) {
+    Tensor *a = iota(SHAPE(2, 3)), *out = ZEROS(SHAPE(3, 2));
+    kernel_reshape(out, a);
+    assert_tensor_near(out, SHAPE(3, 2), EXACT, 0, 1, 2, 3, 4, 5);
 }
 
 static void test_index_shape(void **state) {
@@ -887,7 +974,10 @@ int main(void) {
         TEST(test_argmax_ties),
         TEST(test_reduce_nan),
         TEST(test_index),
-        TEST(test_index_list_stays_in_place),
+        TEST(test_index_list_moves_first),
+        TEST(test_index_new_axis),
+        TEST(test_reshape_shape),
+        TEST(test_reshape),
         TEST(test_index_shape),
         TEST(test_concat),
         TEST(test_split_merge_heads),

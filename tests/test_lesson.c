@@ -219,13 +219,14 @@ static void test_full_lesson(void **state) {
     assert_false(g->expr_exact);
     assert_int_equal(g->expr_col, 8);
 
-    // Printed decimals: digits after the point less the exponent, never below 0.
+    // Printed decimals: digits after the point less the exponent; 1.5e2 ends in the tens
+    // place, -1.
     const DocValues *doc = g->document;
     assert_non_null(doc);
     assert_int_equal(doc->shape.dim[0], 2);
     assert_int_equal(doc->decimals[0], 2);
     assert_int_equal(doc->decimals[1], 3);
-    assert_int_equal(doc->decimals[2], 0);
+    assert_int_equal(doc->decimals[2], -1);
     assert_int_equal(doc->decimals[3], 2);
     expect_number(doc->values[3], 123.45);
     assert_int_equal(doc->nodes[1]->line, 37);

@@ -355,6 +355,14 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
                 format_short(chk->constants[p], s, sizeof(s));
                 if (param->kind == PARAM_FLAG)
                     snprintf(s, sizeof(s), "%s", chk->constants[p] != 0 ? "True" : "False");
+                if (param->kind == PARAM_SHAPE) {  // the sizes as written: [2, -1]
+                    size_t used = (size_t)snprintf(s, sizeof(s), "[");
+                    for (size_t k = 0; k < chk->attrs.n_dims && used < sizeof(s); k++)
+                        used += (size_t)snprintf(s + used, sizeof(s) - used, "%s%lld", k ? ", " : "",
+                                                 chk->attrs.dims[k]);
+                    if (used < sizeof(s))
+                        snprintf(s + used, sizeof(s) - used, "]");
+                }
                 strbuf_printf(&sb, "%s%s=%s", first ? "" : ", ", param->name, s);
                 first = false;
             }
@@ -533,6 +541,49 @@ static bool const_index(Checker *c, const Expr *e, size_t dim, bool is_stop, siz
     return true;
 }
 
+// A shape argument, [2, -1] or a single number: whole numbers known before running, at most
+// TENSOR_MAX_RANK of them. The operation's shape rule judges what they say.
+static bool shape_argument(Checker *c, const Expr *arg, const OpParam *param, OpAttrs *attrs) {
+    const Expr *const *items = (const Expr *const *)&arg;
+    size_t n = 1;
+    if (arg->kind == EXPR_LIST) {
+        items = (const Expr *const *)arg->args;
+        n = arg->n_args;
+    }
+    if (n > TENSOR_MAX_RANK) {
+        expr_error(c, arg, "'%s' has %zu sizes, but a tensor has at most %d axes", param->name, n, TENSOR_MAX_RANK);
+        diag_hint(c->diag, "give one size per axis, as in [2, 3] or [2, -1]");
+        return false;
+    }
+    for (size_t k = 0; k < n; k++) {
+        double v;
+        if (!const_eval(c, items[k], &v) || !is_whole(v) || fabs(v) > (double)TENSOR_MAX_VALUES) {
+            if (c->diag->status == STATUS_OK) {
+                expr_error(c, items[k], "a size in '%s' must be a whole number known before the lesson runs",
+                           param->name);
+                diag_hint(c->diag, "write sizes such as [2, 3], or -1 for the one to work out: [2, -1]");
+            }
+            return false;
+        }
+        attrs->dims[k] = (long long)v;
+    }
+    attrs->n_dims = n;
+    return true;
+}
+
+// numpy pairs two lists up element by element, which reads like something else: refused.
+static size_t two_lists(Checker *c, const Expr *item) {
+    expr_error(c, item, "only one list of indices is allowed in one indexing");
+    diag_hint(c->diag, "numpy would pair the lists up (X[[0, 1], [2, 3]] is X[0, 2] and X[1, 3]); to pick rows "
+                       "and then columns, index twice: X[[0, 1]][:, [2, 3]]");
+    return NO_NODE;
+}
+
+// None as an index item: a new axis, as numpy writes it, unless the lesson names something None.
+static bool is_new_axis(Checker *c, const Expr *item) {
+    return item->kind == EXPR_NAME && strcmp(item->name, "None") == 0 && find_name(c, "None") == NO_NODE;
+}
+
 static size_t compile_index(Checker *c, const Expr *e) {
     size_t target = compile(c, e->args[0]);
     if (target == NO_NODE)
@@ -543,33 +594,48 @@ static size_t compile_index(Checker *c, const Expr *e) {
     chk.attrs.index_input = OP_NO_INDEX_INPUT;
     size_t inputs[2] = {target, NO_NODE};
     size_t n_items = e->n_args - 1;
-    if (n_items > shape.rank) {
+    // None, as numpy writes it, adds an axis of size 1 (x[:, None]) and reads none.
+    size_t n_new = 0;
+    for (size_t i = 0; i < n_items; i++)
+        n_new += is_new_axis(c, e->args[i + 1]);
+    if (n_new > TENSOR_MAX_RANK) {
+        expr_error(c, e, "%zu new axes (None): a tensor has at most %d axes", n_new, TENSOR_MAX_RANK);
+        diag_hint(c->diag, "add fewer axes with None");
+        return NO_NODE;
+    }
+    if (n_items - n_new > shape.rank) {
         char s[64];
         shape_format(&shape, s, sizeof(s));
         if (shape.rank == 0) {
             expr_error(c, e, "this is a single number (shape []): it has no axes to index");
-            diag_hint(c->diag, "only lists and matrices take an index, as in X[0]");
+            diag_hint(c->diag, "only lists and matrices take an index, as in X[0]; None adds an axis (X[None])");
         } else {
-            expr_error(c, e, "%zu indices for a tensor of shape %s, which has %zu ax%s", n_items, s, shape.rank,
-                       shape.rank == 1 ? "is" : "es");
-            diag_hint(c->diag, "give at most one index per axis");
+            expr_error(c, e, "%zu indices for a tensor of shape %s, which has %zu ax%s", n_items - n_new, s,
+                       shape.rank, shape.rank == 1 ? "is" : "es");
+            diag_hint(c->diag, "give at most one index per axis (None, which adds an axis, does not count)");
         }
         return NO_NODE;
     }
-    for (size_t i = 0; i < n_items; i++) {
+    size_t axis = 0;  // the tensor's axis the next item reads
+    for (size_t i = 0; i < n_items; i++, axis++) {
         const Expr *item = e->args[i + 1];
         KernelAxisIndex *ix = &chk.attrs.index[i];
-        size_t dim = shape.dim[i];
+        if (is_new_axis(c, item)) {
+            ix->kind = KERNEL_INDEX_NEW;
+            axis--;
+            continue;
+        }
+        size_t dim = shape.dim[axis];
         if (item->kind == EXPR_SLICE) {
             ix->kind = KERNEL_INDEX_RANGE;
             ix->start = 0;
             ix->stop = dim;
-            if (item->args[0] && !const_index(c, item->args[0], dim, true, i, &ix->start)) {
+            if (item->args[0] && !const_index(c, item->args[0], dim, true, axis, &ix->start)) {
                 if (c->diag->status == STATUS_OK)
                     expr_error(c, item->args[0], "a slice bound must be a whole number known before running");
                 return NO_NODE;
             }
-            if (item->args[1] && !const_index(c, item->args[1], dim, true, i, &ix->stop)) {
+            if (item->args[1] && !const_index(c, item->args[1], dim, true, axis, &ix->stop)) {
                 if (c->diag->status == STATUS_OK)
                     expr_error(c, item->args[1], "a slice bound must be a whole number known before running");
                 return NO_NODE;
@@ -590,42 +656,40 @@ static size_t compile_index(Checker *c, const Expr *e) {
                 return NO_NODE;
             }
             for (size_t k = 0; k < item->n_args; k++) {
-                if (!const_index(c, item->args[k], dim, false, i, &list[k])) {
+                if (!const_index(c, item->args[k], dim, false, axis, &list[k])) {
                     if (c->diag->status == STATUS_OK)
                         expr_error(c, item->args[k], "a list of indices holds whole numbers");
                     return NO_NODE;
                 }
             }
             if (chk.attrs.index_input != OP_NO_INDEX_INPUT) {
-                expr_error(c, item, "only one list of indices is allowed in one indexing");
-                return NO_NODE;
+                return two_lists(c, item);
             }
             ix->kind = KERNEL_INDEX_LIST;
             ix->list = list;
             ix->n_list = item->n_args;
             for (size_t k = 0; k < i; k++)
                 if (chk.attrs.index[k].kind == KERNEL_INDEX_LIST) {
-                    expr_error(c, item, "only one list of indices is allowed in one indexing");
-                    return NO_NODE;
+                    return two_lists(c, item);
                 }
             continue;
         }
         double v;
         if (const_eval(c, item, &v)) {
             ix->kind = KERNEL_INDEX_AT;
-            if (!const_index(c, item, dim, false, i, &ix->start))
+            if (!const_index(c, item, dim, false, axis, &ix->start))
                 return NO_NODE;
             continue;
         }
         // An index computed by an expression: its values are known only while running.
         if (chk.attrs.index_input != OP_NO_INDEX_INPUT) {
             expr_error(c, item, "only one index in an indexing can be a tensor");
+            diag_hint(c->diag, "index with one tensor at a time, in two steps: X[ids][:, cols]");
             return NO_NODE;
         }
         for (size_t k = 0; k < i; k++)
             if (chk.attrs.index[k].kind == KERNEL_INDEX_LIST) {
-                expr_error(c, item, "only one list of indices is allowed in one indexing");
-                return NO_NODE;
+                return two_lists(c, item);
             }
         size_t ixnode = compile(c, item);
         if (ixnode == NO_NODE)
@@ -635,6 +699,17 @@ static size_t compile_index(Checker *c, const Expr *e) {
         site.inputs[1] = item;
     }
     chk.attrs.n_index = n_items;
+    // Whole numbers take axes away, None adds them: at most TENSOR_MAX_RANK may remain.
+    size_t removed = 0;
+    for (size_t i = 0; i < n_items; i++)
+        removed += chk.attrs.index[i].kind == KERNEL_INDEX_AT ||
+                   ((int)i == chk.attrs.index_input && c->plan->nodes[inputs[1]].shape.rank == 0);
+    if (shape.rank + n_new - removed > TENSOR_MAX_RANK) {
+        expr_error(c, e, "the result would have %zu axes; a tensor has at most %d", shape.rank + n_new - removed,
+                   TENSOR_MAX_RANK);
+        diag_hint(c->diag, "add fewer axes with None, or take some away with a whole-number index");
+        return NO_NODE;
+    }
     return add_op(c, ops_operator(OP_INDEXING, '['), inputs, inputs[1] == NO_NODE ? 1 : 2, &chk, &site, e);
 }
 
@@ -760,6 +835,12 @@ static size_t compile_call(Checker *c, const Expr *e) {
                 return NO_NODE;
             site.inputs[n_inputs] = arg;
             inputs[n_inputs++] = node;
+            continue;
+        }
+        if (param->kind == PARAM_SHAPE) {
+            if (!shape_argument(c, arg, param, &chk.attrs))
+                return NO_NODE;
+            chk.present[p] = true;
             continue;
         }
         // axis=None, as numpy writes it: every axis, the same as leaving axis out.

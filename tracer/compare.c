@@ -55,7 +55,7 @@ static void number(StrBuf *out, const Tensor *t, double v, int digits) {
     if (t->is_count)
         format_count(v, buf, sizeof(buf));
     else
-        format_fixed(v, digits, buf, sizeof(buf));
+        format_number(v, digits, buf, sizeof(buf));
     strbuf_puts(out, buf);
 }
 
@@ -69,10 +69,11 @@ static bool small(const Tensor *t) {
 static size_t row_text(StrBuf *out, const Tensor *t, size_t row, int digits) {
     size_t cols = t->shape.rank ? t->shape.dim[t->shape.rank - 1] : 1;
     size_t start = out->len;
+    FormatStyle style = format_style(t->data, t->size, digits, t->is_count);
     strbuf_putc(out, '[');
     for (size_t c = 0; c < cols; c++) {
-        char buf[64];
-        format_fixed(t->data[row * cols + c], digits, buf, sizeof(buf));
+        char buf[FORMAT_NUMBER_CAP];
+        format_with(&style, t->data[row * cols + c], buf, sizeof(buf));
         strbuf_printf(out, " %*s", digits + 3, buf);
     }
     strbuf_puts(out, " ]");

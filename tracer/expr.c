@@ -291,6 +291,14 @@ static bool enter(Parser *p) {
     return true;
 }
 
+// Does an operator stand just before the current token (spaces aside)?
+static bool after_operator(const Parser *p) {
+    size_t i = p->tok.pos;
+    while (i > 0 && p->text[i - 1] == ' ')
+        i--;
+    return i > 0 && strchr("+-*/@", p->text[i - 1]);
+}
+
 static Expr *parse_atom(Parser *p) {
     char buf[80];
     size_t start = p->tok.pos;
@@ -371,6 +379,8 @@ static Expr *parse_atom(Parser *p) {
         hint = "the expression stops where a value should follow";
     else if (is_punct(p, ')') || is_punct(p, ']'))
         hint = "a value is missing before this bracket";
+    else if (p->tok.kind == TOK_PUNCT && strchr("*/@+", p->text[p->tok.pos]) && after_operator(p))
+        hint = "two operators in a row: a value must stand between them, as in a + b * c";
     fail(p, p->tok.pos, p->tok.len, hint, "expected a value (a name, a number, '(' or '['), found %s",
          token_text(p, buf, sizeof(buf)));
     return NULL;

@@ -1,11 +1,15 @@
-// format: fixed, count and exact number formatting with one spelling for -0, nan and inf.
+// format: one notation per tensor (fixed, scientific or whole), one spelling for -0, nan and inf,
+// and no number ever cut short.
 #include "format.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util.h"
 
 static int non_finite(double v, char *buf, size_t cap) {
     if (isnan(v))
@@ -15,39 +19,142 @@ static int non_finite(double v, char *buf, size_t cap) {
     return -1;
 }
 
-void format_fixed(double v, int digits, char *buf, size_t cap) {
+// Writes fmt into buf, which the caller promised holds FORMAT_NUMBER_CAP bytes; a number that
+// did not fit would be a wrong number, so that is a programming error, never a cut.
+static void put(char *buf, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(char *buf, size_t cap, const char *fmt, ...) {
+    ASSERT(cap >= FORMAT_NUMBER_CAP);
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    ASSERT(n >= 0 && (size_t)n < cap);
+}
+
+static int clamp_decimals(int d) {
+    return d < 0 ? 0 : d > FORMAT_MAX_DECIMALS ? FORMAT_MAX_DECIMALS : d;
+}
+
+// 10^-digits, the unit of the last printed decimal, as the literal the compiler rounds (pow
+// need not be correctly rounded, and 1e-5 must compare equal to the lesson's 1e-5).
+static double last_unit(int digits) {
+    static const double units[FORMAT_MAX_DECIMALS + 1] = {
+        1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12,
+        1e-13, 1e-14, 1e-15, 1e-16,
+    };
+    return units[clamp_decimals(digits)];
+}
+
+// "-0.0000" and "-0.0000e+00" print without the sign: a value that rounds to zero is zero.
+static void drop_negative_zero(char *buf) {
+    if (buf[0] != '-')
+        return;
+    for (const char *p = buf + 1; *p && *p != 'e'; p++)
+        if (*p != '0' && *p != '.')
+            return;
+    memmove(buf, buf + 1, strlen(buf));
+}
+
+FormatStyle format_style(const double *values, size_t n, int digits, bool whole) {
+    double largest = 0, smallest = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double a = fabs(values[i]);
+        if (!isfinite(a) || a == 0)
+            continue;
+        largest = a > largest ? a : largest;
+        smallest = a < smallest ? a : smallest;
+    }
+    FormatStyle st = {.notation = whole ? FORMAT_WHOLE : FORMAT_FIXED, .decimals = clamp_decimals(digits)};
+    if (largest == 0)  // only zeros, inf and nan: nothing to choose for
+        return st;
+    if (whole) {
+        if (largest >= FORMAT_WHOLE_BELOW)
+            st.notation = FORMAT_SCIENTIFIC;
+        return st;
+    }
+    // A non-zero value that fixed notation would round to 0.0000 (or to a tie with it) decides
+    // for scientific: eps = 1e-5 is not zero. 0.00009 still prints as 0.0001, a true digit.
+    // The ratio is compared as largest >= smallest * ratio, which cannot overflow to a wrong
+    // answer: smallest * 1e8 is finite for every finite smallest below 1e300.
+    if (largest >= FORMAT_FIXED_BELOW || smallest <= 0.5 * last_unit(st.decimals) ||
+        largest >= smallest * FORMAT_FIXED_MAX_RATIO)
+        st.notation = FORMAT_SCIENTIFIC;
+    return st;
+}
+
+// Digits in groups of three from five digits on (50,257 and 124,439,808); four digits read
+// best without a separator (1024 positions, 3000 in a softmax input).
+static void grouped(double v, char *buf, size_t cap) {
+    char digits[FORMAT_NUMBER_CAP];
+    put(digits, sizeof(digits), "%.0f", fabs(v));
+    size_t n = strlen(digits), out = 0;
+    bool group = n > 4;
+    char text[FORMAT_NUMBER_CAP + FORMAT_NUMBER_CAP / 3];
+    if (v <= -0.5)
+        text[out++] = '-';
+    for (size_t i = 0; i < n; i++) {
+        if (group && i > 0 && (n - i) % 3 == 0)
+            text[out++] = ',';
+        text[out++] = digits[i];
+    }
+    text[out] = '\0';
+    put(buf, cap, "%s", text);
+}
+
+void format_with(const FormatStyle *style, double v, char *buf, size_t cap) {
+    ASSERT(cap >= FORMAT_NUMBER_CAP);
     if (non_finite(v, buf, cap) >= 0)
         return;
-    snprintf(buf, cap, "%.*f", digits, v);
-    // A value that rounds to zero prints as zero: "-0.0000" would only confuse.
-    if (buf[0] == '-') {
-        bool all_zero = true;
-        for (const char *p = buf + 1; *p; p++)
-            if (*p != '0' && *p != '.')
-                all_zero = false;
-        if (all_zero)
-            memmove(buf, buf + 1, strlen(buf));
+    switch (style->notation) {
+    case FORMAT_WHOLE:
+        if (fabs(v) < FORMAT_WHOLE_BELOW) {
+            grouped(v, buf, cap);
+            return;
+        }
+        put(buf, cap, "%.*e", style->decimals, v);  // a lone value past 15 digits
+        break;
+    case FORMAT_SCIENTIFIC:
+        put(buf, cap, "%.*e", style->decimals, v);
+        break;
+    case FORMAT_FIXED:
+        if (fabs(v) >= FORMAT_FIXED_BELOW) {  // a caller's style that does not fit this value
+            put(buf, cap, "%.*e", style->decimals, v);
+            break;
+        }
+        put(buf, cap, "%.*f", style->decimals, v);
+        break;
     }
+    drop_negative_zero(buf);
+}
+
+void format_number(double v, int digits, char *buf, size_t cap) {
+    FormatStyle st = format_style(&v, 1, digits, false);
+    format_with(&st, v, buf, cap);
+}
+
+void format_whole(double v, int digits, char *buf, size_t cap) {
+    FormatStyle st = format_style(&v, 1, digits, true);
+    format_with(&st, v, buf, cap);
 }
 
 void format_count(double v, char *buf, size_t cap) {
+    format_whole(v, 4, buf, cap);
+}
+
+void format_places(double v, int places, char *buf, size_t cap) {
+    ASSERT(cap >= FORMAT_NUMBER_CAP);
     if (non_finite(v, buf, cap) >= 0)
         return;
-    char digits[64];
-    snprintf(digits, sizeof(digits), "%.0f", fabs(v));
-    size_t n = strlen(digits), out = 0;
-    // Four digits read best without a separator (1024 positions, 3000 in a softmax input);
-    // from five on they group in threes: 50,257 and 124,439,808.
-    bool group = n > 4;
-    if (v < 0 && out + 1 < cap)
-        buf[out++] = '-';
-    for (size_t i = 0; i < n && out + 1 < cap; i++) {
-        if (group && i > 0 && (n - i) % 3 == 0 && out + 1 < cap)
-            buf[out++] = ',';
-        if (out + 1 < cap)
-            buf[out++] = digits[i];
+    if (places >= 0 && places <= FORMAT_MAX_DECIMALS && fabs(v) < FORMAT_FIXED_BELOW) {
+        FormatStyle st = {FORMAT_FIXED, places};
+        format_with(&st, v, buf, cap);
+        return;
     }
-    buf[out] = '\0';
+    // The same last place in scientific notation: 1.5e-300 printed to 301 places is 1.5e-300,
+    // 2.69e43 printed to -41 places (its last digit is in the 1e41 place) is 2.69e+43.
+    int exponent = v == 0 ? 0 : (int)floor(log10(fabs(v)));
+    FormatStyle st = {FORMAT_SCIENTIFIC, clamp_decimals(places + exponent)};
+    format_with(&st, v, buf, cap);
 }
 
 void format_exact(double v, char *buf, size_t cap) {
@@ -55,7 +162,7 @@ void format_exact(double v, char *buf, size_t cap) {
         return;
     if (v == 0)
         v = 0;  // -0 reads back as 0 in every JSON reader anyway
-    snprintf(buf, cap, "%.17g", v);
+    put(buf, cap, "%.17g", v);
 }
 
 void format_short(double v, char *buf, size_t cap) {
@@ -65,12 +172,12 @@ void format_short(double v, char *buf, size_t cap) {
         v = 0;
     // A whole number reads as itself: 10000, not 1e+04 (%.1g is shortest, but no learner
     // writes a RoPE base that way).
-    if (v == floor(v) && fabs(v) < 1e15) {
-        snprintf(buf, cap, "%.0f", v);
+    if (v == floor(v) && fabs(v) < FORMAT_WHOLE_BELOW) {
+        put(buf, cap, "%.0f", v);
         return;
     }
     for (int precision = 1; precision <= 17; precision++) {
-        snprintf(buf, cap, "%.*g", precision, v);
+        put(buf, cap, "%.*g", precision, v);
         if (strtod(buf, NULL) == v)
             return;
     }

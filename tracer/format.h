@@ -1,16 +1,69 @@
-// format: numbers as the trace prints them, the same on every platform.
+// format: numbers as the trace prints them, the same on every platform and never cut short.
 //
-//     char buf[64];
-//     format_fixed(-0.0, 4, buf, sizeof buf);   // "0.0000" (never "-0.0000")
-//     format_fixed(0.0 / 0.0, 4, buf, sizeof buf);  // "nan" (never "-nan")
-//     format_count(124439808, buf, sizeof buf);  // "124,439,808" (but 1024 stays "1024")
-//     format_exact(0.1, buf, sizeof buf);        // "0.10000000000000001": reads back the same
+// A tensor is printed in one notation, chosen from all its values as numpy's printer chooses:
+// fixed ("0.3345") while every value reads well that way, scientific ("1.3937e+65") when the
+// largest magnitude is 1e8 or more, the smallest non-zero one would round to zero in fixed
+// notation (below half a unit of the last decimal: 1e-5 is not 0.0000), or the two are too far
+// apart to share one column.
+// Whole numbers (counts, positions) print whole, in groups of three past four digits, while
+// they have at most 15 digits; then scientific.
+//
+//     char buf[FORMAT_NUMBER_CAP];
+//     FormatStyle st = format_style(t->data, t->size, 4, t->is_count);
+//     format_with(&st, t->data[0], buf, sizeof buf);  // "0.3345", "1.3937e+65" or "50,257"
+//     format_number(1e-5, 4, buf, sizeof buf);        // "1.0000e-05": one value on its own
+//     format_number(-0.0, 4, buf, sizeof buf);        // "0.0000" (never "-0.0000")
+//     format_number(0.0 / 0.0, 4, buf, sizeof buf);  // "nan" (never "-nan")
+//     format_count(124439808, buf, sizeof buf);       // "124,439,808" (but 1024 stays "1024")
+//     format_places(0.20, 2, buf, sizeof buf);        // "0.20": a number as a document printed it
+//     format_exact(0.1, buf, sizeof buf);             // "0.10000000000000001": reads back the same
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 
-void format_fixed(double v, int digits, char *buf, size_t cap);
+// The most decimals a number is printed with: the lesson's digits are at most 12
+// (LESSON_MAX_DIGITS) and 17 significant digits hold every double.
+#define FORMAT_MAX_DECIMALS 16
+// Room for the longest number any format_* writes, NUL included: fixed notation below 1e8
+// with FORMAT_MAX_DECIMALS decimals ("-99999999.9999999999999999", 27 bytes), scientific
+// ("-9.9999999999999999e-308", 25), a whole number of 15 digits in groups ("-999,999,...", 20).
+// Every function asserts that its buffer is at least this big, so no digit is ever cut.
+#define FORMAT_NUMBER_CAP 32
+// Fixed notation stops here: 1e8 and more print as 1.0000e+08, as numpy prints them.
+#define FORMAT_FIXED_BELOW 1e8
+// Whole numbers print whole up to 15 digits (999,999,999,999,999); from 1e15 on, scientific.
+#define FORMAT_WHOLE_BELOW 1e15
+// Largest to smallest non-zero magnitude that still shares a fixed column: past it, fixed
+// notation would print the small ones with fewer significant digits than the lesson asks for.
+#define FORMAT_FIXED_MAX_RATIO 1e8
+
+typedef enum FormatNotation {
+    FORMAT_FIXED,       // 0.3345
+    FORMAT_SCIENTIFIC,  // 3.3450e-01
+    FORMAT_WHOLE,       // 50,257
+} FormatNotation;
+
+typedef struct FormatStyle {
+    FormatNotation notation;
+    int decimals;  // after the point: fixed and scientific (the mantissa's)
+} FormatStyle;
+
+// The notation for n values printed with `digits` decimals (0 to FORMAT_MAX_DECIMALS); whole:
+// the values are counts or positions (every one a whole number). inf and nan do not vote.
+FormatStyle format_style(const double *values, size_t n, int digits, bool whole);
+// One value in a chosen style; "inf", "-inf", "nan" in every style. cap >= FORMAT_NUMBER_CAP.
+void format_with(const FormatStyle *style, double v, char *buf, size_t cap);
+// One value on its own (a scalar, a number in a work line, a note or a verdict): its own style.
+void format_number(double v, int digits, char *buf, size_t cap);
+// A whole number on its own (a count, a size), with `digits` decimals if it goes scientific.
+void format_whole(double v, int digits, char *buf, size_t cap);
+// A whole number in messages and sizes: format_whole with 4 decimals past 15 digits.
 void format_count(double v, char *buf, size_t cap);
+// A number as a document printed it, `places` after the point (lesson.c counts them: "0.20" 2,
+// "1e-3" 3, "2.69e43" -41): fixed when that is short, else scientific with the same last
+// place, so "1e-300" prints as 1e-300 and not as 300 decimals.
+void format_places(double v, int places, char *buf, size_t cap);
 // 17 significant digits, so the text reads back to the same double; "inf", "-inf", "nan".
 void format_exact(double v, char *buf, size_t cap);
 // The shortest of %.{1..17}g that reads back to the same double: 0.1 -> "0.1"; a whole

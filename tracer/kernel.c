@@ -586,8 +586,10 @@ static AxisPick axis_pick(const KernelAxisIndex *ix, size_t dim) {
         return (AxisPick){.first = ix->start, .count = ix->stop - ix->start};
     case KERNEL_INDEX_LIST:
         return (AxisPick){.count = ix->n_list, .list = ix->list};
+    case KERNEL_INDEX_NEW:
+        break;
     }
-    ASSERT(!"unknown KernelIndexKind");
+    ASSERT(!"no axis to pick from");
     return (AxisPick){0};
 }
 
@@ -605,27 +607,69 @@ static bool axis_index_fits(const KernelAxisIndex *ix, size_t dim) {
     return true;
 }
 
-// Unlike numpy, a LIST stays where its axis was even when an AT stands apart from it
-// (numpy would move the gathered axis to the front): each axis is indexed on its own.
+// Does numpy's rule move the LIST's axis first: a ":", range or new axis stands between two
+// advanced items (the LIST and the whole numbers beside it)?
+static bool list_moves_first(const KernelAxisIndex *index, size_t n_index) {
+    size_t first = n_index, last = 0, lists = 0;
+    for (size_t i = 0; i < n_index; i++) {
+        if (index[i].kind != KERNEL_INDEX_AT && index[i].kind != KERNEL_INDEX_LIST)
+            continue;
+        lists += index[i].kind == KERNEL_INDEX_LIST;
+        first = i < first ? i : first;
+        last = i;
+    }
+    if (lists == 0)
+        return false;
+    for (size_t i = first; i < last; i++)
+        if (index[i].kind != KERNEL_INDEX_AT && index[i].kind != KERNEL_INDEX_LIST)
+            return true;
+    return false;
+}
+
+size_t kernel_index_list_axis(const KernelAxisIndex *index, size_t n_index) {
+    size_t out = 0;
+    for (size_t i = 0; i < n_index; i++) {
+        if (index[i].kind == KERNEL_INDEX_LIST)
+            return list_moves_first(index, n_index) ? 0 : out;
+        out += index[i].kind != KERNEL_INDEX_AT;
+    }
+    return KERNEL_NO_AXIS;
+}
+
 bool kernel_index_shape(const Shape *a, const KernelAxisIndex *index, size_t n_index,
                         Shape *out) {
-    if (n_index > a->rank)
+    if (n_index > KERNEL_MAX_INDEX)
         return false;
-    Shape s = {0};
-    size_t lists = 0;
-    for (size_t i = 0; i < a->rank; i++) {
-        if (i >= n_index) {
-            s.dim[s.rank++] = a->dim[i];
+    size_t dim[KERNEL_MAX_INDEX + TENSOR_MAX_RANK];
+    size_t rank = 0, axis = 0, lists = 0;
+    for (size_t i = 0; i < n_index; i++) {
+        if (index[i].kind == KERNEL_INDEX_NEW) {
+            dim[rank++] = 1;
             continue;
         }
-        if (!axis_index_fits(&index[i], a->dim[i]))
+        if (axis == a->rank || !axis_index_fits(&index[i], a->dim[axis]))
             return false;
         lists += index[i].kind == KERNEL_INDEX_LIST;
         if (index[i].kind != KERNEL_INDEX_AT)
-            s.dim[s.rank++] = axis_pick(&index[i], a->dim[i]).count;
+            dim[rank++] = axis_pick(&index[i], a->dim[axis]).count;
+        axis++;
     }
-    if (lists > 1)
+    while (axis < a->rank)
+        dim[rank++] = a->dim[axis++];
+    if (lists > 1 || rank > TENSOR_MAX_RANK)
         return false;
+    Shape s = {.rank = rank};
+    memcpy(s.dim, dim, rank * sizeof(size_t));
+    size_t moved = kernel_index_list_axis(index, n_index);
+    if (moved == 0 && list_moves_first(index, n_index)) {
+        // the LIST's entries come first; find where its axis would have stood
+        size_t at = 0;
+        for (size_t i = 0; index[i].kind != KERNEL_INDEX_LIST; i++)
+            at += index[i].kind != KERNEL_INDEX_AT;
+        size_t n = s.dim[at];
+        memmove(s.dim + 1, s.dim, at * sizeof(size_t));
+        s.dim[0] = n;
+    }
     *out = s;
     return true;
 }
@@ -657,8 +701,75 @@ void kernel_index(Tensor *out, const Tensor *a, const KernelAxisIndex *index, si
     tail[a->shape.rank] = 1;
     for (size_t i = a->shape.rank; i-- > 0;)
         tail[i] = tail[i + 1] * a->shape.dim[i];
-    double *end = index_copy(out->data, a->data, &a->shape, tail, index, n_index, 0);
+    // A new axis has size 1 and moves no value: index the tensor's own axes only.
+    KernelAxisIndex own[TENSOR_MAX_RANK];
+    size_t n_own = 0, list = KERNEL_NO_AXIS;
+    for (size_t i = 0; i < n_index; i++) {
+        if (index[i].kind == KERNEL_INDEX_NEW)
+            continue;
+        if (index[i].kind == KERNEL_INDEX_LIST)
+            list = n_own;
+        own[n_own++] = index[i];
+    }
+    double *end = out->data;
+    if (list != KERNEL_NO_AXIS && list_moves_first(index, n_index)) {
+        // numpy's order: for each gathered entry in turn, everything else it selects
+        const KernelAxisIndex gather = own[list];
+        for (size_t k = 0; k < gather.n_list; k++) {
+            own[list] = (KernelAxisIndex){.kind = KERNEL_INDEX_AT, .start = gather.list[k]};
+            end = index_copy(end, a->data, &a->shape, tail, own, n_own, 0);
+        }
+    } else {
+        end = index_copy(end, a->data, &a->shape, tail, own, n_own, 0);
+    }
     ASSERT(end == out->data + out->size);
+}
+
+KernelReshape kernel_reshape_shape(const Shape *a, const long long *dims, size_t n, Shape *out) {
+    if (n > TENSOR_MAX_RANK)
+        return KERNEL_RESHAPE_TOO_MANY_AXES;
+    size_t size = 1, unknown = n;
+    bool zero = false;
+    for (size_t i = 0; i < n; i++) {
+        if (dims[i] < -1)
+            return KERNEL_RESHAPE_NEGATIVE;
+        if (dims[i] == -1) {
+            if (unknown != n)
+                return KERNEL_RESHAPE_TWO_UNKNOWN;
+            unknown = i;
+            continue;
+        }
+        zero = zero || dims[i] == 0;
+        if (!util_mul_size(size, (size_t)dims[i], &size))
+            return KERNEL_RESHAPE_SIZE_DIFFERS;
+    }
+    Shape s = {.rank = n};
+    for (size_t i = 0; i < n; i++)
+        s.dim[i] = dims[i] < 0 ? 0 : (size_t)dims[i];
+    if (unknown != n) {
+        if (zero)
+            return KERNEL_RESHAPE_UNKNOWN_OF_ZERO;
+        if (size == 0 || a->rank > TENSOR_MAX_RANK)
+            return KERNEL_RESHAPE_SIZE_DIFFERS;
+        size_t total;
+        if (!shape_size(a, &total) || total % size != 0)
+            return KERNEL_RESHAPE_SIZE_DIFFERS;
+        s.dim[unknown] = total / size;
+        size = total;
+    }
+    size_t total;
+    if (!shape_size(a, &total) || total != size)
+        return KERNEL_RESHAPE_SIZE_DIFFERS;
+    *out = s;
+    return KERNEL_RESHAPE_OK;
+}
+
+void kernel_reshape(Tensor *out, const Tensor *a) {
+    ASSERT(out->size == a->size);
+    expect_values(a);
+    ASSERT(out->data);
+    if (a->size)
+        memcpy(out->data, a->data, a->size * sizeof(double));
 }
 
 // Adds one more part to the concatenation shape s; false when it does not fit.

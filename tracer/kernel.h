@@ -113,7 +113,12 @@ typedef enum KernelIndexKind {
     KERNEL_INDEX_AT,     // "2"      removes the axis
     KERNEL_INDEX_RANGE,  // "0:2"    keeps the axis with stop - start entries
     KERNEL_INDEX_LIST,   // "[0, 2]" keeps the axis with n_list entries, gathered in that order
+    KERNEL_INDEX_NEW,    // "None"   a new axis of size 1; reads no axis of the tensor
 } KernelIndexKind;
+
+// Index items in one indexing: one per axis of the tensor at most, plus the new axes (None),
+// whose result still has at most TENSOR_MAX_RANK axes.
+#define KERNEL_MAX_INDEX (2 * TENSOR_MAX_RANK)
 
 typedef struct KernelAxisIndex {
     KernelIndexKind kind;
@@ -123,10 +128,32 @@ typedef struct KernelAxisIndex {
     size_t n_list;
 } KernelAxisIndex;
 
-// n_index <= rank entries, for the leading axes; the rest are ":". Indices already checked.
+// The items name the leading axes in order (a NEW names none); the rest are ":". At most one
+// LIST. numpy's rule for advanced indices: when a LIST and the whole numbers (AT) around it
+// are separated by a ":", a range or a NEW, as in x[0, :, [2, 0, 1]], the gathered axis goes
+// first ([3, 2] for x of [1, 2, 3]); otherwise it stays where its axis was. Indices already
+// checked.
 bool kernel_index_shape(const Shape *a, const KernelAxisIndex *index, size_t n_index,
                         Shape *out);
 void kernel_index(Tensor *out, const Tensor *a, const KernelAxisIndex *index, size_t n_index);
+// The axis of the result that the LIST gathers along (0 when numpy's rule moves it first), or
+// KERNEL_NO_AXIS without a LIST.
+#define KERNEL_NO_AXIS ((size_t)-1)
+size_t kernel_index_list_axis(const KernelAxisIndex *index, size_t n_index);
+
+// reshape: dims with at most one -1 (worked out from the size), each other >= 0, product equal
+// to a's size. KERNEL_RESHAPE_OK with *out filled, or what is wrong with dims.
+typedef enum KernelReshape {
+    KERNEL_RESHAPE_OK,
+    KERNEL_RESHAPE_TOO_MANY_AXES,  // more than TENSOR_MAX_RANK dims
+    KERNEL_RESHAPE_NEGATIVE,       // a dim below -1
+    KERNEL_RESHAPE_TWO_UNKNOWN,    // -1 twice
+    KERNEL_RESHAPE_UNKNOWN_OF_ZERO,  // -1 beside a 0: any size would do
+    KERNEL_RESHAPE_SIZE_DIFFERS,   // the product is not a's size (or -1 cannot make it so)
+} KernelReshape;
+KernelReshape kernel_reshape_shape(const Shape *a, const long long *dims, size_t n, Shape *out);
+// out = a's values in the same row-major order under out's shape (same size).
+void kernel_reshape(Tensor *out, const Tensor *a);
 
 // Join n tensors along axis; all other dims must agree.
 bool kernel_concat_shape(const Shape *const *parts, size_t n, size_t axis, Shape *out);

@@ -167,7 +167,8 @@ static bool is_digit(char c) {
 }
 
 // A decimal number as lessons write it: [+-] digits [. digits] [e [+-] digits], or [+-] .digits.
-// *decimals: the places printed after the point, less the exponent ("0.20" 2, "1e-3" 3).
+// *decimals: the places printed after the point, less the exponent ("0.20" 2, "1e-3" 3,
+// "2.69e43" -41).
 static bool scan_decimal(const char *s, int *decimals) {
     const char *p = s;
     if (*p == '+' || *p == '-')
@@ -200,8 +201,9 @@ static bool scan_decimal(const char *s, int *decimals) {
     }
     if (*p)
         return false;
+    // Negative past the point: "2.69e43" is printed to its 1e41 place, decimals -41.
     long d = (long)frac - exponent;
-    *decimals = d < 0 ? 0 : d > 1000 ? 1000 : (int)d;
+    *decimals = d < -1000 ? -1000 : d > 1000 ? 1000 : (int)d;
     return true;
 }
 

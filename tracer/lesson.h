@@ -31,7 +31,8 @@ typedef struct LabelList {
 } LabelList;
 
 // Numbers a textbook printed for a tensor, kept with how many decimals each was printed with
-// ("0.20" -> 2, "1" -> 0): agreement is judged to one unit of the last printed place.
+// ("0.20" -> 2, "1" -> 0, "2.69e43" -> -41): agreement is judged to one unit of the last
+// printed place.
 typedef struct DocValues {
     Shape shape;
     double *values;  // row-major

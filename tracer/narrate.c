@@ -277,13 +277,13 @@ static bool write_placeholder(const Narrator *n, const NarratedText *t, const Pl
         if (v->is_count)
             format_count(x, buf, sizeof(buf));
         else
-            format_fixed(x, trace->digits, buf, sizeof(buf));
+            format_number(x, trace->digits, buf, sizeof(buf));
         break;
     case NARRATION_FIXED:
-        format_fixed(x, p->part->decimals, buf, sizeof(buf));
+        format_places(x, p->part->decimals, buf, sizeof(buf));
         break;
     case NARRATION_PERCENT:
-        format_fixed(x * 100, p->part->decimals, buf, sizeof(buf));
+        format_places(x * 100, p->part->decimals, buf, sizeof(buf));
         if (isfinite(x))
             strcat(buf, "%");
         break;

@@ -46,14 +46,20 @@ bool op_out_of_memory(OpProblem *p) {
 void op_note(OpNotes *n, const char *fmt, ...) {
     if (n->n_lines == OP_MAX_NOTES)
         return;
-    char text[1024];
+    // Measured first, so a long note (sixteen row sums at twelve digits) is never cut.
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(text, sizeof(text), fmt, ap);
+    int len = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    const char *copy = arena_strdup(n->arena, text);
-    if (copy)
-        n->lines[n->n_lines++] = copy;
+    char *copy = len < 0 ? NULL : arena_alloc(n->arena, (size_t)len + 1);
+    if (!copy) {
+        n->failed = true;
+        return;
+    }
+    va_start(ap, fmt);
+    vsnprintf(copy, (size_t)len + 1, fmt, ap);
+    va_end(ap);
+    n->lines[n->n_lines++] = copy;
 }
 
 static void add_work_line(OpExplain *e, const char *text) {
@@ -96,11 +102,11 @@ void op_work_line(OpExplain *e, StrBuf *sb) {
 }
 
 void op_work_num(StrBuf *sb, const OpExplain *e, const Tensor *t, double v) {
-    char buf[64];
+    char buf[FORMAT_NUMBER_CAP];
     if (t && t->is_count)
-        format_count(v, buf, sizeof(buf));
+        format_whole(v, e->digits, buf, sizeof(buf));
     else
-        format_fixed(v, e->digits, buf, sizeof(buf));
+        format_number(v, e->digits, buf, sizeof(buf));
     strbuf_puts(sb, buf);
 }
 
@@ -217,7 +223,27 @@ bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out,
     return !op->cost || op->cost(in, out, work);
 }
 
-bool op_check_whole_indices(OpRun *r, size_t input, const Tensor *idx, size_t limit, const char *what) {
+// "axis 1 of [2, 0]" or "the last axis of [2, 0]": an axis a learner can find.
+static void axis_text(const Shape *s, size_t axis, char *buf, size_t cap) {
+    char sh[64];
+    shape_format(s, sh, sizeof(sh));
+    if (axis + 1 == s->rank)
+        snprintf(buf, cap, "the last axis of %s", sh);
+    else
+        snprintf(buf, cap, "axis %zu of %s", axis, sh);
+}
+
+bool op_refuse_empty_axis(OpCheck *c, const char *what, const char *nothing, size_t axis) {
+    char ax[96];
+    axis_text(c->shapes[0], axis, ax, sizeof(ax));
+    op_error(c->problem, OP_INPUT(0), "%s over an empty axis: %s has no entries", what, ax);
+    op_hint(c->problem, "no entries have %s (numpy refuses it too); slice at least one entry, as in X[:, 0:1] "
+                        "rather than X[:, 0:0]", nothing);
+    return false;
+}
+
+bool op_check_whole_indices(OpRun *r, size_t input, const Tensor *idx, size_t limit, const char *what,
+                            const char *hint) {
     for (size_t k = 0; k < idx->size; k++) {
         double v = idx->data[k];
         if (v != floor(v) || v < 0 || v >= (double)limit) {
@@ -226,7 +252,12 @@ bool op_check_whole_indices(OpRun *r, size_t input, const Tensor *idx, size_t li
             char at[160] = "";
             if (idx->shape.rank > 0)
                 snprintf(at, sizeof(at), " (entry %zu of %s)", k, r->in_names[input]);
-            return op_error(r->problem, OP_INPUT(input), "%s %s%s must be a whole number from 0 to %zu", what, s, at, limit - 1);
+            if (limit == 0)
+                return op_error(r->problem, OP_INPUT(input), "%s %s%s points into nothing: there are no entries to pick",
+                                what, s, at);
+            op_error(r->problem, OP_INPUT(input), "%s %s%s must be a whole number from 0 to %zu", what, s, at, limit - 1);
+            op_hint(r->problem, "%s", hint);
+            return false;
         }
     }
     return true;

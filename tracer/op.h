@@ -34,6 +34,7 @@ typedef enum ParamKind {
     PARAM_COUNT,    // a whole number >= 1 known before running
     PARAM_AXIS,     // a whole number, negative counts from the end; absent means every axis
     PARAM_FLAG,     // True or False
+    PARAM_SHAPE,    // a list of whole numbers known before running, as in [2, -1] (reshape)
 } ParamKind;
 
 typedef struct OpParam {
@@ -49,9 +50,11 @@ typedef struct OpAttrs {
     bool keepdims;
     double number;    // eps, base
     size_t count;     // heads, n
-    KernelAxisIndex index[TENSOR_MAX_RANK];  // indexing
+    KernelAxisIndex index[KERNEL_MAX_INDEX];  // indexing
     size_t n_index;
     int index_input;  // indexing: which index item comes from tensor argument 1, or OP_NO_INDEX_INPUT
+    long long dims[TENSOR_MAX_RANK];  // a PARAM_SHAPE argument: the sizes, -1 for one to work out
+    size_t n_dims;
 } OpAttrs;
 
 // ---------------------------------------------------------------- problems
@@ -120,6 +123,7 @@ typedef struct OpRun {
 
 // Lines a stage prints under its values ("each row sums to 1"); numbers in the lesson's digits.
 typedef struct OpNotes {
+    const OpDef *op;
     const Tensor *out;
     const Tensor *const *in;
     size_t n_in;
@@ -128,6 +132,7 @@ typedef struct OpNotes {
     Arena *arena;  // holds the lines
     const char *lines[OP_MAX_NOTES];
     size_t n_lines;
+    bool failed;   // memory ran out: a note is missing
 } OpNotes;
 
 // "Show your work": how one element (or one row) of a result is computed, written out with
@@ -195,6 +200,9 @@ struct OpDef {
     // counting. False when the count overflows.
     bool (*cost)(const Shape *const *in, const Shape *out, size_t *multiply_adds);
     bool from_shapes_only;  // the value needs only the inputs' shapes (numel): shape-only inputs still give one
+    // Each element of the result comes from the same element of each input (broadcast), so a
+    // note on an inf or a nan can name its operands: "exp(800)", "inf / inf".
+    bool elementwise;
     OpIntegers integers;
     // The backward pass adds here its derivative, .grad, beside .compute, so that gradients are
     // traced op by op in the same way.
@@ -228,6 +236,10 @@ void op_copy_labels(Labels *dst, const Labels *src, size_t rank);
 // Normalise a possibly negative axis given as parameter `param` against rank.
 bool op_resolve_axis(OpCheck *c, size_t param, double value, size_t rank, size_t *axis);
 bool op_needs_rank(OpCheck *c, size_t input, size_t min_rank);
+// An operation that needs at least one entry along an axis of input 0 (a maximum, a softmax
+// row, a LayerNorm row) met an empty one: refused, as numpy refuses the max of nothing. what:
+// the function; nothing: what does not exist without entries ("a maximum"). Returns false.
+bool op_refuse_empty_axis(OpCheck *c, const char *what, const char *nothing, size_t axis);
 
 // Shown work, written into a StrBuf and ended with op_work_line.
 void op_work_num(StrBuf *sb, const OpExplain *e, const Tensor *t, double v);  // in the lesson's digits
@@ -245,5 +257,6 @@ const double *op_row_of(const Tensor *t, size_t flat, size_t *d);
 void op_broadcast_index(const Tensor *in, const Tensor *out, const size_t *out_idx, size_t *idx);
 
 // Run time: every value of idx (input `input`) must be a whole number in [0, limit); what
-// names one ("index", "target"). False with a problem otherwise.
-bool op_check_whole_indices(OpRun *r, size_t input, const Tensor *idx, size_t limit, const char *what);
+// names one ("index", "target"), hint says what one counts. False with a problem otherwise.
+bool op_check_whole_indices(OpRun *r, size_t input, const Tensor *idx, size_t limit, const char *what,
+                            const char *hint);

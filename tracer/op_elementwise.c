@@ -130,10 +130,10 @@ static void explain_copy(OpExplain *e) {
     {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = shown,          \
      .about = what " (numpy broadcasting)", .variant = kind, .params = {OP_X, OP_X},                   \
      .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, .fold = fold_binary, \
-     .integers = whole}
+     .integers = whole, .elementwise = true}
 #define UNARY(op_name, what, kind, whole)                                                                 \
     {.name = op_name, .about = what, .variant = kind, .params = {OP_X}, .infer = op_infer_same,         \
-     .compute = compute_unary, .explain = explain_unary, .integers = whole}
+     .compute = compute_unary, .explain = explain_unary, .integers = whole, .elementwise = true}
 
 static const OpDef ops[] = {
     BINARY("add", '+', "+", " + ", "elementwise sum", KERNEL_ADD, INTEGERS_IF_INPUTS),
@@ -143,7 +143,7 @@ static const OpDef ops[] = {
     BINARY("power", '^', "**", " ** ", "elementwise power", KERNEL_POW, INTEGERS_NEVER),
     {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
      .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
-     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS},
+     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true},
     UNARY("exp", "elementwise e^x", KERNEL_EXP, INTEGERS_NEVER),
     UNARY("log", "elementwise natural logarithm", KERNEL_LOG, INTEGERS_NEVER),
     UNARY("sqrt", "elementwise square root", KERNEL_SQRT, INTEGERS_NEVER),
@@ -155,7 +155,7 @@ static const OpDef ops[] = {
     UNARY("sin", "elementwise sine", KERNEL_SIN, INTEGERS_NEVER),
     UNARY("cos", "elementwise cosine", KERNEL_COS, INTEGERS_NEVER),
     {.name = "copy", .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
-     .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST},
+     .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST, .elementwise = true},
 };
 
 const OpFamily op_family_elementwise = OP_FAMILY(ops);

@@ -1,4 +1,4 @@
-// op_heads: attention heads: split_heads and merge_heads.
+// op_heads: the same values in other axes: split_heads, merge_heads and reshape.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,6 +98,81 @@ static void explain_merge_heads(OpExplain *e) {
     op_work_line(e, &sb);
 }
 
+// reshape(x, [a, b, ...]): the values in reading order (row by row), under a new shape with the
+// same number of values; one size may be -1, worked out from the others, as in numpy.
+static bool infer_reshape(OpCheck *c) {
+    const Shape *x = c->shapes[0];
+    const OpAttrs *at = &c->attrs;
+    char from[64], to[96];
+    shape_format(x, from, sizeof(from));
+    size_t used = (size_t)snprintf(to, sizeof(to), "[");
+    for (size_t i = 0; i < at->n_dims; i++)
+        used += (size_t)snprintf(to + used, sizeof(to) - used, "%s%lld", i ? ", " : "", at->dims[i]);
+    snprintf(to + used, sizeof(to) - used, "]");
+    size_t size;
+    shape_size(x, &size);
+    char count[FORMAT_NUMBER_CAP];
+    format_count((double)size, count, sizeof(count));
+    switch (kernel_reshape_shape(x, at->dims, at->n_dims, &c->shape)) {
+    case KERNEL_RESHAPE_OK:
+        break;
+    case KERNEL_RESHAPE_TOO_MANY_AXES:
+        return op_error(c->problem, OP_PARAM(1), "%s has more than %d sizes", to, TENSOR_MAX_RANK);
+    case KERNEL_RESHAPE_NEGATIVE:
+        op_error(c->problem, OP_PARAM(1), "%s holds a size below -1", to);
+        op_hint(c->problem, "a size is 0 or more, or -1 (once) for the size worked out from the others");
+        return false;
+    case KERNEL_RESHAPE_TWO_UNKNOWN:
+        op_error(c->problem, OP_PARAM(1), "%s has -1 twice: only one size can be worked out", to);
+        op_hint(c->problem, "give every size but one, as in [2, -1]");
+        return false;
+    case KERNEL_RESHAPE_UNKNOWN_OF_ZERO:
+        op_error(c->problem, OP_PARAM(1), "%s puts -1 beside a 0: any size would do for the -1", to);
+        op_hint(c->problem, "write the size instead of -1");
+        return false;
+    case KERNEL_RESHAPE_SIZE_DIFFERS: {
+        long long known = 1;  // the product of the sizes given, -1 aside
+        bool unknown = false;
+        for (size_t i = 0; i < at->n_dims; i++) {
+            unknown = unknown || at->dims[i] == -1;
+            known *= at->dims[i] == -1 ? 1 : at->dims[i];
+        }
+        if (unknown)
+            op_error(c->problem, OP_PARAM(1), "cannot reshape %s (%s values) into %s: %s is not a multiple of %lld",
+                     from, count, to, count, known);
+        else
+            op_error(c->problem, OP_PARAM(1), "cannot reshape %s (%s values) into %s", from, count, to);
+        op_hint(c->problem, "reshape keeps every value: the sizes must multiply to %s (numpy refuses this too)", count);
+        return false;
+    }
+    }
+    // The trailing axes that keep their size keep their meaning, and so their labels.
+    for (size_t i = 1; i <= x->rank && i <= c->shape.rank; i++) {
+        if (x->dim[x->rank - i] != c->shape.dim[c->shape.rank - i])
+            break;
+        c->out_labels[c->shape.rank - i] = c->labels[0][x->rank - i];
+    }
+    return true;
+}
+
+static bool compute_reshape(OpRun *r) {
+    kernel_reshape(r->out, r->in[0]);
+    return true;
+}
+
+static void explain_reshape(OpExplain *e) {
+    const Tensor *x = e->in[0];
+    size_t src[TENSOR_MAX_RANK];
+    shape_unflatten(&x->shape, e->flat, src);
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    op_work_ref(&sb, e->in_names[0], src, x->shape.rank);
+    strbuf_printf(&sb, " (number %zu in reading order, from 0)", e->flat);
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
 // ---------------------------------------------------------------- the table
 
 static const OpDef ops[] = {
@@ -108,6 +183,9 @@ static const OpDef ops[] = {
     {.name = "merge_heads", .about = "concatenate the heads' columns side by side", .params = {OP_X},
      .infer = infer_merge_heads, .compute = compute_merge_heads, .explain = explain_merge_heads,
      .integers = INTEGERS_IF_FIRST},
+    {.name = "reshape", .about = "the same values in reading order, in a new shape",
+     .params = {OP_X, {"shape", PARAM_SHAPE, false, 0}}, .infer = infer_reshape, .compute = compute_reshape,
+     .explain = explain_reshape, .integers = INTEGERS_IF_FIRST},
 };
 
 const OpFamily op_family_heads = OP_FAMILY(ops);

@@ -6,19 +6,31 @@
 #include "format.h"
 #include "op.h"
 
+// Where the gathered axis of a LIST stands in the result before numpy's rule moves it first:
+// after the axes the items before it keep (a whole number keeps none, a new axis adds one).
+static size_t unmoved_list_axis(const KernelAxisIndex *index, size_t n_index) {
+    size_t at = 0;
+    for (size_t i = 0; i < n_index && index[i].kind != KERNEL_INDEX_LIST; i++)
+        at += index[i].kind != KERNEL_INDEX_AT;
+    return at;
+}
+
 // The checker has filled attrs.index (constants) before calling; this derives the shape and
 // labels, with a tensor index (attrs.index_input) standing for a list of its size.
 static bool infer_index(OpCheck *c) {
     const Shape *a = c->shapes[0];
     OpAttrs *at = &c->attrs;
-    if (at->n_index > a->rank) {
+    size_t n_read = 0;  // items that read an axis of the tensor (None reads none)
+    for (size_t i = 0; i < at->n_index; i++)
+        n_read += at->index[i].kind != KERNEL_INDEX_NEW;
+    if (n_read > a->rank) {
         char s[64];
         shape_format(a, s, sizeof(s));
-        op_error(c->problem, OP_CALL, "too many indices: %zu for a tensor of shape %s", at->n_index, s);
+        op_error(c->problem, OP_CALL, "too many indices: %zu for a tensor of shape %s", n_read, s);
         op_hint(c->problem, "give at most one index per axis (%zu here)", a->rank);
         return false;
     }
-    KernelAxisIndex index[TENSOR_MAX_RANK];
+    KernelAxisIndex index[KERNEL_MAX_INDEX];
     memcpy(index, at->index, sizeof(index));
     size_t placeholder_n = 0;
     if (at->index_input != OP_NO_INDEX_INPUT) {
@@ -38,25 +50,34 @@ static bool infer_index(OpCheck *c) {
     // A tensor list's values are known only at run time (compute_index checks each one) and may
     // repeat rows, so it can be longer than the axis (E[token_ids] with more tokens than E has
     // rows): ask for the shape with ':' on that axis, then put in the list's length.
-    KernelAxisIndex for_shape[TENSOR_MAX_RANK];
+    KernelAxisIndex for_shape[KERNEL_MAX_INDEX];
     memcpy(for_shape, index, sizeof(for_shape));
     bool placeholder_list = at->index_input != OP_NO_INDEX_INPUT && index[at->index_input].kind == KERNEL_INDEX_LIST;
     if (placeholder_list)
         for_shape[at->index_input].kind = KERNEL_INDEX_ALL;
     if (!kernel_index_shape(a, for_shape, at->n_index, &c->shape))
         return op_error(c->problem, OP_CALL, "this index does not fit the tensor");
+    size_t list_axis = kernel_index_list_axis(index, at->n_index);
+    size_t unmoved = unmoved_list_axis(index, at->n_index);
     if (placeholder_list) {
-        size_t out_axis = 0;
-        for (int i = 0; i < at->index_input; i++)
-            out_axis += index[i].kind != KERNEL_INDEX_AT;
-        c->shape.dim[out_axis] = placeholder_n;
+        c->shape.dim[unmoved] = placeholder_n;
+        if (list_axis == 0 && unmoved > 0) {
+            memmove(c->shape.dim + 1, c->shape.dim, unmoved * sizeof(size_t));
+            c->shape.dim[0] = placeholder_n;
+        }
     }
-    // Labels: AT drops the axis, RANGE keeps a window, LIST gathers, tensor lists drop labels.
-    size_t out = 0;
-    for (size_t i = 0; i < a->rank; i++) {
-        const Labels *l = &c->labels[0][i];
+    // Labels: AT drops the axis, RANGE keeps a window, LIST gathers, tensor lists drop labels,
+    // a new axis has none.
+    size_t out = 0, axis = 0;
+    for (size_t i = 0; axis < a->rank || i < at->n_index; i++) {
         KernelAxisIndex ix = i < at->n_index ? index[i] : (KernelAxisIndex){.kind = KERNEL_INDEX_ALL};
+        if (ix.kind == KERNEL_INDEX_NEW) {
+            c->out_labels[out++] = (Labels){0};
+            continue;
+        }
+        const Labels *l = &c->labels[0][axis++];
         switch (ix.kind) {
+        case KERNEL_INDEX_NEW:
         case KERNEL_INDEX_AT:
             break;
         case KERNEL_INDEX_ALL:
@@ -80,15 +101,24 @@ static bool infer_index(OpCheck *c) {
             break;
         }
     }
+    // numpy's rule moved the gathered axis first: so do its labels.
+    if (list_axis == 0 && unmoved > 0 && unmoved < out) {
+        Labels gathered = c->out_labels[unmoved];
+        memmove(c->out_labels + 1, c->out_labels, unmoved * sizeof(Labels));
+        c->out_labels[0] = gathered;
+    }
     return true;
 }
 
 static bool compute_index(OpRun *r) {
-    KernelAxisIndex index[TENSOR_MAX_RANK];
+    KernelAxisIndex index[KERNEL_MAX_INDEX];
     memcpy(index, r->attrs->index, sizeof(index));
     const Tensor *a = r->in[0];
     if (r->attrs->index_input != OP_NO_INDEX_INPUT) {
-        int axis = r->attrs->index_input;
+        int item = r->attrs->index_input;
+        size_t axis = 0;  // the tensor's axis the item reads: None items read none
+        for (int i = 0; i < item; i++)
+            axis += index[i].kind != KERNEL_INDEX_NEW;
         const Tensor *ix = r->in[1];
         size_t dim = a->shape.dim[axis];
         size_t *list = arena_array(r->arena, ix->size ? ix->size : 1, sizeof(size_t));
@@ -107,6 +137,12 @@ static bool compute_index(OpRun *r) {
                 if (v != floor(v))
                     return op_error(r->problem, OP_INPUT(1), "%s%s is %s, which is not a whole number: it cannot pick one of %s's %s",
                                     r->in_names[1], at, s, r->in_names[0], what);
+                if (dim == 0) {
+                    op_error(r->problem, OP_INPUT(1), "%s%s is %s, but %s has no %s: axis %zu is empty",
+                             r->in_names[1], at, s, r->in_names[0], what, axis);
+                    op_hint(r->problem, "an empty axis has nothing to pick; index before slicing it empty");
+                    return false;
+                }
                 op_error(r->problem, OP_INPUT(1), "%s%s is %s, past the end of %s, which has %s 0 to %zu", r->in_names[1], at, s,
                          r->in_names[0], what, dim - 1);
                 op_hint(r->problem, "every index must be from 0 to %zu (or -%zu to -1, counting from the end); a table "
@@ -117,12 +153,12 @@ static bool compute_index(OpRun *r) {
             list[k] = (size_t)(v < 0 ? v + (double)dim : v);
         }
         if (ix->shape.rank == 0) {
-            index[axis].kind = KERNEL_INDEX_AT;
-            index[axis].start = list[0];
+            index[item].kind = KERNEL_INDEX_AT;
+            index[item].start = list[0];
         } else {
-            index[axis].kind = KERNEL_INDEX_LIST;
-            index[axis].list = list;
-            index[axis].n_list = ix->size;
+            index[item].kind = KERNEL_INDEX_LIST;
+            index[item].list = list;
+            index[item].n_list = ix->size;
         }
     }
     kernel_index(r->out, a, index, r->attrs->n_index);
@@ -132,33 +168,51 @@ static bool compute_index(OpRun *r) {
 static void explain_index(OpExplain *e) {
     const Tensor *x = e->in[0];
     const OpAttrs *at = e->attrs;
+    // The result's index in the order of the items: numpy's rule may have moved the gathered
+    // axis first, so put it back where its item stands.
+    KernelAxisIndex items[KERNEL_MAX_INDEX];
+    memcpy(items, at->index, sizeof(items));
+    if (at->index_input != OP_NO_INDEX_INPUT)  // a tensor of positions gathers like a list
+        items[at->index_input].kind = e->in[1]->shape.rank == 0 ? KERNEL_INDEX_AT : KERNEL_INDEX_LIST;
+    size_t out[TENSOR_MAX_RANK];
+    memcpy(out, e->index, sizeof(out));
+    size_t unmoved = unmoved_list_axis(items, at->n_index);
+    if (kernel_index_list_axis(items, at->n_index) == 0 && unmoved > 0) {
+        memmove(out, out + 1, unmoved * sizeof(size_t));
+        out[unmoved] = e->index[0];
+    }
     size_t src[TENSOR_MAX_RANK];
-    size_t o = 0;
-    for (size_t i = 0; i < x->shape.rank; i++) {
+    size_t o = 0, axis = 0;
+    for (size_t i = 0; axis < x->shape.rank; i++) {
         KernelAxisIndex ix = i < at->n_index ? at->index[i] : (KernelAxisIndex){.kind = KERNEL_INDEX_ALL};
         if (at->index_input != OP_NO_INDEX_INPUT && i == (size_t)at->index_input) {
             // An index computed while running (x[ids]): its values are the second input,
             // already checked, negative ones counting from the end.
             const Tensor *ids = e->in[1];
-            double v = ids->data[ids->shape.rank ? e->index[o++] : 0];
-            src[i] = (size_t)(v < 0 ? v + (double)x->shape.dim[i] : v);
+            double v = ids->data[ids->shape.rank ? out[o++] : 0];
+            src[axis] = (size_t)(v < 0 ? v + (double)x->shape.dim[axis] : v);
+            axis++;
             continue;
         }
         switch (ix.kind) {
+        case KERNEL_INDEX_NEW:
+            o++;  // a new axis of size 1 reads nothing
+            continue;
         case KERNEL_INDEX_AT:
-            src[i] = ix.start;
+            src[axis] = ix.start;
             break;
         case KERNEL_INDEX_ALL:
-            src[i] = e->index[o++];
+            src[axis] = out[o++];
             break;
         case KERNEL_INDEX_RANGE:
-            src[i] = ix.start + e->index[o++];
+            src[axis] = ix.start + out[o++];
             break;
         case KERNEL_INDEX_LIST:
-            src[i] = ix.list ? ix.list[e->index[o]] : 0;
+            src[axis] = ix.list ? ix.list[out[o]] : 0;
             o++;
             break;
         }
+        axis++;
     }
     StrBuf sb;
     strbuf_init(&sb);
@@ -169,13 +223,26 @@ static void explain_index(OpExplain *e) {
 }
 
 static bool infer_take(OpCheck *c) {
+    size_t table = 1, idx = 1;
+    for (size_t i = 0; i < c->shapes[0]->rank; i++)
+        table *= c->shapes[0]->dim[i];
+    for (size_t i = 0; i < c->shapes[1]->rank; i++)
+        idx *= c->shapes[1]->dim[i];
+    if (table == 0 && idx > 0) {
+        char sh[64];
+        shape_format(c->shapes[0], sh, sizeof(sh));
+        op_error(c->problem, OP_INPUT(0), "take from an empty table: %s has no entries to pick", sh);
+        op_hint(c->problem, "the table must hold at least one value for an index to point at");
+        return false;
+    }
     c->shape = *c->shapes[1];
     op_copy_labels(c->out_labels, c->labels[1], c->shape.rank);
     return true;
 }
 
 static bool compute_take(OpRun *r) {
-    if (!op_check_whole_indices(r, 1, r->in[1], r->in[0]->size, "index"))
+    if (!op_check_whole_indices(r, 1, r->in[1], r->in[0]->size, "index",
+                                "take counts the table's values in reading order (row by row), from 0"))
         return false;
     kernel_take(r->out, r->in[0], r->in[1]);
     return true;

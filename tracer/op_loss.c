@@ -20,6 +20,8 @@ static bool infer_cross_entropy(OpCheck *c) {
                             "row [vocab] takes a single number");
         return false;
     }
+    if (l->dim[l->rank - 1] == 0)
+        return op_refuse_empty_axis(c, "cross_entropy", "a probability for the target", l->rank - 1);
     c->shape = *t;
     op_copy_labels(c->out_labels, c->labels[0], t->rank);
     return true;
@@ -27,7 +29,8 @@ static bool infer_cross_entropy(OpCheck *c) {
 
 static bool compute_cross_entropy(OpRun *r) {
     size_t v = r->in[0]->shape.dim[r->in[0]->shape.rank - 1];
-    if (!op_check_whole_indices(r, 1, r->in[1], v, "target"))
+    if (!op_check_whole_indices(r, 1, r->in[1], v, "target",
+                                "a target is the position of the right answer in a row of logits, from 0"))
         return false;
     kernel_cross_entropy(r->out, r->in[0], r->in[1]);
     return true;
@@ -36,8 +39,8 @@ static bool compute_cross_entropy(OpRun *r) {
 static void notes_cross_entropy(OpNotes *n) {
     if (n->out->size != 1)
         return;
-    char p[64];
-    format_fixed(exp(-n->out->data[0]), n->digits, p, sizeof(p));
+    char p[FORMAT_NUMBER_CAP];
+    format_number(exp(-n->out->data[0]), n->digits, p, sizeof(p));
     op_note(n, "the model gave the target a probability of %s; a perfect prediction would give loss 0", p);
 }
 

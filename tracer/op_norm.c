@@ -12,9 +12,10 @@ static void note_row_moments(OpNotes *n, const Tensor *t) {
     size_t rows = d ? t->size / d : 0;
     if (rows == 0 || rows > 16)
         return;
-    char means[512] = "", vars[512] = "";
-    size_t um = 0, uv = 0;
-    for (size_t r = 0; r < rows && um + 32 < sizeof(means) && uv + 32 < sizeof(vars); r++) {
+    StrBuf means, vars;
+    strbuf_init(&means);
+    strbuf_init(&vars);
+    for (size_t r = 0; r < rows; r++) {
         double mean = 0, var = 0;
         for (size_t j = 0; j < d; j++)
             mean += t->data[r * d + j];
@@ -22,13 +23,18 @@ static void note_row_moments(OpNotes *n, const Tensor *t) {
         for (size_t j = 0; j < d; j++)
             var += (t->data[r * d + j] - mean) * (t->data[r * d + j] - mean);
         var /= (double)d;
-        char a[64], b[64];
-        format_fixed(mean, n->digits, a, sizeof(a));
-        format_fixed(var, n->digits, b, sizeof(b));
-        um += (size_t)snprintf(means + um, sizeof(means) - um, "%s%s", r ? ", " : "", a);
-        uv += (size_t)snprintf(vars + uv, sizeof(vars) - uv, "%s%s", r ? ", " : "", b);
+        char a[FORMAT_NUMBER_CAP], b[FORMAT_NUMBER_CAP];
+        format_number(mean, n->digits, a, sizeof(a));
+        format_number(var, n->digits, b, sizeof(b));
+        strbuf_printf(&means, "%s%s", r ? ", " : "", a);
+        strbuf_printf(&vars, "%s%s", r ? ", " : "", b);
     }
-    op_note(n, "row means %s; row variances %s", means, vars);
+    if (means.failed || vars.failed)
+        n->failed = true;
+    else
+        op_note(n, "row means %s; row variances %s", strbuf_str(&means), strbuf_str(&vars));
+    strbuf_finish(&means);
+    strbuf_finish(&vars);
 }
 
 static bool check_affine(OpCheck *c, size_t d) {
@@ -50,6 +56,13 @@ static bool infer_norm(OpCheck *c, size_t min_rank) {
     if (!op_needs_rank(c, 0, min_rank))
         return false;
     const Shape *x = c->shapes[0];
+    // LayerNorm normalises each row (the last axis), BatchNorm each feature over the batch
+    // (every other axis): an empty one has no mean.
+    if (min_rank == 1 && x->dim[x->rank - 1] == 0)
+        return op_refuse_empty_axis(c, "layernorm", "a mean or a variance", x->rank - 1);
+    for (size_t i = 0; min_rank > 1 && i + 1 < x->rank; i++)
+        if (x->dim[i] == 0)
+            return op_refuse_empty_axis(c, "batchnorm", "a mean or a variance", i);
     if (!check_affine(c, x->dim[x->rank - 1]))
         return false;
     c->attrs.number = c->constants[3];

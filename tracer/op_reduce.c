@@ -25,9 +25,34 @@ static bool infer_reduce(OpCheck *c) {
             if ((int)i != c->attrs.axis || c->attrs.keepdims)
                 c->out_labels[out++] = (int)i == c->attrs.axis ? (Labels){0} : c->labels[0][i];
     }
-    if (x->rank > 0 && x->dim[0] == 0)
-        return op_error(c->problem, OP_INPUT(0), "cannot reduce an empty tensor");
+    // numpy: the sum of nothing is 0 and its mean and variance nan (0 / 0); a maximum,
+    // minimum or its position does not exist.
+    KernelReduce op = (KernelReduce)c->op->variant;
+    if (op == KERNEL_MAX || op == KERNEL_MIN || op == KERNEL_ARGMAX) {
+        const char *nothing = op == KERNEL_MIN ? "a minimum" : "a maximum";
+        if (c->attrs.axis != KERNEL_ALL_AXES && x->dim[c->attrs.axis] == 0)
+            return op_refuse_empty_axis(c, c->op->name, nothing, (size_t)c->attrs.axis);
+        for (size_t i = 0; c->attrs.axis == KERNEL_ALL_AXES && i < x->rank; i++)
+            if (x->dim[i] == 0)
+                return op_refuse_empty_axis(c, c->op->name, nothing, i);
+    }
     return true;
+}
+
+// Over an empty axis numpy's sum is 0 and its mean and variance nan: say where they came from.
+static void notes_reduce(OpNotes *n) {
+    const Tensor *x = n->in[0];
+    size_t count = x->size;
+    if (n->attrs->axis != KERNEL_ALL_AXES)
+        count = x->shape.dim[n->attrs->axis];
+    if (count != 0 || n->out->size == 0)
+        return;
+    KernelReduce op = (KernelReduce)n->op->variant;
+    if (op == KERNEL_SUM)
+        op_note(n, "the sum of no numbers is 0 (as numpy gives it): the axis summed over is empty");
+    else if (op == KERNEL_MEAN || op == KERNEL_VAR)
+        op_note(n, "the %s of no numbers is nan, 0 / 0 (as numpy gives it): the axis is empty",
+                op == KERNEL_MEAN ? "mean" : "variance");
 }
 
 static bool compute_reduce(OpRun *r) {
@@ -144,7 +169,8 @@ static void explain_numel(OpExplain *e) {
 #define REDUCE(op_name, what, kind, whole)                                                                \
     {.name = op_name, .about = what, .variant = kind,                                                     \
      .params = {OP_X, {"axis", PARAM_AXIS, true, 0}, {"keepdims", PARAM_FLAG, true, 0}},                \
-     .infer = infer_reduce, .compute = compute_reduce, .explain = explain_reduce, .integers = whole}
+     .infer = infer_reduce, .compute = compute_reduce, .notes = notes_reduce, .explain = explain_reduce,     \
+     .integers = whole}
 
 static const OpDef ops[] = {
     REDUCE("sum", "sum", KERNEL_SUM, INTEGERS_IF_INPUTS),

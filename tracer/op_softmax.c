@@ -11,6 +11,9 @@ static bool infer_softmax(OpCheck *c) {
         op_error(c->problem, OP_INPUT(0), "softmax needs at least one axis: the softmax of a single number is 1");
         return false;
     }
+    if (c->shapes[0]->dim[c->shapes[0]->rank - 1] == 0)
+        return op_refuse_empty_axis(c, "softmax", "a largest value to subtract, or a sum to divide by",
+                                    c->shapes[0]->rank - 1);
     return op_infer_same(c);
 }
 
@@ -26,23 +29,26 @@ static void note_row_sums(OpNotes *n) {
     size_t rows = d ? t->size / d : 0;
     if (rows == 0 || rows > 16)
         return;
-    char line[1024] = "";
-    size_t used = 0;
+    StrBuf line;
+    strbuf_init(&line);
     bool nan_row = false;
-    for (size_t r = 0; r < rows && used + 32 < sizeof(line); r++) {
+    for (size_t r = 0; r < rows; r++) {
         double s = 0;
         for (size_t j = 0; j < d; j++)
             s += t->data[r * d + j];
         nan_row = nan_row || isnan(s);
-        char v[64];
-        format_fixed(s, n->digits, v, sizeof(v));
-        used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s", r ? ", " : "", v);
+        char v[FORMAT_NUMBER_CAP];
+        format_number(s, n->digits, v, sizeof(v));
+        strbuf_printf(&line, "%s%s", r ? ", " : "", v);
     }
     // A row whose scores are all -inf (fully masked), or hold +inf, has no weights to give.
-    if (nan_row)
-        op_note(n, "row sums %s; a nan row had no finite score to weigh (all -inf, or a +inf)", line);
+    if (line.failed)
+        n->failed = true;
+    else if (nan_row)
+        op_note(n, "row sums %s; a nan row had no finite score to weigh (all -inf, or a +inf)", strbuf_str(&line));
     else
-        op_note(n, "each row is a probability distribution: row sums %s", line);
+        op_note(n, "each row is a probability distribution: row sums %s", strbuf_str(&line));
+    strbuf_finish(&line);
 }
 
 static void explain_softmax(OpExplain *e) {

@@ -105,7 +105,10 @@ bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec
         if (w < 0 || w >= dim) {
             snprintf(message, message_cap, "index %ld is out of range for axis %zu of '%s' (shape %s)", v, i,
                      n->name, shape);
-            snprintf(hint, hint_cap, "valid indices are 0 to %ld", dim - 1);
+            if (dim == 0)
+                snprintf(hint, hint_cap, "axis %zu is empty: '%s' has no element to explain", i, n->name);
+            else
+                snprintf(hint, hint_cap, "valid indices are 0 to %ld", dim - 1);
             return false;
         }
         out->index[i] = (size_t)w;

@@ -71,17 +71,6 @@ static void prose(StrBuf *out, const char *text, const char *cls) {
 
 // ---------------------------------------------------------------- tensors
 
-// decimals: per-value places (numbers as a document printed them), or NULL for `digits`.
-static void cell_number(const Tensor *t, const int *decimals, size_t k, int digits, char *buf, size_t cap) {
-    double v = t->data[k];
-    if (decimals)
-        format_fixed(v, decimals[k], buf, cap);
-    else if (t->is_count)
-        format_count(v, buf, cap);
-    else
-        format_fixed(v, digits, buf, cap);
-}
-
 static void label_text(StrBuf *out, const Labels *l, size_t i) {
     if (l && l->items && i < l->n)
         esc(out, l->items[i]);
@@ -115,18 +104,26 @@ static void slice_caption(StrBuf *out, const Shape *sh, const Labels *labels, si
 typedef struct Picture {
     const TraceStage *stage;
     const Tensor *t;
-    const int *decimals;
+    const int *decimals;  // per-value places (numbers as a document printed them), or NULL
     int digits;
+    FormatStyle style;    // else one notation for all the tensor's values, as the text trace has
     bool coloured;
     bool bars;
     Heatmap heat;
 } Picture;
 
+static void cell_number(const Picture *pic, size_t k, char *buf, size_t cap) {
+    if (pic->decimals)
+        format_places(pic->t->data[k], pic->decimals[k], buf, cap);
+    else
+        format_with(&pic->style, pic->t->data[k], buf, cap);
+}
+
 // One value's cell: the number always in it, its exact value in the tooltip, the heatmap's
 // colour behind it and, for a probability, a bar as long as the probability.
 static void cell(StrBuf *out, const Picture *pic, size_t k) {
     char num[64], exact[64];
-    cell_number(pic->t, pic->decimals, k, pic->digits, num, sizeof(num));
+    cell_number(pic, k, num, sizeof(num));
     format_exact(pic->t->data[k], exact, sizeof(exact));
     strbuf_printf(out, "<td title=\"%s\"", exact);
     if (pic->coloured) {
@@ -145,7 +142,7 @@ static void cell(StrBuf *out, const Picture *pic, size_t k) {
         if (p >= 0 && pic->heat.scale == HEAT_DIVERGING)
             p = fabs(2 * p - 1);
         char width[64];
-        format_fixed(p < 0 ? 0 : p * 100, 1, width, sizeof(width));
+        format_places(p < 0 ? 0 : p * 100, 1, width, sizeof(width));
         strbuf_printf(out, "<span class=\"bar\" style=\"width:%s%%\"></span>", width);
     }
     strbuf_puts(out, "</td>");
@@ -252,8 +249,8 @@ static void legend(StrBuf *out, const Picture *pic) {
         return;
     enum { STOPS = 9 };
     char lo[64], hi[64];
-    format_fixed(h->lo, pic->digits, lo, sizeof(lo));
-    format_fixed(h->hi, pic->digits, hi, sizeof(hi));
+    format_number(h->lo, pic->digits, lo, sizeof(lo));
+    format_number(h->hi, pic->digits, hi, sizeof(hi));
     if (!pic->coloured) {
         strbuf_printf(out, "<p class=\"legend\">bars: a full bar is %s%s</p>\n", hi,
                       h->scale == HEAT_DIVERGING ? " in size (the numbers have the signs)" : "");
@@ -289,9 +286,11 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
     pic.coloured = s->show != PICTURE_TABLE;
     pic.bars = s->show == PICTURE_BARS || (s->show != PICTURE_TABLE && s->op && strcmp(s->op, "softmax") == 0);
     heatmap_init(&pic.heat, t->data, t->size);
+    if (!decimals)
+        pic.style = format_style(t->data, t->size, tr->digits, t->is_count);
     if (sh->rank == 0) {
         char num[64], exact[64];
-        cell_number(t, decimals, 0, tr->digits, num, sizeof(num));
+        cell_number(&pic, 0, num, sizeof(num));
         format_exact(t->data[0], exact, sizeof(exact));
         strbuf_printf(out, "<p class=\"scalar\">= <data value=\"%s\" title=\"%s\">%s</data></p>\n", exact, exact, num);
         strbuf_puts(out, "</div>\n");
@@ -371,11 +370,13 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
     size_t rank = s->value->shape.rank;
     size_t k = shape_flatten(&s->value->shape, v->at);
     char ours[64], printed[64], diff[64], tol[64], wid[64];
-    format_fixed(v->ours, tr->digits, ours, sizeof(ours));
-    format_fixed(v->printed, doc->decimals[k], printed, sizeof(printed));
-    format_fixed(v->agrees ? v->max_abs_diff : v->gap, tr->digits, diff, sizeof(diff));
-    format_fixed(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
-    format_fixed(doc->widened_by, tr->digits, wid, sizeof(wid));
+    format_number(v->ours, tr->digits, ours, sizeof(ours));
+    format_places(v->printed, doc->decimals[k], printed, sizeof(printed));
+    // The gap and the tolerance where the verdict points, which need not be where the largest
+    // gap is when numbers were printed with different decimals.
+    format_number(v->agrees ? v->max_abs_diff : v->gap, tr->digits, diff, sizeof(diff));
+    format_places(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
+    format_number(doc->widened_by, tr->digits, wid, sizeof(wid));
     bool follows_edit = doc->verdict == DOC_FOLLOWS_EDIT;
     const char *tone = v->agrees ? "agrees" : doc->verdict == DOC_INHERITS || follows_edit ? "inherits" : "disagrees";
     strbuf_printf(out, "<p class=\"verdict %s\">", follows_edit && !local ? "edit" : tone);
@@ -396,8 +397,14 @@ static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const Doc
         } else {
             badge(out, tone, "document: disagrees");
             at_place(out, "at ", v->at, rank, " ");
-            strbuf_printf(out, "the exact value is %s but the document printed %s (off by %s; within %s would "
-                               "agree).</p>\n", ours, printed, diff, tol);
+            if (!isfinite(v->ours) && isfinite(v->printed))
+                // No gap can be measured to a value that is not a number: say why instead.
+                strbuf_printf(out, "the exact value is %s but the document printed %s (%s).</p>\n", ours, printed,
+                              isnan(v->ours) ? "nan is not a number, so no printed number agrees with it"
+                                             : "inf is past every double, so no printed number agrees with it");
+            else
+                strbuf_printf(out, "the exact value is %s but the document printed %s (off by %s; within %s would "
+                                   "agree).</p>\n", ours, printed, diff, tol);
         }
         return;
     }
@@ -445,7 +452,7 @@ static void edited_given(StrBuf *out, const TraceStage *s) {
     shape_unflatten(&v->shape, first, at);
     char ours[64], printed[64];
     format_short(v->data[first], ours, sizeof(ours));
-    format_fixed(doc->values->data[first], doc->decimals[first], printed, sizeof(printed));
+    format_places(doc->values->data[first], doc->decimals[first], printed, sizeof(printed));
     strbuf_puts(out, "<p class=\"verdict edit\"><strong class=\"badge edit\">you changed <code>");
     esc(out, s->name);
     at_place(out, "", at, v->shape.rank, "");

@@ -15,12 +15,19 @@ typedef struct TextStyle {
 } TextStyle;
 
 // What every part of the renderer reads: the trace, the options, the style and the width.
+// The notation of the tensor last formatted, chosen once from all its values (format_style).
+typedef struct Notation {
+    const Tensor *t;
+    FormatStyle style;
+} Notation;
+
 typedef struct Ctx {
     const Trace *tr;
     const RenderOptions *opts;
     TextStyle st;
     size_t width;       // what this part of the page must fit in
     size_t page_width;  // the whole page's (--width)
+    Notation *notation;
 } Ctx;
 
 // Display width of UTF-8 text, as a terminal shows it.
@@ -54,15 +61,16 @@ static void wrapf(const Ctx *c, StrBuf *out, size_t indent, size_t hang, const c
 }
 
 
-// decimals: per-value places (numbers as a document printed them), or NULL for `digits`.
-static void format_value(const Tensor *t, const int *decimals, size_t k, int digits, char *buf, size_t cap) {
-    double v = t->data[k];
-    if (decimals)
-        format_fixed(v, decimals[k], buf, cap);
-    else if (t->is_count)
-        format_count(v, buf, cap);
-    else
-        format_fixed(v, digits, buf, cap);
+// Value k of t in the one notation chosen for all of t's values, or, with decimals (numbers as
+// a document printed them), to its own printed places.
+static void format_value(const Ctx *c, const Tensor *t, const int *decimals, size_t k, char *buf, size_t cap) {
+    if (decimals) {
+        format_places(t->data[k], decimals[k], buf, cap);
+        return;
+    }
+    if (c->notation->t != t)
+        *c->notation = (Notation){t, format_style(t->data, t->size, c->tr->digits, t->is_count)};
+    format_with(&c->notation->style, t->data[k], buf, cap);
 }
 
 static void index_label(const Labels *l, size_t i, char *buf, size_t cap) {
@@ -104,7 +112,7 @@ static size_t column_width(const Ctx *c, const Tensor *t, const int *decimals, s
     for (size_t r = 0; r < nr; r++) {
         if (ri[r] == CORNERS_GAP)
             continue;
-        format_value(t, decimals, offset + ri[r] * cols + ci, c->tr->digits, buf, sizeof(buf));
+        format_value(c, t, decimals, offset + ri[r] * cols + ci, buf, sizeof(buf));
         if (strlen(buf) > w)
             w = strlen(buf);
     }
@@ -246,7 +254,7 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
             bool value = ri[r] != CORNERS_GAP && ci[k] != CORNERS_GAP;
             if (value) {
                 size_t at = offset + ri[r] * cols + ci[k];
-                format_value(t, decimals, at, c->tr->digits, buf, sizeof(buf));
+                format_value(c, t, decimals, at, buf, sizeof(buf));
                 cell = buf;
                 if (colour)
                     cell_colour(c, &box, &draw->heat, t->data[at]);
@@ -321,7 +329,7 @@ static void bars(const Ctx *c, StrBuf *out, const Tensor *t, const Labels *label
             continue;
         index_label(labels, idx[k], buf, sizeof(buf));
         label_w = text_width(buf) > label_w ? text_width(buf) : label_w;
-        format_value(t, NULL, idx[k], c->tr->digits, buf, sizeof(buf));
+        format_value(c, t, NULL, idx[k], buf, sizeof(buf));
         value_w = strlen(buf) > value_w ? strlen(buf) : value_w;
     }
     // label │bar│ value
@@ -348,7 +356,7 @@ static void bars(const Ctx *c, StrBuf *out, const Tensor *t, const Labels *label
         repeat(out, "█", e / 8);
         strbuf_puts(out, eighths[e % 8]);
         pad(out, bar_w - e / 8 - (e % 8 ? 1 : 0));
-        format_value(t, NULL, idx[k], c->tr->digits, buf, sizeof(buf));
+        format_value(c, t, NULL, idx[k], buf, sizeof(buf));
         strbuf_puts(out, "│ ");
         pad(out, value_w - strlen(buf));
         strbuf_printf(out, "%s\n", buf);
@@ -364,8 +372,8 @@ static void legend(const Ctx *c, StrBuf *out, const Drawing *d, size_t indent) {
     if (d->picture == PIC_TABLE)
         return;
     char lo[64], hi[64];
-    format_fixed(h->lo, c->tr->digits, lo, sizeof(lo));
-    format_fixed(h->hi, c->tr->digits, hi, sizeof(hi));
+    format_number(h->lo, c->tr->digits, lo, sizeof(lo));
+    format_number(h->hi, c->tr->digits, hi, sizeof(hi));
     if (h->scale == HEAT_NONE) {
         wrapf(c, out, indent, indent + 1, "(no finite values to scale the picture by)");
         return;
@@ -473,8 +481,14 @@ static void values(const Ctx *c, StrBuf *out, const TraceStage *s, const Tensor 
         wrapf(c, out, indent, indent + 1, "(shape only: %s values, %s bytes as doubles; not stored)", n, bytes);
         return;
     }
+    if (t->size == 0) {
+        char shape[64];
+        shape_format(sh, shape, sizeof(shape));
+        wrapf(c, out, indent, indent + 1, "(empty: a tensor of shape %s holds no values)", shape);
+        return;
+    }
     if (sh->rank == 0) {
-        format_value(t, decimals, 0, c->tr->digits, buf, sizeof(buf));
+        format_value(c, t, decimals, 0, buf, sizeof(buf));
         pad(out, indent);
         strbuf_printf(out, "= %s%s%s\n", st->bold, buf, st->reset);
         return;
@@ -553,16 +567,16 @@ static void verdict(const Ctx *c, StrBuf *out, const TraceStage *s, const DocVer
     char where[128] = "";
     if (rank)
         snprintf(where, sizeof(where), "at %s ", at);
-    format_fixed(v->ours, tr->digits, ours, sizeof(ours));
+    format_number(v->ours, tr->digits, ours, sizeof(ours));
     size_t k = 0;
     for (size_t i = 0; i < rank; i++)
         k = k * s->value->shape.dim[i] + v->at[i];
-    format_fixed(v->printed, doc->decimals[k], printed, sizeof(printed));
+    format_places(v->printed, doc->decimals[k], printed, sizeof(printed));
     // The gap and the tolerance where the verdict points, which need not be where the largest
     // gap is when numbers were printed with different decimals.
-    format_fixed(v->agrees ? v->max_abs_diff : v->gap, tr->digits, diff, sizeof(diff));
-    format_fixed(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
-    format_fixed(widened, tr->digits, wid, sizeof(wid));
+    format_number(v->agrees ? v->max_abs_diff : v->gap, tr->digits, diff, sizeof(diff));
+    format_places(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
+    format_number(widened, tr->digits, wid, sizeof(wid));
     const char *tone = doc->verdict == DOC_OWN_SLIP ? st->red : doc->verdict == DOC_INHERITS ? st->yellow : st->green;
     if (!local && doc->verdict == DOC_FOLLOWS_EDIT) {
         StrBuf names;
@@ -581,6 +595,13 @@ static void verdict(const Ctx *c, StrBuf *out, const TraceStage *s, const DocVer
             wrapf(c, out, indent, indent + 2,
                   "%sdocument: agrees%s: every printed number is within one unit of its last place (largest "
                   "difference %s%s%s)", st->green, st->reset, diff, rank ? " at " : "", rank ? at : "");
+        else if (!isfinite(v->ours) && isfinite(v->printed))
+            // No gap can be measured to a value that is not a number: say why instead.
+            wrapf(c, out, indent, indent + 2,
+                  "%sdocument: disagrees%s: %sthe exact value is %s but the document printed %s (%s)", tone,
+                  st->reset, where, ours, printed,
+                  isnan(v->ours) ? "nan is not a number, so no printed number agrees with it"
+                                 : "inf is past every double, so no printed number agrees with it");
         else
             wrapf(c, out, indent, indent + 2,
                   "%sdocument: disagrees%s: %sthe exact value is %s but the document printed %s (off by %s; within %s "
@@ -640,7 +661,7 @@ static void edited_given(const Ctx *c, StrBuf *out, const TraceStage *s, size_t 
     if (v->shape.rank)
         at_text(where, sizeof(where), at, v->shape.rank);
     format_short(v->data[first], ours, sizeof(ours));
-    format_fixed(doc->values->data[first], doc->decimals[first], printed, sizeof(printed));
+    format_places(doc->values->data[first], doc->decimals[first], printed, sizeof(printed));
     if (doc->values_changed > 1)
         snprintf(more, sizeof(more), " (%zu of its %zu values differ)", doc->values_changed, v->size);
     wrapf(c, out, indent, indent + 2,
@@ -837,7 +858,8 @@ static void header(const Ctx *c, StrBuf *out) {
 
 size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out, size_t *ends) {
     static const RenderOptions defaults = {0};
-    Ctx c = {.tr = tr, .opts = opts ? opts : &defaults, .st = {"", "", "", "", "", "", ""}};
+    Notation notation = {0};
+    Ctx c = {.tr = tr, .opts = opts ? opts : &defaults, .st = {"", "", "", "", "", "", ""}, .notation = &notation};
     c.width = c.page_width = c.opts->width ? c.opts->width : RENDER_DEFAULT_WIDTH;
     if (c.opts->colour)
         c.st = (TextStyle){"\033[1m", "\033[2m", "\033[36m", "\033[32m", "\033[33m", "\033[31m", "\033[0m"};

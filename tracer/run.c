@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "eval.h"
+#include "ieee.h"
 
 typedef struct Runner {
     const Plan *plan;
@@ -17,6 +18,7 @@ typedef struct Runner {
     size_t n_work, cap_work;
     const ExplainTarget *extra;
     size_t n_extra;
+    IeeeWatch ieee;  // where the first nan was made, and whether its spreading was told
 } Runner;
 
 // The work for one request: an element, a row (the op's row form, or each element), or all.
@@ -86,11 +88,25 @@ static Tensor *node_tensor(Runner *run, size_t i) {
             tensor_destroy(out);
             return NULL;
         }
-    if (n->op->notes) {
-        run->notes = (OpNotes){.out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
-                               .digits = run->trace->digits, .arena = run->trace->arena};
+    run->notes = (OpNotes){.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
+                           .digits = run->trace->digits, .arena = run->trace->arena};
+    if (n->op->notes)
         n->op->notes(&run->notes);
+    // Where IEEE arithmetic leaves the page (an overflow, a nan), the stage says why, unless
+    // the operation's own notes already speak of it (the mean of an empty axis, a softmax row
+    // with no finite score).
+    const char *ieee = NULL;
+    if (run->notes.failed ||
+        (n->is_stage && !ieee_note(&run->ieee, n->op, out, in, n->n_args, n->name, run->trace->arena, &ieee))) {
+        tensor_destroy(out);
+        diag_out_of_memory(run->diag);
+        return NULL;
     }
+    for (size_t k = 0; ieee && k < run->notes.n_lines; k++)
+        if (strstr(run->notes.lines[k], "nan") || strstr(run->notes.lines[k], "inf"))
+            ieee = NULL;
+    if (ieee && run->notes.n_lines < OP_MAX_NOTES)
+        run->notes.lines[run->notes.n_lines++] = ieee;
     const ExplainTarget *lists[2] = {run->plan->explains, run->extra};
     size_t counts[2] = {run->plan->n_explains, run->n_extra};
     for (size_t l = 0; l < 2; l++)

@@ -1,0 +1,222 @@
+// Tests of format.c: the notation a tensor is printed in and the text of each number. Every
+// expected string is worked out by hand from the value's decimal expansion (the literals are
+// the doubles nearest to what they say; where that matters the comment gives the exact value).
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "format.h"
+
+static const char *number(double v, int digits) {
+    static char buf[FORMAT_NUMBER_CAP];
+    format_number(v, digits, buf, sizeof(buf));
+    return buf;
+}
+
+static const char *places(double v, int n) {
+    static char buf[FORMAT_NUMBER_CAP];
+    format_places(v, n, buf, sizeof(buf));
+    return buf;
+}
+
+static const char *whole(double v, int digits) {
+    static char buf[FORMAT_NUMBER_CAP];
+    format_whole(v, digits, buf, sizeof(buf));
+    return buf;
+}
+
+// Each value of a tensor in the style chosen for all of them, joined by spaces.
+static const char *tensor(const double *v, size_t n, int digits, bool is_whole) {
+    static char text[8 * FORMAT_NUMBER_CAP];
+    FormatStyle st = format_style(v, n, digits, is_whole);
+    text[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char buf[FORMAT_NUMBER_CAP];
+        format_with(&st, v[i], buf, sizeof(buf));
+        if (i)
+            strcat(text, " ");
+        strcat(text, buf);
+    }
+    return text;
+}
+
+// ---------------------------------------------------------------- one number
+
+static void test_ordinary_numbers_stay_fixed(void **state) {
+    (void)state;
+    assert_string_equal(number(0.33454, 4), "0.3345");
+    assert_string_equal(number(-1.65361, 4), "-1.6536");
+    assert_string_equal(number(2.0, 4), "2.0000");
+    assert_string_equal(number(0.0, 4), "0.0000");
+    assert_string_equal(number(-0.0, 4), "0.0000");
+    // Just below 1e8 is still fixed: every digit of 99,999,999.99 fits a column.
+    assert_string_equal(number(99999999.99, 4), "99999999.9900");
+    assert_string_equal(number(0.125, 12), "0.125000000000");
+}
+
+static void test_large_numbers_go_scientific(void **state) {
+    (void)state;
+    // exp(150) = 1.3937095806663797e65: before, a 63-digit integer cut at 64 bytes.
+    assert_string_equal(number(1.3937095806663797e65, 4), "1.3937e+65");
+    // exp(100) = 2.6881171418161356e43: before, 44 digits and ".0000".
+    assert_string_equal(number(2.6881171418161356e43, 4), "2.6881e+43");
+    assert_string_equal(number(1e8, 4), "1.0000e+08");
+    assert_string_equal(number(-123456789.0, 2), "-1.23e+08");
+    assert_string_equal(number(1.7976931348623157e308, 4), "1.7977e+308");
+}
+
+static void test_small_numbers_do_not_vanish(void **state) {
+    (void)state;
+    assert_string_equal(number(1e-5, 4), "1.0000e-05");
+    assert_string_equal(number(-4.9e-5, 4), "-4.9000e-05");
+    // 0.00009 rounds to 0.0001, a true digit, and stays fixed; 5e-5 would tie with 0.0000.
+    assert_string_equal(number(0.00009, 4), "0.0001");
+    assert_string_equal(number(5e-5, 4), "5.0000e-05");
+    // lesson 09's rounding differences: 2^-53 = 1.1102230246251565e-16.
+    assert_string_equal(number(-1.1102230246251565e-16, 4), "-1.1102e-16");
+    assert_string_equal(number(-1.1102230246251565e-16, 12), "-1.110223024625e-16");
+    // Subnormals: the smallest double is 4.9406564584124654e-324.
+    assert_string_equal(number(4.9406564584124654e-324, 4), "4.9407e-324");
+    assert_string_equal(number(2.2250738585072014e-308, 3), "2.225e-308");
+    // With no decimals, 0.5 is not 0.
+    assert_string_equal(number(0.5, 0), "5e-01");
+    assert_string_equal(number(2.5, 0), "2");  // glibc rounds the exact tie 2.5 to even
+}
+
+static void test_non_finite_spellings(void **state) {
+    (void)state;
+    assert_string_equal(number(NAN, 4), "nan");
+    assert_string_equal(number(-NAN, 4), "nan");
+    assert_string_equal(number(INFINITY, 4), "inf");
+    assert_string_equal(number(-INFINITY, 4), "-inf");
+    assert_string_equal(whole(-INFINITY, 4), "-inf");
+    assert_string_equal(places(INFINITY, 2), "inf");
+}
+
+// ---------------------------------------------------------------- one notation per tensor
+
+static void test_tensor_shares_one_notation(void **state) {
+    (void)state;
+    const double ordinary[] = {0.3345, -0.0001, 1.0};
+    assert_string_equal(tensor(ordinary, 3, 4, false), "0.3345 -0.0001 1.0000");
+    // One tiny value puts the whole tensor in scientific notation, as numpy does.
+    const double eps_row[] = {0.5, 1e-5, 0.0};
+    assert_string_equal(tensor(eps_row, 3, 4, false), "5.0000e-01 1.0000e-05 0.0000e+00");
+    const double exps[] = {2.6881171418161356e43, 1.3937095806663797e65, 7.225973768125749e86};
+    assert_string_equal(tensor(exps, 3, 4, false), "2.6881e+43 1.3937e+65 7.2260e+86");
+    // -0 in a scientific tensor is 0.
+    const double with_zero[] = {-0.0, 3e-9};
+    assert_string_equal(tensor(with_zero, 2, 2, false), "0.00e+00 3.00e-09");
+    // inf and nan do not vote: [inf, 0.5, nan] stays fixed.
+    const double non_finite[] = {INFINITY, 0.5, NAN};
+    assert_string_equal(tensor(non_finite, 3, 4, false), "inf 0.5000 nan");
+    // Only zeros: fixed.
+    const double zeros[] = {0.0, -0.0};
+    assert_string_equal(tensor(zeros, 2, 4, false), "0.0000 0.0000");
+}
+
+static void test_ratio_too_large_for_one_column(void **state) {
+    (void)state;
+    // 1e7 / 0.001 = 1e10 >= 1e8: fixed would give the small one a single digit of four.
+    const double wide[] = {1e7, 0.001};
+    assert_string_equal(tensor(wide, 2, 4, false), "1.0000e+07 1.0000e-03");
+    // 1e6 / 0.5 = 2e6: one column holds both.
+    const double narrow[] = {1e6, 0.5};
+    assert_string_equal(tensor(narrow, 2, 4, false), "1000000.0000 0.5000");
+    // The ratio of the extremes does not overflow: 1e300 / 1e-300.
+    const double extreme[] = {1e300, 1e-300};
+    assert_string_equal(tensor(extreme, 2, 1, false), "1.0e+300 1.0e-300");
+}
+
+// ---------------------------------------------------------------- whole numbers
+
+static void test_whole_numbers(void **state) {
+    (void)state;
+    assert_string_equal(whole(0, 4), "0");
+    assert_string_equal(whole(1024, 4), "1024");
+    assert_string_equal(whole(50257, 4), "50,257");
+    assert_string_equal(whole(-124439808, 4), "-124,439,808");
+    assert_string_equal(whole(999999999999999.0, 4), "999,999,999,999,999");
+    // From 16 digits on, scientific: 2^53 = 9007199254740992.
+    assert_string_equal(whole(9007199254740992.0, 4), "9.0072e+15");
+    assert_string_equal(whole(1e20, 2), "1.00e+20");
+    char buf[FORMAT_NUMBER_CAP];
+    format_count(124439808, buf, sizeof(buf));
+    assert_string_equal(buf, "124,439,808");
+    format_count(18446744073709551615.0, buf, sizeof(buf));  // 2^64 as a double
+    assert_string_equal(buf, "1.8447e+19");
+    // A tensor of counts goes scientific as a whole when one of them has 16 digits.
+    const double counts[] = {3, 1e16};
+    assert_string_equal(tensor(counts, 2, 4, true), "3.0000e+00 1.0000e+16");
+    const double positions[] = {0, 1, 2, 50256};
+    assert_string_equal(tensor(positions, 4, 4, true), "0 1 2 50,256");
+}
+
+// ---------------------------------------------------------------- as a document printed them
+
+static void test_document_places(void **state) {
+    (void)state;
+    assert_string_equal(places(0.2, 2), "0.20");
+    assert_string_equal(places(0.39844, 3), "0.398");
+    assert_string_equal(places(-0.001, 2), "0.00");
+    assert_string_equal(places(3.0, 0), "3");
+    // "1e-300" in a lesson has 300 places: the same last place in scientific notation.
+    assert_string_equal(places(1e-300, 300), "1e-300");
+    assert_string_equal(places(1.5e-300, 301), "1.5e-300");
+    // "2.69e43" and "1.5e3" end in the 1e41 and 1e2 places.
+    assert_string_equal(places(2.69e43, -41), "2.69e+43");
+    assert_string_equal(places(1.5e3, -2), "1.5e+03");
+    // 123456789.5 to one place: ten significant digits, scientific past 1e8.
+    assert_string_equal(places(123456789.5, 1), "1.234567895e+08");
+}
+
+// ---------------------------------------------------------------- exact and short
+
+static void test_exact_and_short(void **state) {
+    (void)state;
+    char buf[FORMAT_NUMBER_CAP];
+    format_exact(0.1, buf, sizeof(buf));
+    assert_string_equal(buf, "0.10000000000000001");
+    format_exact(-0.0, buf, sizeof(buf));
+    assert_string_equal(buf, "0");
+    format_exact(4.9406564584124654e-324, buf, sizeof(buf));
+    assert_string_equal(buf, "4.9406564584124654e-324");
+    format_short(1e-5, buf, sizeof(buf));
+    assert_string_equal(buf, "1e-05");
+    format_short(10000, buf, sizeof(buf));
+    assert_string_equal(buf, "10000");
+    format_short(1e300, buf, sizeof(buf));
+    assert_string_equal(buf, "1e+300");
+}
+
+// The longest numbers fit FORMAT_NUMBER_CAP with room for the NUL: nothing is cut.
+static void test_longest_numbers_fit(void **state) {
+    (void)state;
+    // The double nearest -99999999.9999999 is -99999999.99999989569187164306640625.
+    assert_string_equal(number(-99999999.9999999, FORMAT_MAX_DECIMALS), "-99999999.9999998956918716");
+    assert_string_equal(number(-2.2250738585072014e-308, FORMAT_MAX_DECIMALS), "-2.2250738585072014e-308");
+    assert_string_equal(whole(-999999999999999.0, 4), "-999,999,999,999,999");
+    // The double nearest -1.2345678901234567e-300 is -1.23456789012345675670...e-300.
+    assert_string_equal(places(-1.2345678901234567e-300, 1000), "-1.2345678901234568e-300");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ordinary_numbers_stay_fixed),
+        cmocka_unit_test(test_large_numbers_go_scientific),
+        cmocka_unit_test(test_small_numbers_do_not_vanish),
+        cmocka_unit_test(test_non_finite_spellings),
+        cmocka_unit_test(test_tensor_shares_one_notation),
+        cmocka_unit_test(test_ratio_too_large_for_one_column),
+        cmocka_unit_test(test_whole_numbers),
+        cmocka_unit_test(test_document_places),
+        cmocka_unit_test(test_exact_and_short),
+        cmocka_unit_test(test_longest_numbers_fit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,162 @@
+// ieee: notes on inf and nan, the values IEEE arithmetic gives where a number stops being one.
+#include "ieee.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "format.h"
+
+typedef struct Scan {
+    bool nan, inf;
+} Scan;
+
+static Scan scan(const Tensor *t) {
+    Scan s = {false, false};
+    for (size_t k = 0; t->data && k < t->size; k++) {
+        s.nan = s.nan || isnan(t->data[k]);
+        s.inf = s.inf || isinf(t->data[k]);
+    }
+    return s;
+}
+
+// The first element of out that is nan (want_nan) or infinite.
+static size_t first(const Tensor *out, bool want_nan) {
+    for (size_t k = 0; k < out->size; k++)
+        if (want_nan ? isnan(out->data[k]) : isinf(out->data[k]))
+            return k;
+    return out->size;
+}
+
+// "weights[1, 2]", or the bare name for a scalar.
+static void element(StrBuf *sb, const char *name, const Tensor *t, size_t flat) {
+    size_t idx[TENSOR_MAX_RANK];
+    shape_unflatten(&t->shape, flat, idx);
+    strbuf_puts(sb, name);
+    for (size_t i = 0; i < t->shape.rank; i++)
+        strbuf_printf(sb, "%s%zu", i ? ", " : "[", idx[i]);
+    if (t->shape.rank)
+        strbuf_putc(sb, ']');
+}
+
+// An operand as a learner would write it: 800, -2, 1e+200, inf (shortest exact form).
+static void operand(StrBuf *sb, double v) {
+    char buf[FORMAT_NUMBER_CAP];
+    format_short(v, buf, sizeof(buf));
+    strbuf_puts(sb, buf);
+}
+
+// The operands of elementwise element flat: one per input, broadcast as numpy does.
+static void operands(const Tensor *out, const Tensor *const *in, size_t n_in, size_t flat, double *v) {
+    size_t out_idx[TENSOR_MAX_RANK], idx[TENSOR_MAX_RANK];
+    shape_unflatten(&out->shape, flat, out_idx);
+    for (size_t i = 0; i < n_in; i++) {
+        op_broadcast_index(in[i], out, out_idx, idx);
+        size_t f = 0;
+        for (size_t a = 0; a < in[i]->shape.rank; a++)
+            f = f * in[i]->shape.dim[a] + idx[a];
+        v[i] = in[i]->data[f];
+    }
+}
+
+// "exp(800)", "-inf", "inf / inf": the elementwise operation on these operands.
+static void written(StrBuf *sb, const OpDef *op, const double *v, size_t n_in) {
+    if (op->syntax == OP_INFIX && n_in == 2) {
+        operand(sb, v[0]);
+        strbuf_printf(sb, " %s ", op->symbol);
+        operand(sb, v[1]);
+    } else if (op->syntax == OP_PREFIX) {
+        strbuf_puts(sb, op->symbol);
+        operand(sb, v[0]);
+    } else {
+        strbuf_printf(sb, "%s(", op->name);
+        operand(sb, v[0]);
+        strbuf_putc(sb, ')');
+    }
+}
+
+// An inf from finite numbers: an overflow, a division by zero or the log of 0.
+static void made_inf(StrBuf *sb, const OpDef *op, const Tensor *out, const Tensor *const *in, size_t n_in,
+                     const char *stage) {
+    size_t k = first(out, false);
+    if (!op->elementwise || n_in > 2) {
+        element(sb, stage, out, k);
+        strbuf_printf(sb, " overflows to %s: the %s passes the largest double, about 1.8e308",
+                      out->data[k] < 0 ? "-inf" : "inf", op->name);
+        return;
+    }
+    double v[2];
+    operands(out, in, n_in, k, v);
+    written(sb, op, v, n_in);
+    if (op->syntax == OP_INFIX && n_in == 2 && strcmp(op->symbol, "/") == 0 && v[1] == 0)
+        strbuf_puts(sb, " is a division by zero: IEEE arithmetic gives inf with the sign of the quotient");
+    else if (op->syntax == OP_INFIX && n_in == 2 && strcmp(op->symbol, "**") == 0 && v[0] == 0)
+        strbuf_puts(sb, " divides by zero (a negative power of 0): IEEE arithmetic gives inf");
+    else if (strcmp(op->name, "log") == 0 && v[0] == 0)
+        strbuf_puts(sb, " is -inf: the logarithm falls without end as its argument goes to 0");
+    else
+        strbuf_printf(sb, " overflows: the largest double is about 1.8e308, so it is %s",
+                      out->data[k] < 0 ? "-inf" : "inf");
+    if (strcmp(op->name, "exp") == 0 && v[0] > 0)
+        strbuf_puts(sb, " (softmax() subtracts the row's largest value first, so its exps never pass 1)");
+}
+
+// A nan from numbers that are not nan: name the operation that has no value.
+static void made_nan(StrBuf *sb, const OpDef *op, const Tensor *out, const Tensor *const *in, size_t n_in,
+                     const char *stage, bool inf_in) {
+    size_t k = first(out, true);
+    element(sb, stage, out, k);
+    strbuf_puts(sb, " is nan: ");
+    if (op->elementwise && n_in <= 2) {
+        double v[2];
+        operands(out, in, n_in, k, v);
+        written(sb, op, v, n_in);
+        if (strcmp(op->name, "log") == 0 && v[0] < 0)
+            strbuf_puts(sb, " has no value: a negative number has no real logarithm");
+        else if (strcmp(op->name, "sqrt") == 0 && v[0] < 0)
+            strbuf_puts(sb, " has no value: a negative number has no real square root");
+        else if (strcmp(op->name, "power") == 0 && v[0] < 0)
+            strbuf_puts(sb, " has no value: a negative number has no real power with a fraction");
+        else
+            strbuf_puts(sb, " has no value, so IEEE arithmetic gives nan");
+        return;
+    }
+    if (inf_in)
+        strbuf_printf(sb, "the %s meets an inf it cannot resolve (inf - inf or 0 * inf inside it)", op->name);
+    else
+        // Finite inputs whose intermediate results overflowed (a LayerNorm of 1e200s squares
+        // them) or divided 0 by 0.
+        strbuf_printf(sb, "a step inside the %s gave 0 / 0, inf - inf or 0 * inf (an intermediate result can "
+                          "overflow even when the inputs do not)", op->name);
+}
+
+bool ieee_note(IeeeWatch *watch, const OpDef *op, const Tensor *out, const Tensor *const *in, size_t n_in,
+               const char *stage, Arena *arena, const char **note) {
+    *note = NULL;
+    if (!out->data || n_in == 0)
+        return true;  // a mask or a table built from nothing means its inf
+    Scan o = scan(out), i = {false, false};
+    for (size_t k = 0; k < n_in; k++) {
+        Scan s = scan(in[k]);
+        i.nan = i.nan || s.nan;
+        i.inf = i.inf || s.inf;
+    }
+    StrBuf sb;
+    strbuf_init(&sb);
+    if (o.nan && !i.nan) {
+        made_nan(&sb, op, out, in, n_in, stage, i.inf);
+        if (!watch->nan_stage)
+            watch->nan_stage = stage;
+    } else if (o.nan && !watch->inherited_said) {
+        watch->inherited_said = true;
+        strbuf_printf(&sb, "the nan comes from %s: any operation on a nan gives nan, so it spreads to every "
+                           "later result it touches (and nothing more is said of it)",
+                      watch->nan_stage ? watch->nan_stage : "an input");
+    } else if (o.inf && !i.inf && !i.nan) {
+        made_inf(&sb, op, out, in, n_in, stage);
+    }
+    bool ok = !sb.failed;
+    if (ok && sb.len)
+        ok = (*note = arena_strdup(arena, strbuf_str(&sb))) != NULL;
+    strbuf_finish(&sb);
+    return ok;
+}
