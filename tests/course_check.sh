@@ -1,6 +1,7 @@
 #!/bin/sh
 # The course as web pages: course_html.sh writes one page per lesson and an index that links
-# them all, in course order, and each page links to its neighbours and back to the index.
+# them all, in course order with what each shows, and each page links to its neighbours and
+# back to the index.
 # Usage: course_check.sh COURSE_HTML TRACER SOURCE_ROOT NAME...
 set -u
 script=$1 tracer=$2 root=$3
@@ -25,6 +26,9 @@ for name in "$@"; do
     # The index shows each lesson's title as its page does.
     title=$(sed -n 's|^<h1>\(.*\)</h1>$|\1|p' "$page")
     grep -qF ">$title</a> <code>$name</code>" "$tmp/html/index.html" || { echo "index.html: no title '$title' for $name"; fail=1; }
+    # And what the lesson shows, from the course table of lessons/README.md.
+    grep -qF "<code>$name</code><span class=\"what\"></span>" "$tmp/html/index.html" &&
+        { echo "index.html: $name has no description: is it in the table of lessons/README.md?"; fail=1; }
     prev=$name
 done
 [ "$fail" = 0 ] && echo "ok: the index links $# lessons in order, each page its neighbours"
