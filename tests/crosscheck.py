@@ -65,7 +65,7 @@ except ImportError as exc:  # pragma: no cover - depends on the machine
     sys.exit(77)
 
 RTOL = 1e-12
-RESERVED_STEP_KEYS = {"say", "rows", "cols", "document", "explain", "show"}
+RESERVED_STEP_KEYS = {"say", "rows", "cols", "document", "explain", "show", "claim", "quiz"}
 MAX_SHOWN_ELEMENTS = 5
 MAX_SHOWN_STAGES = 5
 
@@ -453,7 +453,15 @@ def cross_entropy(logits, target):
     return _wrap(lse - picked)
 
 
+def allclose(a, b, rtol=1e-05, atol=1e-08):
+    """numpy's own allclose, on numpy's own defaults: 1.0 or 0.0."""
+    return _wrap(float(np.allclose(_plain(a), _plain(b), rtol=float(rtol), atol=float(atol))))
+
+
 FUNCTIONS = {
+    "allclose": allclose,
+    "all": _reduction(np.all),
+    "any": _reduction(np.any),
     "softmax": softmax,
     "layernorm": layernorm,
     "batchnorm": batchnorm,
@@ -712,6 +720,22 @@ def load_lesson(path):
     return doc, list(givens.items()), steps
 
 
+def load_claims(doc):
+    """(text, expression) of every claim, in the tracer's order: the steps' claim: first."""
+    claims = []
+    for item in doc.get("steps") or []:
+        c = item.get("claim")
+        if isinstance(c, dict):
+            claims.extend(c.items())
+        elif isinstance(c, str):
+            claims.append((c, c))
+    for item in doc.get("claims") or []:
+        if not isinstance(item, dict) or len(item) != 1:
+            raise CheckError("a claim is not one `text: expression` pair: %r" % (item,))
+        claims.extend(item.items())
+    return claims
+
+
 # ============================================================ JSON and comparison
 
 def _reject_constant(name):
@@ -870,6 +894,23 @@ def check_lesson(tracer, path):
         if lines:
             fail(st, name, lines)
         pos += 1
+
+    # Claims: numpy judges each one itself; the tracer must say the same.
+    claims = load_claims(doc)
+    traced = trace.get("claims")
+    if not isinstance(traced, list) or len(traced) != len(claims):
+        failures.append("the trace has %s claims; the lesson has %d"
+                        % (len(traced) if isinstance(traced, list) else "no list of", len(claims)))
+    else:
+        for (text, expr), tc in zip(claims, traced):
+            try:
+                holds = bool(np.all(np.asarray(evaluate(expr, env)) != 0))
+            except CheckError as exc:
+                failures.append("claim %r: %s" % (text, exc))
+                continue
+            if tc.get("text") != text or tc.get("expr") != expr or tc.get("holds") is not holds:
+                failures.append("claim %r (%s): tracer says %r, numpy says holds=%r"
+                                % (text, expr, tc, holds))
 
     if pos != len(stages):
         extra = stages[pos]

@@ -157,7 +157,7 @@ class Lesson:
                              "maxmin", "argmax", "softmax", "norm", "concat", "numel", "heads",
                              "construct", "rope", "take", "take_table", "cross_entropy",
                              "index", "index", "index", "transpose", "empty", "nested",
-                             "newaxis", "reshape", "separated"])
+                             "newaxis", "reshape", "separated", "compare", "close", "allany"])
         if family in PENDING:
             raise Skip()
         return getattr(self, "make_" + family)(), family
@@ -180,6 +180,27 @@ class Lesson:
         if op != "**" and self.rng.random() < 0.5:
             pair.reverse()
         return "%s %s %s" % (pair[0], op, pair[1])
+
+    def make_compare(self):
+        name, shape, _ = self.operand()
+        other = self.broadcast_partner(shape, True)
+        op = self.rng.choice(["==", "!=", "<", "<=", ">", ">="])
+        pair = [name, other] if self.rng.random() < 0.5 else [other, name]
+        return "%s %s %s" % (pair[0], op, pair[1])
+
+    def make_close(self):
+        name, shape, _ = self.operand()
+        other = self.broadcast_partner(shape, True)
+        tol = self.rng.choice(["", ", rtol=0.5", ", atol=0.1", ", rtol=0, atol=0"])
+        return "allclose(%s, %s%s)" % (name, other, tol)
+
+    def make_allany(self):
+        name, shape, _ = self.operand()
+        axis, text = self.axis_args(shape)
+        if (size_of(shape) == 0 if axis is None else shape[axis] == 0):
+            raise Skip()  # reductions refuse an empty axis
+        keep = ", keepdims=True" if self.rng.random() < 0.3 else ""
+        return "%s(%s%s%s)" % (self.rng.choice(["all", "any"]), name, text, keep)
 
     def make_matmul(self):
         rng = self.rng

@@ -19,7 +19,7 @@ LAYERS = [
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",
-    "ops", "ieee", "plan", "check", "lint", "eval", "run", "doccheck", "narrate",
+    "ops", "ieee", "plan", "check", "lint", "eval", "run", "doccheck", "claim", "quiz", "narrate",
     "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save", "compare", "diff",
     "pipeline",
 ]

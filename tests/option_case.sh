@@ -2,7 +2,8 @@
 # One command-line option's exact output: run the tracer with the arguments in
 # DIR/NAME.args (one per line; a line NAME=VALUE before the first argument sets an environment
 # variable) and compare stdout with DIR/NAME.txt and the exit status with DIR/NAME.status
-# (0 when absent). NO_COLOR, COLORTERM and COLUMNS are cleared first, so that the result does
+# (0 when absent); stdin is DIR/NAME.in when there is one (answers for --quiz), else empty.
+# NO_COLOR, COLORTERM and COLUMNS are cleared first, so that the result does
 # not depend on the terminal the tests run in. Usage: option_case.sh TRACER DIR NAME
 # [--regenerate], run from the project root; --regenerate rewrites NAME.txt instead.
 set -u
@@ -21,7 +22,9 @@ while IFS= read -r arg || [ -n "$arg" ]; do
     esac
 done < "$base.args"
 # shellcheck disable=SC2086 # envs is a list of NAME=VALUE words
-env -u NO_COLOR -u COLORTERM -u COLUMNS $envs "$tracer" "$@" >"$tmp/stdout" 2>"$tmp/stderr" </dev/null
+input=/dev/null
+[ -f "$base.in" ] && input="$base.in"
+env -u NO_COLOR -u COLORTERM -u COLUMNS $envs "$tracer" "$@" >"$tmp/stdout" 2>"$tmp/stderr" <"$input"
 status=$?
 if [ "$mode" = --regenerate ]; then
     cp "$tmp/stdout" "$base.txt"

@@ -5,9 +5,9 @@
 //
 //     test_alloc_failure lessons/02_the_cat_sat.yaml lessons/08_training_forward_pass.yaml
 //
-// Each lesson runs as text (with the work its explain: keys ask for), as JSON and as HTML. libyaml
-// allocates with its own malloc and is not failed here; every allocation of the tracer goes
-// through util_malloc.
+// Each lesson runs as text (with the work its explain: keys ask for), as JSON, as HTML and as
+// the questions of --quiz. libyaml allocates with its own malloc and is not failed here; every
+// allocation of the tracer goes through util_malloc.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,17 +53,23 @@ typedef struct Run {
     Diag diag;
 } Run;
 
-// One pipeline run with allocation fail_at failing (0: none).
+// One pipeline run with allocation fail_at failing (0: none); quiz: the questions of --quiz
+// (read from path), whose "output" is the quiz made.
 static Run run_once(const char *path, const char *bytes, size_t len, const PipelineOptions *opts,
-                    size_t fail_at) {
+                    size_t fail_at, bool quiz) {
     Run r;
     diag_init(&r.diag);
     StrBuf out;
     strbuf_init(&out);
+    Quiz *questions = NULL;
     util_fail_allocation(fail_at);
-    r.status = pipeline_run_bytes(path, bytes, len, opts, &out, &r.diag);
+    if (quiz)
+        r.status = pipeline_quiz_file(path, opts, 1, &questions, &r.diag);
+    else
+        r.status = pipeline_run_bytes(path, bytes, len, opts, &out, &r.diag);
     r.allocations = util_fail_allocation(0);
-    r.out_len = out.len;
+    r.out_len = quiz ? questions != NULL : out.len;
+    quiz_destroy(questions);
     strbuf_finish(&out);
     return r;
 }
@@ -71,7 +77,8 @@ static Run run_once(const char *path, const char *bytes, size_t len, const Pipel
 // Fail each allocation of one configuration in turn; returns the number of failures found.
 static int sweep(const char *path, const char *bytes, size_t len, const PipelineOptions *opts,
                  const char *what) {
-    Run clean = run_once(path, bytes, len, opts, 0);
+    bool quiz = strcmp(what, "quiz") == 0;
+    Run clean = run_once(path, bytes, len, opts, 0, quiz);
     if (clean.status != STATUS_OK) {
         fprintf(stderr, "FAIL %s (%s): the lesson does not run even without failures: %s\n", path, what,
                 clean.diag.message);
@@ -80,7 +87,7 @@ static int sweep(const char *path, const char *bytes, size_t len, const Pipeline
     int failures = 0;
     size_t n = 1;
     for (;; n++) {
-        Run r = run_once(path, bytes, len, opts, n);
+        Run r = run_once(path, bytes, len, opts, n, quiz);
         if (r.allocations < n) {
             // The run ended before allocation n: nothing failed, so it must have succeeded.
             if (r.status != STATUS_OK) {
@@ -133,6 +140,7 @@ int main(int argc, char **argv) {
         failures += sweep(argv[i], bytes, len, &text, "text");
         failures += sweep(argv[i], bytes, len, &json, "json");
         failures += sweep(argv[i], bytes, len, &html, "html");
+        failures += sweep(argv[i], bytes, len, &text, "quiz");
         free(bytes);
     }
     return failures ? 1 : 0;

@@ -150,6 +150,15 @@ static const OpCase op_cases[] = {
     {"multiply", "a * v"},
     {"divide", "a / 4"},
     {"power", "b ** 2"},
+    {"equal", "a == v"},
+    {"not_equal", "a != b"},
+    {"less", "a < b"},
+    {"less_equal", "a <= 0.5"},
+    {"greater", "b > a"},
+    {"greater_equal", "a >= v"},
+    {"allclose", "allclose(a, b)"},
+    {"all", "all(a > 0, axis=1)"},
+    {"any", "any(a > 1, axis=0)"},
     {"matmul", "a @ b.T"},
     {"negate", "-a"},
     {"transpose", "a.T"},
@@ -213,6 +222,8 @@ static void test_every_op_has_a_case(void **state) {
         ops_operator(OP_INFIX, '+'),  ops_operator(OP_INFIX, '-'),   ops_operator(OP_INFIX, '*'),
         ops_operator(OP_INFIX, '/'),  ops_operator(OP_INFIX, '^'),   ops_operator(OP_INFIX, '@'),
         ops_operator(OP_PREFIX, '-'), ops_operator(OP_POSTFIX, 'T'), ops_operator(OP_INDEXING, '['),
+        ops_operator(OP_INFIX, EXPR_EQ), ops_operator(OP_INFIX, EXPR_NE), ops_operator(OP_INFIX, '<'),
+        ops_operator(OP_INFIX, EXPR_LE), ops_operator(OP_INFIX, '>'), ops_operator(OP_INFIX, EXPR_GE),
     };
     for (size_t i = 0; i < ARRAY_LEN(operators); i++) {
         assert_non_null(operators[i]);

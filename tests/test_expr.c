@@ -365,8 +365,8 @@ static void test_syntax_error(void **state) {
 #define NOT_CALLABLE "this value cannot be called; is an operator missing before '('?"
 #define ONLY_FUNCTIONS "only functions can be called, as in softmax(x)"
 #define ATTRIBUTE_HINT "the only attribute is .T (the transpose); functions are called as f(x)"
-#define ASCII_HINT "expressions use ASCII: names, numbers and + - * / @ ** ( ) [ ] , : ."
-#define CHAR_HINT "expressions use names, numbers and + - * / @ ** ( ) [ ] , : ."
+#define ASCII_HINT "expressions use ASCII: names, numbers and + - * / @ ** == < > ( ) [ ] , : ."
+#define CHAR_HINT "expressions use names, numbers and + - * / @ ** == < > ( ) [ ] , : ."
 #define EXPECTED_VALUE "expected a value (a name, a number, '(' or '['), found "
 #define NESTS "the expression nests more than 64 levels deep"
 #define SPLIT "split the expression into several steps"
@@ -414,7 +414,9 @@ static void test_syntax_error(void **state) {
       "write a matrix product as A @ B, and an elementwise product as a * b")                      \
     X(non_ascii, "a + \xC3\xA9", "this character cannot appear in an expression", 4, 1, ASCII_HINT) \
     X(dollar, "a $ b", "'$' cannot appear in an expression", 2, 1, CHAR_HINT)                      \
-    X(bang, "!a", "'!' cannot appear in an expression", 0, 1, CHAR_HINT)                           \
+    X(bang, "!a", "'!' is not an operator here", 0, 1, "write 'not equal' as a != b")              \
+    X(chained_comparison, "a < b < c", "comparisons do not chain here", 6, 1,                        \
+      "write each comparison apart, as in all(a < b) and all(b < c)")                                \
     X(percent, "a % 2", "'%' cannot appear in an expression", 2, 1, CHAR_HINT)                     \
     X(digit_then_letters, "1abc", "'1abc' is neither a number nor a name", 0, 4,                   \
       "names start with a letter or '_'; to multiply, write 1 * abc")                              \

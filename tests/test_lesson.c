@@ -276,8 +276,8 @@ static void test_top_level(void **state) {
                  "unknown key 'stpes' at the top of the lesson", "did you mean 'steps'?");
     expect_error("title: t\nbanana: 1\nsteps: [a: 1]\n", 2, 1,
                  "unknown key 'banana' at the top of the lesson",
-                 "the top-level keys are title, source, intro, outro, digits, labels, given and "
-                 "steps");
+                 "the top-level keys are title, source, intro, outro, digits, labels, given, "
+                 "steps and claims");
 }
 
 static void test_missing_sections(void **state) {

@@ -49,6 +49,7 @@ typedef struct Checker {
     // lesson of 100,000 steps that all use X is not 10^10 comparisons.
     size_t *name_slots;
     size_t cap_slots;  // a power of two, at least twice the names
+    bool claiming;     // compiling a claim: its operations are worked out, not shown as stages
 } Checker;
 
 // Where an op's arguments stand, to locate the problems its shape rule reports.
@@ -467,7 +468,7 @@ static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n
     n->has_values = has_values;
     n->is_count = is_count;
     memcpy(n->labels, chk->out_labels, sizeof(n->labels));
-    n->is_stage = true;
+    n->is_stage = !c->claiming;
     n->stage_kind = STAGE_INTERMEDIATE;
     n->expr_text = text;
     n->op_line = line;
@@ -990,25 +991,27 @@ static bool check_show(Checker *c, const PlanNode *n, const LessonStep *s) {
 // ---------------------------------------------------------------- explain requests
 
 
-static bool add_explain(Checker *c, size_t node, const ExplainSpec *spec) {
+// An explain: (or quiz:) request resolved against the node's shape, added to *list; `key` names
+// it in errors.
+static bool add_target(Checker *c, size_t node, const ExplainSpec *spec, const char *key, ExplainTarget **list,
+                       size_t *n) {
     char message[512], hint[512];
     ExplainTarget target;
     if (!plan_resolve_explain(c->plan, node, spec, &target, message, sizeof(message), hint, sizeof(hint))) {
         const Node *at = spec->node;
         diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, at->line, at->col,
-                   yamldoc_node_width(at), "explain: %s", message);
+                   yamldoc_node_width(at), "%s: %s", key, message);
         if (hint[0])
             diag_hint(c->diag, "%s", hint);
         return false;
     }
-    Plan *p = c->plan;
-    ExplainTarget *list = arena_array(p->arena, p->n_explains + 1, sizeof(ExplainTarget));
-    if (!list)
+    ExplainTarget *grown = arena_array(c->plan->arena, *n + 1, sizeof(ExplainTarget));
+    if (!grown)
         return diag_no_memory(c->diag);
-    if (p->n_explains)
-        memcpy(list, p->explains, p->n_explains * sizeof(ExplainTarget));
-    list[p->n_explains++] = target;
-    p->explains = list;
+    if (*n)
+        memcpy(grown, *list, *n * sizeof(ExplainTarget));
+    grown[(*n)++] = target;
+    *list = grown;
     return true;
 }
 
@@ -1066,6 +1069,22 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     return add_name(c, g->name, index);
 }
 
+// The step's (or claim's) expression parsed, or NULL with the error located in the file.
+static const Expr *parse_expr(Checker *c, const LessonStep *s) {
+    ExprError err;
+    const Expr *e = expr_parse(c->plan->arena, s->expr, &err);
+    if (e)
+        return e;
+    if (!err.message[0]) {
+        diag_no_memory(c->diag);
+        return NULL;
+    }
+    plan_error_at(c->diag, c->lesson, s, err.pos, err.width, "%s", err.message);
+    if (err.hint[0])
+        diag_hint(c->diag, "%s", err.hint);
+    return NULL;
+}
+
 static char *stage_number(Checker *c, size_t step, size_t k) {
     if (k < 26)
         return arena_printf(c->plan->arena, "%zu%c", step, (char)('a' + k));
@@ -1076,16 +1095,9 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     c->step = s;
     c->step_number = number;
     c->first_node = c->plan->n_nodes;
-    ExprError err;
-    const Expr *e = expr_parse(c->plan->arena, s->expr, &err);
-    if (!e) {
-        if (!err.message[0])
-            return diag_no_memory(c->diag);
-        plan_error_at(c->diag, c->lesson, s, err.pos, err.width, "%s", err.message);
-        if (err.hint[0])
-            diag_hint(c->diag, "%s", err.hint);
+    const Expr *e = parse_expr(c, s);
+    if (!e)
         return false;
-    }
     size_t top = compile(c, e);
     if (top == NO_NODE)
         return false;
@@ -1114,7 +1126,17 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
         return diag_no_memory(c->diag);
     if (!apply_step_labels(c, t, s) || !check_show(c, t, s))
         return false;
-    if (s->explain.kind != EXPLAIN_NONE && !add_explain(c, top, &s->explain))
+    Plan *p = c->plan;
+    if (s->explain.kind != EXPLAIN_NONE && !add_target(c, top, &s->explain, "explain", &p->explains, &p->n_explains))
+        return false;
+    if (s->quiz.kind != EXPLAIN_NONE && t->kind != PLAN_OP) {
+        const Node *at = s->quiz.node;
+        diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, at->line, at->col, yamldoc_node_width(at),
+                   "quiz: '%s' is written out in the lesson: there is nothing to work out", s->name);
+        diag_hint(c->diag, "ask about a step that computes something, as `quiz: [0, 1]` under `scores: Q @ K.T`");
+        return false;
+    }
+    if (s->quiz.kind != EXPLAIN_NONE && !add_target(c, top, &s->quiz, "quiz", &p->quizzes, &p->n_quizzes))
         return false;
     if (!check_document(c, t, s->document, s->name))
         return false;
@@ -1130,6 +1152,55 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
         k++;
     }
     return add_name(c, s->name, top);
+}
+
+// ---------------------------------------------------------------- claims
+
+// A claim ends in a truth value that has values, and prints under the latest stage it reads
+// (for a step's claim:, never before that step).
+static bool add_claim(Checker *c, const LessonClaim *claim, PlanClaim *out) {
+    const LessonStep *w = &claim->where;
+    c->step = w;
+    c->first_node = c->plan->n_nodes;
+    c->claiming = true;
+    const Expr *e = parse_expr(c, w);
+    if (!e)
+        return false;
+    size_t top = compile(c, e);
+    if (top == NO_NODE)
+        return false;
+    const PlanNode *t = &c->plan->nodes[top];
+    if (t->kind != PLAN_OP || !t->op->truth) {
+        expr_error(c, e, "this claim is not true or false: '%s' gives numbers", w->expr);
+        diag_hint(c->diag, "end a claim in a comparison (==, !=, <, <=, >, >=), allclose(a, b), all(...) or "
+                           "any(...), as in allclose(sum(weights, axis=-1), 1)");
+        return false;
+    }
+    if (!t->has_values) {
+        expr_error(c, e, "this claim reads shape-only tensors: there are no values to judge it by");
+        diag_hint(c->diag, "a claim about sizes can use numel(x), as in numel(W) == 768 * 50257");
+        return false;
+    }
+    // The latest stage it reads: a name stands for a node before the claim's own.
+    size_t after = top < c->first_node ? top : 0;
+    for (size_t i = c->first_node; i < c->plan->n_nodes; i++) {
+        const PlanNode *n = &c->plan->nodes[i];
+        for (size_t k = 0; k < n->n_args; k++)
+            if (n->args[k] < c->first_node && n->args[k] > after)
+                after = n->args[k];
+    }
+    if (claim->step) {
+        size_t own = find_name(c, claim->step->name);
+        if (own != NO_NODE && own > after)
+            after = own;
+    }
+    // A constant read by a claim (1 in x == 1) sits in no stage: the claim follows the givens.
+    while (after > 0 && !c->plan->nodes[after].is_stage)
+        after--;
+    out->claim = claim;
+    out->node = top;
+    out->after = after;
+    return true;
 }
 
 // Text that reads as one value: a name, a number, f(...), x[...], (...), or anything
@@ -1197,26 +1268,36 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
     if (!item)
         goto fail;
     bool failed = false;
-    for (size_t i = 0; i < lesson->n_givens + lesson->n_steps; i++) {
+    // Then each claim, once every name is known.
+    size_t n_items = lesson->n_givens + lesson->n_steps + lesson->n_claims;
+    if (lesson->n_claims && !(plan->claims = arena_array(plan->arena, lesson->n_claims, sizeof(PlanClaim)))) {
+        util_free(item);
+        goto fail;
+    }
+    for (size_t i = 0; i < n_items; i++) {
         bool given = i < lesson->n_givens;
+        bool claim = i >= lesson->n_givens + lesson->n_steps;
         diag_init(item);
         c.diag = item;
         c.uses_failed = false;
-        bool ok = given ? add_given(&c, &lesson->givens[i])
-                        : add_step(&c, &lesson->steps[i - lesson->n_givens], i - lesson->n_givens + 1);
+        size_t k = i - lesson->n_givens;  // the step, or past the steps the claim
+        bool ok = given   ? add_given(&c, &lesson->givens[i])
+                  : claim ? add_claim(&c, &lesson->claims[k - lesson->n_steps], &plan->claims[plan->n_claims])
+                          : add_step(&c, &lesson->steps[k], k + 1);
         c.diag = diag;
+        plan->n_claims += claim && ok;
         failed |= !ok;
         if (!ok && item->status != STATUS_LESSON_ERROR && !c.uses_failed) {
             out_of_memory = true;  // that alone is reported
             break;
         }
         if (!diag_append(diag, item)) {
-            diag->more_dropped = i + 1 < lesson->n_givens + lesson->n_steps;  // what follows is not checked
+            diag->more_dropped = i + 1 < n_items;  // what follows is not checked
             break;
         }
         if (!ok && c.past_limit)
             break;  // enough said
-        if (!ok)
+        if (!ok && !claim)
             add_name(&c, given ? lesson->givens[i].name : lesson->steps[i - lesson->n_givens].name, FAILED_NODE);
     }
     util_free(item);

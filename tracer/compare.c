@@ -180,6 +180,24 @@ static void list_only_in(StrBuf *out, const Trace *t, const Trace *other, const 
         strbuf_putc(out, '\n');
 }
 
+// The claims whose verdict the edit turned (held, now fails; or the other way), and those only
+// the edited lesson states: whether the lesson's own claims survive is what a student asks first.
+static void changed_claims(StrBuf *out, const Trace *a, const Trace *b) {
+    for (size_t i = 0; i < b->n_claims; i++) {
+        const TraceClaim *cb = &b->claims[i], *ca = NULL;
+        for (size_t k = 0; k < a->n_claims && !ca; k++)
+            if (strcmp(a->claims[k].text, cb->text) == 0)
+                ca = &a->claims[k];
+        if (ca && ca->holds == cb->holds)
+            continue;
+        const char *was = !ca ? "new" : ca->holds ? "held" : "failed";
+        if (cb->holds)
+            strbuf_printf(out, "claim: %s: %s, now holds\n", cb->text, was);
+        else
+            strbuf_printf(out, "claim: %s: %s, now fails: %s\n", cb->text, was, cb->detail);
+    }
+}
+
 bool compare_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits,
                     StrBuf *out) {
     strbuf_printf(out, "--- %s\n+++ %s\n", a_name, b_name);
@@ -199,6 +217,7 @@ bool compare_traces(const Trace *a, const Trace *b, const char *a_name, const ch
         only += !find_stage(b, a->stages[i].name);
     list_only_in(out, a, b, a_name);
     list_only_in(out, b, a, b_name);
+    changed_claims(out, a, b);
     if (differ == 0 && only == 0) {
         strbuf_printf(out, "The same trace: all %zu stages have the same values.\n", both);
         return true;

@@ -15,7 +15,7 @@
 #define COMPARE_SIDE_BY_SIDE_ROWS 8
 #define COMPARE_SIDE_BY_SIDE_COLS 6
 
-// Appends the report to out (numbers with `digits` decimals). True when the traces have the
-// same stages with the same shapes and values.
+// Appends the report to out (numbers with `digits` decimals), with the claims whose verdict
+// changed. True when the traces have the same stages with the same shapes and values.
 bool compare_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits,
                     StrBuf *out);

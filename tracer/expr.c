@@ -12,14 +12,14 @@ typedef enum TokenKind {
     TOK_END,
     TOK_NUMBER,
     TOK_NAME,
-    TOK_PUNCT,  // one of + - * / @ ( ) [ ] , : = . and "**"
+    TOK_PUNCT,  // one of + - * / @ ( ) [ ] , : = . < > and "**" "==" "!=" "<=" ">="
 } TokenKind;
 
 typedef struct Token {
     TokenKind kind;
     size_t pos, len;
     double number;
-    char punct;  // '^' for "**"
+    char punct;  // '^' for "**"; the comparisons as expr.h names them
 } Token;
 
 typedef struct Parser {
@@ -63,6 +63,12 @@ const char *expr_op_text(char op) {
     case '/': return "/";
     case '@': return "@";
     case '^': return "**";
+    case EXPR_EQ: return "==";
+    case EXPR_NE: return "!=";
+    case '<': return "<";
+    case EXPR_LE: return "<=";
+    case '>': return ">";
+    case EXPR_GE: return ">=";
     default: return "?";
     }
 }
@@ -150,7 +156,20 @@ static bool scan(Parser *p) {
         p->at += 2;
         return true;
     }
-    if (strchr("+-*/@()[],:=.", c)) {
+    // Two-character comparisons first, so that "==" is not read as a keyword's '='.
+    static const struct { char text[3], punct; } pairs[] = {
+        {"==", EXPR_EQ}, {"!=", EXPR_NE}, {"<=", EXPR_LE}, {">=", EXPR_GE}};
+    for (size_t k = 0; k < ARRAY_LEN(pairs); k++)
+        if (c == pairs[k].text[0] && s[p->at + 1] == pairs[k].text[1]) {
+            t->kind = TOK_PUNCT;
+            t->punct = pairs[k].punct;
+            t->len = 2;
+            p->at += 2;
+            return true;
+        }
+    if (c == '!')
+        return fail(p, p->at, 1, "write 'not equal' as a != b", "'!' is not an operator here");
+    if (strchr("+-*/@()[],:=.<>", c)) {
         t->kind = TOK_PUNCT;
         t->punct = c;
         t->len = 1;
@@ -163,12 +182,12 @@ static bool scan(Parser *p) {
         return fail(p, p->at, 1, "write a matrix product as A @ B, and an elementwise product as a * b",
                     "'\xC3\x97' is not an operator here");
     if ((unsigned char)c >= 0x80)
-        return fail(p, p->at, 1, "expressions use ASCII: names, numbers and + - * / @ ** ( ) [ ] , : .",
+        return fail(p, p->at, 1, "expressions use ASCII: names, numbers and + - * / @ ** == < > ( ) [ ] , : .",
                     "this character cannot appear in an expression");
     if (c == '\'' || c == '"')
         return fail(p, p->at, 1, "an expression has no text in quotes: write names and numbers plainly",
                     "a quote (%c) cannot appear inside an expression", c);
-    return fail(p, p->at, 1, "expressions use names, numbers and + - * / @ ** ( ) [ ] , : .",
+    return fail(p, p->at, 1, "expressions use names, numbers and + - * / @ ** == < > ( ) [ ] , : .",
                 "'%c' cannot appear in an expression", c);
 }
 
@@ -281,7 +300,7 @@ static bool list_store(Parser *p, Expr *e, const ExprList *list, bool with_names
     return grow(p, e);
 }
 
-static Expr *parse_sum(Parser *p);
+static Expr *parse_expr(Parser *p);
 static Expr *parse_unary(Parser *p);
 
 static bool enter(Parser *p) {
@@ -333,7 +352,7 @@ static Expr *parse_atom(Parser *p) {
             fail(p, start, 2, NULL, "empty parentheses: put an expression inside");
             return NULL;
         }
-        Expr *inner = parse_sum(p);
+        Expr *inner = parse_expr(p);
         if (!inner)
             return NULL;
         size_t close = p->tok.pos;
@@ -358,7 +377,7 @@ static Expr *parse_atom(Parser *p) {
             return NULL;
         }
         for (;;) {
-            Expr *item = parse_sum(p);
+            Expr *item = parse_expr(p);
             if (!item || !list_push(p, &list, item, NULL, 0))
                 return NULL;
             if (!is_punct(p, ','))
@@ -390,7 +409,7 @@ static Expr *parse_index_item(Parser *p) {
     size_t start = p->tok.pos;
     Expr *lo = NULL, *hi = NULL;
     if (!is_punct(p, ':')) {
-        lo = parse_sum(p);
+        lo = parse_expr(p);
         if (!lo)
             return NULL;
         if (!is_punct(p, ':'))
@@ -400,7 +419,7 @@ static Expr *parse_index_item(Parser *p) {
     if (!scan(p))
         return NULL;
     if (!is_punct(p, ',') && !is_punct(p, ']') && !is_punct(p, ':')) {
-        hi = parse_sum(p);
+        hi = parse_expr(p);
         if (!hi)
             return NULL;
     }
@@ -511,7 +530,7 @@ static Expr *parse_postfix(Parser *p) {
                     size_t j = p->at;
                     while (p->text[j] == ' ')
                         j++;
-                    if (p->text[j] == '=') {
+                    if (p->text[j] == '=' && p->text[j + 1] != '=') {
                         kw = arena_strndup(p->arena, p->text + save.pos, save.len);
                         if (!kw) {
                             out_of_memory(p);
@@ -533,7 +552,7 @@ static Expr *parse_postfix(Parser *p) {
                          "a positional argument after a keyword argument");
                     return NULL;
                 }
-                Expr *arg = parse_sum(p);
+                Expr *arg = parse_expr(p);
                 if (!arg || !list_push(p, &list, arg, kw, kw_pos))
                     return NULL;
                 if (!is_punct(p, ','))
@@ -656,6 +675,32 @@ static Expr *parse_sum(Parser *p) {
     return lhs;
 }
 
+static bool is_comparison(const Parser *p) {
+    static const char comparisons[] = {EXPR_EQ, EXPR_NE, '<', EXPR_LE, '>', EXPR_GE, '\0'};
+    return p->tok.kind == TOK_PUNCT && p->tok.punct && strchr(comparisons, p->tok.punct);
+}
+
+// One comparison at most: Python would read a < b < c as a < b and b < c, numpy code rarely
+// means it, and a learner is better served by writing the two claims apart.
+static Expr *parse_expr(Parser *p) {
+    Expr *lhs = parse_sum(p);
+    if (!lhs || !is_comparison(p))
+        return lhs;
+    char op = p->tok.punct;
+    size_t op_pos = p->tok.pos, op_len = p->tok.len;
+    if (!scan(p))
+        return NULL;
+    Expr *rhs = parse_sum(p);
+    if (!rhs)
+        return NULL;
+    if (is_comparison(p)) {
+        fail(p, p->tok.pos, p->tok.len, "write each comparison apart, as in all(a < b) and all(b < c)",
+             "comparisons do not chain here");
+        return NULL;
+    }
+    return make_binary(p, op, op_pos, op_len, lhs, rhs);
+}
+
 Expr *expr_parse(Arena *arena, const char *text, ExprError *err) {
     memset(err, 0, sizeof(*err));
     Parser p = {.arena = arena, .text = text, .err = err};
@@ -665,7 +710,7 @@ Expr *expr_parse(Arena *arena, const char *text, ExprError *err) {
         fail(&p, 0, 1, "write an expression, as in X @ W_Q", "the expression is empty");
         return NULL;
     }
-    Expr *e = parse_sum(&p);
+    Expr *e = parse_expr(&p);
     if (!e)
         return NULL;
     if (p.tok.kind != TOK_END) {

@@ -6,14 +6,15 @@
 //     if (!e) printf("column %zu: %s\n", err.pos + 1, err.message);
 //
 // Grammar, with Python's and numpy's precedence (low to high):
+//     expr    := sum (('==' | '!=' | '<' | '<=' | '>' | '>=') sum)?
 //     sum     := product (('+' | '-') product)*
 //     product := unary (('*' | '/' | '@') unary)*
 //     unary   := '-' unary | power
 //     power   := postfix ('**' unary)?
 //     postfix := atom ('.T' | '[' index ']' | '(' args ')')*
-//     atom    := NUMBER | NAME | '(' sum ')' | '[' sum (',' sum)* ']'
-//     index   := item (',' item)*      item := sum | sum? ':' sum?
-//     args    := arg (',' arg)*        arg  := (NAME '=')? sum
+//     atom    := NUMBER | NAME | '(' expr ')' | '[' expr (',' expr)* ']'
+//     index   := item (',' item)*      item := expr | expr? ':' expr?
+//     args    := arg (',' arg)*        arg  := (NAME '=')? expr
 #pragma once
 
 #include <stdbool.h>
@@ -44,13 +45,19 @@ typedef enum ExprKind {
 
 typedef struct Expr Expr;
 
+// Expr.op for the comparisons written with two characters ('<' and '>' stand for themselves).
+#define EXPR_EQ 'E'  // ==
+#define EXPR_NE 'N'  // !=
+#define EXPR_LE 'L'  // <=
+#define EXPR_GE 'G'  // >=
+
 struct Expr {
     ExprKind kind;
     size_t start, end;      // byte range [start, end) in the text
     size_t op_pos, op_len;  // the operator or name token, for carets
     double number;
     const char *name;  // NAME, CALL
-    char op;           // BINARY: + - * / @, and '^' for **
+    char op;           // BINARY: + - * / @ < >, '^' for **, and EXPR_EQ, EXPR_NE, EXPR_LE, EXPR_GE
     Expr **args;
     const char **arg_names;  // CALL: NULL entries for positional arguments
     size_t *arg_name_pos;    // CALL: where each keyword argument's name starts
@@ -66,7 +73,7 @@ typedef struct ExprError {
 
 // NULL on a syntax error (err filled) or when memory runs out (err->message empty).
 Expr *expr_parse(Arena *arena, const char *text, ExprError *err);
-// "+" for '+', "**" for '^'.
+// "+" for '+', "**" for '^', "==" for EXPR_EQ.
 const char *expr_op_text(char op);
 
 // ---------------------------------------------------------------- narration

@@ -284,6 +284,18 @@ double kernel_binary_apply(KernelBinary op, double a, double b) {
         return a / b;
     case KERNEL_POW:
         return pow(a, b);
+    case KERNEL_EQ:
+        return a == b;
+    case KERNEL_NE:
+        return a != b;
+    case KERNEL_LT:
+        return a < b;
+    case KERNEL_LE:
+        return a <= b;
+    case KERNEL_GT:
+        return a > b;
+    case KERNEL_GE:
+        return a >= b;
     }
     ASSERT(!"unknown KernelBinary");
     return NAN;
@@ -326,6 +338,16 @@ static void binary_line(double *restrict out, const double *a, size_t sa, const 
     case KERNEL_POW:
         for (size_t j = 0; j < len; j++)
             out[j] = pow(a[j * sa], b[j * sb]);
+        return;
+    case KERNEL_EQ:
+    case KERNEL_NE:
+    case KERNEL_LT:
+    case KERNEL_LE:
+    case KERNEL_GT:
+    case KERNEL_GE:
+        // Comparisons are for claims and small checks, not hot loops: the one generic path.
+        for (size_t j = 0; j < len; j++)
+            out[j] = kernel_binary_apply(op, a[j * sa], b[j * sb]);
         return;
     }
     ASSERT(!"unknown KernelBinary");
@@ -376,6 +398,32 @@ void kernel_binary(Tensor *out, const Tensor *a, const Tensor *b, KernelBinary o
     j.sb = j.walk.stride[1][s.rank - 1];
     j.walk.rank--;  // walk the other axes; the last is the line
     parallel_for(out->size / j.len, min_items(j.len), binary_lines, &j);
+}
+
+bool kernel_isclose(double a, double b, double rtol, double atol) {
+    if (isnan(a) || isnan(b))
+        return false;
+    if (isinf(a) || isinf(b))
+        return a == b;
+    return fabs(a - b) <= atol + rtol * fabs(b);
+}
+
+// out [] = 1 when a (broadcast with b) is close to b everywhere
+void kernel_allclose(Tensor *out, const Tensor *a, const Tensor *b, double rtol, double atol) {
+    Shape s;
+    ASSERT(kernel_broadcast_shape(&a->shape, &b->shape, &s));
+    ASSERT(out->shape.rank == 0);
+    expect_values(out);
+    expect_values(a);
+    expect_values(b);
+    size_t n;
+    ASSERT(shape_size(&s, &n));
+    Walk w;
+    walk_init(&w, &s, &a->shape, &b->shape);
+    bool close = true;
+    for (size_t i = 0; i < n && close; i++, walk_next(&w))
+        close = kernel_isclose(a->data[w.off[0]], b->data[w.off[1]], rtol, atol);
+    out->data[0] = close;
 }
 
 double kernel_unary_apply(KernelUnary op, double x) {
@@ -533,6 +581,13 @@ static double reduce_line(const double *x, size_t n, size_t step, KernelReduce o
             return sum;
         double mean = sum / (double)n;  // nan for n = 0, as numpy
         return op == KERNEL_MEAN ? mean : line_var(x, n, step, mean);
+    }
+    if (op == KERNEL_ALL || op == KERNEL_ANY) {
+        // nan is nonzero, so it is true, as numpy's all and any count it
+        for (size_t i = 0; i < n; i++)
+            if ((x[i * step] != 0) == (op == KERNEL_ANY))
+                return op == KERNEL_ANY;
+        return op == KERNEL_ALL;
     }
     ASSERT(op == KERNEL_MAX || op == KERNEL_MIN || op == KERNEL_ARGMAX);
     // numpy raises on the max of nothing: the caller must have rejected an empty axis

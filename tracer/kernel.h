@@ -48,11 +48,25 @@ typedef enum KernelBinary {
     KERNEL_MUL,
     KERNEL_DIV,  // x / 0 is inf, -inf or nan as IEEE says: values, not errors
     KERNEL_POW,  // pow(a, b)
+    // Comparisons give 1 (true) or 0 (false), as numpy's do; nan compares false except with !=.
+    KERNEL_EQ,
+    KERNEL_NE,
+    KERNEL_LT,
+    KERNEL_LE,
+    KERNEL_GT,
+    KERNEL_GE,
 } KernelBinary;
 
 // out = a op b, numpy broadcasting (out has the broadcast shape).
 void kernel_binary(Tensor *out, const Tensor *a, const Tensor *b, KernelBinary op);
 double kernel_binary_apply(KernelBinary op, double a, double b);
+
+// numpy's isclose: |a - b| <= atol + rtol * |b| (not symmetric: b is the reference). nan is
+// never close; inf is close only to the same inf.
+bool kernel_isclose(double a, double b, double rtol, double atol);
+// out [] = 1 when every element of a is close to the element of b it meets under
+// broadcasting, else 0 (numpy's allclose).
+void kernel_allclose(Tensor *out, const Tensor *a, const Tensor *b, double rtol, double atol);
 
 typedef enum KernelUnary {
     KERNEL_NEG,
@@ -97,6 +111,8 @@ typedef enum KernelReduce {
     KERNEL_MAX,
     KERNEL_MIN,
     KERNEL_ARGMAX,  // index of the first largest value, as a double
+    KERNEL_ALL,     // 1 when every value is nonzero (nan counts as nonzero, as in numpy), else 0
+    KERNEL_ANY,     // 1 when some value is nonzero, else 0
 } KernelReduce;
 
 #define KERNEL_ALL_AXES (-1)

@@ -41,11 +41,11 @@ typedef struct Loader {
 static const char *const NUMBER_HINT = "numbers look like 3, -0.5, 1e-5 or .inf";
 static const char *const NAME_HINT =
     "a name starts with a letter or _ and has only letters, digits and _, like W_Q or scores2";
-static const char *const TOP_KEYS[] = {"title", "source", "intro",  "outro",
-                                       "digits", "labels", "given", "steps"};
+static const char *const TOP_KEYS[] = {"title",  "source", "intro", "outro", "digits",
+                                       "labels", "given",  "steps", "claims"};
 static const char *const GIVEN_KEYS[] = {"values", "about", "rows",         "cols",  "document",
                                          "shape",  "init",  "distribution", "scale", "seed"};
-static const char *const STEP_RESERVED[] = {"say", "rows", "cols", "document", "explain", "show"};
+static const char *const STEP_RESERVED[] = {"say", "rows", "cols", "document", "explain", "show", "claim", "quiz"};
 static const char *const PICTURE_NAMES[] = {"table", "heatmap", "bars"};
 static const char *const INIT_NAMES[] = {"zeros", "ones", "identity", "random"};
 static const char *const DISTRIBUTION_NAMES[] = {"uniform", "normal"};
@@ -888,14 +888,16 @@ static void locate_expr(Loader *L, LessonStep *step, const Node *node) {
     step->expr_exact = true;
 }
 
-// explain: [0, 1] | row 0 | all
-static bool parse_explain(Loader *L, const Node *node, ExplainSpec *ex) {
-    const char *hint = "explain: takes [i, j] (one element), row i (one row), or all";
+// explain: [0, 1] | row 0 | all, and quiz: [0, 1] | row 0 (key says which; only explain: takes all)
+static bool parse_explain(Loader *L, const char *key, const Node *node, ExplainSpec *ex) {
+    bool explain = strcmp(key, "explain") == 0;
+    const char *hint = explain ? "explain: takes [i, j] (one element), row i (one row), or all"
+                               : "quiz: takes [i, j] (one element) or row i (one row)";
     ex->node = node;
     if (node->kind == NODE_SEQUENCE) {
         if (node->n_items == 0 || node->n_items > TENSOR_MAX_RANK)
-            return fail(L, node, hint, "explain: needs 1 to %d indices, but this list has %zu",
-                        TENSOR_MAX_RANK, node->n_items);
+            return fail(L, node, hint, "%s: needs 1 to %d indices, but this list has %zu",
+                        key, TENSOR_MAX_RANK, node->n_items);
         for (size_t i = 0; i < node->n_items; i++) {
             const Node *item = node->items[i];
             if (item->kind != NODE_SCALAR || is_quoted(item) ||
@@ -907,7 +909,9 @@ static bool parse_explain(Loader *L, const Node *node, ExplainSpec *ex) {
         ex->n_index = node->n_items;
         return true;
     }
-    if (node->kind == NODE_SCALAR && strcmp(node->text, "all") == 0) {
+    if (!explain && node->kind == NODE_SCALAR && strcmp(node->text, "all") == 0)
+        return fail(L, node, hint, "quiz: all would ask every element; choose an element or a row");
+    if (explain && node->kind == NODE_SCALAR && strcmp(node->text, "all") == 0) {
         ex->kind = EXPLAIN_ALL;
         return true;
     }
@@ -921,7 +925,7 @@ static bool parse_explain(Loader *L, const Node *node, ExplainSpec *ex) {
             return true;
         }
     }
-    return fail(L, node, hint, "explain: cannot read %s", describe(L, node));
+    return fail(L, node, hint, "%s: cannot read %s", key, describe(L, node));
 }
 
 // show: heatmap | bars | table; whether it fits the step's shape is checked with the shapes.
@@ -972,7 +976,7 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
         if (name)
             return fail(L, pair->key,
                         "a step computes one result; besides it, a step may have say:, rows:, "
-                        "cols:, document:, explain: and show:",
+                        "cols:, document:, explain:, show:, claim: and quiz:",
                         "this step names two results, '%s' and '%s'; split it into two steps",
                         name->key->text, pair->key->text);
         name = pair;
@@ -996,9 +1000,83 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
         return false;
     if (document && !parse_document(L, document, &step->document))
         return false;
-    if (explain && !parse_explain(L, explain, &step->explain))
+    if (explain && !parse_explain(L, "explain", explain, &step->explain))
         return false;
+    const Node *quiz = yamldoc_get(item, "quiz");
+    if (quiz && !parse_explain(L, "quiz", quiz, &step->quiz))
+        return false;
+    step->claim_node = yamldoc_get(item, "claim");
     return !step->show_node || parse_show(L, step->show_node, &step->show);
+}
+
+// ---------------------------------------------------------------- claims
+
+static bool load_claim_expr(Loader *L, const Node *key, const Node *value, LessonClaim *claim) {
+    LessonStep *w = &claim->where;
+    w->name = claim->text;
+    w->key = key;
+    w->expr_node = value;
+    if (value->kind != NODE_SCALAR)
+        return fail(L, value, "write the claim as an expression, like allclose(sum(weights, axis=-1), 1)",
+                    "a claim must be an expression, but this is %s", yamldoc_kind_name(value->kind));
+    if (value->text[strspn(value->text, " \t\r\n")] == '\0')
+        return fail(L, value->text_len ? value : key,
+                    "write what must hold after the ':', like `- rows sum to 1: allclose(sum(w, axis=-1), 1)`",
+                    "the claim '%s' has no expression", claim->text);
+    w->expr = value->text;
+    locate_expr(L, w, value);
+    return true;
+}
+
+// `- text: expression` (a claims: item, or a step's claim: written with its text).
+static bool load_claim_pair(Loader *L, const Node *node, LessonClaim *claim) {
+    const char *hint = "write a claim as `- what holds: expression`, like `- rows sum to 1: allclose(sum(w, axis=-1), 1)`";
+    if (node->kind != NODE_MAPPING || node->n_pairs != 1)
+        return fail(L, node, hint, "a claim must be one `text: expression` pair, but this is %s",
+                    node->kind == NODE_MAPPING ? "a mapping of several keys" : yamldoc_kind_name(node->kind));
+    const NodePair *pair = &node->pairs[0];
+    claim->text = pair->key->text;
+    return load_claim_expr(L, pair->key, pair->value, claim);
+}
+
+static bool load_claims(Loader *L, const Node *node) {
+    Lesson *lesson = L->lesson;
+    size_t n = 0;
+    for (size_t i = 0; i < lesson->n_steps; i++)
+        n += lesson->steps[i].claim_node != NULL;
+    if (node && !is_null(node) && node->kind != NODE_SEQUENCE)
+        return fail(L, node, "write each claim on its own line as `- what holds: expression`",
+                    "claims: must be a list of claims, but this is %s", yamldoc_kind_name(node->kind));
+    size_t n_top = node && node->kind == NODE_SEQUENCE ? node->n_items : 0;
+    if (n + n_top == 0)
+        return true;
+    lesson->claims = arena_array(lesson->arena, n + n_top, sizeof(LessonClaim));
+    if (!lesson->claims)
+        return diag_no_memory(L->diag);
+    // Each claim is loaded on its own, as givens and steps are: every broken one is reported.
+    for (size_t k = 0, i = 0; k < n + n_top; k++) {
+        while (k < n && !lesson->steps[i].claim_node)
+            i++;
+        LessonClaim *claim = &lesson->claims[lesson->n_claims];
+        Diag *diag = item_start(L);
+        bool ok;
+        if (k < n) {
+            const Node *c = lesson->steps[i].claim_node;
+            claim->step = &lesson->steps[i++];
+            if (c->kind == NODE_MAPPING) {
+                ok = load_claim_pair(L, c, claim);
+            } else {
+                claim->text = c->kind == NODE_SCALAR ? c->text : "";
+                ok = load_claim_expr(L, c, c, claim);
+            }
+        } else {
+            ok = load_claim_pair(L, node->items[k - n], claim);
+        }
+        if (!item_done(L, diag, ok, k + 1 < n + n_top))
+            return false;
+        lesson->n_claims += ok;
+    }
+    return true;
 }
 
 static bool load_steps(Loader *L, const NodePair *pair) {
@@ -1042,7 +1120,7 @@ static bool load_lesson(Loader *L) {
             return fail(L, key,
                         suggest(L, key->text, TOP_KEYS, ARRAY_LEN(TOP_KEYS),
                                 "the top-level keys are title, source, intro, outro, digits, "
-                                "labels, given and steps"),
+                                "labels, given, steps and claims"),
                         "unknown key '%s' at the top of the lesson", key->text);
     }
     const Node *title = yamldoc_get(root, "title");
@@ -1075,7 +1153,7 @@ static bool load_lesson(Loader *L) {
         return false;
     if (given && !load_givens(L, given))
         return false;
-    return load_steps(L, steps) && !L->failed;
+    return load_steps(L, steps) && load_claims(L, yamldoc_get(root, "claims")) && !L->failed;
 }
 
 Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *diag) {

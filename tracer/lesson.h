@@ -101,7 +101,22 @@ typedef struct LessonStep {
     DocValues *document;
     PictureKind show;
     const Node *show_node;  // NULL when absent
+    ExplainSpec quiz;       // quiz: [i, j] or row i: what --quiz asks here (EXPLAIN_NONE: its own choice)
+    const Node *claim_node;  // claim: (read into Lesson.claims); NULL when absent
 } LessonStep;
+
+// A claim: what must hold, in the lesson's own expression language, ending in a truth value
+// (a comparison, allclose, all or any):
+//     claims:
+//       - decoded row equals full attention: allclose(new_out, all_out[2:3])
+// or, on a step, `claim: weights[0, 0] == 1` (the text is then the expression itself).
+typedef struct LessonClaim {
+    const char *text;  // "decoded row equals full attention"
+    // The expression, located in the file as a step's is (where.expr, where.expr_node, ...);
+    // where.name is the claim's text, where.key its node.
+    LessonStep where;
+    const LessonStep *step;  // claim: on this step; NULL for the lesson's claims:
+} LessonClaim;
 
 typedef struct Lesson {
     Arena *arena;  // owns everything below but doc
@@ -119,6 +134,8 @@ typedef struct Lesson {
     size_t n_givens;
     LessonStep *steps;
     size_t n_steps;
+    LessonClaim *claims;  // the steps' claim: in step order, then the lesson's claims:
+    size_t n_claims;
 } Lesson;
 
 // Build a lesson from a file's bytes; NULL with a located error (status 1) on failure.

@@ -1,4 +1,5 @@
 // main: the command line. Reads options, runs the pipeline, prints the trace or the error.
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -6,6 +7,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "ask.h"
 #include "diff.h"
 #include "parallel.h"
 #include "pipeline.h"
@@ -43,13 +45,19 @@ static const char usage[] =
     "                       the lessons folder)\n"
     "  --diff               run an original lesson and your edited copy; print, stage\n"
     "                       by stage, what changed; exit 0 same, 1 differ, 2 trouble\n"
+    "  --strict             exit 1 when one of the lesson's claims fails\n"
+    "  --quiz               ask the value of chosen elements, one at a time, and show\n"
+    "                       the work of a wrong answer; answers are read one a line\n"
+    "  --quiz-seed N        which elements --quiz chooses when the lesson marks none\n"
+    "                       (default 1)\n"
     "  --threads N          threads to compute with (default: one per CPU); the trace\n"
     "                       is the same for every N\n"
     "  --save DIR           also write every stage as DIR/STAGE.npy (float64) and\n"
     "                       DIR/manifest.json listing them\n"
     "  --help               print this help\n"
     "\n"
-    "exit status: 0 done, 1 the lesson has an error (or differs from its golden file),\n"
+    "exit status: 0 done, 1 the lesson has an error (or differs from its golden file, or\n"
+    "             a claim fails under --strict),\n"
     "             2 usage or file error\n";
 
 // The mistake, then the usage line: the whole help would bury the one line that matters.
@@ -138,6 +146,20 @@ static int step_lesson(const char *lesson, PipelineOptions *opts, bool fixed_wid
         if (!fixed_width)
             opts->width = default_width();
     }
+}
+
+// --quiz: the questions, then the conversation.
+static int quiz_lesson(const char *lesson, const PipelineOptions *opts, unsigned long long seed, bool colour_errors) {
+    Diag diag;
+    diag_init(&diag);
+    Quiz *quiz = NULL;
+    int status = pipeline_quiz_file(lesson, opts, seed, &quiz, &diag);
+    if (status == STATUS_OK)
+        status = ask_quiz(quiz, stdin, stdout, !isatty(STDIN_FILENO), opts->width, opts->colour);
+    else
+        diag_print(&diag, stderr, colour_errors);
+    quiz_destroy(quiz);
+    return status;
 }
 
 static char *read_text_file(const char *path, int *err) {
@@ -229,7 +251,8 @@ static int diff_lessons(const char *original, const char *edited, bool check, Pi
 int main(int argc, char **argv) {
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
     const char *colour = "auto", *lesson = NULL, *edited = NULL, *golden = NULL;
-    bool check = false, step = false, diff = false;
+    bool check = false, step = false, diff = false, strict = false, quiz = false;
+    const char *quiz_seed = NULL;
     const char *explain[64];
     size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
@@ -243,7 +266,7 @@ int main(int argc, char **argv) {
                            !strcmp(name, "--colour") || !strcmp(name, "--golden") ||
                            !strcmp(name, "--explain") || !strcmp(name, "--width") || !strcmp(name, "--only") ||
                            !strcmp(name, "--from") || !strcmp(name, "--to") || !strcmp(name, "--threads") ||
-                           !strcmp(name, "--save");
+                           !strcmp(name, "--save") || !strcmp(name, "--quiz-seed");
         if (takes_value) {
             if (eq)
                 value = eq + 1;
@@ -314,6 +337,12 @@ int main(int argc, char **argv) {
             opts.to = value;
         } else if (!strcmp(name, "--step")) {
             step = true;
+        } else if (!strcmp(name, "--quiz")) {
+            quiz = true;
+        } else if (!strcmp(name, "--quiz-seed")) {
+            quiz_seed = value;
+        } else if (!strcmp(name, "--strict")) {
+            strict = true;
         } else if (!strcmp(name, "--check")) {
             check = true;
         } else if (!strcmp(name, "--golden")) {
@@ -347,6 +376,22 @@ int main(int argc, char **argv) {
         fputs("hint: run it in a terminal, or leave out --step to print the whole trace\n", stderr);
         return STATUS_USAGE_ERROR;
     }
+    if (quiz && opts.format == OUTPUT_JSON)
+        return usage_error("%s", "--quiz asks questions in text; leave out --format json");
+    if (quiz && (check || step || opts.only || opts.from || opts.to || opts.brief || opts.heatmap || n_explain))
+        return usage_error("%s", "--quiz asks questions of its own and prints no trace; leave out --check, --step, "
+                                 "--only, --from, --to, --brief, --heatmap and --explain");
+    if (quiz_seed && !quiz)
+        return usage_error("%s", "--quiz-seed chooses the questions of --quiz; add --quiz");
+    unsigned long long seed = 1;
+    if (quiz_seed) {
+        char *end;
+        errno = 0;
+        seed = strtoull(quiz_seed, &end, 10);
+        if (!isdigit((unsigned char)quiz_seed[0]) || *end != '\0' || errno)
+            return usage_error("--quiz-seed must be a whole number from 0 to 18446744073709551615, not '%s'",
+                               quiz_seed);
+    }
     const char *no_colour = getenv("NO_COLOR"), *colorterm = getenv("COLORTERM");
     bool terminal_colour = !strcmp(colour, "always") ||
                            (!strcmp(colour, "auto") && isatty(STDOUT_FILENO) && !(no_colour && no_colour[0]));
@@ -364,10 +409,14 @@ int main(int argc, char **argv) {
         return diff_lessons(lesson, edited, check || step, &opts, colour_errors);
     if (step)
         return step_lesson(lesson, &opts, fixed_width, colour_errors);
+    if (quiz)
+        return quiz_lesson(lesson, &opts, seed, colour_errors);
     Diag diag;
     diag_init(&diag);
     StrBuf out;
     strbuf_init(&out);
+    size_t claims_failed = 0;
+    opts.claims_failed = &claims_failed;
     // The trace streams to stdout as it is rendered; --check needs it whole, to compare.
     if (!check)
         out.sink = stdout;
@@ -394,6 +443,11 @@ int main(int argc, char **argv) {
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "tracer: cannot write the trace: %s\n", strerror(errno));
         return STATUS_USAGE_ERROR;
+    }
+    if (strict && claims_failed && status == STATUS_OK) {
+        fprintf(stderr, "tracer: %zu of the lesson's claims %s (--strict)\n", claims_failed,
+                claims_failed == 1 ? "fails" : "fail");
+        return STATUS_LESSON_ERROR;
     }
     return status;
 }

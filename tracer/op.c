@@ -132,9 +132,7 @@ void op_work_result(StrBuf *sb, const OpExplain *e) {
 }
 
 void op_broadcast_index(const Tensor *in, const Tensor *out, const size_t *out_idx, size_t *idx) {
-    size_t off = out->shape.rank - in->shape.rank;
-    for (size_t i = 0; i < in->shape.rank; i++)
-        idx[i] = in->shape.dim[i] == 1 ? 0 : out_idx[off + i];
+    shape_broadcast_index(&in->shape, &out->shape, out_idx, idx);
 }
 
 void op_work_moments(OpExplain *e, const Tensor *t, const double *x, size_t n, size_t stride, const char *var_label,
@@ -261,4 +259,43 @@ bool op_check_whole_indices(OpRun *r, size_t input, const Tensor *idx, size_t li
         }
     }
     return true;
+}
+
+// How far a may be from its reference b and still be close to it (numpy's isclose).
+double op_close_tolerance(const OpAttrs *at, double b) {
+    return at->atol + at->rtol * fabs(b);
+}
+
+void op_allclose_worst(const Tensor *a, const Tensor *b, const OpAttrs *at, OpCloseWorst *w) {
+    Shape s;
+    *w = (OpCloseWorst){0};
+    if (!kernel_broadcast_shape(&a->shape, &b->shape, &s))
+        return;
+    size_t n;
+    shape_size(&s, &n);
+    w->rank = s.rank;
+    double worst = -1;  // how far the worst element is past its tolerance (inf for nan)
+    for (size_t i = 0; i < n; i++) {
+        size_t out_idx[TENSOR_MAX_RANK], ia[TENSOR_MAX_RANK], ib[TENSOR_MAX_RANK];
+        shape_unflatten(&s, i, out_idx);
+        shape_broadcast_index(&a->shape, &s, out_idx, ia);
+        shape_broadcast_index(&b->shape, &s, out_idx, ib);
+        double x = a->data[shape_flatten(&a->shape, ia)], y = b->data[shape_flatten(&b->shape, ib)];
+        // Equal infinities are 0 apart (inf - inf would be nan); a nan makes the largest nan.
+        double diff = x == y ? 0.0 : fabs(x - y);
+        if (isnan(diff) || isnan(w->largest_difference))
+            w->largest_difference = NAN;
+        else if (diff > w->largest_difference)
+            w->largest_difference = diff;
+        if (kernel_isclose(x, y, at->rtol, at->atol))
+            continue;
+        w->n_far++;
+        double past = isnan(diff) || isinf(x) || isinf(y) ? INFINITY : diff - op_close_tolerance(at, y);
+        if (past > worst) {
+            worst = past;
+            memcpy(w->at, out_idx, sizeof(w->at));
+            w->a = x;
+            w->b = y;
+        }
+    }
 }

@@ -49,6 +49,7 @@ typedef struct OpAttrs {
     int axis;         // reductions, concat: 0..rank-1, or KERNEL_ALL_AXES
     bool keepdims;
     double number;    // eps, base
+    double rtol, atol;  // allclose: |a - b| <= atol + rtol * |b|
     size_t count;     // heads, n
     KernelAxisIndex index[KERNEL_MAX_INDEX];  // indexing
     size_t n_index;
@@ -204,6 +205,9 @@ struct OpDef {
     // note on an inf or a nan can name its operands: "exp(800)", "inf / inf".
     bool elementwise;
     OpIntegers integers;
+    // The result is a truth value, 1 (true) or 0 (false), element by element: a claim may end
+    // in this operation (comparisons, allclose, all, any).
+    bool truth;
     // The backward pass adds here its derivative, .grad, beside .compute, so that gradients are
     // traced op by op in the same way.
 };
@@ -255,6 +259,20 @@ void op_work_moments(OpExplain *e, const Tensor *t, const double *x, size_t n, s
 const double *op_row_of(const Tensor *t, size_t flat, size_t *d);
 // The element of a broadcast input that meets output element out_idx.
 void op_broadcast_index(const Tensor *in, const Tensor *out, const size_t *out_idx, size_t *idx);
+
+// Where allclose(a, b) fails worst (the element furthest past its tolerance; nan and inf first),
+// how many elements fail, and the largest |a - b| anywhere (nan when a nan meets anything; equal
+// infinities are 0 apart).
+typedef struct OpCloseWorst {
+    size_t n_far;                // elements not close
+    size_t at[TENSOR_MAX_RANK];  // the worst of them, in the broadcast shape
+    size_t rank;
+    double a, b;                 // the two numbers there
+    double largest_difference;
+} OpCloseWorst;
+void op_allclose_worst(const Tensor *a, const Tensor *b, const OpAttrs *attrs, OpCloseWorst *worst);
+// atol + rtol × |b|: how far a may be from b and still be close to it.
+double op_close_tolerance(const OpAttrs *attrs, double b);
 
 // Run time: every value of idx (input `input`) must be a whole number in [0, limit); what
 // names one ("index", "target"), hint says what one counts. False with a problem otherwise.

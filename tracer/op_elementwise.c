@@ -1,5 +1,6 @@
-// op_elementwise: elementwise operations: + - * / ** with numpy broadcasting, negation and the functions
-// applied to each value alone (exp, log, sqrt, ..., gelu), and copy.
+// op_elementwise: elementwise operations: + - * / ** and the comparisons == != < <= > >= with
+// numpy broadcasting, allclose, negation and the functions applied to each value alone (exp, log,
+// sqrt, ..., gelu), and copy.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,6 +71,101 @@ static void explain_binary(OpExplain *e) {
     strbuf_puts(&sb, sym);
     op_work_num(&sb, e, b, b->data[shape_flatten(&b->shape, ib)]);
     op_work_result(&sb, e);
+    if (e->op->truth)
+        strbuf_puts(&sb, e->out->data[e->flat] != 0 ? " (true)" : " (false)");
+    op_work_line(e, &sb);
+}
+
+// "true at 2 of 6 places": how much of a comparison holds, read at a glance.
+static void note_truth_count(OpNotes *n) {
+    const Tensor *t = n->out;
+    if (t->size < 2)
+        return;
+    size_t true_count = 0;
+    for (size_t i = 0; i < t->size; i++)
+        true_count += t->data[i] != 0;
+    op_note(n, "true at %zu of %zu places", true_count, t->size);
+}
+
+// ---------------------------------------------------------------- allclose
+
+enum { CLOSE_A, CLOSE_B, CLOSE_RTOL, CLOSE_ATOL };
+
+static bool infer_allclose(OpCheck *c) {
+    Shape both;
+    if (!kernel_broadcast_shape(c->shapes[0], c->shapes[1], &both)) {
+        char a[64], b[64];
+        shape_format(c->shapes[0], a, sizeof(a));
+        shape_format(c->shapes[1], b, sizeof(b));
+        op_error(c->problem, OP_CALL, "allclose cannot compare %s with %s: the shapes do not broadcast", a, b);
+        op_hint(c->problem, "compare tensors of the same shape, or axes of size 1 (or missing) that stretch, "
+                            "matched from the right; index one side to the part you mean, as in out[2:3]");
+        return false;
+    }
+    for (int k = CLOSE_RTOL; k <= CLOSE_ATOL; k++)
+        if (!(c->constants[k] >= 0)) {  // also refuses nan
+            op_error(c->problem, OP_PARAM(k), "%s must be 0 or more", c->op->params[k].name);
+            op_hint(c->problem, "numpy's defaults are rtol=1e-05 and atol=1e-08; with both 0 only equal "
+                                "numbers are close");
+            return false;
+        }
+    c->attrs.rtol = c->constants[CLOSE_RTOL];
+    c->attrs.atol = c->constants[CLOSE_ATOL];
+    c->shape = (Shape){0};
+    return true;
+}
+
+static bool compute_allclose(OpRun *r) {
+    kernel_allclose(r->out, r->in[0], r->in[1], r->attrs->rtol, r->attrs->atol);
+    return true;
+}
+
+// "largest |a - b|: 0.00001 at [0, 1]; 0 of 4 values not close".
+static void note_allclose(OpNotes *n) {
+    OpCloseWorst w;
+    op_allclose_worst(n->in[0], n->in[1], n->attrs, &w);
+    char gap[64];
+    format_number(w.largest_difference, n->digits, gap, sizeof(gap));
+    op_note(n, "largest |difference|: %s; %zu value%s not close", gap, w.n_far, w.n_far == 1 ? " is" : "s are");
+}
+
+// ok = allclose(a, b): |a - b| <= atol + rtol × |b| everywhere; where it fails worst, or where
+// a and b differ most when it holds.
+static void explain_allclose(OpExplain *e) {
+    const Tensor *a = e->in[0], *b = e->in[1];
+    OpCloseWorst w;
+    op_allclose_worst(a, b, e->attrs, &w);
+    char rtol[64], atol[64], tol[64];
+    format_short(e->attrs->rtol, rtol, sizeof(rtol));
+    format_short(e->attrs->atol, atol, sizeof(atol));
+    StrBuf sb;
+    strbuf_init(&sb);
+    strbuf_printf(&sb, "%s: is every |%s - %s| <= %s + %s × |%s|?", e->out_name, e->in_names[0], e->in_names[1],
+                  atol, rtol, e->in_names[1]);
+    if (w.n_far) {
+        strbuf_printf(&sb, " No, %zu %s not: ", w.n_far, w.n_far == 1 ? "is" : "are");
+        if (w.rank) {
+            strbuf_puts(&sb, "at ");
+            op_work_ref(&sb, "", w.at, w.rank);
+            strbuf_putc(&sb, ' ');
+        }
+        strbuf_puts(&sb, "|");
+        op_work_num(&sb, e, a, w.a);
+        strbuf_puts(&sb, " - ");
+        op_work_num(&sb, e, b, w.b);
+        char gap[64];
+        format_number(fabs(w.a - w.b), e->digits, gap, sizeof(gap));
+        format_number(op_close_tolerance(e->attrs, w.b), e->digits, tol, sizeof(tol));
+        strbuf_printf(&sb, "| = %s, more than %s", gap, tol);
+    } else {
+        format_number(w.largest_difference, e->digits, tol, sizeof(tol));
+        strbuf_printf(&sb, " Yes (the largest |difference| is %s), so ", tol);
+    }
+    if (w.n_far)
+        strbuf_puts(&sb, ", so ");
+    op_work_lhs(&sb, e);
+    op_work_num(&sb, e, e->out, e->out->data[e->flat]);
+    strbuf_puts(&sb, w.n_far ? " (false)" : " (true)");
     op_work_line(e, &sb);
 }
 
@@ -135,12 +231,28 @@ static void explain_copy(OpExplain *e) {
     {.name = op_name, .about = what, .variant = kind, .params = {OP_X}, .infer = op_infer_same,         \
      .compute = compute_unary, .explain = explain_unary, .integers = whole, .elementwise = true}
 
+#define COMPARE(op_name, tok, sym, what, kind)                                                       \
+    {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = " " sym " ",     \
+     .about = what ": 1 where true, 0 where false (numpy broadcasting)", .variant = kind,              \
+     .params = {OP_X, OP_X}, .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, \
+     .notes = note_truth_count, .fold = fold_binary, .integers = INTEGERS_ALWAYS, .truth = true}
+
 static const OpDef ops[] = {
     BINARY("add", '+', "+", " + ", "elementwise sum", KERNEL_ADD, INTEGERS_IF_INPUTS),
     BINARY("subtract", '-', "-", " - ", "elementwise difference", KERNEL_SUB, INTEGERS_IF_INPUTS),
     BINARY("multiply", '*', "*", " × ", "elementwise product", KERNEL_MUL, INTEGERS_IF_INPUTS),
     BINARY("divide", '/', "/", " / ", "elementwise division", KERNEL_DIV, INTEGERS_NEVER),
     BINARY("power", '^', "**", " ** ", "elementwise power", KERNEL_POW, INTEGERS_NEVER),
+    COMPARE("equal", EXPR_EQ, "==", "elementwise a == b", KERNEL_EQ),
+    COMPARE("not_equal", EXPR_NE, "!=", "elementwise a != b", KERNEL_NE),
+    COMPARE("less", '<', "<", "elementwise a < b", KERNEL_LT),
+    COMPARE("less_equal", EXPR_LE, "<=", "elementwise a <= b", KERNEL_LE),
+    COMPARE("greater", '>', ">", "elementwise a > b", KERNEL_GT),
+    COMPARE("greater_equal", EXPR_GE, ">=", "elementwise a >= b", KERNEL_GE),
+    {.name = "allclose",
+     .about = "1 when |a - b| <= atol + rtol × |b| everywhere (numpy broadcasting; nan is never close), else 0",
+     .params = {OP_X, OP_X, OP_NUMBER("rtol", 1e-05), OP_NUMBER("atol", 1e-08)}, .infer = infer_allclose,
+     .compute = compute_allclose, .notes = note_allclose, .explain = explain_allclose, .integers = INTEGERS_ALWAYS, .truth = true},
     {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
      .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
      .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true},

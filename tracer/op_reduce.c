@@ -1,4 +1,5 @@
-// op_reduce: reductions: sum, mean, var, max, min and argmax over an axis or everything, and numel.
+// op_reduce: reductions: sum, mean, var, max, min, argmax, all and any over an axis or everything,
+// and numel.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -111,7 +112,7 @@ static void explain_reduce(OpExplain *e) {
     }
     op_work_lhs(&sb, e);
     const char *open = op == KERNEL_MEAN ? "(" : op == KERNEL_MAX ? "max(" : op == KERNEL_MIN ? "min(" :
-                       op == KERNEL_ARGMAX ? "argmax(" : "";
+                       op == KERNEL_ARGMAX ? "argmax(" : op == KERNEL_ALL ? "all(" : op == KERNEL_ANY ? "any(" : "";
     const char *sep = op == KERNEL_SUM || op == KERNEL_MEAN ? " + " : ", ";
     strbuf_puts(&sb, open);
     for (size_t k = 0; k < n; k++) {
@@ -130,6 +131,8 @@ static void explain_reduce(OpExplain *e) {
         return;
     }
     op_work_result(&sb, e);
+    if (e->op->truth)
+        strbuf_puts(&sb, e->out->data[e->flat] != 0 ? " (true)" : " (false)");
     op_work_line(e, &sb);
 }
 
@@ -182,6 +185,13 @@ static const OpDef ops[] = {
     {.name = "argmax", .about = "position of the largest value", .variant = KERNEL_ARGMAX,
      .params = {OP_X, {"axis", PARAM_AXIS, true, 0}}, .infer = infer_reduce, .compute = compute_reduce,
      .explain = explain_reduce, .integers = INTEGERS_ALWAYS},
+    // Truth values: 1 when every (some) value is nonzero, as numpy's all and any.
+    {.name = "all", .about = "1 when every value is nonzero (true), else 0", .variant = KERNEL_ALL,
+     .params = {OP_X, {"axis", PARAM_AXIS, true, 0}, {"keepdims", PARAM_FLAG, true, 0}}, .infer = infer_reduce,
+     .compute = compute_reduce, .explain = explain_reduce, .integers = INTEGERS_ALWAYS, .truth = true},
+    {.name = "any", .about = "1 when some value is nonzero (true), else 0", .variant = KERNEL_ANY,
+     .params = {OP_X, {"axis", PARAM_AXIS, true, 0}, {"keepdims", PARAM_FLAG, true, 0}}, .infer = infer_reduce,
+     .compute = compute_reduce, .explain = explain_reduce, .integers = INTEGERS_ALWAYS, .truth = true},
     {.name = "numel", .about = "number of elements: the product of the shape", .params = {OP_X},
      .infer = infer_numel, .compute = compute_numel, .explain = explain_numel, .from_shapes_only = true,
      .integers = INTEGERS_ALWAYS},

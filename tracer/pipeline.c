@@ -2,6 +2,7 @@
 #include "pipeline.h"
 
 #include "check.h"
+#include "claim.h"
 #include "compare.h"
 #include "doccheck.h"
 #include "format.h"
@@ -10,6 +11,7 @@
 #include "lint.h"
 #include "narrate.h"
 #include "plan.h"
+#include "quiz.h"
 #include "render.h"
 #include "run.h"
 #include "save.h"
@@ -194,7 +196,8 @@ static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, Plan **pla
                 goto done;
     }
     *trace = run_plan(*plan, digits, targets, opts->n_explain, diag);
-    ok = *trace && doccheck_trace(*plan, *trace, diag) && narrate_apply(narrator, *plan, *trace, diag);
+    ok = *trace && doccheck_trace(*plan, *trace, diag) && claim_judge(*plan, *trace, diag) &&
+         narrate_apply(narrator, *plan, *trace, diag);
 done:
     util_free(targets);
     narrate_destroy(narrator);
@@ -221,6 +224,8 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
         if (!choose_stages(plan, opts, chosen, diag))
             goto done;
     }
+    if (opts->claims_failed)
+        *opts->claims_failed = trace->n_claims_failed;
     // The files first: when they cannot be written, nothing is printed either.
     if (opts->save_dir && save_trace(trace, opts->save_dir, diag) != STATUS_OK)
         goto done;
@@ -274,6 +279,45 @@ done:
     strbuf_finish(&text);
     util_free(shown);
     util_free(chosen);
+    trace_destroy(trace);
+    plan_destroy(plan);
+    lesson_destroy(lesson);
+    return status;
+}
+
+int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t seed, Quiz **quiz, Diag *diag) {
+    *quiz = NULL;
+    Plan *plan = NULL;
+    Trace *trace = NULL;
+    ExplainTarget *targets = NULL;
+    Lesson *lesson = lesson_load_file(path, diag);
+    if (!lesson)
+        return diag->status ? diag->status : diag_out_of_memory(diag);
+    parallel_set_threads(opts->threads);
+    if (!(plan = check_lesson(lesson, diag)))
+        goto done;
+    // Room for every node, and for each element of every row a quiz: mark asks.
+    size_t cap = plan->n_nodes;
+    for (size_t i = 0; i < plan->n_quizzes; i++) {
+        const Shape *s = &plan->nodes[plan->quizzes[i].node].shape;
+        cap += s->rank ? s->dim[s->rank - 1] : 1;
+    }
+    bool marked;
+    size_t n = SIZE_MAX;
+    if ((targets = util_calloc(cap ? cap : 1, sizeof(ExplainTarget))))
+        n = quiz_targets(plan, seed, targets, cap, &marked);
+    if (n == SIZE_MAX) {
+        diag_out_of_memory(diag);
+        goto done;
+    }
+    // Only the quiz's own requests: each stage's work is then the work of its questions.
+    plan->n_explains = 0;
+    int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : LESSON_DEFAULT_DIGITS;
+    if ((trace = run_plan(plan, digits, targets, n, diag)))
+        *quiz = quiz_create(plan, trace, targets, n, marked, diag);
+done:;
+    int status = diag->status;
+    util_free(targets);
     trace_destroy(trace);
     plan_destroy(plan);
     lesson_destroy(lesson);

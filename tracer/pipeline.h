@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "diag.h"
+#include "quiz.h"
 #include "util.h"
 
 typedef enum OutputFormat {
@@ -27,6 +28,9 @@ typedef struct PipelineOptions {
     // --explain requests: "scores[0,1]" (an element), "scores[0]" (a row), "scores" (all).
     const char *const *explain;
     size_t n_explain;
+    // When not NULL, receives how many of the lesson's claims fail (--strict turns that into
+    // the exit status; the trace itself is the same).
+    size_t *claims_failed;
     size_t threads;        // threads of the kernels; 0: one per online CPU
     const char *save_dir;  // --save: write every stage as .npy there first; NULL: no
 } PipelineOptions;
@@ -50,3 +54,6 @@ int pipeline_run_bytes(const char *path, const char *bytes, size_t len, const Pi
 // or traced) diag says why.
 int pipeline_diff_files(const char *original, const char *edited, const PipelineOptions *opts, bool *same,
                         StrBuf *out, Diag *diag);
+// The questions --quiz asks of the lesson at path (see quiz.h): the lesson's quiz: marks, or a
+// choice drawn with seed. *quiz is set only on success; free it with quiz_destroy.
+int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t seed, Quiz **quiz, Diag *diag);

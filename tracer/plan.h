@@ -57,6 +57,14 @@ typedef struct ExplainTarget {
     size_t n_index;
 } ExplainTarget;
 
+// A claim of the lesson, compiled: its value is node's (a truth value), and it prints under
+// the stage of node `after`, the latest stage it reads.
+typedef struct PlanClaim {
+    const LessonClaim *claim;
+    size_t node;
+    size_t after;
+} PlanClaim;
+
 #define PLAN_EXPLAIN_ALL_MAX 100  // explain: all is for tensors this small
 
 typedef struct Plan {
@@ -67,6 +75,10 @@ typedef struct Plan {
     size_t cap;
     ExplainTarget *explains;  // from the lesson's explain: keys, in stage order
     size_t n_explains;
+    ExplainTarget *quizzes;   // from the lesson's quiz: keys: what --quiz asks, in stage order
+    size_t n_quizzes;
+    PlanClaim *claims;  // in the lesson's order (the steps' claim: first)
+    size_t n_claims;
 } Plan;
 
 // An empty plan for lesson, to be filled by the checker; NULL when memory runs out.

@@ -225,5 +225,18 @@ void render_json(const Trace *tr, StrBuf *out) {
             }
         strbuf_putc(out, ']');
     }
-    strbuf_puts(out, "}}\n");
+    strbuf_puts(out, "},\n \"claims\": [");
+    for (size_t i = 0; i < tr->n_claims; i++) {
+        const TraceClaim *cl = &tr->claims[i];
+        strbuf_puts(out, i ? ",\n  {\"text\": " : "\n  {\"text\": ");
+        render_json_string(out, cl->text);
+        strbuf_puts(out, ", \"expr\": ");
+        render_json_string(out, cl->expr);
+        strbuf_printf(out, ", \"holds\": %s, \"detail\": ", cl->holds ? "true" : "false");
+        render_json_string(out, cl->detail);
+        strbuf_puts(out, ", \"stage\": ");
+        render_json_string(out, tr->stages[cl->stage].name);
+        strbuf_putc(out, '}');
+    }
+    strbuf_puts(out, tr->n_claims ? "\n ]}\n" : "]}\n");
 }

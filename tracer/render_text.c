@@ -822,6 +822,44 @@ static void stage(const Ctx *c, StrBuf *out, const TraceStage *s) {
     }
 }
 
+// The claims that print under stage i: "claim: rows sum to 1: holds", in green; a failing one
+// in red, with where and by how much.
+static void stage_claims(const Ctx *c, StrBuf *out, size_t i, size_t indent) {
+    const TextStyle *st = &c->st;
+    for (size_t k = 0; k < c->tr->n_claims; k++) {
+        const TraceClaim *cl = &c->tr->claims[k];
+        if (cl->stage != i)
+            continue;
+        if (cl->holds)
+            wrapf(c, out, indent, indent + 2, "%sclaim:%s %s: %sholds%s", st->cyan, st->reset, cl->text, st->green,
+                  st->reset);
+        else
+            wrapf(c, out, indent, indent + 2, "%sclaim:%s %s: %sfails%s: %s", st->cyan, st->reset, cl->text, st->red,
+                  st->reset, cl->detail);
+    }
+}
+
+static void claims_summary(const Ctx *c, StrBuf *out) {
+    const Trace *tr = c->tr;
+    const TextStyle *st = &c->st;
+    if (tr->n_claims == 0)
+        return;
+    strbuf_printf(out, "\n%sClaims%s\n------\n", st->bold, st->reset);
+    size_t held = tr->n_claims - tr->n_claims_failed;
+    if (tr->n_claims_failed == 0) {
+        if (tr->n_claims == 1)
+            wrapf(c, out, 0, 2, "%sThe lesson's claim holds.%s", st->green, st->reset);
+        else
+            wrapf(c, out, 0, 2, "%sAll %zu of the lesson's claims hold.%s", st->green, tr->n_claims, st->reset);
+        return;
+    }
+    wrapf(c, out, 0, 2, "%zu of %zu claims hold; %s%zu %s%s:", held, tr->n_claims, st->red, tr->n_claims_failed,
+          tr->n_claims_failed == 1 ? "fails" : "fail", st->reset);
+    for (size_t k = 0; k < tr->n_claims; k++)
+        if (!tr->claims[k].holds)
+            wrapf(c, out, 2, 4, "%s (%s)", tr->claims[k].text, tr->claims[k].expr);
+}
+
 static bool stage_shown(const Ctx *c, size_t i) {
     if (c->opts->shown && !c->opts->shown[i])
         return false;
@@ -872,6 +910,7 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
         if (!stage_shown(&c, i))
             continue;
         stage(&c, out, &tr->stages[i]);
+        stage_claims(&c, out, i, 4);
         if (ends)
             ends[n] = out->len;
         n++;
@@ -881,6 +920,7 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
         textwrap_paragraph(out, tr->outro, 0, c.width);
     }
     document_summary(&c, out);
+    claims_summary(&c, out);
     if (ends)
         ends[n] = out->len;
     return n + 1;

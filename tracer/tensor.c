@@ -94,3 +94,9 @@ void tensor_destroy(Tensor *t) {
     util_free(t->data);
     util_free(t);
 }
+
+void shape_broadcast_index(const Shape *in, const Shape *out, const size_t *out_idx, size_t *idx) {
+    size_t off = out->rank - in->rank;
+    for (size_t i = 0; i < in->rank; i++)
+        idx[i] = in->dim[i] == 1 ? 0 : out_idx[off + i];
+}

@@ -49,6 +49,8 @@ void shape_format(const Shape *shape, char *buf, size_t cap);
 // Row-major offset of the element at idx (one index per axis), and back.
 size_t shape_flatten(const Shape *shape, const size_t *idx);
 void shape_unflatten(const Shape *shape, size_t flat, size_t *idx);
+// The index into a tensor of shape `in` that numpy broadcasting meets at out_idx of `out`.
+void shape_broadcast_index(const Shape *in, const Shape *out, const size_t *out_idx, size_t *idx);
 
 // Zero-filled tensor. NULL when out of memory; the caller has already checked the size.
 Tensor *tensor_create(const Shape *shape);

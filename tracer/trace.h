@@ -98,6 +98,16 @@ typedef struct TraceStage {
     size_t node;                    // the plan node it shows
 } TraceStage;
 
+// A claim of the lesson, judged on the values just computed.
+typedef struct TraceClaim {
+    const char *text;    // "decoded row equals full attention"
+    const char *expr;    // "allclose(new_out, all_out[2:3])"
+    bool holds;
+    const char *detail;  // where and by how much it fails: "at [0, 3] 0.2462 != 0.2404 (largest
+                         // difference 0.0058)"; NULL when it holds
+    size_t stage;        // the stage it prints under (index into Trace.stages)
+} TraceClaim;
+
 typedef struct Trace {
     Arena *arena;
     const char *title;
@@ -121,6 +131,9 @@ typedef struct Trace {
     size_t doc_set_aside;   // stages whose printed shape no longer fits (DOC_SET_ASIDE)
     Tensor **doc_tensors;   // owned: the printed values
     size_t n_doc_tensors;
+    TraceClaim *claims;     // in the lesson's order
+    size_t n_claims;
+    size_t n_claims_failed;
 } Trace;
 
 void trace_destroy(Trace *trace);  // accepts NULL

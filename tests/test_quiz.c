@@ -1,0 +1,107 @@
+// Unit tests of --quiz's judging and of the kernel's comparisons and allclose: each expected
+// verdict is worked out here by hand from the rule (half a unit of the last printed decimal,
+// or of the last typed one, whichever is looser; numpy's |a - b| <= atol + rtol × |b|).
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kernel.h"
+#include "quiz.h"
+
+// A question whose value is 0.3478 printed with 4 decimals (softmax's weights[0, 1] in lesson 2).
+static const QuizQuestion weight = {.asked = "weights[0, 1]", .value = 0.347826, .value_text = "0.3478",
+                                    .half_unit = 0.00005, .digits = 4, .op = "softmax"};
+// A count printed without decimals.
+static const QuizQuestion count = {.asked = "n", .value = 12, .value_text = "12", .half_unit = 0.5, .digits = 0,
+                                   .op = "numel"};
+
+static QuizVerdict judge(const QuizQuestion *q, const char *answer) {
+    QuizVerdict v;
+    quiz_judge(q, answer, &v);
+    return v;
+}
+
+static void test_printed_digits(void **state) {
+    (void)state;
+    // |0.3478 - 0.347826| = 0.000026 <= 0.00005: right, no note.
+    QuizVerdict v = judge(&weight, "0.3478");
+    assert_true(v.number && v.right);
+    assert_string_equal(v.note, "");
+    // 0.3479: 0.000074 > 0.00005, and typed to 4 decimals: wrong.
+    assert_false(judge(&weight, "0.3479").right);
+    // More decimals than printed: 0.34783 is 0.000004 away.
+    assert_true(judge(&weight, " 0.34783 ").right);
+}
+
+static void test_typed_precision_is_looser_with_a_note(void **state) {
+    (void)state;
+    // 0.35 typed to 2 decimals: |0.35 - 0.347826| = 0.0022 <= 0.005.
+    QuizVerdict v = judge(&weight, "0.35");
+    assert_true(v.right);
+    assert_string_equal(v.note, "right to the 2 decimals you gave; to 4 it is 0.3478");
+    // 0.36: 0.0122 > 0.005.
+    assert_false(judge(&weight, "0.36").right);
+    // 3.5e-1 has its last digit in the second decimal place, like 0.35.
+    assert_true(judge(&weight, "3.5e-1").right);
+    // A count: half a unit is 0.5.
+    assert_true(judge(&count, "12").right);
+    assert_false(judge(&count, "13").right);
+    assert_true(judge(&count, "12.4").right);
+    // Zero claims no precision: 0 and 0.0 for 0.17 are wrong, though 0.17 rounds to 0.
+    static const QuizQuestion small = {.asked = "k", .value = 0.17, .value_text = "0.1700", .half_unit = 0.00005,
+                                       .digits = 4};
+    assert_false(judge(&small, "0").right);
+    assert_false(judge(&small, "0.0").right);
+    assert_true(judge(&small, "0.2").right);  // 0.03 <= 0.05
+}
+
+static void test_not_a_number(void **state) {
+    (void)state;
+    assert_false(judge(&weight, "").number);
+    assert_false(judge(&weight, "about a third").number);
+    assert_false(judge(&weight, "0.35x").number);
+    assert_true(judge(&weight, "-1").number);
+    // Thousands grouped as the trace prints counts; any other comma is not a number.
+    static const QuizQuestion params = {.asked = "total", .value = 124439808, .value_text = "124,439,808",
+                                        .half_unit = 0.5};
+    assert_true(judge(&params, "124,439,808").right);
+    assert_true(judge(&params, "124439808").right);
+    assert_false(judge(&params, "124,439,807").right);
+    assert_false(judge(&params, "12,4439,808").number);
+    assert_false(judge(&params, "1,2").number);
+    assert_false(judge(&weight, "0,35").number);
+    assert_false(judge(&params, "124,439,808 x").number);
+    assert_true(judge(&params, "-124,439,808").number);
+}
+
+static void test_comparisons_and_allclose(void **state) {
+    (void)state;
+    assert_true(kernel_binary_apply(KERNEL_LT, 1, 2) == 1);
+    assert_true(kernel_binary_apply(KERNEL_GE, 1, 2) == 0);
+    assert_true(kernel_binary_apply(KERNEL_EQ, NAN, NAN) == 0);  // nan equals nothing
+    assert_true(kernel_binary_apply(KERNEL_NE, NAN, NAN) == 1);
+    // numpy: |1.00001 - 1| = 1e-5 <= 1e-8 + 1e-5 × 1 = 1.001e-5.
+    assert_true(kernel_isclose(1.00001, 1.0, 1e-5, 1e-8));
+    // ... but 1.0000102 is 1.02e-5 away: not close.
+    assert_false(kernel_isclose(1.0000102, 1.0, 1e-5, 1e-8));
+    // Not symmetric: b is the reference. |0 - 1e-8| = 1e-8 <= 1e-8 + 1e-5 × 1e-8.
+    assert_true(kernel_isclose(0, 1e-8, 1e-5, 1e-8));
+    assert_false(kernel_isclose(NAN, NAN, 1e-5, 1e-8));
+    assert_true(kernel_isclose(INFINITY, INFINITY, 1e-5, 1e-8));
+    assert_false(kernel_isclose(INFINITY, -INFINITY, 1e-5, 1e-8));
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_printed_digits),
+        cmocka_unit_test(test_typed_precision_is_looser_with_a_note),
+        cmocka_unit_test(test_not_a_number),
+        cmocka_unit_test(test_comparisons_and_allclose),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
