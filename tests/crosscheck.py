@@ -20,6 +20,13 @@ trace here with numpy and compares:
     (never the tracer's) feed later steps.
   * shapes must be equal; values must agree within |a - b| <= 1e-12 * max(1, |b|) (b = numpy);
     inf, -inf and nan must match exactly; shape-only results (values null) compare shapes.
+  * gradient stages (kind "gradient", of y, wrt x) may stand before any step, among its
+    intermediates: when x is a given or a step, the tracer's gradient is compared with central
+    finite differences computed here (every element, or 256 spread over a large tensor; the
+    steps from x to y evaluated again with numpy around each moved element), within 1e-6 of
+    the largest gradient. grad(y, x) in a step then stands for the tracer's gradient, so the
+    steps that use it are checked exactly against it. (tests/torchcheck.py compares the same
+    gradients with PyTorch's autograd within 1e-10.)
 
 Why it is independent of the C code: nothing here reads, links or shares the tracer's sources,
 parser or kernels. The lesson is read with PyYAML, expressions are parsed by Python itself
@@ -36,6 +43,7 @@ import json
 import keyword
 import math
 import os
+import re
 import subprocess
 import sys
 import tokenize
@@ -497,6 +505,10 @@ FUNCTIONS = {
 }
 
 NUM_HELPER = "_xc_num"
+GRAD_HELPER = "_xc_grad"
+GRAD_CALL = re.compile(r"\bgrad\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)")
+FD_RTOL = 1e-6       # finite differences against the largest gradient of the stage
+FD_MAX_ELEMENTS = 256
 LIST_HELPER = "_xc_list"
 KEYWORD_PREFIX = "_xc_kw_"
 
@@ -566,9 +578,11 @@ def base_namespace():
     return ns
 
 
-def evaluate(text, env):
-    source = rewrite(text)
+def evaluate(text, env, grads=None):
+    # grad(y, x) takes names, not values: it becomes a look-up of the gradient already checked
+    source = rewrite(GRAD_CALL.sub(r'%s("\1", "\2")' % GRAD_HELPER, text))
     ns = base_namespace()
+    ns[GRAD_HELPER] = lambda y, x: (grads or {})[(y, x)]
     for name, value in env.items():
         ns[_name_key(name)] = value
     try:
@@ -805,6 +819,59 @@ def compare(stage, ours, label):
     return lines
 
 
+def fd_gradient(x_name, y_name, env, steps, step_names, grads, count):
+    """d y / d x by central differences: the steps after x up to y evaluated again around
+    each moved element of x (the first `count` of them spread evenly). Returns (indices, values)."""
+    x = np.asarray(env[x_name], dtype=np.float64)
+    first = step_names.index(x_name) + 1 if x_name in step_names else 0
+    last = step_names.index(y_name)
+    flat = x.reshape(-1)
+    picks = list(range(flat.size)) if flat.size <= count else \
+        [i * flat.size // count for i in range(count)]
+    out = []
+    for i in picks:
+        sides = []
+        h = 1e-5 * max(1.0, abs(flat[i]))
+        for sign in (1.0, -1.0):
+            moved = flat.copy()
+            moved[i] += sign * h
+            local = dict(env)
+            local[x_name] = moved.reshape(x.shape).view(T)
+            for name, text in steps[first:last + 1]:
+                local[name] = evaluate(text, local, grads)
+            sides.append(float(np.asarray(local[y_name]).reshape(-1)[0]))
+        out.append((sides[0] - sides[1]) / (2 * h))
+    return picks, np.array(out)
+
+
+def check_gradient(st, env, grads, steps, step_names):
+    """A gradient stage: its names, shape and, for a given or step x, finite differences."""
+    y, x = st.get("of"), st.get("wrt")
+    if not isinstance(y, str) or not isinstance(x, str):
+        return ["a gradient stage needs \"of\" and \"wrt\" names, not %r and %r" % (y, x)]
+    if st["name"] != "d%s/d%s" % (y, x):
+        return ["named %r, but it is the gradient of %r with respect to %r" % (st["name"], y, x)]
+    try:
+        g = np.array(parse_values(st.get("values"), st["name"]), dtype=np.float64)
+    except CheckError as exc:
+        return [str(exc)]
+    grads[(y, x)] = g.view(T)
+    if x not in env:
+        return []  # an intermediate: the tracer's own finite-difference note covers it
+    if list(g.shape) != list(_shape(env[x])):
+        return ["shape %s, but %s is %s" % (list(g.shape), x, list(_shape(env[x])))]
+    if y not in step_names:
+        return ["%r is not a step of the lesson" % y]
+    picks, fd = fd_gradient(x, y, env, steps, step_names, grads, FD_MAX_ELEMENTS)
+    ours = g.reshape(-1)[picks]
+    scale = max(float(np.max(np.abs(fd))) if fd.size else 0.0, 1e-300)
+    worst = int(np.argmax(np.abs(ours - fd))) if fd.size else 0
+    if fd.size and abs(ours[worst] - fd[worst]) > FD_RTOL * max(scale, 1e-3):
+        return ["finite differences disagree: element %d, tracer %s, numpy finite difference %s "
+                "(largest gradient %s)" % (picks[worst], _fmt(ours[worst]), _fmt(fd[worst]), _fmt(scale))]
+    return []
+
+
 def check_lesson(tracer, path):
     """Returns (number of stages, list of failure texts)."""
     doc, givens, steps = load_lesson(path)
@@ -831,7 +898,9 @@ def check_lesson(tracer, path):
 
     failures = []
     env = {}
+    grads = {}
     pos = 0
+    step_names = [n for n, _ in steps]
 
     def fail(stage, label, lines):
         failures.append("stage %r (%s%s):\n    %s" % (
@@ -861,6 +930,12 @@ def check_lesson(tracer, path):
                 raise CheckError("the trace ends before step %r" % name)
             st = stages[pos]
             kind = st.get("kind")
+            if kind == "gradient":
+                lines = check_gradient(st, env, grads, steps, step_names)
+                if lines:
+                    fail(st, name, lines)
+                pos += 1
+                continue
             if kind == "intermediate":
                 sub = st.get("expr")
                 if not isinstance(sub, str):
@@ -870,7 +945,7 @@ def check_lesson(tracer, path):
                                     % (sub, name, text)])
                 else:
                     try:
-                        lines = compare(st, evaluate(sub, env), st["name"])
+                        lines = compare(st, evaluate(sub, env, grads), st["name"])
                     except CheckError as exc:
                         lines = [str(exc)]
                     if lines:
@@ -885,7 +960,7 @@ def check_lesson(tracer, path):
             fail(st, name, ["expr in the trace %r differs from the lesson's %r"
                             % (st.get("expr"), text)])
         try:
-            value = evaluate(text, env)
+            value = evaluate(text, env, grads)
         except CheckError as exc:
             fail(st, name, [str(exc), "(later steps are not checked)"])
             return len(stages), failures

@@ -124,6 +124,25 @@ awk 'BEGIN { print "title: t\nlabels:"; for (i = 0; i < 50000; i++) printf("  l%
 run many_label_refs many_label_refs.yaml
 expect many_label_refs 0 </dev/null
 
+# Backward passes must stay bounded too: one grad through 10,000 chained steps and 10,000
+# grads of it share one pass (its finite-difference checks stop at their budget), while a
+# grad of every one of 5,000 chained steps, each a backward pass of its own, is refused.
+awk 'BEGIN { print "title: t\ngiven:\n  x: [1.0, 2.0]\nsteps:\n  - l0: sum(x)"
+             for (i = 1; i < 10000; i++) printf("  - l%d: l%d * 1.0\n", i, i - 1)
+             for (i = 0; i < 10000; i++) printf("  - g%d: grad(l9999, x)\n", i) }' >many_grads.yaml
+run many_grads many_grads.yaml
+expect many_grads 0 </dev/null
+awk 'BEGIN { print "title: t\ngiven:\n  x: [1.0, 2.0]\nsteps:\n  - l0: sum(x)"
+             for (i = 1; i < 5000; i++) printf("  - l%d: l%d * 1.0\n  - g%d: grad(l%d, x)\n", i, i - 1, i, i) }' \
+    >chained_grads.yaml
+run chained_grads chained_grads.yaml
+expect chained_grads 1 <<'EOF'
+chained_grads.yaml:341:11: error: the lesson's backward passes would visit more than 4,194,304 stages
+ 341 |   - g168: grad(l168, x)
+     |           ^~~~~~~~~~~~~
+hint: every grad of a new number lays out a backward pass all the way to it; differentiate fewer numbers (one loss), by as many tensors as needed
+EOF
+
 # ---------------------------------------------------------------- bytes that are not a lesson
 
 # The first bytes of a PNG image: binary, with NULs near the start.

@@ -14,12 +14,13 @@ import sys
 # Lowest first. The families of operations (op_*) sit between op (their shared helpers) and
 # ops (the table that finds them).
 LAYERS = [
-    "util", "format", "tensor", "diag", "parallel", "gemm", "kernel",
+    "util", "format", "tensor", "diag", "parallel", "gemm", "kernel", "kernel_grad",
     "yamldoc", "lesson", "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",
-    "ops", "ieee", "plan", "check", "lint", "eval", "run", "doccheck", "claim", "quiz", "narrate",
+    "ops", "ieee", "plan", "backward", "check", "lint", "eval", "gradcheck", "run", "doccheck", "claim",
+    "quiz", "narrate",
     "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save", "compare", "diff",
     "pipeline",
 ]

@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "backward.h"
+
 static Tensor *given_tensor(const LessonGiven *g) {
     if (g->init == GIVEN_SHAPE_ONLY)
         return tensor_create_shape_only(&g->shape);
@@ -64,6 +66,9 @@ Tensor *eval_node(const Plan *plan, size_t i, Tensor *const *values, const Tenso
     case PLAN_OP:
         out = n->has_values ? tensor_create(&n->shape) : tensor_create_shape_only(&n->shape);
         break;
+    case PLAN_GRAD:
+        out = backward_gradient(plan, i, values);
+        break;
     }
     if (!out) {
         diag_out_of_memory(diag);
@@ -71,7 +76,7 @@ Tensor *eval_node(const Plan *plan, size_t i, Tensor *const *values, const Tenso
     }
     out->is_count = n->is_count;
     if (n->kind != PLAN_OP || !n->has_values)
-        return out;
+        return out;  // a gradient is complete (and never a count)
     const char *names[EXPR_MAX_ARGS];
     for (size_t k = 0; k < n->n_args; k++) {
         in[k] = values[n->args[k]];

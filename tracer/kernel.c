@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "gemm.h"
+#include "kernel_private.h"
 #include "parallel.h"
 #include "util.h"
 
@@ -18,142 +19,6 @@
 // Items of `per_item` values each that make one thread's minimum share.
 static size_t min_items(size_t per_item) {
     return per_item >= KERNEL_THREAD_MIN_VALUES ? 1 : KERNEL_THREAD_MIN_VALUES / (per_item ? per_item : 1);
-}
-
-// Not M_PI: strict C11 does not define it. The double nearest to pi, as Python's math.pi.
-static const double PI = 3.14159265358979323846;
-
-// ---------------------------------------------------------------- helpers
-
-static size_t last_dim(const Shape *s) {
-    return s->rank ? s->dim[s->rank - 1] : 1;
-}
-
-// How many rows of the last axis a tensor holds (rank 0 counts as one row of one value).
-static size_t row_count(const Tensor *t) {
-    size_t d = last_dim(&t->shape);
-    return d ? t->size / d : 0;
-}
-
-// s->dim[from] * ... * s->dim[to - 1]: the number of values in a block of axes.
-static size_t dims_product(const Shape *s, size_t from, size_t to) {
-    size_t n = 1;
-    for (size_t i = from; i < to; i++)
-        n *= s->dim[i];
-    return n;
-}
-
-static void expect_values(const Tensor *t) {
-    ASSERT(t->data != NULL);
-}
-
-// out must exist with values and have exactly the shape the kernel computes.
-static void expect_shape(const Tensor *out, const Shape *shape) {
-    expect_values(out);
-    ASSERT(shape_equal(&out->shape, shape));
-}
-
-// A gamma or beta of a normalisation: a scalar, or one value per feature.
-static void expect_param(const Tensor *p, size_t d) {
-    expect_values(p);
-    ASSERT(p->shape.rank == 0 || (p->shape.rank == 1 && p->shape.dim[0] == d));
-}
-
-static double param_at(const Tensor *p, size_t j) {
-    return p->data[p->shape.rank == 0 ? 0 : j];
-}
-
-// What layernorm and batchnorm both check; gives the features d (last axis) and the rows.
-static void expect_norm(const Tensor *out, const Tensor *x, const Tensor *gamma,
-                        const Tensor *beta, size_t *d, size_t *rows) {
-    expect_shape(out, &x->shape);
-    expect_values(x);
-    *d = last_dim(&x->shape);
-    *rows = row_count(x);
-    expect_param(gamma, *d);
-    expect_param(beta, *d);
-}
-
-// An index held in a double (a token id, a class): an exact integer below limit.
-static size_t index_value(double v, size_t limit) {
-    ASSERT(v >= 0 && v < (double)limit && v == floor(v));
-    return (size_t)v;
-}
-
-// The sum of x[0], x[step], ..., x[(n - 1) * step], added in that order.
-static double line_sum(const double *x, size_t n, size_t step) {
-    double sum = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sum += x[i * step];
-    return sum;
-}
-
-// Their population variance (divide by n) around their mean, in a second pass rather than as
-// E[x^2] - E[x]^2, which cancels catastrophically when the mean is large.
-static double line_var(const double *x, size_t n, size_t step, double mean) {
-    double sq = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sq += (x[i * step] - mean) * (x[i * step] - mean);
-    return sq / (double)n;
-}
-
-// Walks an output shape in row-major order, keeping the offsets of the matching elements of
-// two inputs that broadcast to it: a stride of 0 repeats an input along that axis.
-typedef struct Walk {
-    size_t rank;
-    size_t dim[TENSOR_MAX_RANK];
-    size_t idx[TENSOR_MAX_RANK];
-    size_t stride[2][TENSOR_MAX_RANK];
-    size_t off[2];
-} Walk;
-
-// The strides of `in` seen through the broadcast shape `out` (trailing axes aligned).
-static void broadcast_strides(size_t *stride, const Shape *in, const Shape *out) {
-    ASSERT(in->rank <= out->rank);
-    size_t shift = out->rank - in->rank;
-    size_t step = 1;
-    for (size_t i = out->rank; i-- > 0;) {
-        stride[i] = 0;
-        if (i < shift)
-            continue;
-        size_t d = in->dim[i - shift];
-        ASSERT(d == out->dim[i] || d == 1);
-        if (d != 1)
-            stride[i] = step;
-        step *= d;
-    }
-}
-
-static void walk_init(Walk *w, const Shape *out, const Shape *a, const Shape *b) {
-    memset(w, 0, sizeof(*w));
-    w->rank = out->rank;
-    memcpy(w->dim, out->dim, sizeof(w->dim));
-    broadcast_strides(w->stride[0], a, out);
-    broadcast_strides(w->stride[1], b, out);
-}
-
-// Jump to element `flat` of the walked axes.
-static void walk_seek(Walk *w, size_t flat) {
-    w->off[0] = w->off[1] = 0;
-    for (size_t i = w->rank; i-- > 0;) {
-        w->idx[i] = flat % w->dim[i];
-        flat /= w->dim[i];
-        w->off[0] += w->idx[i] * w->stride[0][i];
-        w->off[1] += w->idx[i] * w->stride[1][i];
-    }
-}
-
-static void walk_next(Walk *w) {
-    for (size_t i = w->rank; i-- > 0;) {
-        w->idx[i]++;
-        w->off[0] += w->stride[0][i];
-        w->off[1] += w->stride[1][i];
-        if (w->idx[i] < w->dim[i])
-            return;
-        w->off[0] -= w->stride[0][i] * w->dim[i];
-        w->off[1] -= w->stride[1][i] * w->dim[i];
-        w->idx[i] = 0;
-    }
 }
 
 // ---------------------------------------------------------------- shapes
@@ -170,26 +35,6 @@ bool kernel_broadcast_shape(const Shape *a, const Shape *b, Shape *out) {
     }
     *out = s;
     return true;
-}
-
-// The matrix view of a matmul operand: its leading (batch) axes and its last two dims, with a
-// vector read as a row (left operand) or a column (right operand).
-typedef struct MatView {
-    Shape batch;
-    size_t rows, cols;
-} MatView;
-
-static MatView mat_view(const Shape *s, bool left) {
-    MatView v = {.batch = {.rank = s->rank >= 2 ? s->rank - 2 : 0}};
-    memcpy(v.batch.dim, s->dim, v.batch.rank * sizeof(size_t));
-    if (s->rank == 1) {
-        v.rows = left ? 1 : s->dim[0];
-        v.cols = left ? s->dim[0] : 1;
-    } else if (s->rank >= 2) {
-        v.rows = s->dim[s->rank - 2];
-        v.cols = s->dim[s->rank - 1];
-    }
-    return v;
 }
 
 bool kernel_matmul_shape(const Shape *a, const Shape *b, Shape *out) {
@@ -592,13 +437,7 @@ static double reduce_line(const double *x, size_t n, size_t step, KernelReduce o
     ASSERT(op == KERNEL_MAX || op == KERNEL_MIN || op == KERNEL_ARGMAX);
     // numpy raises on the max of nothing: the caller must have rejected an empty axis
     ASSERT(n > 0);
-    // the first nan wins, as in numpy; otherwise the first extreme value (ties: lowest index)
-    size_t best = 0;
-    for (size_t i = 1; i < n && !isnan(x[best * step]); i++) {
-        double v = x[i * step], b = x[best * step];
-        if (isnan(v) || (op == KERNEL_MIN ? v < b : v > b))
-            best = i;
-    }
+    size_t best = line_extreme(x, n, step, op == KERNEL_MIN);
     return op == KERNEL_ARGMAX ? (double)best : x[best * step];
 }
 
@@ -624,34 +463,6 @@ void kernel_reduce(Tensor *out, const Tensor *a, int axis, KernelReduce op) {
 
 // ---------------------------------------------------------------- indexing and reshaping
 
-// The positions one axis index selects: count of them, the k-th being list[k] for a LIST and
-// first + k otherwise.
-typedef struct AxisPick {
-    size_t first, count;
-    const size_t *list;
-} AxisPick;
-
-static AxisPick axis_pick(const KernelAxisIndex *ix, size_t dim) {
-    switch (ix->kind) {
-    case KERNEL_INDEX_ALL:
-        return (AxisPick){.first = 0, .count = dim};
-    case KERNEL_INDEX_AT:
-        return (AxisPick){.first = ix->start, .count = 1};
-    case KERNEL_INDEX_RANGE:
-        return (AxisPick){.first = ix->start, .count = ix->stop - ix->start};
-    case KERNEL_INDEX_LIST:
-        return (AxisPick){.count = ix->n_list, .list = ix->list};
-    case KERNEL_INDEX_NEW:
-        break;
-    }
-    ASSERT(!"no axis to pick from");
-    return (AxisPick){0};
-}
-
-static size_t axis_pick_at(const AxisPick *p, size_t k) {
-    return p->list ? p->list[k] : p->first + k;
-}
-
 static bool axis_index_fits(const KernelAxisIndex *ix, size_t dim) {
     if (ix->kind == KERNEL_INDEX_RANGE && ix->start > ix->stop)
         return false;
@@ -660,25 +471,6 @@ static bool axis_index_fits(const KernelAxisIndex *ix, size_t dim) {
         if (axis_pick_at(&p, k) >= dim)
             return false;
     return true;
-}
-
-// Does numpy's rule move the LIST's axis first: a ":", range or new axis stands between two
-// advanced items (the LIST and the whole numbers beside it)?
-static bool list_moves_first(const KernelAxisIndex *index, size_t n_index) {
-    size_t first = n_index, last = 0, lists = 0;
-    for (size_t i = 0; i < n_index; i++) {
-        if (index[i].kind != KERNEL_INDEX_AT && index[i].kind != KERNEL_INDEX_LIST)
-            continue;
-        lists += index[i].kind == KERNEL_INDEX_LIST;
-        first = i < first ? i : first;
-        last = i;
-    }
-    if (lists == 0)
-        return false;
-    for (size_t i = first; i < last; i++)
-        if (index[i].kind != KERNEL_INDEX_AT && index[i].kind != KERNEL_INDEX_LIST)
-            return true;
-    return false;
 }
 
 size_t kernel_index_list_axis(const KernelAxisIndex *index, size_t n_index) {
@@ -753,19 +545,8 @@ void kernel_index(Tensor *out, const Tensor *a, const KernelAxisIndex *index, si
     expect_shape(out, &s);
     expect_values(a);
     size_t tail[TENSOR_MAX_RANK + 1];
-    tail[a->shape.rank] = 1;
-    for (size_t i = a->shape.rank; i-- > 0;)
-        tail[i] = tail[i + 1] * a->shape.dim[i];
-    // A new axis has size 1 and moves no value: index the tensor's own axes only.
     KernelAxisIndex own[TENSOR_MAX_RANK];
-    size_t n_own = 0, list = KERNEL_NO_AXIS;
-    for (size_t i = 0; i < n_index; i++) {
-        if (index[i].kind == KERNEL_INDEX_NEW)
-            continue;
-        if (index[i].kind == KERNEL_INDEX_LIST)
-            list = n_own;
-        own[n_own++] = index[i];
-    }
+    size_t n_own, list = index_own_axes(&a->shape, index, n_index, tail, own, &n_own);
     double *end = out->data;
     if (list != KERNEL_NO_AXIS && list_moves_first(index, n_index)) {
         // numpy's order: for each gathered entry in turn, everything else it selects
@@ -988,22 +769,8 @@ void kernel_sinusoidal(Tensor *out, double base) {
 void kernel_rope(Tensor *out, const Tensor *x, const Tensor *positions, double base) {
     expect_shape(out, &x->shape);
     expect_values(x);
-    expect_values(positions);
-    ASSERT(x->shape.rank >= 2);
-    size_t n = x->shape.dim[x->shape.rank - 2], d = x->shape.dim[x->shape.rank - 1];
-    ASSERT(d % 2 == 0 && positions->size == n);
-    size_t rows = row_count(x);
-    for (size_t r = 0; r < rows; r++) {
-        const double *xr = x->data + r * d;
-        double *y = out->data + r * d;
-        for (size_t i = 0; i < d / 2; i++) {
-            double angle = positions->data[r % n] * pow(base, -(double)(2 * i) / (double)d);
-            double c = cos(angle), s = sin(angle);
-            double x0 = xr[2 * i], x1 = xr[2 * i + 1];
-            y[2 * i] = x0 * c - x1 * s;
-            y[2 * i + 1] = x0 * s + x1 * c;
-        }
-    }
+    kernel_fill(out, 0.0);
+    rope_turn(out, x, positions, base, false);
 }
 
 // out (h) = 2^(-8k/h) for k = 1..h
@@ -1098,13 +865,7 @@ void kernel_cross_entropy(Tensor *out, const Tensor *logits, const Tensor *targe
         const double *x = logits->data + r * v;
         size_t t = index_value(targets->data[r], v);
         // log(sum exp(x)) = max + log(sum exp(x - max)): no exp() can overflow
-        double max = -INFINITY;
-        for (size_t j = 0; j < v; j++)
-            if (x[j] > max)
-                max = x[j];
-        double sum = 0.0;
-        for (size_t j = 0; j < v; j++)
-            sum += exp(x[j] - max);
+        double max, sum = row_exp_sum(x, v, &max);
         out->data[r] = max + log(sum) - x[t];
     }
 }

@@ -93,6 +93,12 @@ void op_work(OpExplain *e, const char *fmt, ...) {
     op_work_line(e, &sb);
 }
 
+void op_grad_num(OpGradWork *w, double v) {
+    char buf[FORMAT_NUMBER_CAP];
+    format_number(v, w->digits, buf, sizeof(buf));
+    strbuf_puts(w->sb, buf);
+}
+
 void op_work_line(OpExplain *e, StrBuf *sb) {
     if (sb->failed)
         e->failed = true;  // a line cut short would be wrong arithmetic on the learner's screen

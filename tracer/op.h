@@ -157,6 +157,45 @@ typedef struct OpExplain {
     bool failed;                   // memory ran out: a line is missing
 } OpExplain;
 
+// The backward pass: one input's share of the gradient of one use of the operation. The
+// derivative adds it to din (the input's gradient so far), given the gradient of the result.
+typedef struct OpGrad {
+    const OpDef *op;
+    Tensor *din;                // the input's shape: the share is added to it
+    size_t input;               // which tensor argument
+    const Tensor *dout;         // the gradient with respect to the result
+    const Tensor *out;          // the result
+    const Tensor *const *in;    // the tensor arguments
+    size_t n_in;
+    const OpAttrs *attrs;
+} OpGrad;
+
+// The shown work of one element of one input's share of a gradient (--explain on a gradient
+// stage): explain_grad writes into sb how the share at index (of the input) is computed from
+// the lesson's numbers, ending in its value: "dloss/dC[1, :] · B[2, :] = (0.5×0.1) + ... = 0.07".
+typedef struct OpGradWork {
+    const OpDef *op;
+    size_t input;
+    const Tensor *dout;            // the gradient with respect to the result
+    const char *dout_name;         // "dloss/dscores"
+    const Tensor *out;             // the result
+    const char *out_name;
+    const Tensor *const *in;       // the tensor arguments
+    const char *const *in_names;
+    size_t n_in;
+    const OpAttrs *attrs;
+    const Tensor *share;           // the whole share, the input's shape
+    size_t index[TENSOR_MAX_RANK]; // the element of the input
+    size_t flat;
+    int digits;
+    StrBuf *sb;
+} OpGradWork;
+
+// A number of gradient work in the lesson's digits.
+void op_grad_num(OpGradWork *w, double v);
+
+#define OP_GRAD_FORMULAS 3  // inputs whose share has a formula of its own (more: the last one's)
+
 void op_note(OpNotes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void op_work(OpExplain *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -208,8 +247,17 @@ struct OpDef {
     // The result is a truth value, 1 (true) or 0 (false), element by element: a claim may end
     // in this operation (comparisons, allclose, all, any).
     bool truth;
-    // The backward pass adds here its derivative, .grad, beside .compute, so that gradients are
-    // traced op by op in the same way.
+    // The derivative (a vector-Jacobian product through kernel_grad): adds input g->input's
+    // share of g->dout to g->din; false only when memory runs out. NULL: no derivative, and
+    // grad(y, x) refuses to pass back through the operation (argmax).
+    bool (*grad)(OpGrad *g);
+    unsigned no_grad;    // bit k: input k carries no gradient (indices, positions, targets)
+    // How input k's share is written in a gradient stage's formula: %g the gradient of the
+    // result, %y the result, %0 %1 %2 the inputs ("%g @ %1.T" for the left of a matmul).
+    const char *grad_formula[OP_GRAD_FORMULAS];
+    // Writes the arithmetic of one element of a share (OpGradWork); NULL: only its value is
+    // shown, under the formula.
+    void (*explain_grad)(OpGradWork *w);
 };
 
 // One family's entries.
@@ -228,6 +276,8 @@ extern const OpFamily op_family_elementwise, op_family_matmul, op_family_reduce,
 bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out, size_t *work);
 
 // ---------------------------------------------------------------- for the families
+
+#define OP_NO_GRAD(k) (1u << (k))  // OpDef.no_grad: input k carries no gradient
 
 #define OP_X {"x", PARAM_TENSOR, false, 0}
 #define OP_TENSOR(n) {n, PARAM_TENSOR, false, 0}

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "kernel_grad.h"
 #include "op.h"
 
 // Broadcast labels: each output axis takes the labels of the first input whose aligned axis
@@ -222,14 +223,32 @@ static void explain_copy(OpExplain *e) {
 
 // ---------------------------------------------------------------- the table
 
-#define BINARY(op_name, tok, sym, shown, what, kind, whole)                                             \
+// ---------------------------------------------------------------- derivatives
+
+static bool grad_binary(OpGrad *g) {
+    kernel_grad_binary(g->din, g->input, g->dout, g->in[0], g->in[1], (KernelBinary)g->op->variant);
+    return true;
+}
+
+static bool grad_unary(OpGrad *g) {
+    kernel_grad_unary(g->din, g->dout, g->in[0], (KernelUnary)g->op->variant);
+    return true;
+}
+
+static bool grad_copy(OpGrad *g) {
+    kernel_grad_identity(g->din, g->dout);
+    return true;
+}
+
+#define BINARY(op_name, tok, sym, shown, what, kind, whole, share_a, share_b)                                             \
     {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = shown,          \
      .about = what " (numpy broadcasting)", .variant = kind, .params = {OP_X, OP_X},                   \
      .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, .fold = fold_binary, \
-     .integers = whole, .elementwise = true}
-#define UNARY(op_name, what, kind, whole)                                                                 \
+     .integers = whole, .elementwise = true, .grad = grad_binary, .grad_formula = {share_a, share_b}}
+#define UNARY(op_name, what, kind, whole, formula)                                                        \
     {.name = op_name, .about = what, .variant = kind, .params = {OP_X}, .infer = op_infer_same,         \
-     .compute = compute_unary, .explain = explain_unary, .integers = whole, .elementwise = true}
+     .compute = compute_unary, .explain = explain_unary, .integers = whole, .elementwise = true,         \
+     .grad = grad_unary, .grad_formula = {formula}}
 
 #define COMPARE(op_name, tok, sym, what, kind)                                                       \
     {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = " " sym " ",     \
@@ -238,11 +257,15 @@ static void explain_copy(OpExplain *e) {
      .notes = note_truth_count, .fold = fold_binary, .integers = INTEGERS_ALWAYS, .truth = true}
 
 static const OpDef ops[] = {
-    BINARY("add", '+', "+", " + ", "elementwise sum", KERNEL_ADD, INTEGERS_IF_INPUTS),
-    BINARY("subtract", '-', "-", " - ", "elementwise difference", KERNEL_SUB, INTEGERS_IF_INPUTS),
-    BINARY("multiply", '*', "*", " × ", "elementwise product", KERNEL_MUL, INTEGERS_IF_INPUTS),
-    BINARY("divide", '/', "/", " / ", "elementwise division", KERNEL_DIV, INTEGERS_NEVER),
-    BINARY("power", '^', "**", " ** ", "elementwise power", KERNEL_POW, INTEGERS_NEVER),
+    BINARY("add", '+', "+", " + ", "elementwise sum", KERNEL_ADD, INTEGERS_IF_INPUTS, "%g", "%g"),
+    BINARY("subtract", '-', "-", " - ", "elementwise difference", KERNEL_SUB, INTEGERS_IF_INPUTS,
+           "%g", "-%g"),
+    BINARY("multiply", '*', "*", " × ", "elementwise product", KERNEL_MUL, INTEGERS_IF_INPUTS,
+           "%g * %1", "%g * %0"),
+    BINARY("divide", '/', "/", " / ", "elementwise division", KERNEL_DIV, INTEGERS_NEVER,
+           "%g / %1", "-%g * %0 / %1**2"),
+    BINARY("power", '^', "**", " ** ", "elementwise power", KERNEL_POW, INTEGERS_NEVER,
+           "%g * %1 * %0**(%1 - 1)", "%g * %y * log(%0)"),
     COMPARE("equal", EXPR_EQ, "==", "elementwise a == b", KERNEL_EQ),
     COMPARE("not_equal", EXPR_NE, "!=", "elementwise a != b", KERNEL_NE),
     COMPARE("less", '<', "<", "elementwise a < b", KERNEL_LT),
@@ -255,19 +278,22 @@ static const OpDef ops[] = {
      .compute = compute_allclose, .notes = note_allclose, .explain = explain_allclose, .integers = INTEGERS_ALWAYS, .truth = true},
     {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
      .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
-     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true},
-    UNARY("exp", "elementwise e^x", KERNEL_EXP, INTEGERS_NEVER),
-    UNARY("log", "elementwise natural logarithm", KERNEL_LOG, INTEGERS_NEVER),
-    UNARY("sqrt", "elementwise square root", KERNEL_SQRT, INTEGERS_NEVER),
-    UNARY("abs", "elementwise absolute value", KERNEL_ABS, INTEGERS_IF_INPUTS),
-    UNARY("relu", "elementwise max(x, 0)", KERNEL_RELU, INTEGERS_IF_INPUTS),
+     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
+     .grad = grad_unary, .grad_formula = {"-%g"}},
+    UNARY("exp", "elementwise e^x", KERNEL_EXP, INTEGERS_NEVER, "%g * %y"),
+    UNARY("log", "elementwise natural logarithm", KERNEL_LOG, INTEGERS_NEVER, "%g / %0"),
+    UNARY("sqrt", "elementwise square root", KERNEL_SQRT, INTEGERS_NEVER, "%g * 0.5 / %y"),
+    UNARY("abs", "elementwise absolute value", KERNEL_ABS, INTEGERS_IF_INPUTS, "%g * sign(%0)"),
+    UNARY("relu", "elementwise max(x, 0)", KERNEL_RELU, INTEGERS_IF_INPUTS, "%g * (%0 > 0)"),
     UNARY("gelu", "elementwise GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))", KERNEL_GELU,
-          INTEGERS_NEVER),
-    UNARY("tanh", "elementwise tanh", KERNEL_TANH, INTEGERS_NEVER),
-    UNARY("sin", "elementwise sine", KERNEL_SIN, INTEGERS_NEVER),
-    UNARY("cos", "elementwise cosine", KERNEL_COS, INTEGERS_NEVER),
+          INTEGERS_NEVER, "%g * gelu'(%0)"),
+    UNARY("tanh", "elementwise tanh", KERNEL_TANH, INTEGERS_NEVER, "%g * (1 - %y**2)"),
+    UNARY("sin", "elementwise sine", KERNEL_SIN, INTEGERS_NEVER, "%g * cos(%0)"),
+    UNARY("cos", "elementwise cosine", KERNEL_COS, INTEGERS_NEVER, "-%g * sin(%0)"),
     {.name = "copy", .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
-     .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST, .elementwise = true},
+     .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST, .elementwise = true,
+     .grad = grad_copy,
+     .grad_formula = {"%g"}},
 };
 
 const OpFamily op_family_elementwise = OP_FAMILY(ops);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "kernel_grad.h"
 #include "op.h"
 
 static bool infer_split_heads(OpCheck *c) {
@@ -175,17 +176,35 @@ static void explain_reshape(OpExplain *e) {
 
 // ---------------------------------------------------------------- the table
 
+static bool grad_split_heads(OpGrad *g) {
+    kernel_grad_split_heads(g->din, g->dout);
+    return true;
+}
+
+static bool grad_merge_heads(OpGrad *g) {
+    kernel_grad_merge_heads(g->din, g->dout);
+    return true;
+}
+
+// The same values in the same reading order: the gradient goes back unchanged, in x's shape.
+static bool grad_reshape(OpGrad *g) {
+    kernel_grad_identity(g->din, g->dout);
+    return true;
+}
+
 static const OpDef ops[] = {
     {.name = "split_heads",
      .about = "split columns into heads: head h takes columns h*d_head to (h+1)*d_head - 1",
      .params = {OP_X, OP_COUNT("heads")}, .infer = infer_split_heads, .compute = compute_split_heads,
-     .explain = explain_split_heads, .integers = INTEGERS_IF_FIRST},
+     .explain = explain_split_heads, .integers = INTEGERS_IF_FIRST, .grad = grad_split_heads,
+     .grad_formula = {"merge_heads(%g)"}},
     {.name = "merge_heads", .about = "concatenate the heads' columns side by side", .params = {OP_X},
      .infer = infer_merge_heads, .compute = compute_merge_heads, .explain = explain_merge_heads,
-     .integers = INTEGERS_IF_FIRST},
+     .integers = INTEGERS_IF_FIRST, .grad = grad_merge_heads, .grad_formula = {"split_heads(%g)"}},
     {.name = "reshape", .about = "the same values in reading order, in a new shape",
      .params = {OP_X, {"shape", PARAM_SHAPE, false, 0}}, .infer = infer_reshape, .compute = compute_reshape,
-     .explain = explain_reshape, .integers = INTEGERS_IF_FIRST},
+     .explain = explain_reshape, .integers = INTEGERS_IF_FIRST, .grad = grad_reshape,
+     .grad_formula = {"%g in the shape of %0"}},
 };
 
 const OpFamily op_family_heads = OP_FAMILY(ops);

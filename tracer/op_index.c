@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "kernel_grad.h"
 #include "op.h"
 
 // Where the gathered axis of a LIST stands in the result before numpy's rule moves it first:
@@ -337,16 +338,102 @@ static void explain_concat(OpExplain *e) {
 
 // ---------------------------------------------------------------- the table
 
+// The index the forward pass used: a tensor index (E[ids]) is read again from its values,
+// which the forward pass has already checked to be whole and in range.
+static bool resolve_index(const OpAttrs *attrs, const Tensor *const *in, KernelAxisIndex *index, size_t **list) {
+    memcpy(index, attrs->index, sizeof(attrs->index));
+    *list = NULL;
+    if (attrs->index_input == OP_NO_INDEX_INPUT)
+        return true;
+    int axis = attrs->index_input;
+    const Tensor *ix = in[1];
+    double dim = (double)in[0]->shape.dim[axis];
+    if (!(*list = util_calloc(ix->size ? ix->size : 1, sizeof(size_t))))
+        return false;
+    for (size_t k = 0; k < ix->size; k++)
+        (*list)[k] = (size_t)(ix->data[k] < 0 ? ix->data[k] + dim : ix->data[k]);
+    if (ix->shape.rank == 0)
+        index[axis] = (KernelAxisIndex){.kind = KERNEL_INDEX_AT, .start = (*list)[0]};
+    else
+        index[axis] = (KernelAxisIndex){.kind = KERNEL_INDEX_LIST, .list = *list, .n_list = ix->size};
+    return true;
+}
+
+static bool grad_index(OpGrad *g) {
+    KernelAxisIndex index[KERNEL_MAX_INDEX];
+    size_t *list;
+    if (!resolve_index(g->attrs, g->in, index, &list))
+        return false;
+    kernel_grad_index(g->din, g->dout, index, g->attrs->n_index);
+    util_free(list);
+    return true;
+}
+
+// The share of one entry of the indexed tensor (or the table) is the sum of the gradient at
+// every place that took it: found by indexing a tensor of the entries' own positions.
+static void explain_grad_gather(OpGradWork *w, bool take) {
+    const Tensor *a = w->in[0];
+    KernelAxisIndex index[KERNEL_MAX_INDEX];
+    size_t *list = NULL;
+    Tensor *where = tensor_create(&a->shape), *from = tensor_create(&w->dout->shape);
+    bool ok = where && from && (take || resolve_index(w->attrs, w->in, index, &list));
+    if (ok) {
+        for (size_t i = 0; i < where->size; i++)
+            where->data[i] = (double)i;
+        if (take)
+            kernel_take(from, where, w->in[1]);
+        else
+            kernel_index(from, where, index, w->attrs->n_index);
+        size_t found = 0, idx[TENSOR_MAX_RANK];
+        for (size_t o = 0; o < from->size; o++)
+            if (from->data[o] == (double)w->flat) {
+                shape_unflatten(&from->shape, o, idx);
+                strbuf_puts(w->sb, found++ ? " + " : "");
+                op_work_ref(w->sb, w->dout_name, idx, from->shape.rank);
+            }
+        strbuf_puts(w->sb, found ? " = " : "nothing took this entry: ");
+    }
+    op_grad_num(w, w->share->data[w->flat]);
+    util_free(list);
+    tensor_destroy(where);
+    tensor_destroy(from);
+}
+
+static void explain_grad_index(OpGradWork *w) {
+    explain_grad_gather(w, false);
+}
+
+static void explain_grad_take(OpGradWork *w) {
+    explain_grad_gather(w, true);
+}
+
+static bool grad_take(OpGrad *g) {
+    kernel_grad_take(g->din, g->dout, g->in[1]);
+    return true;
+}
+
+static bool grad_concat(OpGrad *g) {
+    size_t axis = (size_t)g->attrs->axis, offset = 0;
+    for (size_t p = 0; p < g->input; p++)
+        offset += g->in[p]->shape.dim[axis];
+    kernel_grad_concat(g->din, offset, g->dout, axis);
+    return true;
+}
+
 static const OpDef ops[] = {
     {.name = "index", .syntax = OP_INDEXING, .token = '[', .symbol = "[]",
      .about = "indexing: pick rows, columns or ranges", .params = {OP_X, OP_X}, .infer = infer_index,
-     .compute = compute_index, .explain = explain_index, .integers = INTEGERS_IF_FIRST},
+     .compute = compute_index, .explain = explain_index, .integers = INTEGERS_IF_FIRST, .grad = grad_index,
+     .no_grad = OP_NO_GRAD(1), .grad_formula = {"%g put back in the places %y took from %0"},
+     .explain_grad = explain_grad_index},
     {.name = "take", .about = "look up table entries by index",
      .params = {OP_TENSOR("table"), OP_TENSOR("indices")}, .infer = infer_take, .compute = compute_take,
-     .explain = explain_take, .integers = INTEGERS_IF_FIRST},
+     .explain = explain_take, .integers = INTEGERS_IF_FIRST, .grad = grad_take, .no_grad = OP_NO_GRAD(1),
+     .grad_formula = {"%g added into the entries taken"}, .explain_grad = explain_grad_take},
     {.name = "concat", .about = "concatenation along an axis",
      .params = {{"x", PARAM_TENSORS, false, 0}, {"axis", PARAM_AXIS, true, 0}}, .infer = infer_concat,
-     .compute = compute_concat, .explain = explain_concat, .integers = INTEGERS_IF_INPUTS},
+     .compute = compute_concat, .explain = explain_concat, .integers = INTEGERS_IF_INPUTS, .grad = grad_concat,
+     .grad_formula = {"%0's block of %g", "%1's block of %g", "%2's block of %g"}},
 };
 
 const OpFamily op_family_index = OP_FAMILY(ops);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "kernel_grad.h"
 #include "op.h"
 
 static bool infer_cross_entropy(OpCheck *c) {
@@ -79,10 +80,37 @@ static void explain_cross_entropy(OpExplain *e) {
 
 // ---------------------------------------------------------------- the table
 
+static bool grad_cross_entropy(OpGrad *g) {
+    kernel_grad_cross_entropy(g->din, g->dout, g->in[0], g->in[1]);
+    return true;
+}
+
+// probs - onehot, scaled by the gradient of the loss: g × (softmax(logits)[j] - [j = target]).
+static void explain_grad_cross_entropy(OpGradWork *w) {
+    size_t d;
+    const double *z = op_row_of(w->in[0], w->flat, &d);
+    size_t row = w->flat / d, j = w->flat % d;
+    double max = -INFINITY, sum = 0;
+    for (size_t k = 0; k < d; k++)
+        max = z[k] > max ? z[k] : max;
+    for (size_t k = 0; k < d; k++)
+        sum += exp(z[k] - max);
+    bool hit = (size_t)w->in[1]->data[row] == j;
+    StrBuf *sb = w->sb;
+    strbuf_printf(sb, "%s × (softmax(%s)[%zu] - onehot[%zu]) = ", w->dout_name, w->in_names[0], j, j);
+    op_grad_num(w, w->dout->data[row]);
+    strbuf_puts(sb, " × (");
+    op_grad_num(w, exp(z[j] - max) / sum);
+    strbuf_printf(sb, " - %d) = ", hit);
+    op_grad_num(w, w->share->data[w->flat]);
+}
+
 static const OpDef ops[] = {
     {.name = "cross_entropy", .about = "cross-entropy: -log softmax(logits)[target]",
      .params = {OP_TENSOR("logits"), OP_TENSOR("target")}, .infer = infer_cross_entropy,
-     .compute = compute_cross_entropy, .notes = notes_cross_entropy, .explain = explain_cross_entropy},
+     .compute = compute_cross_entropy, .notes = notes_cross_entropy, .explain = explain_cross_entropy,
+     .grad = grad_cross_entropy, .no_grad = OP_NO_GRAD(1), .grad_formula = {"%g * (softmax(%0) - onehot(%1))"},
+     .explain_grad = explain_grad_cross_entropy},
 };
 
 const OpFamily op_family_loss = OP_FAMILY(ops);

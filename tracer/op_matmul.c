@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "kernel_grad.h"
 #include "op.h"
 
 static bool infer_matmul(OpCheck *c) {
@@ -243,14 +244,77 @@ static void explain_transpose(OpExplain *e) {
 
 // ---------------------------------------------------------------- the table
 
+static bool grad_matmul(OpGrad *g) {
+    kernel_grad_matmul(g->din, g->input, g->dout, g->in[0], g->in[1]);
+    return true;
+}
+
+static bool grad_transpose(OpGrad *g) {
+    kernel_grad_transpose(g->din, g->dout);
+    return true;
+}
+
+// name[b..., i, :] or name[b..., :, j]: a row or a column of one batch entry.
+static void grad_line_ref(StrBuf *sb, const char *name, const size_t *batch, size_t n_batch, size_t at, bool row) {
+    strbuf_printf(sb, "%s[", name);
+    for (size_t i = 0; i < n_batch; i++)
+        strbuf_printf(sb, "%zu, ", batch[i]);
+    if (row)
+        strbuf_printf(sb, "%zu, :]", at);
+    else
+        strbuf_printf(sb, ":, %zu]", at);
+}
+
+// The left share at [i, k] is row i of the gradient against row k of the right operand
+// (dC @ B.T); the right share at [k, j] is column k of the left against column j of the
+// gradient (A.T @ dC). Written out for matrices and equal batches; vectors show the value.
+static void explain_grad_matmul(OpGradWork *w) {
+    const Tensor *a = w->in[0], *b = w->in[1], *g = w->dout;
+    size_t r = a->shape.rank;
+    bool plain = r >= 2 && b->shape.rank == r;
+    for (size_t i = 0; plain && i + 2 < r; i++)
+        plain = a->shape.dim[i] == b->shape.dim[i];
+    if (!plain) {
+        op_grad_num(w, w->share->data[w->flat]);
+        return;
+    }
+    size_t n = a->shape.dim[r - 2], k = a->shape.dim[r - 1], m = b->shape.dim[r - 1];
+    size_t block = w->flat / (w->input == 0 ? n * k : k * m);
+    const double *A = a->data + block * n * k, *B = b->data + block * k * m, *G = g->data + block * n * m;
+    size_t p = w->index[r - 2], q = w->index[r - 1];
+    StrBuf *sb = w->sb;
+    size_t terms = w->input == 0 ? m : n;
+    if (w->input == 0) {
+        grad_line_ref(sb, w->dout_name, w->index, r - 2, p, true);
+        strbuf_puts(sb, " · ");
+        grad_line_ref(sb, w->in_names[1], w->index, r - 2, q, true);
+    } else {
+        grad_line_ref(sb, w->in_names[0], w->index, r - 2, p, false);
+        strbuf_puts(sb, " · ");
+        grad_line_ref(sb, w->dout_name, w->index, r - 2, q, false);
+    }
+    strbuf_puts(sb, " = ");
+    for (size_t t = 0; t < terms; t++) {
+        strbuf_puts(sb, t ? " + (" : "(");
+        op_grad_num(w, w->input == 0 ? G[p * m + t] : A[t * k + p]);
+        strbuf_puts(sb, "×");
+        op_grad_num(w, w->input == 0 ? B[q * m + t] : G[t * m + q]);
+        strbuf_puts(sb, ")");
+    }
+    strbuf_puts(sb, " = ");
+    op_grad_num(w, w->share->data[w->flat]);
+}
+
 static const OpDef ops[] = {
     {.name = "matmul", .syntax = OP_INFIX, .token = '@', .symbol = "@",
      .about = "matrix product: each row of the left against each column of the right", .params = {OP_X, OP_X},
      .infer = infer_matmul, .compute = compute_matmul, .explain = explain_matmul, .row_form = true,
-     .cost = cost_matmul, .integers = INTEGERS_IF_INPUTS},
+     .cost = cost_matmul, .integers = INTEGERS_IF_INPUTS, .grad = grad_matmul,
+     .grad_formula = {"%g @ %1.T", "%0.T @ %g"}, .explain_grad = explain_grad_matmul},
     {.name = "transpose", .syntax = OP_POSTFIX, .token = 'T', .symbol = ".T",
      .about = "transpose: rows become columns (last two axes swap)", .params = {OP_X}, .infer = infer_transpose,
-     .compute = compute_transpose, .explain = explain_transpose, .integers = INTEGERS_IF_FIRST},
+     .compute = compute_transpose, .explain = explain_transpose, .integers = INTEGERS_IF_FIRST,
+     .grad = grad_transpose, .grad_formula = {"%g.T"}},
 };
 
 const OpFamily op_family_matmul = OP_FAMILY(ops);

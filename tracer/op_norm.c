@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "kernel_grad.h"
 #include "op.h"
 
 // Row means and variances after normalising, to show the norm did its job.
@@ -167,12 +168,74 @@ static void explain_batchnorm(OpExplain *e) {
 
 #define NORM_PARAMS {OP_X, OP_TENSOR("gamma"), OP_TENSOR("beta"), OP_NUMBER("eps", 1e-5)}
 
+static bool grad_layernorm(OpGrad *g) {
+    kernel_grad_layernorm(g->din, g->input, g->dout, g->in[0], g->in[1], g->attrs->number);
+    return true;
+}
+
+static bool grad_batchnorm(OpGrad *g) {
+    kernel_grad_batchnorm(g->din, g->input, g->dout, g->in[0], g->in[1], g->attrs->number);
+    return true;
+}
+
+// LayerNorm's three terms at [r, j], with g = dL/dy * gamma over the row, xhat the normalised
+// row and sd = sqrt(var + eps): (g_j - mean(g) - xhat_j mean(g xhat)) / sd. gamma and beta's
+// shares are sums over the rows, shown by their value.
+static void explain_grad_layernorm(OpGradWork *w) {
+    if (w->input != 0) {
+        op_grad_num(w, w->share->data[w->flat]);
+        return;
+    }
+    size_t d;
+    const double *x = op_row_of(w->in[0], w->flat, &d);
+    const double *dy = w->dout->data + (x - w->in[0]->data);
+    const Tensor *gamma = w->in[1];
+    size_t j = w->flat % d;
+    double mean = 0, var = 0;
+    for (size_t k = 0; k < d; k++)
+        mean += x[k];
+    mean /= (double)d;
+    for (size_t k = 0; k < d; k++)
+        var += (x[k] - mean) * (x[k] - mean);
+    var /= (double)d;
+    double sd = sqrt(var + w->attrs->number), mg = 0, mgx = 0;
+    for (size_t k = 0; k < d; k++) {
+        double gk = dy[k] * gamma->data[gamma->shape.rank ? k : 0];
+        mg += gk;
+        mgx += gk * (x[k] - mean) / sd;
+    }
+    mg /= (double)d;
+    mgx /= (double)d;
+    double gj = dy[j] * gamma->data[gamma->shape.rank ? j : 0], xhat = (x[j] - mean) / sd;
+    StrBuf *sb = w->sb;
+    strbuf_printf(sb, "(g[%zu] - mean(g) - xhat[%zu] × mean(g × xhat)) / sd with g = %s × %s, sd = sqrt(var + eps) = (",
+                  j, j, w->dout_name, w->in_names[1]);
+    op_grad_num(w, gj);
+    strbuf_puts(sb, " - ");
+    op_grad_num(w, mg);
+    strbuf_puts(sb, " - ");
+    op_grad_num(w, xhat);
+    strbuf_puts(sb, "×");
+    op_grad_num(w, mgx);
+    strbuf_puts(sb, ") / ");
+    op_grad_num(w, sd);
+    strbuf_puts(sb, " = ");
+    op_grad_num(w, w->share->data[w->flat]);
+}
+
+// With xhat the normalised x and sd = sqrt(var + eps): the three terms of LayerNorm's derivative.
+#define NORM_FORMULAS                                                                                 \
+    {"(%g*%1 - mean(%g*%1) - xhat * mean(%g*%1 * xhat)) / sd", "sum of %g * xhat over rows", \
+     "sum of %g over rows"}
+
 static const OpDef ops[] = {
     {.name = "layernorm", .about = "LayerNorm over the last axis: (x - mean) / sqrt(var + eps) * gamma + beta",
      .params = NORM_PARAMS, .infer = infer_layernorm, .compute = compute_layernorm, .notes = notes_layernorm,
-     .explain = explain_layernorm, .row_form = true},
+     .explain = explain_layernorm, .row_form = true, .grad = grad_layernorm, .grad_formula = NORM_FORMULAS,
+     .explain_grad = explain_grad_layernorm},
     {.name = "batchnorm", .about = "BatchNorm: each feature normalised over the batch and sequence axes",
-     .params = NORM_PARAMS, .infer = infer_batchnorm, .compute = compute_batchnorm, .explain = explain_batchnorm},
+     .params = NORM_PARAMS, .infer = infer_batchnorm, .compute = compute_batchnorm, .explain = explain_batchnorm,
+     .grad = grad_batchnorm, .grad_formula = NORM_FORMULAS},
 };
 
 const OpFamily op_family_norm = OP_FAMILY(ops);

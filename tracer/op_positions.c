@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "kernel_grad.h"
 #include "op.h"
 
 static bool infer_square(OpCheck *c) {
@@ -192,6 +193,11 @@ static void explain_rope(OpExplain *e) {
 
 // ---------------------------------------------------------------- the table
 
+static bool grad_rope(OpGrad *g) {
+    kernel_grad_rope(g->din, g->dout, g->in[1], g->attrs->number);
+    return true;
+}
+
 static const OpDef ops[] = {
     {.name = "causal_mask", .about = "causal mask: 0 where a query may look, -inf at later keys",
      .params = {OP_COUNT("n")}, .infer = infer_square, .compute = compute_causal_mask, .notes = notes_causal_mask,
@@ -208,7 +214,8 @@ static const OpDef ops[] = {
      .compute = compute_sinusoidal, .explain = explain_sinusoidal},
     {.name = "rope", .about = "rotary position embedding: each pair of dimensions turned by position x frequency",
      .params = {OP_X, OP_TENSOR("positions"), OP_NUMBER("base", 10000)}, .infer = infer_rope,
-     .compute = compute_rope, .explain = explain_rope},
+     .compute = compute_rope, .explain = explain_rope, .grad = grad_rope, .no_grad = OP_NO_GRAD(1),
+     .grad_formula = {"%g turned back by each angle"}},
 };
 
 const OpFamily op_family_positions = OP_FAMILY(ops);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "kernel_grad.h"
 #include "op.h"
 
 static bool infer_reduce(OpCheck *c) {
@@ -169,18 +170,23 @@ static void explain_numel(OpExplain *e) {
 
 // ---------------------------------------------------------------- the table
 
-#define REDUCE(op_name, what, kind, whole)                                                                \
+static bool grad_reduce(OpGrad *g) {
+    kernel_grad_reduce(g->din, g->dout, g->in[0], g->attrs->axis, (KernelReduce)g->op->variant);
+    return true;
+}
+
+#define REDUCE(op_name, what, kind, whole, formula)                                                                \
     {.name = op_name, .about = what, .variant = kind,                                                     \
      .params = {OP_X, {"axis", PARAM_AXIS, true, 0}, {"keepdims", PARAM_FLAG, true, 0}},                \
      .infer = infer_reduce, .compute = compute_reduce, .notes = notes_reduce, .explain = explain_reduce,     \
-     .integers = whole}
+     .integers = whole, .grad = grad_reduce, .grad_formula = {formula}}
 
 static const OpDef ops[] = {
-    REDUCE("sum", "sum", KERNEL_SUM, INTEGERS_IF_INPUTS),
-    REDUCE("mean", "mean", KERNEL_MEAN, INTEGERS_NEVER),
-    REDUCE("var", "variance (divide by the count)", KERNEL_VAR, INTEGERS_NEVER),
-    REDUCE("max", "maximum", KERNEL_MAX, INTEGERS_IF_INPUTS),
-    REDUCE("min", "minimum", KERNEL_MIN, INTEGERS_IF_INPUTS),
+    REDUCE("sum", "sum", KERNEL_SUM, INTEGERS_IF_INPUTS, "%g, copied to every summed entry"),
+    REDUCE("mean", "mean", KERNEL_MEAN, INTEGERS_NEVER, "%g / n, copied to every averaged entry"),
+    REDUCE("var", "variance (divide by the count)", KERNEL_VAR, INTEGERS_NEVER, "%g * 2 (%0 - mean) / n"),
+    REDUCE("max", "maximum", KERNEL_MAX, INTEGERS_IF_INPUTS, "%g at the first largest entry, 0 elsewhere"),
+    REDUCE("min", "minimum", KERNEL_MIN, INTEGERS_IF_INPUTS, "%g at the first smallest entry, 0 elsewhere"),
     // A position is a whole number: it prints as "3", not "3.0000".
     {.name = "argmax", .about = "position of the largest value", .variant = KERNEL_ARGMAX,
      .params = {OP_X, {"axis", PARAM_AXIS, true, 0}}, .infer = infer_reduce, .compute = compute_reduce,
@@ -194,7 +200,7 @@ static const OpDef ops[] = {
      .compute = compute_reduce, .explain = explain_reduce, .integers = INTEGERS_ALWAYS, .truth = true},
     {.name = "numel", .about = "number of elements: the product of the shape", .params = {OP_X},
      .infer = infer_numel, .compute = compute_numel, .explain = explain_numel, .from_shapes_only = true,
-     .integers = INTEGERS_ALWAYS},
+     .integers = INTEGERS_ALWAYS, .no_grad = OP_NO_GRAD(0)},  // no value of x moves a count of its shape
 };
 
 const OpFamily op_family_reduce = OP_FAMILY(ops);

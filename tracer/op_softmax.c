@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "kernel_grad.h"
 #include "op.h"
 
 static bool infer_softmax(OpCheck *c) {
@@ -118,10 +119,54 @@ static void explain_softmax(OpExplain *e) {
 
 // ---------------------------------------------------------------- the table
 
+static bool grad_softmax(OpGrad *g) {
+    kernel_grad_softmax(g->din, g->dout, g->out);
+    return true;
+}
+
+// name[r..., i] with i written as the letter i: an element of the row being summed over.
+static void grad_row_ref(StrBuf *sb, const char *name, const size_t *idx, size_t rank, const char *last) {
+    strbuf_printf(sb, "%s[", name);
+    for (size_t i = 0; i + 1 < rank; i++)
+        strbuf_printf(sb, "%zu, ", idx[i]);
+    strbuf_printf(sb, "%s]", last);
+}
+
+// Softmax's Jacobian at row r: dw_i/dx_j = w_i (δ_ij - w_j), so the share at j is
+// sum_i dL/dw_i w_i (δ_ij - w_j).
+static void explain_grad_softmax(OpGradWork *w) {
+    size_t d;
+    const double *y = op_row_of(w->out, w->flat, &d);
+    const double *g = w->dout->data + (y - w->out->data);
+    size_t rank = w->out->shape.rank, j = rank ? w->index[rank - 1] : 0;
+    StrBuf *sb = w->sb;
+    char col[32];
+    snprintf(col, sizeof(col), "%zu", j);
+    strbuf_puts(sb, "sum over i of ");
+    grad_row_ref(sb, w->dout_name, w->index, rank, "i");
+    strbuf_puts(sb, " × ");
+    grad_row_ref(sb, w->out_name, w->index, rank, "i");
+    strbuf_printf(sb, " × (δ(i, %zu) - ", j);
+    grad_row_ref(sb, w->out_name, w->index, rank, col);
+    strbuf_puts(sb, ") = ");
+    for (size_t i = 0; i < d; i++) {
+        strbuf_puts(sb, i ? " + (" : "(");
+        op_grad_num(w, g[i]);
+        strbuf_puts(sb, "×");
+        op_grad_num(w, y[i]);
+        strbuf_printf(sb, "×(%d - ", i == j);
+        op_grad_num(w, y[j]);
+        strbuf_puts(sb, "))");
+    }
+    strbuf_puts(sb, " = ");
+    op_grad_num(w, w->share->data[w->flat]);
+}
+
 static const OpDef ops[] = {
     {.name = "softmax", .about = "softmax over the last axis: exp(x - max) / sum of exp(x - max)",
      .params = {OP_X}, .infer = infer_softmax, .compute = compute_softmax, .notes = note_row_sums,
-     .explain = explain_softmax, .row_form = true},
+     .explain = explain_softmax, .row_form = true, .grad = grad_softmax,
+     .grad_formula = {"%y * (%g - sum(%g * %y, axis=-1))"}, .explain_grad = explain_grad_softmax},
 };
 
 const OpFamily op_family_softmax = OP_FAMILY(ops);

@@ -15,7 +15,11 @@ void parallel_set_threads(size_t threads) {
 size_t parallel_threads(void) {
     if (chosen_threads)
         return chosen_threads;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    // Asked once: glibc reads /sys for it on every call, and a backward pass's finite-difference
+    // checks run tens of thousands of small kernels.
+    static long online;
+    if (!online)
+        online = sysconf(_SC_NPROCESSORS_ONLN);
     return online < 1 ? 1 : online > PARALLEL_MAX_THREADS ? PARALLEL_MAX_THREADS : (size_t)online;
 }
 

@@ -21,6 +21,7 @@ typedef enum PlanKind {
     PLAN_GIVEN,
     PLAN_CONSTANT,
     PLAN_OP,
+    PLAN_GRAD,  // the gradient of a scalar stage with respect to an earlier node (grad())
 } PlanKind;
 
 typedef struct PlanNode {
@@ -47,6 +48,14 @@ typedef struct PlanNode {
     const LessonGiven *given;
     const LessonStep *step;  // the step the node belongs to
     const Expr *expr;        // for errors while running
+
+    // PLAN_GRAD: d grad_of / d grad_wrt, gathered from the uses of grad_wrt on the way to
+    // grad_of: use k is input grad_use_input[k] of node grad_use[k], whose own gradient is
+    // node args[k]. No uses: the seed d y / d y = 1 that starts the backward pass.
+    size_t grad_of, grad_wrt;
+    size_t *grad_use, *grad_use_input;
+    const char **grad_terms;  // how each use's share is written ("dloss/dscores @ K.T")
+    const char *say;          // a gradient stage's narration
 } PlanNode;
 
 // One "show your work" request, resolved against a stage's shape.

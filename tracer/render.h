@@ -36,5 +36,8 @@ void render_json(const Trace *trace, StrBuf *out);
 // writers of JSON about a trace (save.c's manifest).
 void render_json_string(StrBuf *out, const char *s);
 const char *render_stage_kind(StageKind kind);
+// `, "kind": "gradient", "of": "loss", "wrt": "W", "expr": "..."` of a stage (of and wrt for a
+// gradient stage only).
+void render_json_kind(StrBuf *out, const TraceStage *s);
 // One self-contained web page: inline style and script, nothing fetched.
 void render_html(const Trace *trace, StrBuf *out);

@@ -623,6 +623,7 @@ static const char *kind_class(StageKind k) {
     case STAGE_GIVEN: return "given";
     case STAGE_STEP: return "step";
     case STAGE_INTERMEDIATE: return "intermediate";
+    case STAGE_GRADIENT: return "gradient";  // shown open: the backward pass is the lesson
     }
     return "";
 }

@@ -123,8 +123,22 @@ const char *render_stage_kind(StageKind k) {
     case STAGE_GIVEN: return "given";
     case STAGE_STEP: return "step";
     case STAGE_INTERMEDIATE: return "intermediate";
+    case STAGE_GRADIENT: return "gradient";
     }
     return "?";
+}
+
+void render_json_kind(StrBuf *out, const TraceStage *s) {
+    strbuf_printf(out, ", \"kind\": \"%s\", ", render_stage_kind(s->kind));
+    if (s->of) {
+        strbuf_puts(out, "\"of\": ");
+        render_json_string(out, s->of);
+        strbuf_puts(out, ", \"wrt\": ");
+        render_json_string(out, s->wrt);
+        strbuf_puts(out, ", ");
+    }
+    strbuf_puts(out, "\"expr\": ");
+    render_json_string(out, s->expr);
 }
 
 static void json_stage(StrBuf *out, const TraceStage *s) {
@@ -134,8 +148,7 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
     render_json_string(out, s->name);
     strbuf_puts(out, ", \"number\": ");
     render_json_string(out, s->number);
-    strbuf_printf(out, ", \"kind\": \"%s\", \"expr\": ", render_stage_kind(s->kind));
-    render_json_string(out, s->expr);
+    render_json_kind(out, s);
     strbuf_puts(out, ", \"op\": ");
     render_json_string(out, s->op);
     strbuf_puts(out, ", \"op_line\": ");

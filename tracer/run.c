@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "eval.h"
+#include "format.h"
+#include "gradcheck.h"
 #include "ieee.h"
 
 typedef struct Runner {
@@ -18,13 +20,122 @@ typedef struct Runner {
     size_t n_work, cap_work;
     const ExplainTarget *extra;
     size_t n_extra;
+    size_t check_budget;  // what the finite-difference checks of gradients may still do
     IeeeWatch ieee;  // where the first nan was made, and whether its spreading was told
 } Runner;
+
+// The chain rule for one element of a gradient stage: each use's share at that element, with
+// the op's own arithmetic where it has one, then their sum.
+static void explain_gradient_element(Runner *run, const PlanNode *n, Tensor *const *shares, size_t flat,
+                                     OpExplain *e) {
+    const Plan *plan = run->plan;
+    Tensor *const *values = run->trace->tensors;
+    size_t idx[TENSOR_MAX_RANK];
+    shape_unflatten(&n->shape, flat, idx);
+    StrBuf total;
+    strbuf_init(&total);
+    for (size_t k = 0; k < n->n_args; k++) {
+        const PlanNode *u = &plan->nodes[n->grad_use[k]];
+        const char *names[EXPR_MAX_ARGS];
+        const Tensor *in[EXPR_MAX_ARGS];
+        for (size_t a = 0; a < u->n_args; a++) {
+            names[a] = plan->nodes[u->args[a]].display;
+            in[a] = values[u->args[a]];
+        }
+        const PlanNode *g = &plan->nodes[n->args[k]];
+        StrBuf sb;
+        strbuf_init(&sb);
+        // one use: the line is the gradient itself; several: one line per share, then the sum
+        if (n->n_args == 1)
+            op_work_ref(&sb, n->name, idx, n->shape.rank);
+        else
+            strbuf_printf(&sb, "through %s: ", u->display ? u->display : "?");
+        OpGradWork w = {.op = u->op, .input = n->grad_use_input[k], .dout = values[n->args[k]],
+                        .dout_name = g->is_stage ? g->name : "1", .out = values[n->grad_use[k]], .out_name = u->name,
+                        .in = in, .in_names = names, .n_in = u->n_args, .attrs = &u->attrs, .share = shares[k],
+                        .flat = flat, .digits = run->trace->digits, .sb = &sb};
+        memcpy(w.index, idx, sizeof(idx));
+        if (n->n_args > 1) {
+            strbuf_printf(&sb, "(%s)", n->grad_terms[k]);
+            op_work_ref(&sb, "", idx, n->shape.rank);
+        }
+        strbuf_puts(&sb, " = ");
+        if (u->op->explain_grad) {
+            u->op->explain_grad(&w);
+        } else {
+            if (n->n_args == 1) {
+                strbuf_printf(&sb, "(%s)", n->grad_terms[k]);
+                op_work_ref(&sb, "", idx, n->shape.rank);
+                strbuf_puts(&sb, " = ");
+            }
+            op_grad_num(&w, shares[k]->data[flat]);
+        }
+        op_work_line(e, &sb);
+        if (k)
+            strbuf_puts(&total, " + ");
+        char num[FORMAT_NUMBER_CAP];
+        format_number(shares[k]->data[flat], run->trace->digits, num, sizeof(num));
+        strbuf_puts(&total, num);
+    }
+    if (n->n_args > 1) {
+        StrBuf sb;
+        strbuf_init(&sb);
+        op_work_ref(&sb, n->name, idx, n->shape.rank);
+        char num[FORMAT_NUMBER_CAP];
+        format_number(values[n - plan->nodes]->data[flat], run->trace->digits, num, sizeof(num));
+        strbuf_printf(&sb, " = %s = %s", strbuf_str(&total), num);
+        op_work_line(e, &sb);
+    }
+    strbuf_finish(&total);
+}
+
+// The work for one request on a gradient stage: every element asked for.
+static bool explain_gradient(Runner *run, const PlanNode *n, const Tensor *out, const ExplainTarget *t) {
+    const Plan *plan = run->plan;
+    Tensor *const *values = run->trace->tensors;
+    Tensor **shares = util_calloc(n->n_args ? n->n_args : 1, sizeof(Tensor *));
+    bool ok = shares != NULL;
+    // each use's share alone, as the backward pass added them up
+    for (size_t k = 0; ok && k < n->n_args; k++) {
+        const PlanNode *u = &plan->nodes[n->grad_use[k]];
+        const Tensor *in[EXPR_MAX_ARGS];
+        for (size_t a = 0; a < u->n_args; a++)
+            in[a] = values[u->args[a]];
+        shares[k] = tensor_create(&n->shape);
+        OpGrad g = {.op = u->op, .din = shares[k], .input = n->grad_use_input[k], .dout = values[n->args[k]],
+                    .out = values[n->grad_use[k]], .in = in, .n_in = u->n_args, .attrs = &u->attrs};
+        ok = shares[k] && u->op->grad(&g);
+    }
+    OpExplain e = {.digits = run->trace->digits, .arena = run->trace->arena, .lines = run->work,
+                   .n_lines = run->n_work, .cap_lines = run->cap_work};
+    size_t rank = out->shape.rank, d = rank ? out->shape.dim[rank - 1] : 1;
+    size_t first = 0, count = out->size;
+    if (t->kind == EXPLAIN_ELEMENT) {
+        first = shape_flatten(&out->shape, t->index);
+        count = 1;
+    } else if (t->kind == EXPLAIN_ROW) {
+        size_t idx[TENSOR_MAX_RANK] = {0};
+        memcpy(idx, t->index, t->n_index * sizeof(size_t));
+        first = rank ? shape_flatten(&out->shape, idx) / d * d : 0;
+        count = d;
+    }
+    for (size_t f = first; ok && f < first + count; f++)
+        explain_gradient_element(run, n, shares, f, &e);
+    for (size_t k = 0; shares && k < n->n_args; k++)
+        tensor_destroy(shares[k]);
+    util_free(shares);
+    run->work = e.lines;
+    run->n_work = e.n_lines;
+    run->cap_work = e.cap_lines;
+    return ok && !e.failed;
+}
 
 // The work for one request: an element, a row (the op's row form, or each element), or all.
 // False when memory runs out.
 static bool explain_target(Runner *run, const PlanNode *n, const Tensor *out, const Tensor *const *in,
                            const ExplainTarget *t) {
+    if (n->kind == PLAN_GRAD)
+        return explain_gradient(run, n, out, t);
     if (n->kind != PLAN_OP)
         return true;  // a step that is only a number: nothing was computed
     const char *names[EXPR_MAX_ARGS];
@@ -70,10 +181,40 @@ static bool explain_target(Runner *run, const PlanNode *n, const Tensor *out, co
     return !e.failed;
 }
 
+// Every explain request for node i, from the lesson and the command line. False when memory
+// runs out.
+static bool explain_requests(Runner *run, size_t i, const Tensor *out, const Tensor *const *in) {
+    const PlanNode *n = &run->plan->nodes[i];
+    const ExplainTarget *lists[2] = {run->plan->explains, run->extra};
+    size_t counts[2] = {run->plan->n_explains, run->n_extra};
+    for (size_t l = 0; l < 2; l++)
+        for (size_t k = 0; k < counts[l]; k++)
+            if (lists[l][k].node == i && !explain_target(run, n, out, in, &lists[l][k]))
+                return diag_no_memory(run->diag);
+    return true;
+}
+
 static Tensor *node_tensor(Runner *run, size_t i) {
     const PlanNode *n = &run->plan->nodes[i];
     const Tensor *in[EXPR_MAX_ARGS];
     Tensor *out = eval_node(run->plan, i, run->trace->tensors, in, run->trace->arena, run->diag);
+    if (out && n->kind == PLAN_GRAD && n->is_stage) {
+        // the values so far, this gradient's included, for the check to read
+        run->trace->tensors[i] = out;
+        char note[OP_MESSAGE_MAX];
+        bool ok = gradcheck_note(run->plan, run->trace, i, run->trace->tensors, &run->check_budget, run->diag, note,
+                                 sizeof(note)) &&
+                  explain_requests(run, i, out, in);
+        run->trace->tensors[i] = NULL;
+        const char *copy = ok ? arena_strdup(run->trace->arena, note) : NULL;
+        if (!copy) {
+            tensor_destroy(out);
+            if (ok)
+                diag_out_of_memory(run->diag);
+            return NULL;
+        }
+        run->notes.lines[run->notes.n_lines++] = copy;
+    }
     if (!out || n->kind != PLAN_OP || !n->has_values)
         return out;
     // A count is exact only while a double can hold every whole number up to it.
@@ -107,15 +248,10 @@ static Tensor *node_tensor(Runner *run, size_t i) {
             ieee = NULL;
     if (ieee && run->notes.n_lines < OP_MAX_NOTES)
         run->notes.lines[run->notes.n_lines++] = ieee;
-    const ExplainTarget *lists[2] = {run->plan->explains, run->extra};
-    size_t counts[2] = {run->plan->n_explains, run->n_extra};
-    for (size_t l = 0; l < 2; l++)
-        for (size_t k = 0; k < counts[l]; k++)
-            if (lists[l][k].node == i && !explain_target(run, n, out, in, &lists[l][k])) {
-                tensor_destroy(out);
-                diag_out_of_memory(run->diag);
-                return NULL;
-            }
+    if (!explain_requests(run, i, out, in)) {
+        tensor_destroy(out);
+        return NULL;
+    }
     return out;
 }
 
@@ -130,7 +266,7 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     s->op = n->op ? n->op->name : NULL;
     s->op_about = n->op ? n->op->about : NULL;
     s->op_line = n->op_line;
-    s->say = n->stage_kind == STAGE_STEP ? n->step->say : NULL;
+    s->say = n->stage_kind == STAGE_STEP ? n->step->say : n->say;
     s->show = n->stage_kind == STAGE_STEP ? n->step->show : PICTURE_DEFAULT;
     s->about = n->given ? n->given->about : NULL;
     s->value = value;
@@ -145,6 +281,11 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     s->work = run->work;
     s->n_work = run->n_work;
     s->node = (size_t)(n - run->plan->nodes);
+    if (n->kind == PLAN_GRAD) {
+        s->of = run->plan->nodes[n->grad_of].name;
+        s->wrt = run->plan->nodes[n->grad_wrt].name;
+        s->op = "gradient";
+    }
     return true;
 }
 
@@ -168,7 +309,8 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     t->file_name = strrchr(lesson->path, '/') ? strrchr(lesson->path, '/') + 1 : lesson->path;
     t->digits = digits;
     t->doc_first_slip = -1;
-    Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra};
+    Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra,
+                  .check_budget = BACKWARD_CHECK_LESSON_WORK};
     for (size_t i = 0; i < plan->n_nodes; i++) {
         const PlanNode *n = &plan->nodes[i];
         run.notes.n_lines = 0;

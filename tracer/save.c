@@ -118,6 +118,15 @@ static bool write_text(FILE *f, const void *what) {
     return fwrite(strbuf_str(sb), 1, sb->len, f) == sb->len;
 }
 
+// The file of a stage, without .npy: its name, with a gradient's '/' written '.'
+// (dloss/dW -> dloss.dW), since a file name cannot hold a '/'.
+static void file_stem(const TraceStage *s, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s", s->name);
+    for (char *p = buf; *p; p++)
+        if (*p == '/')
+            *p = '.';
+}
+
 // manifest.json: the lesson, then every stage in order with its shape and file (null for a
 // shape-only tensor, which has no values to save).
 static void manifest(const Trace *trace, StrBuf *out) {
@@ -131,14 +140,15 @@ static void manifest(const Trace *trace, StrBuf *out) {
         const Tensor *t = s->value;
         strbuf_puts(out, "  {\"name\": ");
         render_json_string(out, s->name);
-        strbuf_printf(out, ", \"kind\": \"%s\", \"expr\": ", render_stage_kind(s->kind));
-        render_json_string(out, s->expr);
+        render_json_kind(out, s);
         strbuf_puts(out, ", \"shape\": [");
         for (size_t d = 0; d < t->shape.rank; d++)
             strbuf_printf(out, "%s%zu", d ? ", " : "", t->shape.dim[d]);
         strbuf_puts(out, "], \"file\": ");
+        char stem[1024];
+        file_stem(s, stem, sizeof(stem));
         if (t->data)
-            strbuf_printf(out, "\"%s.npy\"", s->name);
+            strbuf_printf(out, "\"%s.npy\"", stem);
         else
             strbuf_puts(out, "null");
         strbuf_puts(out, i + 1 < trace->n_stages ? "},\n" : "}\n");
@@ -171,8 +181,9 @@ int save_trace(const Trace *trace, const char *dir, Diag *diag) {
         const TraceStage *s = &trace->stages[i];
         if (!s->value->data)
             continue;
-        char file[4096];
-        if (!join(file, sizeof(file), dir, s->name, ".npy"))
+        char file[4096], stem[1024];
+        file_stem(s, stem, sizeof(stem));
+        if (!join(file, sizeof(file), dir, stem, ".npy"))
             return save_error(diag, "write", s->name, ENAMETOOLONG);
         if (write_atomically(file, write_npy, s->value, diag) != STATUS_OK)
             return diag->status;

@@ -19,6 +19,7 @@ typedef enum StageKind {
     STAGE_GIVEN,
     STAGE_STEP,          // the result of a step
     STAGE_INTERMEDIATE,  // an operation inside a step's expression
+    STAGE_GRADIENT,      // a stage of a backward pass: dloss/dlogits
 } StageKind;
 
 // What a step asks to be drawn as (show: heatmap | bars | table); the default lets the
@@ -96,6 +97,7 @@ typedef struct TraceStage {
     const TraceDocument *document;  // NULL when the lesson gives no document values
     PictureKind show;               // what the step asks to be drawn as (steps only)
     size_t node;                    // the plan node it shows
+    const char *of, *wrt;           // a gradient stage: d of / d wrt (stage names); else NULL
 } TraceStage;
 
 // A claim of the lesson, judged on the values just computed.

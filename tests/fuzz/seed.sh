@@ -5,7 +5,7 @@
 set -eu
 corpus=$1
 mkdir -p "$corpus"
-for f in lessons/*.yaml tests/errors/*.yaml tests/numerics/*.yaml tests/fuzz/regressions/*; do
+for f in lessons/*.yaml tests/errors/*.yaml tests/numerics/*.yaml tests/grad/*.yaml tests/fuzz/regressions/*; do
     [ -f "$f" ] || continue
     name=$(printf '%s' "$f" | tr '/' '_')
     cp "$f" "$corpus/$name"

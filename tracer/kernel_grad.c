@@ -1,0 +1,446 @@
+// kernel_grad: vector-Jacobian products of the kernel's operations (see kernel_grad.h).
+//
+// Each function adds into din and never writes it otherwise, so an input used several times
+// gathers every use. Sums run in index order, as in kernel.c, so the digits never change.
+#include "kernel_grad.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "kernel_private.h"
+#include "util.h"
+
+// din and dout exist with values and din has the shape of the input it belongs to.
+static void expect_grad(const Tensor *din, const Shape *input, const Tensor *dout) {
+    expect_shape(din, input);
+    expect_values(dout);
+}
+
+// ---------------------------------------------------------------- elementwise
+
+// d(a op b)/d(input) at one element, times the upstream g.
+static double binary_partial(KernelBinary op, size_t input, double g, double a, double b) {
+    switch (op) {
+    case KERNEL_ADD:
+        return g;
+    case KERNEL_SUB:
+        return input == 0 ? g : -g;
+    case KERNEL_MUL:
+        return input == 0 ? g * b : g * a;
+    case KERNEL_DIV:
+        return input == 0 ? g / b : -g * a / (b * b);
+    case KERNEL_POW:
+        if (input == 0)  // b a^(b-1); a constant exponent 0 has the derivative 0 everywhere
+            return b == 0 ? 0.0 : g * b * pow(a, b - 1.0);
+        // a^b log(a): 0^b is 0 for b > 0 and 1 for b = 0, flat in b there as PyTorch takes it
+        return a == 0 && b >= 0 ? 0.0 : g * pow(a, b) * log(a);
+    case KERNEL_EQ:
+    case KERNEL_NE:
+    case KERNEL_LT:
+    case KERNEL_LE:
+    case KERNEL_GT:
+    case KERNEL_GE:
+        break;  // comparisons leave .grad NULL in their entries: grad() refuses to pass through them
+    }
+    ASSERT(!"no derivative for this KernelBinary");
+    return NAN;
+}
+
+// din (a's or b's shape) += dout (broadcast shape) * d(a op b)/d(input), summed over the
+// copies broadcasting made of each element
+void kernel_grad_binary(Tensor *din, size_t input, const Tensor *dout, const Tensor *a,
+                        const Tensor *b, KernelBinary op) {
+    ASSERT(input < 2);
+    Shape s;
+    ASSERT(kernel_broadcast_shape(&a->shape, &b->shape, &s));
+    expect_grad(din, input == 0 ? &a->shape : &b->shape, dout);
+    ASSERT(shape_equal(&dout->shape, &s));
+    expect_values(a);
+    expect_values(b);
+    Walk w;
+    walk_init(&w, &s, &a->shape, &b->shape);
+    for (size_t i = 0; i < dout->size; i++, walk_next(&w))
+        din->data[w.off[input]] +=
+            binary_partial(op, input, dout->data[i], a->data[w.off[0]], b->data[w.off[1]]);
+}
+
+double kernel_unary_derivative(KernelUnary op, double x) {
+    switch (op) {
+    case KERNEL_NEG:
+        return -1.0;
+    case KERNEL_EXP:
+        return exp(x);
+    case KERNEL_LOG:
+        return 1.0 / x;
+    case KERNEL_SQRT:
+        return 0.5 / sqrt(x);
+    case KERNEL_ABS:
+        return x > 0 ? 1.0 : x < 0 ? -1.0 : isnan(x) ? x : 0.0;
+    case KERNEL_RELU:
+        return x > 0 ? 1.0 : isnan(x) ? x : 0.0;
+    case KERNEL_GELU: {
+        // y = 0.5 x (1 + t), t = tanh(u), u = c (x + 0.044715 x^3), c = sqrt(2/pi):
+        // y' = 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 * 0.044715 x^2)
+        double c = sqrt(2.0 / PI);
+        double t = tanh(c * (x + 0.044715 * x * x * x));
+        return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3.0 * 0.044715 * x * x);
+    }
+    case KERNEL_TANH: {
+        double t = tanh(x);
+        return 1.0 - t * t;
+    }
+    case KERNEL_SIN:
+        return cos(x);
+    case KERNEL_COS:
+        return -sin(x);
+    }
+    ASSERT(!"unknown KernelUnary");
+    return NAN;
+}
+
+// dx (same shape) += dout * op'(x)
+void kernel_grad_unary(Tensor *din, const Tensor *dout, const Tensor *x, KernelUnary op) {
+    expect_grad(din, &x->shape, dout);
+    expect_values(x);
+    ASSERT(shape_equal(&dout->shape, &x->shape));
+    for (size_t i = 0; i < x->size; i++)
+        din->data[i] += dout->data[i] * kernel_unary_derivative(op, x->data[i]);
+}
+
+// ---------------------------------------------------------------- matrix product
+
+// One batch entry. input 0: da (n, k) += dc (n, m) @ b^T (m, k);
+// input 1: db (k, m) += a^T (k, n) @ dc (n, m). Each element's sum runs in index order.
+static void gemm_grad(double *din, size_t input, const double *dc, const double *a, const double *b,
+                      size_t n, size_t k, size_t m) {
+    if (input == 0) {
+        for (size_t i = 0; i < n; i++)
+            for (size_t kk = 0; kk < k; kk++) {
+                double sum = 0.0;
+                for (size_t j = 0; j < m; j++)
+                    sum += dc[i * m + j] * b[kk * m + j];
+                din[i * k + kk] += sum;
+            }
+        return;
+    }
+    for (size_t kk = 0; kk < k; kk++)
+        for (size_t j = 0; j < m; j++) {
+            double sum = 0.0;
+            for (size_t i = 0; i < n; i++)
+                sum += a[i * k + kk] * dc[i * m + j];
+            din[kk * m + j] += sum;
+        }
+}
+
+// din (a's or b's shape) += the gradient of out (..., n, m) = a (..., n, k) @ b (..., k, m)
+void kernel_grad_matmul(Tensor *din, size_t input, const Tensor *dout, const Tensor *a, const Tensor *b) {
+    ASSERT(input < 2);
+    Shape s;
+    ASSERT(kernel_matmul_shape(&a->shape, &b->shape, &s));
+    expect_grad(din, input == 0 ? &a->shape : &b->shape, dout);
+    ASSERT(shape_equal(&dout->shape, &s));
+    expect_values(a);
+    expect_values(b);
+    MatView va = mat_view(&a->shape, true), vb = mat_view(&b->shape, false);
+    size_t n = va.rows, k = va.cols, m = vb.cols;
+    Shape batch;
+    ASSERT(kernel_broadcast_shape(&va.batch, &vb.batch, &batch));
+    size_t blocks = dims_product(&batch, 0, batch.rank);
+    size_t block_in = input == 0 ? n * k : k * m;
+    Walk w;
+    walk_init(&w, &batch, &va.batch, &vb.batch);
+    for (size_t i = 0; i < blocks; i++, walk_next(&w))
+        gemm_grad(din->data + w.off[input] * block_in, input, dout->data + i * n * m,
+                  a->data + w.off[0] * n * k, b->data + w.off[1] * k * m, n, k, m);
+}
+
+// din (..., n, m) += dout (..., m, n) with its last two axes swapped back
+void kernel_grad_transpose(Tensor *din, const Tensor *dout) {
+    expect_values(din);
+    expect_values(dout);
+    ASSERT(din->size == dout->size && din->shape.rank == dout->shape.rank);
+    const Shape *s = &din->shape;
+    if (s->rank < 2) {
+        kernel_grad_identity(din, dout);
+        return;
+    }
+    size_t n = s->dim[s->rank - 2], m = s->dim[s->rank - 1];
+    ASSERT(dout->shape.dim[s->rank - 2] == m && dout->shape.dim[s->rank - 1] == n);
+    size_t blocks = dims_product(s, 0, s->rank - 2);
+    for (size_t bl = 0; bl < blocks; bl++)
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < m; j++)
+                din->data[bl * n * m + i * m + j] += dout->data[bl * n * m + j * n + i];
+}
+
+// ---------------------------------------------------------------- rows
+
+// dx (..., d) += w * (dout - sum(dout * w)) per row, w = softmax(x) (..., d)
+void kernel_grad_softmax(Tensor *din, const Tensor *dout, const Tensor *out) {
+    expect_grad(din, &out->shape, dout);
+    expect_values(out);
+    ASSERT(shape_equal(&dout->shape, &out->shape));
+    size_t d = last_dim(&out->shape), rows = row_count(out);
+    for (size_t r = 0; r < rows; r++) {
+        const double *w = out->data + r * d, *g = dout->data + r * d;
+        double dot = 0.0;
+        for (size_t j = 0; j < d; j++)
+            dot += g[j] * w[j];
+        for (size_t j = 0; j < d; j++)
+            din->data[r * d + j] += w[j] * (g[j] - dot);
+    }
+}
+
+// One line a normalisation runs over: a row of layernorm, a feature (column) of batchnorm.
+typedef struct NormLine {
+    const double *x, *g;  // the line of x and of dout
+    size_t count, step;
+    double eps;
+} NormLine;
+
+// gamma at element j of a line: layernorm's gamma varies along the line (feature SIZE_MAX),
+// batchnorm has one gamma per line (its feature).
+static double line_gamma(const Tensor *gamma, size_t feature, size_t j) {
+    return param_at(gamma, feature == SIZE_MAX ? j : feature);
+}
+
+// Adds the line's gradient into dx (input 0), dgamma (1) or dbeta (2), din_step apart (0: a
+// scalar parameter gathers every element).
+static void norm_line_grad(const NormLine *l, size_t input, const Tensor *gamma, size_t feature,
+                           double *din, size_t din_step) {
+    double mean = line_sum(l->x, l->count, l->step) / (double)l->count;
+    double sd = sqrt(line_var(l->x, l->count, l->step, mean) + l->eps);
+    if (input == 0) {
+        double mg = 0.0, mgx = 0.0;
+        for (size_t j = 0; j < l->count; j++) {
+            double gj = l->g[j * l->step] * line_gamma(gamma, feature, j);
+            mg += gj;
+            mgx += gj * (l->x[j * l->step] - mean) / sd;
+        }
+        mg /= (double)l->count;
+        mgx /= (double)l->count;
+        for (size_t j = 0; j < l->count; j++) {
+            double xhat = (l->x[j * l->step] - mean) / sd;
+            din[j * din_step] += (l->g[j * l->step] * line_gamma(gamma, feature, j) - mg - xhat * mgx) / sd;
+        }
+        return;
+    }
+    for (size_t j = 0; j < l->count; j++) {
+        double xhat = (l->x[j * l->step] - mean) / sd;
+        din[j * din_step] += input == 1 ? l->g[j * l->step] * xhat : l->g[j * l->step];
+    }
+}
+
+// What both normalisations check: features d, rows, and where a parameter input writes.
+static void expect_norm_grad(const Tensor *din, size_t input, const Tensor *dout, const Tensor *x,
+                             const Tensor *gamma, size_t *d, size_t *rows) {
+    ASSERT(input < 3);
+    expect_values(x);
+    expect_values(dout);
+    ASSERT(shape_equal(&dout->shape, &x->shape));
+    *d = last_dim(&x->shape);
+    *rows = row_count(x);
+    expect_param(gamma, *d);
+    if (input == 0)
+        expect_shape(din, &x->shape);
+    else
+        expect_param(din, *d);
+}
+
+// din += the gradient of layernorm(x (..., d), gamma, beta, eps) for input 0 (x), 1 or 2
+void kernel_grad_layernorm(Tensor *din, size_t input, const Tensor *dout, const Tensor *x,
+                           const Tensor *gamma, double eps) {
+    size_t d, rows;
+    expect_norm_grad(din, input, dout, x, gamma, &d, &rows);
+    size_t param_step = din->shape.rank == 0 ? 0 : 1;
+    for (size_t r = 0; r < rows; r++) {
+        NormLine l = {.x = x->data + r * d, .g = dout->data + r * d, .count = d, .step = 1, .eps = eps};
+        norm_line_grad(&l, input, gamma, SIZE_MAX, input == 0 ? din->data + r * d : din->data,
+                       input == 0 ? 1 : param_step);
+    }
+}
+
+// din += the gradient of batchnorm(x (..., d), gamma, beta, eps) for input 0 (x), 1 or 2
+void kernel_grad_batchnorm(Tensor *din, size_t input, const Tensor *dout, const Tensor *x,
+                           const Tensor *gamma, double eps) {
+    size_t d, rows;
+    expect_norm_grad(din, input, dout, x, gamma, &d, &rows);
+    for (size_t f = 0; f < d; f++) {
+        NormLine l = {.x = x->data + f, .g = dout->data + f, .count = rows, .step = d, .eps = eps};
+        if (input == 0)
+            norm_line_grad(&l, 0, gamma, f, din->data + f, d);
+        else
+            norm_line_grad(&l, input, gamma, f, din->data + (din->shape.rank == 0 ? 0 : f), 0);
+    }
+}
+
+// ---------------------------------------------------------------- reductions
+
+// dx (x's shape) += the gradient of reduce(x, axis) with dout of the reduced shape
+void kernel_grad_reduce(Tensor *din, const Tensor *dout, const Tensor *x, int axis, KernelReduce op) {
+    ASSERT(op != KERNEL_ARGMAX);
+    expect_grad(din, &x->shape, dout);
+    expect_values(x);
+    size_t outer = 1, n = x->size, inner = 1;
+    if (axis != KERNEL_ALL_AXES) {
+        ASSERT(axis >= 0 && (size_t)axis < x->shape.rank);
+        outer = dims_product(&x->shape, 0, (size_t)axis);
+        n = x->shape.dim[axis];
+        inner = dims_product(&x->shape, (size_t)axis + 1, x->shape.rank);
+    }
+    ASSERT(dout->size == outer * inner);
+    for (size_t o = 0; o < outer; o++)
+        for (size_t i = 0; i < inner; i++) {
+            const double *line = x->data + o * n * inner + i;
+            double *dline = din->data + o * n * inner + i;
+            double g = dout->data[o * inner + i];
+            if (op == KERNEL_MAX || op == KERNEL_MIN) {
+                dline[line_extreme(line, n, inner, op == KERNEL_MIN) * inner] += g;
+                continue;
+            }
+            double mean = line_sum(line, n, inner) / (double)n;
+            for (size_t t = 0; t < n; t++) {
+                double v = line[t * inner];
+                dline[t * inner] += op == KERNEL_SUM    ? g
+                                    : op == KERNEL_MEAN ? g / (double)n
+                                                        : g * 2.0 * (v - mean) / (double)n;
+            }
+        }
+}
+
+// ---------------------------------------------------------------- indexing and reshaping
+
+// Adds the part of dout that index_copy took from axes axis.. of dst; returns the end read.
+static const double *index_scatter(double *dst, const double *src, const Shape *s, const size_t *tail,
+                                   const KernelAxisIndex *index, size_t n_index, size_t axis) {
+    if (axis == n_index) {
+        for (size_t t = 0; t < tail[axis]; t++)
+            dst[t] += src[t];
+        return src + tail[axis];
+    }
+    AxisPick pick = axis_pick(&index[axis], s->dim[axis]);
+    for (size_t k = 0; k < pick.count; k++)
+        src = index_scatter(dst + axis_pick_at(&pick, k) * tail[axis + 1], src, s, tail, index, n_index,
+                            axis + 1);
+    return src;
+}
+
+// dx (x's shape) += dout (the indexed shape) scattered back to the places it was picked from,
+// in the order kernel_index read them (new axes read nothing; numpy's rule may put a gathered
+// axis first)
+void kernel_grad_index(Tensor *din, const Tensor *dout, const KernelAxisIndex *index, size_t n_index) {
+    Shape s;
+    ASSERT(kernel_index_shape(&din->shape, index, n_index, &s));
+    expect_grad(din, &din->shape, dout);
+    ASSERT(shape_equal(&dout->shape, &s));
+    size_t tail[TENSOR_MAX_RANK + 1];
+    KernelAxisIndex own[TENSOR_MAX_RANK];
+    size_t n_own, list = index_own_axes(&din->shape, index, n_index, tail, own, &n_own);
+    const double *end = dout->data;
+    if (list != KERNEL_NO_AXIS && list_moves_first(index, n_index)) {
+        const KernelAxisIndex gather = own[list];
+        for (size_t k = 0; k < gather.n_list; k++) {
+            own[list] = (KernelAxisIndex){.kind = KERNEL_INDEX_AT, .start = gather.list[k]};
+            end = index_scatter(din->data, end, &din->shape, tail, own, n_own, 0);
+        }
+    } else {
+        end = index_scatter(din->data, end, &din->shape, tail, own, n_own, 0);
+    }
+    ASSERT(end == dout->data + dout->size);
+}
+
+// dtable.flat[idx[i]] += dout[i], dout (idx's shape)
+void kernel_grad_take(Tensor *din, const Tensor *dout, const Tensor *idx) {
+    expect_values(din);
+    expect_values(dout);
+    expect_values(idx);
+    ASSERT(shape_equal(&dout->shape, &idx->shape));
+    for (size_t i = 0; i < idx->size; i++)
+        din->data[index_value(idx->data[i], din->size)] += dout->data[i];
+}
+
+// dpart (..., d_p, ...) += its block of dout (..., d_0 + d_1 + ..., ...), which starts at
+// position `offset` of the axis (the sizes of the parts before it)
+void kernel_grad_concat(Tensor *din, size_t offset, const Tensor *dout, size_t axis) {
+    expect_values(din);
+    expect_values(dout);
+    const Shape *s = &din->shape, *o = &dout->shape;
+    ASSERT(axis < s->rank && s->rank == o->rank && offset + s->dim[axis] <= o->dim[axis]);
+    size_t outer = dims_product(s, 0, axis);
+    size_t block = dims_product(s, axis, s->rank), out_block = dims_product(o, axis, o->rank);
+    size_t start = offset * dims_product(o, axis + 1, o->rank);
+    for (size_t r = 0; r < outer; r++)
+        for (size_t t = 0; t < block; t++)
+            din->data[r * block + t] += dout->data[r * out_block + start + t];
+}
+
+// merged (..., n, heads * d_head) += split (..., heads, n, d_head), or the other way round
+static void heads_add(double *merged, const double *split_src, double *split_dst, const double *merged_src,
+                      const Shape *split) {
+    size_t r = split->rank;
+    size_t heads = split->dim[r - 3], n = split->dim[r - 2], dh = split->dim[r - 1];
+    size_t batch = dims_product(split, 0, r - 3);
+    for (size_t b = 0; b < batch; b++)
+        for (size_t h = 0; h < heads; h++)
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; j < dh; j++) {
+                    size_t m = (b * n + i) * heads * dh + h * dh + j, s = ((b * heads + h) * n + i) * dh + j;
+                    if (merged)
+                        merged[m] += split_src[s];
+                    else
+                        split_dst[s] += merged_src[m];
+                }
+}
+
+// dx (..., n, d) += merge_heads(dout (..., heads, n, d / heads))
+void kernel_grad_split_heads(Tensor *din, const Tensor *dout) {
+    expect_values(din);
+    expect_values(dout);
+    Shape merged;
+    ASSERT(kernel_merge_heads_shape(&dout->shape, &merged) && shape_equal(&merged, &din->shape));
+    heads_add(din->data, dout->data, NULL, NULL, &dout->shape);
+}
+
+// dx (..., heads, n, d_head) += split_heads(dout (..., n, heads * d_head))
+void kernel_grad_merge_heads(Tensor *din, const Tensor *dout) {
+    expect_values(din);
+    expect_values(dout);
+    Shape merged;
+    ASSERT(kernel_merge_heads_shape(&din->shape, &merged) && shape_equal(&merged, &dout->shape));
+    heads_add(NULL, NULL, din->data, dout->data, &din->shape);
+}
+
+// dx (..., n, d) += dout (..., n, d) turned back: (g0, g1) -> (g0 c + g1 s, -g0 s + g1 c)
+void kernel_grad_rope(Tensor *din, const Tensor *dout, const Tensor *positions, double base) {
+    expect_grad(din, &dout->shape, dout);
+    rope_turn(din, dout, positions, base, true);
+}
+
+// ---------------------------------------------------------------- loss
+
+// dlogits (..., V) += dout (...) * (softmax(logits) - onehot(targets (...)))
+void kernel_grad_cross_entropy(Tensor *din, const Tensor *dout, const Tensor *logits, const Tensor *targets) {
+    expect_grad(din, &logits->shape, dout);
+    expect_values(logits);
+    expect_values(targets);
+    ASSERT(shape_equal(&dout->shape, &targets->shape));
+    size_t v = last_dim(&logits->shape);
+    for (size_t r = 0; r < targets->size; r++) {
+        const double *x = logits->data + r * v;
+        size_t t = index_value(targets->data[r], v);
+        // the softmax of the row, max subtracted first as in kernel_cross_entropy
+        double max, sum = row_exp_sum(x, v, &max);
+        for (size_t j = 0; j < v; j++)
+            din->data[r * v + j] += dout->data[r] * (exp(x[j] - max) / sum - (j == t ? 1.0 : 0.0));
+    }
+}
+
+// ---------------------------------------------------------------- plain copies
+
+void kernel_grad_identity(Tensor *din, const Tensor *dout) {
+    expect_values(din);
+    expect_values(dout);
+    ASSERT(din->size == dout->size);
+    for (size_t i = 0; i < din->size; i++)
+        din->data[i] += dout->data[i];
+}
