@@ -300,6 +300,18 @@ def layernorm(x, gamma, beta, eps=1e-5):
     return _normalise(x, gamma, beta, eps, -1)
 
 
+def rmsnorm(x, gamma, eps=1e-5):
+    if _any_shape_only(x, gamma):
+        return S(_broadcast(_shape(x), _shape(gamma)))
+    a = _plain(x)
+    ms = np.mean(a * a, axis=-1, keepdims=True)
+    return _wrap(a / np.sqrt(ms + float(_plain(eps))) * _plain(gamma))
+
+
+def _silu(x):
+    return x * (1.0 / (1.0 + np.exp(-x)))
+
+
 def batchnorm(x, gamma, beta, eps=1e-5):
     return _normalise(x, gamma, beta, eps, tuple(range(len(_shape(x)) - 1)))
 
@@ -413,7 +425,7 @@ def rope(x, positions, base=10000):
     if isinstance(x, S):
         return x
     a = _plain(x)
-    pos = _plain(positions)
+    pos = np.reshape(_plain(positions), (-1,))  # a single row may take one number
     base = float(_plain(base))
     d = a.shape[-1]
     if d % 2:
@@ -472,6 +484,7 @@ FUNCTIONS = {
     "any": _reduction(np.any),
     "softmax": softmax,
     "layernorm": layernorm,
+    "rmsnorm": rmsnorm,
     "batchnorm": batchnorm,
     "mean": _reduction(np.mean),
     "var": _reduction(np.var),
@@ -488,6 +501,7 @@ FUNCTIONS = {
     "sin": _elementwise(np.sin),
     "cos": _elementwise(np.cos),
     "gelu": _elementwise(_gelu),
+    "silu": _elementwise(_silu),
     "concat": concat,
     "copy": _elementwise(np.copy),
     "numel": numel,

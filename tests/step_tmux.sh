@@ -127,4 +127,31 @@ shows "step 6 of 14"
 hides "against each column of the right"
 press q
 shows "tracer exited with status 0"
+
+# In colour (NO_COLOR unset), the other keys: arrows and Page Up, a leading 0 that is not a
+# step, Backspace, B at the first step, and Ctrl-D to quit.
+tmux -S "$sock" kill-server 2>/dev/null
+sock="$tmp/tmux-keys.sock"
+after="starting in colour in 80 x 20"
+tmux -S "$sock" -f /dev/null new-session -d -x 80 -y 20 -c "$PWD" \
+    "'$tracer' --step lessons/02_the_cat_sat.yaml; echo \"tracer exited with status \$?\"; sleep 60"
+shows "step 1 of 14   lines 1-18 of "
+press Up
+shows "step 1 of 14   lines 1-18 of "
+press j
+shows "lines 2-19 of "
+press PPage
+shows "lines 1-18 of "
+press 0 1
+shows "go to step 1"
+press BSpace 2
+shows "go to step 2"
+press Enter
+shows "step 2 of 14"
+press B
+shows "step 1 of 14"
+press B
+shows "step 1 of 14"
+press C-d
+shows "tracer exited with status 0"
 echo "--step showed the header, each stage, back, jumps, scrolling, a resize and quit as expected"

@@ -7,7 +7,9 @@
 //
 // Each lesson runs as text (with the work its explain: keys ask for), as JSON, as HTML and as
 // the questions of --quiz. libyaml allocates with its own malloc and is not failed here; every
-// allocation of the tracer goes through util_malloc.
+// allocation of the tracer goes through util_malloc. After --small-arenas, the lessons that
+// follow also run with arenas that take a block for every allocation (so that each of those
+// fails in turn too) and with --explain requests from the command line.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +128,12 @@ int main(int argc, char **argv) {
         return 2;
     }
     int failures = 0;
+    bool small_arenas = false;
     for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--small-arenas") == 0) {
+            small_arenas = true;
+            continue;
+        }
         size_t len;
         char *bytes = read_file(argv[i], &len);
         if (!bytes) {
@@ -141,6 +148,15 @@ int main(int argc, char **argv) {
         failures += sweep(argv[i], bytes, len, &json, "json");
         failures += sweep(argv[i], bytes, len, &html, "html");
         failures += sweep(argv[i], bytes, len, &text, "quiz");
+        if (small_arenas) {
+            static const char *const explain[] = {"S[0, 1]", "ln row 1", "Q", "rel[2]"};
+            text.explain = explain;
+            text.n_explain = sizeof(explain) / sizeof(explain[0]);
+            util_arena_block_size(1);
+            failures += sweep(argv[i], bytes, len, &text, "text, an arena block per allocation, --explain");
+            failures += sweep(argv[i], bytes, len, &json, "json, an arena block per allocation");
+            util_arena_block_size(0);
+        }
         free(bytes);
     }
     return failures ? 1 : 0;

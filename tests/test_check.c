@@ -720,11 +720,46 @@ static void test_out_of_memory(void **state) {
     }
 }
 
+// Numbers known before running may be written as arithmetic on numbers, names of scalar
+// givens and steps, and the constants pi, inf, True: -(c - 1) is axis -1, 4 - 2 * 1 is 2
+// heads, c - 1 with the step c: 2 is axis 1, and x + inf and x * pi are constants.
+static void test_numbers_known_before_running(void **state) {
+    const Plan *plan = check_ok(state, "title: t\n"
+                                       "given:\n"
+                                       "  X: [[1, 2, 3, 4], [5, 6, 7, 8]]\n"
+                                       "steps:\n"
+                                       "  - c: 2\n"
+                                       "  - a: sum(X, axis=-(c - 1))\n"
+                                       "  - h: split_heads(X, 4 - 2 * 1)\n"
+                                       "  - b: sum(X, axis=c - 1, keepdims=True)\n"
+                                       "  - d: X + inf - pi * True\n");
+    expect_shape(stage(plan, "a"), "[2]");
+    expect_shape(stage(plan, "h"), "[2, 2, 2]");
+    expect_shape(stage(plan, "b"), "[2, 1]");
+    assert_int_equal(stage(plan, "a")->attrs.axis, 1);
+    assert_int_equal(stage(plan, "h")->attrs.count, 2);
+    assert_string_equal(stage(plan, "b")->op_line, "sum([2, 4], axis=1, keepdims=True) -> [2, 1]");
+}
+
+// Past 26 intermediates in one step, they are numbered 1.27, 1.28, ... instead of letters.
+static void test_many_intermediates_numbered(void **state) {
+    char yaml[1024] = "title: t\ngiven:\n  x: 1\nsteps:\n  - y: x";
+    for (int i = 0; i < 28; i++)
+        strcat(yaml, " + x");
+    strcat(yaml, "\n");
+    const Plan *plan = check_ok(state, yaml);
+    assert_string_equal(stage(plan, "y.26")->number, "1z");
+    assert_string_equal(stage(plan, "y.27")->number, "1.27");
+    assert_string_equal(stage(plan, "y")->number, "1");
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         TEST(test_cat_sat_stages),
+        TEST(test_numbers_known_before_running),
+        TEST(test_many_intermediates_numbered),
         TEST(test_cat_sat_shapes),
         TEST(test_cat_sat_op_lines_and_texts),
         TEST(test_cat_sat_labels),

@@ -165,6 +165,7 @@ static const OpCase op_cases[] = {
     {"index", "a[ids]"},
     {"softmax", "softmax(a)"},
     {"layernorm", "layernorm(a, g, be)"},
+    {"rmsnorm", "rmsnorm(a, g)"},
     {"batchnorm", "batchnorm(a, g, be)"},
     {"sum", "sum(a, axis=1)"},
     {"mean", "mean(a, axis=0)"},
@@ -181,6 +182,7 @@ static const OpCase op_cases[] = {
     {"tanh", "tanh(a)"},
     {"sin", "sin(a)"},
     {"cos", "cos(a)"},
+    {"silu", "silu(a)"},
     {"concat", "concat(a, b, axis=1)"},
     {"copy", "copy(a)"},
     {"numel", "numel(a)"},
@@ -438,6 +440,39 @@ static void test_layernorm_row(void **state) {
                                     "0.4472 + -1.0000 = -0.7764");
 }
 
+// mean(x^2) = (1 + 4 + 9 + 0.25) / 4 = 3.5625, then each value divided by sqrt(3.5625 + 1e-5)
+// and scaled by gamma. numpy: x_norm = [0.5298122 -1.0596244 1.5894366 0.2649061],
+// out = [0.5298122 -2.1192488 0.7947183 0.2649061].
+static void test_rmsnorm_row(void **state) {
+    const char *yaml = "title: rmsnorm\n"
+                       "given:\n"
+                       "  x: [1.0, -2.0, 3.0, 0.5]\n"
+                       "  gamma: [1.0, 2.0, 0.5, 1.0]\n"
+                       "steps:\n"
+                       "  - rn: rmsnorm(x, gamma)\n";
+    const TraceStage *s = explain(*state, yaml, "rn");
+    EXPECT_WORK(s, "mean(x²) = (1.0000² + -2.0000² + 3.0000² + 0.5000²) / 4 = 3.5625",
+                "x_norm = 1.0000 / sqrt(3.5625 + 1e-05) = 0.5298;  rn[0] = 1.0000 × 0.5298 = 0.5298",
+                "x_norm = -2.0000 / sqrt(3.5625 + 1e-05) = -1.0596;  rn[1] = 2.0000 × -1.0596 = -2.1192",
+                "x_norm = 3.0000 / sqrt(3.5625 + 1e-05) = 1.5894;  rn[2] = 0.5000 × 1.5894 = 0.7947",
+                "x_norm = 0.5000 / sqrt(3.5625 + 1e-05) = 0.2649;  rn[3] = 1.0000 × 0.2649 = 0.2649");
+    s = explain(*state, yaml, "rn[1]");
+    assert_int_equal(s->n_work, 2);
+    assert_string_equal(s->work[1], "x_norm = -2.0000 / sqrt(3.5625 + 1e-05) = -1.0596;  rn[1] = 2.0000 × -1.0596 = "
+                                    "-2.1192");
+}
+
+// silu(x) = x * sigmoid(x); numpy: 0.5 / (1 + exp(-0.5)) = 0.31122967, -2 / (1 + exp(2)) = -0.23840584.
+static void test_silu(void **state) {
+    const char *yaml = "title: silu\n"
+                       "given:\n"
+                       "  x: [0.5, -2.0]\n"
+                       "steps:\n"
+                       "  - y: silu(x)\n";
+    const TraceStage *s = explain(*state, yaml, "y");
+    EXPECT_WORK(s, "y[0] = silu(x[0]) = silu(0.5000) = 0.3112", "y[1] = silu(x[1]) = silu(-2.0000) = -0.2384");
+}
+
 // PE(pos, 2i) = sin(pos / 10000^(2i/d)), PE(pos, 2i+1) = cos(the same). numpy:
 // 10000^(2/6) = 21.5443469, 3 / 21.5443469 = 0.13924767, cos(0.13924767) = 0.99032070;
 // sin(2) = 0.90929743.
@@ -615,14 +650,45 @@ static void test_command_line_errors(void **state) {
     expect_usage_error(state, ERRORS_LESSON, "scores[x]",
                        "--explain 'scores[x]': indices are whole numbers, as in scores[0, 1]", "");
     expect_usage_error(state, ERRORS_LESSON, "[0]", "--explain '[0]': name a stage, as in scores[0,1]", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores row x", "--explain 'scores row x': write a row as scores row 0",
+                       "");
+    expect_usage_error(state, ERRORS_LESSON, "scores row 1 2",
+                       "--explain 'scores row 1 2': write a row as scores row 0", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores[0, 0, 0, 0, 0]",
+                       "--explain 'scores[0, 0, 0, 0, 0]': indices are whole numbers, as in scores[0, 1]", "");
+    // A bracket before " row " keeps the element form; one after it is part of the row number.
+    expect_usage_error(state, ERRORS_LESSON, "scores[0] row 1",
+                       "--explain 'scores[0] row 1': expected ',' or a final ']'", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores row 1[0]",
+                       "--explain 'scores row 1[0]': write a row as scores row 0", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores row 99999999999999999999",
+                       "--explain 'scores row 99999999999999999999': write a row as scores row 0", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores[99999999999999999999]",
+                       "--explain 'scores[99999999999999999999]': indices are whole numbers, as in scores[0, 1]", "");
+    expect_usage_error(state, ERRORS_LESSON, "scores[0]x", "--explain 'scores[0]x': expected ',' or a final ']'", "");
+    // K.T is not a stage of its own name: it is the intermediate scores.1.
+    expect_usage_error(state, ERRORS_LESSON, "K.T", "--explain 'K.T': the lesson has no stage called 'K.T'",
+                       "'K.T' is computed as the intermediate stage 'scores.1': explain 'scores.1'");
+    expect_usage_error(state, ERRORS_LESSON, "K",
+                       "--explain 'K': 'K' is given: its values come from the lesson, not from a computation",
+                       "explain a step that uses it");
+    char long_name[300];
+    memset(long_name, 'a', sizeof(long_name) - 1);
+    long_name[sizeof(long_name) - 1] = '\0';
+    char long_message[400];
+    snprintf(long_message, sizeof(long_message), "--explain '%s': name a stage, as in scores[0,1]", long_name);
+    expect_usage_error(state, ERRORS_LESSON, long_name, long_message, "");
+    expect_usage_error(state, ERRORS_LESSON, "scores row 7",
+                       "--explain 'scores row 7': index 7 is out of range for axis 0 of 'scores' (shape [3, 3])",
+                       "valid indices are 0 to 2");
     // One bad request among good ones still stops the run before any output.
     Fixture *f = *state;
     const char *requests[] = {"scores[0, 0]", "scores[9, 9]"};
     assert_int_equal(fixture_run(f, ERRORS_LESSON, OUTPUT_JSON, requests, 2), STATUS_USAGE_ERROR);
     assert_int_equal(f->out.len, 0);
     // A row, and every element of a stage with at most 100 values, are fine.
-    const char *fine[] = {"scores[2]", "scores", "scores.1[1, 2]"};
-    assert_int_equal(fixture_run(f, ERRORS_LESSON, OUTPUT_TEXT, fine, 3), STATUS_OK);
+    const char *fine[] = {"scores[2]", "scores", "scores.1[1, 2]", "scores [0 , 1]", "scores  row 1"};
+    assert_int_equal(fixture_run(f, ERRORS_LESSON, OUTPUT_TEXT, fine, 5), STATUS_OK);
 }
 
 // A lesson with an explain: key on one of its steps (each argument is that step's key line,
@@ -703,6 +769,8 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_softmax_element, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_softmax_far_from_zero, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_layernorm_row, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_rmsnorm_row, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_silu, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_sinusoidal, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_rope, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_cross_entropy, fixture_setup, fixture_teardown),

@@ -222,6 +222,7 @@ static void test_nested_calls(void **state) {
 
 static void test_whitespace_between_tokens(void **state) {
     expect_tree(*state, "  a\t+\nb  ", "(+ a b)");
+    expect_tree(*state, "a\r\n*\tb", "(* a b)");
     expect_tree(*state, "f ( x )", "(call f x)");
 }
 
@@ -446,7 +447,49 @@ static void test_syntax_error(void **state) {
     X(positional_after_keyword, "mean(axis=1, x)", "a positional argument after a keyword argument", \
       13, 1, "put positional arguments first, as in mean(x, axis=-1)")                             \
     X(keyword_without_value, "mean(x, axis=)", EXPECTED_VALUE "')'", 13, 1,                        \
-      "a value is missing before this bracket")
+      "a value is missing before this bracket") \
+    X(dollar_after_paren, "($", "'$' cannot appear in an expression", 1, 1, CHAR_HINT) \
+    X(dollar_after_list_open, "[$", "'$' cannot appear in an expression", 1, 1, CHAR_HINT) \
+    X(dollar_after_list_comma, "[1,$", "'$' cannot appear in an expression", 3, 1, CHAR_HINT) \
+    X(dollar_after_index_open, "x[$", "'$' cannot appear in an expression", 2, 1, CHAR_HINT) \
+    X(dollar_after_index_comma, "x[1,$", "'$' cannot appear in an expression", 4, 1, CHAR_HINT) \
+    X(dollar_after_colon, "x[1:$", "'$' cannot appear in an expression", 4, 1, CHAR_HINT) \
+    X(dollar_after_dot, "x.$", "'$' cannot appear in an expression", 2, 1, CHAR_HINT) \
+    X(dollar_after_call_open, "f($", "'$' cannot appear in an expression", 2, 1, CHAR_HINT) \
+    X(dollar_after_argument_comma, "f(a,$", "'$' cannot appear in an expression", 4, 1, CHAR_HINT) \
+    X(dollar_after_keyword, "f(k=$", "'$' cannot appear in an expression", 4, 1, CHAR_HINT) \
+    X(dollar_after_minus, "-$", "'$' cannot appear in an expression", 1, 1, CHAR_HINT) \
+    X(dollar_after_power, "a**$", "'$' cannot appear in an expression", 3, 1, CHAR_HINT) \
+    X(dollar_after_close, "(a)$", "'$' cannot appear in an expression", 3, 1, CHAR_HINT) \
+    X(dollar_after_transpose, "x.T$", "'$' cannot appear in an expression", 3, 1, CHAR_HINT) \
+    X(dollar_after_index_close, "x[0]$", "'$' cannot appear in an expression", 4, 1, CHAR_HINT) \
+    X(dollar_after_call_close, "f(x)$", "'$' cannot appear in an expression", 4, 1, CHAR_HINT) \
+    X(dollar_after_list_close, "[1]$", "'$' cannot appear in an expression", 3, 1, CHAR_HINT) \
+    X(dollar_after_slice_colon_only, "x[:$", "'$' cannot appear in an expression", 3, 1, CHAR_HINT) \
+    X(exponent_upper_without_digits, "2E", "'2E' is neither a number nor a name", 0, 2,               \
+      "an exponent needs digits, as in 1e-5")                                                      \
+    X(hex_upper, "0X1f", "'0X1f' is neither a number nor a name", 0, 4, "write numbers in decimal: 0X1f is 31") \
+    X(hex_not_hex_digits, "0xZZ", "'0xZZ' is neither a number nor a name", 0, 4,                     \
+      "names start with a letter or '_'; to multiply, write 0 * xZZ")                             \
+    X(hex_too_long, "0x123456789012345678", "'0x123456789012345678' is neither a number nor a name", 0, 20, \
+      "names start with a letter or '_'; to multiply, write 0 * x123456789012345678")            \
+    X(x_without_hex_digits, "0x", "'0x' is neither a number nor a name", 0, 2,                       \
+      "names start with a letter or '_'; to multiply, write 0 * x")                                \
+    X(digit_then_underscore, "1_a", "'1_a' is neither a number nor a name", 0, 3,                    \
+      "names start with a letter or '_'; to multiply, write 1 * _a")                               \
+    X(single_quote, "a + 'b'", "a quote (') cannot appear inside an expression", 4, 1,               \
+      "an expression has no text in quotes: write names and numbers plainly") \
+    X(double_quote, "a + \"b\"", "a quote (\") cannot appear inside an expression", 4, 1,            \
+      "an expression has no text in quotes: write names and numbers plainly")                      \
+    X(exponent_then_letter, "1ex", "'1ex' is neither a number nor a name", 0, 3,                     \
+      "names start with a letter or '_'; to multiply, write 1 * ex")                               \
+    X(x_after_one, "1x5", "'1x5' is neither a number nor a name", 0, 3,                              \
+      "names start with a letter or '_'; to multiply, write 1 * x5")                               \
+    X(unclosed_call_with_underscore, "my_f(x", "expected ',' or ')', found the end of the expression", 6, 1, \
+      "the '(' after 'my_f' is never closed")                                                      \
+    X(unclosed_paren_after_tab, "x *\t(a", "expected ')', found the end of the expression", 6, 1,     \
+      "the '(' after '*' is never closed")                                                         \
+    X(paren_then_bracket, "(]", EXPECTED_VALUE "']'", 1, 1, "a value is missing before this bracket")
 
 #define DEFINE_CASE(name, text, message, pos, width, hint) \
     static SyntaxCase case_##name = {text, message, pos, width, hint};

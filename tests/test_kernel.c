@@ -10,6 +10,8 @@
 
 #include <cmocka.h>
 
+#include "cmocka_double.h"
+
 #include "kernel.h"
 #include "tensor.h"
 #include "util.h"
@@ -25,17 +27,6 @@
 #define LIBM 1e-14
 
 // ---------------------------------------------------------------- helpers
-
-#ifndef assert_double_equal
-// cmocka before 1.2 only has assert_float_equal, which rounds both sides to float.
-static void double_equal(double a, double b, double eps, const char *file, int line) {
-    if (a == b || fabs(a - b) <= eps)
-        return;
-    print_error("%.17g != %.17g (difference %.3g, eps %.3g)\n", a, b, fabs(a - b), eps);
-    _fail(file, line);
-}
-#define assert_double_equal(a, b, eps) double_equal((a), (b), (eps), __FILE__, __LINE__)
-#endif
 
 #define SHAPE(...)                                                                         \
     ((Shape){.rank = ARRAY_LEN(((size_t[]){__VA_ARGS__})), .dim = {__VA_ARGS__}})
@@ -326,6 +317,10 @@ static void test_unary(void **state) {
     kernel_unary(y, x, KERNEL_GELU);
     assert_tensor_near(y, SHAPE(5), LIBM, -0.04540230591222494, -0.15428599017485606, 0.0,
                        0.34571400982514394, 1.954597694087775);
+    // numpy: x * (1 / (1 + exp(-x)))
+    kernel_unary(y, x, KERNEL_SILU);
+    assert_tensor_near(y, SHAPE(5), LIBM, -0.2384058440442351, -0.1887703343990727, 0.0, 0.3112296656009273,
+                       1.761594155955765);
 }
 
 static void test_unary_apply(void **state) {
@@ -395,6 +390,20 @@ static void test_layernorm_constant_row(void **state) {
     Tensor *gamma = TENSOR(SCALAR_SHAPE, 3), *beta = TENSOR(SHAPE(4), 0.5, -1, 0, 2);
     kernel_layernorm(y, x, gamma, beta, 1e-5);
     assert_tensor_near(y, SHAPE(2, 4), EXACT, 0.5, -1, 0, 2, 0.5, -1, 0, 2);
+}
+
+static void test_rmsnorm(void **state) {
+    // numpy: x / sqrt(mean(x**2, axis=-1, keepdims=True) + 1e-5) * gamma; mean(x^2) of the first
+    // row is (1 + 4 + 9 + 0.25) / 4 = 3.5625; the zero row stays 0 (eps keeps it from 0 / 0)
+    Tensor *x = TENSOR(SHAPE(2, 4), 1, -2, 3, 0.5, 0, 0, 0, 0), *y = ZEROS(SHAPE(2, 4));
+    Tensor *gamma = TENSOR(SHAPE(4), 1, 2, 0.5, 1);
+    kernel_rmsnorm(y, x, gamma, 1e-5);
+    assert_tensor_near(y, SHAPE(2, 4), FEW_FLOPS, 0.5298121992304703, -2.119248796921881, 0.7947182988457054,
+                       0.26490609961523515, 0.0, 0.0, 0.0, 0.0);
+    // [3, 4] has mean square 12.5, root 3.5355...: a scalar gamma 2 scales both
+    Tensor *x2 = TENSOR(SHAPE(2), 3, 4), *y2 = ZEROS(SHAPE(2)), *two = TENSOR(SCALAR_SHAPE, 2);
+    kernel_rmsnorm(y2, x2, two, 0);
+    assert_tensor_near(y2, SHAPE(2), FEW_FLOPS, 1.697056274847714, 2.262741699796952);
 }
 
 static void test_batchnorm(void **state) {
@@ -967,6 +976,7 @@ int main(void) {
         TEST(test_layernorm),
         TEST(test_layernorm_gamma_beta),
         TEST(test_layernorm_constant_row),
+        TEST(test_rmsnorm),
         TEST(test_batchnorm),
         TEST(test_reduce_shape),
         TEST(test_reduce),

@@ -176,6 +176,13 @@ static void gr_layernorm(Tensor *din, size_t k, const Tensor *dout, Tensor *cons
                          const void *ctx) {
     kernel_grad_layernorm(din, k, dout, in[0], in[1], EPS);
 }
+static void fw_rmsnorm(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_rmsnorm(out, in[0], in[1], EPS);
+}
+static void gr_rmsnorm(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                       const void *ctx) {
+    kernel_grad_rmsnorm(din, k, dout, in[0], in[1], EPS);
+}
 static void fw_batchnorm(Tensor *out, Tensor *const *in, const void *ctx) {
     kernel_batchnorm(out, in[0], in[1], in[2], EPS);
 }
@@ -277,8 +284,8 @@ static void test_binary(void **state) {
 
 static void test_unary(void **state) {
     static const KernelUnary ops[] = {KERNEL_NEG, KERNEL_EXP, KERNEL_LOG, KERNEL_SQRT, KERNEL_ABS,
-                                      KERNEL_RELU, KERNEL_GELU, KERNEL_TANH, KERNEL_SIN, KERNEL_COS};
-    static const char *names[] = {"negate", "exp", "log", "sqrt", "abs", "relu", "gelu", "tanh", "sin", "cos"};
+                                      KERNEL_RELU, KERNEL_GELU, KERNEL_TANH, KERNEL_SIN, KERNEL_COS, KERNEL_SILU};
+    static const char *names[] = {"negate", "exp", "log", "sqrt", "abs", "relu", "gelu", "tanh", "sin", "cos", "silu"};
     for (size_t i = 0; i < ARRAY_LEN(ops); i++) {
         bool positive = ops[i] == KERNEL_LOG || ops[i] == KERNEL_SQRT;
         // 12 normal draws: none within H of 0, where abs and relu have their kink
@@ -319,6 +326,10 @@ static void test_norms(void **state) {
          {0}, fw_layernorm, gr_layernorm, NULL},
         {"layernorm, scalar gamma and beta", 3, {SHAPE(2, 2, 5), SCALAR_SHAPE, SCALAR_SHAPE}, SHAPE(2, 2, 5), 0,
          {0}, {0}, fw_layernorm, gr_layernorm, NULL},
+        {"rmsnorm, gamma per feature", 2, {SHAPE(3, 4), SHAPE(4)}, SHAPE(3, 4), 0, {0}, {0}, fw_rmsnorm,
+         gr_rmsnorm, NULL},
+        {"rmsnorm, scalar gamma", 2, {SHAPE(2, 2, 5), SCALAR_SHAPE}, SHAPE(2, 2, 5), 0, {0}, {0}, fw_rmsnorm,
+         gr_rmsnorm, NULL},
         {"batchnorm, gamma and beta per feature", 3, {SHAPE(2, 3, 4), SHAPE(4), SHAPE(4)}, SHAPE(2, 3, 4), 0,
          {0}, {0}, fw_batchnorm, gr_batchnorm, NULL},
         {"batchnorm, scalar gamma and beta", 3, {SHAPE(5, 3), SCALAR_SHAPE, SCALAR_SHAPE}, SHAPE(5, 3), 0, {0},

@@ -155,6 +155,12 @@ def batchnorm(x, gamma, beta, eps=1e-5):
     return _normalise(x, gamma, beta, eps, tuple(range(x.dim() - 1)))
 
 
+def rmsnorm(x, gamma, eps=1e-5):
+    x = _plain(x)
+    ms = (x * x).mean(dim=-1, keepdim=True)
+    return _t(x / torch.sqrt(ms + float(_plain(eps))) * _plain(gamma))
+
+
 def _gelu(x):
     x = _plain(x)
     return _t(0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3))))
@@ -252,6 +258,7 @@ FUNCTIONS = {
     "softmax": lambda x: _t(torch.softmax(_plain(x), dim=-1)),
     "layernorm": layernorm,
     "batchnorm": batchnorm,
+    "rmsnorm": rmsnorm,
     "sum": _reduction(_sum),
     "mean": _reduction(_mean),
     "var": _reduction(_var),
@@ -267,6 +274,7 @@ FUNCTIONS = {
     "sin": _elementwise(torch.sin),
     "cos": _elementwise(torch.cos),
     "gelu": _gelu,
+    "silu": _elementwise(torch.nn.functional.silu),
     "concat": concat,
     "copy": _elementwise(torch.clone),
     "numel": numel,

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "cmocka_double.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -28,16 +30,6 @@
 #include "run.h"
 #include "trace.h"
 
-#ifndef assert_double_equal
-// cmocka before 1.2 only has assert_float_equal, which rounds both sides to float.
-static inline void fixture_double_equal(double a, double b, double eps, const char *file, int line) {
-    if (a == b || fabs(a - b) <= eps)
-        return;
-    print_error("%.17g != %.17g (difference %.3g, eps %.3g)\n", a, b, fabs(a - b), eps);
-    _fail(file, line);
-}
-#define assert_double_equal(a, b, eps) fixture_double_equal((a), (b), (eps), __FILE__, __LINE__)
-#endif
 
 typedef struct Fixture {
     Lesson *lesson;

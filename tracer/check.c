@@ -172,7 +172,8 @@ static bool check_size(Checker *c, const Expr *e, const Shape *shape, bool has_v
                   limit, limit_bytes);
         return false;
     }
-    if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES)
+    c->total_values += size;  // at most 2^28 + 2^27: no overflow
+    if (c->total_values > PLAN_MAX_TOTAL_VALUES)
         return total_too_big(c, e, NULL);
     return true;
 }
@@ -311,18 +312,13 @@ static void list_fill(Checker *c, const Expr *e, double *values, size_t *k) {
 }
 
 static size_t add_constant(Checker *c, const Expr *e) {
+    // A number, or a list of them: callers have checked that a name is a constant.
     Shape shape = {0};
-    if (e->kind == EXPR_LIST) {
-        if (!list_shape(c, e, &shape, 0))
-            return NO_NODE;
-    } else {
-        double v;
-        if (!const_eval(c, e, &v))
-            return NO_NODE;
-    }
-    size_t size;
-    if (!shape_size(&shape, &size))
+    if (e->kind == EXPR_LIST && !list_shape(c, e, &shape, 0))
         return NO_NODE;
+    size_t size;
+    bool fits = shape_size(&shape, &size);
+    ASSERT(fits);  // at most EXPR_MAX_ARGS items on each of TENSOR_MAX_RANK axes
     double *values = arena_array(c->plan->arena, size ? size : 1, sizeof(double));
     if (!values) {
         diag_out_of_memory(c->diag);
@@ -349,7 +345,7 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
     strbuf_init(&sb);
     char s[64], out[64];
     shape_format(&chk->shape, out, sizeof(out));
-    if (op->syntax != OP_CALL_SYNTAX)
+    if (op->syntax != OP_FUNCTION)
         shape_format(chk->shapes[0], s, sizeof(s));
     if (op->syntax == OP_POSTFIX) {
         strbuf_printf(&sb, "%s%s -> %s", s, op->symbol, out);
@@ -403,10 +399,13 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
 // products: each value of the result costs one multiply-add per entry of the left operand's
 // last axis).
 static bool check_work(Checker *c, const Expr *e, const OpDef *op, const OpCheck *chk) {
+    // Inputs with values hold at most TENSOR_MAX_VALUES (2^27) each, so a product counts at
+    // most 2^54 and the running total (at most 2^34 before it) cannot overflow.
     size_t work;
-    if (op_multiply_adds(op, chk->shapes, &chk->shape, &work) &&
-        util_add_size(c->total_multiply_adds, work, &c->total_multiply_adds) &&
-        c->total_multiply_adds <= PLAN_MAX_MULTIPLY_ADDS)
+    bool counted = op_multiply_adds(op, chk->shapes, &chk->shape, &work);
+    ASSERT(counted);
+    c->total_multiply_adds += work;
+    if (c->total_multiply_adds <= PLAN_MAX_MULTIPLY_ADDS)
         return true;
     char need[64], limit[64];
     size_t size;
@@ -471,19 +470,22 @@ static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n
     if (!check_size(c, e, &chk->shape, has_values) || (has_values && !check_work(c, e, op, chk)))
         return NO_NODE;
     size_t *args = arena_array(plan->arena, n_inputs ? n_inputs : 1, sizeof(size_t));
+    const Expr **args_at = arena_array(plan->arena, n_inputs ? n_inputs : 1, sizeof(Expr *));
     const char *line = op_line(c, op, chk, site);
     const char *text = arena_strndup(plan->arena, c->step->expr + e->start, e->end - e->start);
-    if (!args || !line || !text) {
+    if (!args || !args_at || !line || !text) {
         diag_out_of_memory(c->diag);
         return NO_NODE;
     }
     memcpy(args, inputs, n_inputs * sizeof(size_t));
+    memcpy(args_at, site->inputs, n_inputs * sizeof(Expr *));
     size_t index;
     PlanNode *n = new_node(c, PLAN_OP, &index);
     if (!n)
         return NO_NODE;
     n->op = op;
     n->args = args;
+    n->args_at = args_at;
     n->n_args = n_inputs;
     n->attrs = chk->attrs;
     n->shape = chk->shape;
@@ -1348,12 +1350,12 @@ static size_t compile(Checker *c, const Expr *e) {
     }
     case EXPR_INDEX:
         return compile_index(c, e);
-    case EXPR_SLICE:
-        expr_error(c, e, "a slice a:b can only stand inside brackets, as in X[0:2]");
-        return NO_NODE;
     case EXPR_CALL:
         return compile_call(c, e);
+    case EXPR_SLICE:
+        break;  // the parser makes slices only as index items, which compile_index reads
     }
+    ASSERT(!"an expression the checker does not know");
     return NO_NODE;
 }
 
@@ -1498,7 +1500,8 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     if (n->has_values) {
         size_t size;
         shape_size(&g->shape, &size);
-        if (!util_add_size(c->total_values, size, &c->total_values) || c->total_values > PLAN_MAX_TOTAL_VALUES)
+        c->total_values += size;  // the loader holds a given to TENSOR_MAX_VALUES: no overflow
+        if (c->total_values > PLAN_MAX_TOTAL_VALUES)
             return total_too_big(c, NULL, g);
     }
     return add_name(c, g->name, index);

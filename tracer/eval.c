@@ -7,9 +7,7 @@
 #include "backward.h"
 
 static Tensor *given_tensor(const LessonGiven *g) {
-    if (g->init == GIVEN_SHAPE_ONLY)
-        return tensor_create_shape_only(&g->shape);
-    Tensor *t = tensor_create(&g->shape);
+    Tensor *t = g->init == GIVEN_SHAPE_ONLY ? tensor_create_shape_only(&g->shape) : tensor_create(&g->shape);
     if (!t)
         return NULL;
     switch (g->init) {
@@ -17,6 +15,7 @@ static Tensor *given_tensor(const LessonGiven *g) {
         memcpy(t->data, g->values, t->size * sizeof(double));
         break;
     case GIVEN_ZEROS:
+    case GIVEN_SHAPE_ONLY:
         break;
     case GIVEN_ONES:
         kernel_fill(t, 1.0);
@@ -26,8 +25,6 @@ static Tensor *given_tensor(const LessonGiven *g) {
         break;
     case GIVEN_RANDOM:
         kernel_fill_random(t, g->distribution, g->scale, g->seed);
-        break;
-    case GIVEN_SHAPE_ONLY:
         break;
     }
     return t;
@@ -40,13 +37,8 @@ static void locate_problem(const Plan *plan, const PlanNode *n, const OpProblem 
         diag_out_of_memory(diag);
         return;
     }
-    const Expr *e = n->expr;
-    if (p->at.kind == OP_TARGET_INPUT) {
-        if (e->kind == EXPR_CALL && p->at.index < e->n_args)
-            e = e->args[p->at.index];
-        else if (e->kind == EXPR_INDEX && p->at.index == 1 && n->attrs.index_input != OP_NO_INDEX_INPUT)
-            e = e->args[1 + n->attrs.index_input];
-    }
+    ASSERT(p->at.kind == OP_TARGET_INPUT);  // what a computation refuses is always one of its inputs
+    const Expr *e = n->args_at[p->at.index];
     plan_error_at(diag, plan->lesson, n->step, e->start, e->end - e->start, "%s", p->message);
     if (p->hint[0])
         diag_hint(diag, "%s", p->hint);

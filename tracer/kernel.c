@@ -293,6 +293,8 @@ double kernel_unary_apply(KernelUnary op, double x) {
         return sin(x);
     case KERNEL_COS:
         return cos(x);
+    case KERNEL_SILU:
+        return x / (1.0 + exp(-x));
     }
     ASSERT(!"unknown KernelUnary");
     return NAN;
@@ -378,6 +380,20 @@ void kernel_layernorm(Tensor *out, const Tensor *x, const Tensor *gamma, const T
     expect_norm(out, x, gamma, beta, &d, &rows);
     RowsJob job = {.out = out, .x = x, .gamma = gamma, .beta = beta, .eps = eps, .d = d};
     parallel_for(rows, min_items(d), layernorm_rows, &job);
+}
+
+// out (..., d) = x / sqrt(mean(x^2) + eps) * gamma (d), each row of x (..., d) alone
+void kernel_rmsnorm(Tensor *out, const Tensor *x, const Tensor *gamma, double eps) {
+    expect_shape(out, &x->shape);
+    expect_values(x);
+    size_t d = last_dim(&x->shape), rows = row_count(x);
+    expect_param(gamma, d);
+    for (size_t r = 0; r < rows; r++) {
+        const double *xr = x->data + r * d;
+        double rms = sqrt(line_var(xr, d, 1, 0.0) + eps);  // the spread around 0: mean(x^2)
+        for (size_t j = 0; j < d; j++)
+            out->data[r * d + j] = xr[j] / rms * param_at(gamma, j);
+    }
 }
 
 // out (..., d) = (x - mean_f) / sqrt(var_f + eps) * gamma (d) + beta (d), where mean_f and

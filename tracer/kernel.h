@@ -80,6 +80,7 @@ typedef enum KernelUnary {
     KERNEL_TANH,
     KERNEL_SIN,
     KERNEL_COS,
+    KERNEL_SILU,  // x * sigmoid(x), computed as x / (1 + e^-x) (SwiGLU's gate in LLaMA)
 } KernelUnary;
 
 void kernel_unary(Tensor *out, const Tensor *a, KernelUnary op);
@@ -96,6 +97,9 @@ void kernel_softmax(Tensor *out, const Tensor *a);
 // variance 0 and gives beta (no nan while eps > 0).
 void kernel_layernorm(Tensor *out, const Tensor *x, const Tensor *gamma, const Tensor *beta,
                       double eps);
+// RMSNorm over the last axis (size d), as LLaMA normalises: x / sqrt(mean(x^2) + eps) * gamma,
+// with no mean subtracted and no beta. gamma is a scalar or [d]. A zero row stays 0 while eps > 0.
+void kernel_rmsnorm(Tensor *out, const Tensor *x, const Tensor *gamma, double eps);
 // BatchNorm as at training time: each feature (last axis, size d) is normalised with the
 // mean and population variance over every other axis (batch and sequence), then * gamma + beta
 // (scalars or [d]).

@@ -93,6 +93,11 @@ double kernel_unary_derivative(KernelUnary op, double x) {
         return cos(x);
     case KERNEL_COS:
         return -sin(x);
+    case KERNEL_SILU: {
+        // y = x s, s = 1 / (1 + e^-x): y' = s + x s (1 - s)
+        double sig = 1.0 / (1.0 + exp(-x));
+        return sig + x * sig * (1.0 - sig);
+    }
     }
     ASSERT(!"unknown KernelUnary");
     return NAN;
@@ -257,6 +262,30 @@ void kernel_grad_layernorm(Tensor *din, size_t input, const Tensor *dout, const 
         NormLine l = {.x = x->data + r * d, .g = dout->data + r * d, .count = d, .step = 1, .eps = eps};
         norm_line_grad(&l, input, gamma, SIZE_MAX, input == 0 ? din->data + r * d : din->data,
                        input == 0 ? 1 : param_step);
+    }
+}
+
+// din += the gradient of rmsnorm(x (..., d), gamma, eps) for input 0 (x) or 1 (gamma)
+void kernel_grad_rmsnorm(Tensor *din, size_t input, const Tensor *dout, const Tensor *x,
+                         const Tensor *gamma, double eps) {
+    ASSERT(input < 2);
+    size_t d, rows;
+    expect_norm_grad(din, input, dout, x, gamma, &d, &rows);
+    size_t param_step = din->shape.rank == 0 ? 0 : 1;
+    for (size_t r = 0; r < rows; r++) {
+        const double *xr = x->data + r * d, *gr = dout->data + r * d;
+        double rms = sqrt(line_var(xr, d, 1, 0.0) + eps);  // as the forward pass computes it
+        if (input == 1) {
+            for (size_t j = 0; j < d; j++)
+                din->data[j * param_step] += gr[j] * xr[j] / rms;
+            continue;
+        }
+        double mgx = 0;  // mean over the row of g x, with g = dout * gamma
+        for (size_t j = 0; j < d; j++)
+            mgx += gr[j] * param_at(gamma, j) * xr[j];
+        mgx /= (double)d;
+        for (size_t j = 0; j < d; j++)
+            din->data[r * d + j] += gr[j] * param_at(gamma, j) / rms - xr[j] * mgx / (rms * rms * rms);
     }
 }
 

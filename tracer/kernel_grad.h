@@ -49,6 +49,12 @@ void kernel_grad_softmax(Tensor *din, const Tensor *dout, const Tensor *out);
 //   input 2: dbeta_j += sum over rows of dout_j
 void kernel_grad_layernorm(Tensor *din, size_t input, const Tensor *dout, const Tensor *x,
                            const Tensor *gamma, double eps);
+// out = rmsnorm(x, gamma, eps). With rms = sqrt(mean(x^2) + eps) and g = dout * gamma, per row
+// of d features:
+//   input 0: dx_j += g_j / rms - x_j mean(g x) / rms^3
+//   input 1: dgamma_j += sum over rows of dout_j x_j / rms (one sum for a scalar gamma)
+void kernel_grad_rmsnorm(Tensor *din, size_t input, const Tensor *dout, const Tensor *x,
+                         const Tensor *gamma, double eps);
 // The same for batchnorm, with the mean and variance of each feature over the rows.
 void kernel_grad_batchnorm(Tensor *din, size_t input, const Tensor *dout, const Tensor *x,
                            const Tensor *gamma, double eps);

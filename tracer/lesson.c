@@ -838,8 +838,10 @@ static bool load_givens(Loader *L, const Node *node) {
 // ---------------------------------------------------------------- steps
 
 // Byte offset of the character at line:col, or SIZE_MAX when the file has no such place.
-static size_t offset_of(Loader *L, size_t line, size_t col) {
+// False when memory runs out.
+static bool offset_of(Loader *L, size_t line, size_t col, size_t *offset) {
     const Source *src = L->src;
+    *offset = SIZE_MAX;
     if (!L->line_starts) {
         size_t start = src->len >= 3 && memcmp(src->text, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
         size_t n = 1;
@@ -847,7 +849,7 @@ static size_t offset_of(Loader *L, size_t line, size_t col) {
             n += src->text[i] == '\n';
         L->line_starts = arena_array(L->lesson->arena, n, sizeof(size_t));
         if (!L->line_starts)
-            return SIZE_MAX;
+            return diag_no_memory(L->diag);
         L->line_starts[0] = start;
         for (size_t i = start, l = 1; i < src->len; i++)
             if (src->text[i] == '\n')
@@ -855,20 +857,22 @@ static size_t offset_of(Loader *L, size_t line, size_t col) {
         L->n_lines = n;
     }
     if (line == 0 || line > L->n_lines)
-        return SIZE_MAX;
+        return true;
     size_t at = L->line_starts[line - 1];
     for (size_t c = 1; c < col && at < src->len && src->text[at] != '\n'; c++) {
         at++;
         while (at < src->len && ((unsigned char)src->text[at] & 0xC0) == 0x80)
             at++;
     }
-    return at;
+    *offset = at;
+    return true;
 }
 
 // The expression is exact when its text stands in the file byte for byte: a plain or quoted
 // scalar on one line without escapes. Checking against the file, not guessing from the style,
-// keeps odd cases (a lone CR line end, '' or \ escapes) safely inexact.
-static void locate_expr(Loader *L, LessonStep *step, const Node *node) {
+// keeps odd cases (a lone CR line end, '' or \ escapes) safely inexact. False when memory
+// runs out.
+static bool locate_expr(Loader *L, LessonStep *step, const Node *node) {
     step->expr_line = node->line;
     step->expr_col = node->col;
     step->expr_exact = false;
@@ -877,15 +881,18 @@ static void locate_expr(Loader *L, LessonStep *step, const Node *node) {
     if (node->line != node->end_line || (node->style != SCALAR_PLAIN && !skip) ||
         (skip && strchr(node->text, quote)) ||
         (node->style == SCALAR_DOUBLE_QUOTED && strchr(node->text, '\\')))
-        return;
-    size_t at = offset_of(L, node->line, node->col);
+        return true;
+    size_t at;
+    if (!offset_of(L, node->line, node->col, &at))
+        return false;
     const Source *src = L->src;
     if (at == SIZE_MAX || at + skip + node->text_len + skip > src->len ||
         memcmp(src->text + at + skip, node->text, node->text_len) != 0 ||
         (skip && src->text[at + skip + node->text_len] != quote))
-        return;
+        return true;
     step->expr_col = node->col + skip;
     step->expr_exact = true;
+    return true;
 }
 
 // explain: [0, 1] | row 0 | all, and quiz: [0, 1] | row 0 (key says which; only explain: takes all)
@@ -958,8 +965,7 @@ static bool load_step_expr(Loader *L, const NodePair *pair, LessonStep *step) {
                     "write what it computes after the ':', like `Q: X @ W_Q`",
                     "the expression for '%s' is empty", step->name);
     step->expr = value->text;
-    locate_expr(L, step, value);
-    return true;
+    return locate_expr(L, step, value);
 }
 
 static bool load_step(Loader *L, const Node *item, LessonStep *step) {

@@ -4,7 +4,7 @@
 // the computation (a call into the kernel), the notes and the explanation, and ends in a table
 // of entries written with designated initializers:
 //
-//     {.name = "softmax", .about = "softmax over the last axis: ...", .params = {X},
+//     {.name = "softmax", .about = "softmax over the last axis: ...", .params = {OP_X},
 //      .infer = infer_softmax, .compute = compute_softmax, .notes = note_row_sums,
 //      .explain = explain_softmax, .row_form = true},
 //
@@ -203,7 +203,7 @@ void op_work(OpExplain *e, const char *fmt, ...) __attribute__((format(printf, 2
 
 // How an operation is written, which decides how its shape line reads.
 typedef enum OpSyntax {
-    OP_CALL_SYNTAX,  // name(args): "softmax([3, 3]) -> [3, 3]"
+    OP_FUNCTION,  // name(args): "softmax([3, 3]) -> [3, 3]"
     OP_INFIX,        // a @ b:      "[3, 4] @ [4, 3] -> [3, 3]"
     OP_PREFIX,       // -a:         "-[3] -> [3]"
     OP_POSTFIX,      // a.T:        "[3, 4].T -> [4, 3]"
@@ -220,7 +220,7 @@ typedef enum OpIntegers {
 
 struct OpDef {
     const char *name;    // as written in a call, or a word for an operator ("matmul")
-    OpSyntax syntax;     // OP_CALL_SYNTAX (0) unless an operator
+    OpSyntax syntax;     // OP_FUNCTION (0) unless an operator
     char token;          // operators: the character the expression parser gives ('@', '^' for **)
     const char *symbol;  // operators: how the shape line writes it ("@", "**", ".T")
     const char *work_symbol;  // infix operators: how shown work writes it (" × " for *)
@@ -228,7 +228,7 @@ struct OpDef {
     int variant;         // KernelBinary, KernelUnary or KernelReduce, for families
     OpParam params[OP_MAX_PARAMS];
     bool (*infer)(OpCheck *c);    // false with *c->problem filled
-    bool (*compute)(OpRun *r);    // false with *r->problem filled
+    bool (*compute)(OpRun *r);    // false with *r->problem filled, at one of its inputs
     void (*notes)(OpNotes *n);    // NULL: nothing to say
     // Writes the work for e->index with op_work: one element, or (row_form) the whole row.
     void (*explain)(OpExplain *e);
@@ -243,6 +243,9 @@ struct OpDef {
     // Each element of the result comes from the same element of each input (broadcast), so a
     // note on an inf or a nan can name its operands: "exp(800)", "inf / inf".
     bool elementwise;
+    // Each last-axis row of the result is a probability distribution (softmax): renderers draw
+    // it as a picture by default.
+    bool distribution;
     OpIntegers integers;
     // The result is a truth value, 1 (true) or 0 (false), element by element: a claim may end
     // in this operation (comparisons, allclose, all, any).

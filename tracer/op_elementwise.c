@@ -290,6 +290,7 @@ static const OpDef ops[] = {
     UNARY("tanh", "elementwise tanh", KERNEL_TANH, INTEGERS_NEVER, "%g * (1 - %y**2)"),
     UNARY("sin", "elementwise sine", KERNEL_SIN, INTEGERS_NEVER, "%g * cos(%0)"),
     UNARY("cos", "elementwise cosine", KERNEL_COS, INTEGERS_NEVER, "-%g * sin(%0)"),
+    UNARY("silu", "elementwise SiLU: x * sigmoid(x) = x / (1 + e^-x)", KERNEL_SILU, INTEGERS_NEVER, "%g * silu'(%0)"),
     {.name = "copy", .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
      .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST, .elementwise = true,
      .grad = grad_copy,

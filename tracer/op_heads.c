@@ -20,19 +20,20 @@ static bool infer_split_heads(OpCheck *c) {
         return false;
     }
     c->attrs.count = h;
-    if (!kernel_split_heads_shape(x, h, &c->shape))
-        return op_error(c->problem, OP_CALL, "cannot split these heads");
+    bool fits = kernel_split_heads_shape(x, h, &c->shape);
+    ASSERT(fits);  // rank and divisibility checked above
     size_t r = x->rank;
     for (size_t i = 0; i + 2 < r; i++)
         c->out_labels[i] = c->labels[0][i];
     c->out_labels[r - 1] = c->labels[0][r - 2];  // the token axis keeps its labels
     // The new axis is the heads: label them "head 0", "head 1", ... so slices say which.
     const char **names = arena_array(c->arena, h, sizeof(char *));
-    for (size_t k = 0; names && k < h; k++)
+    if (!names)
+        return op_out_of_memory(c->problem);
+    for (size_t k = 0; k < h; k++)
         if (!(names[k] = arena_printf(c->arena, "head %zu", k)))
-            names = NULL;
-    if (names)
-        c->out_labels[r - 2] = (Labels){names, h};
+            return op_out_of_memory(c->problem);
+    c->out_labels[r - 2] = (Labels){names, h};
     return true;
 }
 
@@ -64,8 +65,8 @@ static bool infer_merge_heads(OpCheck *c) {
     if (!op_needs_rank(c, 0, 3))
         return false;
     const Shape *x = c->shapes[0];
-    if (!kernel_merge_heads_shape(x, &c->shape))
-        return op_error(c->problem, OP_CALL, "cannot merge these heads");
+    bool fits = kernel_merge_heads_shape(x, &c->shape);
+    ASSERT(fits);  // at least three axes, checked above
     size_t r = x->rank;
     for (size_t i = 0; i + 3 < r; i++)
         c->out_labels[i] = c->labels[0][i];

@@ -92,11 +92,11 @@ static bool infer_index(OpCheck *c) {
         case KERNEL_INDEX_LIST:
             if (l->items && ix.list) {
                 const char **items = arena_array(c->arena, ix.n_list, sizeof(char *));
-                if (items) {
-                    for (size_t k = 0; k < ix.n_list; k++)
-                        items[k] = l->items[ix.list[k]];
-                    c->out_labels[out] = (Labels){items, ix.n_list};
-                }
+                if (!items)
+                    return op_out_of_memory(c->problem);
+                for (size_t k = 0; k < ix.n_list; k++)
+                    items[k] = l->items[ix.list[k]];
+                c->out_labels[out] = (Labels){items, ix.n_list};
             }
             out++;
             break;
@@ -293,8 +293,8 @@ static bool infer_concat(OpCheck *c) {
             return false;
         }
     }
-    if (!kernel_concat_shape(c->shapes, c->n_inputs, axis, &c->shape))
-        return op_error(c->problem, OP_CALL, "cannot concat these tensors");
+    bool fits = kernel_concat_shape(c->shapes, c->n_inputs, axis, &c->shape);
+    ASSERT(fits);  // every other axis was compared above
     op_copy_labels(c->out_labels, c->labels[0], rank);
     // Labels along the joined axis survive only when every part has them.
     bool all = true;
@@ -303,13 +303,13 @@ static bool infer_concat(OpCheck *c) {
     c->out_labels[axis] = (Labels){0};
     if (all) {
         const char **items = arena_array(c->arena, c->shape.dim[axis], sizeof(char *));
-        if (items) {
-            size_t k = 0;
-            for (size_t i = 0; i < c->n_inputs; i++)
-                for (size_t j = 0; j < c->labels[i][axis].n; j++)
-                    items[k++] = c->labels[i][axis].items[j];
-            c->out_labels[axis] = (Labels){items, k};
-        }
+        if (!items)
+            return op_out_of_memory(c->problem);
+        size_t k = 0;
+        for (size_t i = 0; i < c->n_inputs; i++)
+            for (size_t j = 0; j < c->labels[i][axis].n; j++)
+                items[k++] = c->labels[i][axis].items[j];
+        c->out_labels[axis] = (Labels){items, k};
     }
     return true;
 }

@@ -237,7 +237,8 @@ static void explain_transpose(OpExplain *e) {
     strbuf_init(&sb);
     op_work_lhs(&sb, e);
     op_work_ref(&sb, e->in_names[0], idx, r);
-    strbuf_puts(&sb, " (rows and columns swap)");
+    // As in numpy, a vector (or a number) is its own transpose.
+    strbuf_puts(&sb, r >= 2 ? " (rows and columns swap)" : " (a vector is its own transpose)");
     op_work_result(&sb, e);
     op_work_line(e, &sb);
 }

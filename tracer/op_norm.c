@@ -1,4 +1,4 @@
-// op_norm: normalisation: LayerNorm over each row, BatchNorm over each feature.
+// op_norm: normalisation: LayerNorm and RMSNorm over each row, BatchNorm over each feature.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,8 +38,9 @@ static void note_row_moments(OpNotes *n, const Tensor *t) {
     strbuf_finish(&vars);
 }
 
-static bool check_affine(OpCheck *c, size_t d) {
-    for (size_t i = 1; i <= 2; i++) {
+// Inputs 1 .. n (gamma, and beta when there is one) hold one number per feature, or one for all.
+static bool check_affine(OpCheck *c, size_t d, size_t n) {
+    for (size_t i = 1; i <= n; i++) {
         const Shape *s = c->shapes[i];
         if (s->rank == 0 || (s->rank == 1 && s->dim[0] == d))
             continue;
@@ -52,28 +53,29 @@ static bool check_affine(OpCheck *c, size_t d) {
     return true;
 }
 
-// LayerNorm and BatchNorm: x of at least min_rank axes, gamma and beta per feature, eps >= 0.
-static bool infer_norm(OpCheck *c, size_t min_rank) {
+// The norms: x of at least min_rank axes, then the per-feature inputs (gamma, beta), then
+// eps >= 0 as parameter eps_param.
+static bool infer_norm(OpCheck *c, size_t min_rank, size_t eps_param) {
     if (!op_needs_rank(c, 0, min_rank))
         return false;
     const Shape *x = c->shapes[0];
-    // LayerNorm normalises each row (the last axis), BatchNorm each feature over the batch
-    // (every other axis): an empty one has no mean.
+    // LayerNorm and RMSNorm normalise each row (the last axis), BatchNorm each feature over the
+    // batch (every other axis): an empty one has no mean.
     if (min_rank == 1 && x->dim[x->rank - 1] == 0)
-        return op_refuse_empty_axis(c, "layernorm", "a mean or a variance", x->rank - 1);
+        return op_refuse_empty_axis(c, c->op->name, "a mean or a variance", x->rank - 1);
     for (size_t i = 0; min_rank > 1 && i + 1 < x->rank; i++)
         if (x->dim[i] == 0)
-            return op_refuse_empty_axis(c, "batchnorm", "a mean or a variance", i);
-    if (!check_affine(c, x->dim[x->rank - 1]))
+            return op_refuse_empty_axis(c, c->op->name, "a mean or a variance", i);
+    if (!check_affine(c, x->dim[x->rank - 1], eps_param - 1))
         return false;
-    c->attrs.number = c->constants[3];
+    c->attrs.number = c->constants[eps_param];
     if (!(c->attrs.number >= 0))
-        return op_error(c->problem, OP_PARAM(3), "eps must be zero or positive");
+        return op_error(c->problem, OP_PARAM(eps_param), "eps must be zero or positive");
     return op_infer_same(c);
 }
 
 static bool infer_layernorm(OpCheck *c) {
-    return infer_norm(c, 1);
+    return infer_norm(c, 1, 3);
 }
 
 static bool compute_layernorm(OpRun *r) {
@@ -145,8 +147,99 @@ static void explain_layernorm(OpExplain *e) {
     }
 }
 
+// ---------------------------------------------------------------- rmsnorm
+
+static bool infer_rmsnorm(OpCheck *c) {
+    return infer_norm(c, 1, 2);
+}
+
+static bool compute_rmsnorm(OpRun *r) {
+    kernel_rmsnorm(r->out, r->in[0], r->in[1], r->attrs->number);
+    return true;
+}
+
+// With gamma 1, each row comes out with a mean square of about 1 (a little less: eps).
+static void notes_rmsnorm(OpNotes *n) {
+    const Tensor *g = n->in[1], *t = n->out;
+    for (size_t i = 0; i < g->size; i++)
+        if (g->data[i] != 1)
+            return;
+    size_t d = t->shape.dim[t->shape.rank - 1];
+    size_t rows = d ? t->size / d : 0;
+    if (rows == 0 || rows > 16)
+        return;
+    StrBuf line;
+    strbuf_init(&line);
+    for (size_t r = 0; r < rows; r++) {
+        double ms = 0;
+        for (size_t j = 0; j < d; j++)
+            ms += t->data[r * d + j] * t->data[r * d + j];
+        char v[FORMAT_NUMBER_CAP];
+        format_number(ms / (double)d, n->digits, v, sizeof(v));
+        strbuf_printf(&line, "%s%s", r ? ", " : "", v);
+    }
+    if (line.failed)
+        n->failed = true;
+    else
+        op_note(n, "row means of squares %s: 1 for a row whose own mean square is much larger than eps",
+                strbuf_str(&line));
+    strbuf_finish(&line);
+}
+
+// mean(x²) = (1.0000² + 2.0000²) / 2 = 2.5000, then for each element
+// x_norm = 1.0000 / sqrt(2.5000 + 1e-05) = 0.6325;  y[0] = 1.0000 × 0.6325 = 0.6325
+static void explain_rmsnorm(OpExplain *e) {
+    size_t d;
+    const Tensor *in = e->in[0], *g = e->in[1];
+    const double *x = op_row_of(in, e->flat, &d);
+    size_t rank = e->out->shape.rank;
+    size_t j = e->index[rank - 1];
+    double ms = 0;
+    StrBuf sb;
+    strbuf_init(&sb);
+    strbuf_puts(&sb, "mean(x²) = (");
+    for (size_t k = 0; k < d; k++) {
+        ms += x[k] * x[k];
+        if (k)
+            strbuf_puts(&sb, " + ");
+        op_work_num(&sb, e, in, x[k]);
+        strbuf_puts(&sb, "²");
+    }
+    ms /= (double)d;
+    strbuf_printf(&sb, ") / %zu = ", d);
+    op_work_num(&sb, e, in, ms);
+    op_work_line(e, &sb);
+    char epsbuf[64];
+    format_short(e->attrs->number, epsbuf, sizeof(epsbuf));
+    size_t first = e->row ? 0 : j, last = e->row ? d : j + 1;
+    for (size_t k = first; k < last; k++) {
+        size_t idx[TENSOR_MAX_RANK];
+        memcpy(idx, e->index, sizeof(idx));
+        idx[rank - 1] = k;
+        double xn = x[k] / sqrt(ms + e->attrs->number);
+        strbuf_init(&sb);
+        strbuf_puts(&sb, "x_norm = ");
+        op_work_num(&sb, e, in, x[k]);
+        strbuf_puts(&sb, " / sqrt(");
+        op_work_num(&sb, e, in, ms);
+        strbuf_printf(&sb, " + %s) = ", epsbuf);
+        op_work_num(&sb, e, e->out, xn);
+        strbuf_puts(&sb, ";  ");
+        op_work_ref(&sb, e->out_name, idx, rank);
+        strbuf_puts(&sb, " = ");
+        op_work_num(&sb, e, g, affine_at(g, k));
+        strbuf_puts(&sb, " × ");
+        op_work_num(&sb, e, e->out, xn);
+        strbuf_puts(&sb, " = ");
+        op_work_num(&sb, e, e->out, e->out->data[e->flat - j + k]);
+        op_work_line(e, &sb);
+    }
+}
+
+// ---------------------------------------------------------------- batchnorm
+
 static bool infer_batchnorm(OpCheck *c) {
-    return infer_norm(c, 2);  // a batch axis (or a sequence axis) besides the features
+    return infer_norm(c, 2, 3);  // a batch axis (or a sequence axis) besides the features
 }
 
 static bool compute_batchnorm(OpRun *r) {
@@ -177,6 +270,14 @@ static bool grad_batchnorm(OpGrad *g) {
     kernel_grad_batchnorm(g->din, g->input, g->dout, g->in[0], g->in[1], g->attrs->number);
     return true;
 }
+
+static bool grad_rmsnorm(OpGrad *g) {
+    kernel_grad_rmsnorm(g->din, g->input, g->dout, g->in[0], g->in[1], g->attrs->number);
+    return true;
+}
+
+// With rms = sqrt(mean(x^2) + eps): RMSNorm's two terms, and gamma's share.
+#define RMSNORM_FORMULAS {"%g*%1 / rms - x * mean(%g*%1 * x) / rms**3", "sum of %g * x / rms over rows"}
 
 // LayerNorm's three terms at [r, j], with g = dL/dy * gamma over the row, xhat the normalised
 // row and sd = sqrt(var + eps): (g_j - mean(g) - xhat_j mean(g xhat)) / sd. gamma and beta's
@@ -233,6 +334,10 @@ static const OpDef ops[] = {
      .params = NORM_PARAMS, .infer = infer_layernorm, .compute = compute_layernorm, .notes = notes_layernorm,
      .explain = explain_layernorm, .row_form = true, .grad = grad_layernorm, .grad_formula = NORM_FORMULAS,
      .explain_grad = explain_grad_layernorm},
+    {.name = "rmsnorm", .about = "RMSNorm over the last axis: x / sqrt(mean(x^2) + eps) * gamma",
+     .params = {OP_X, OP_TENSOR("gamma"), OP_NUMBER("eps", 1e-5)}, .infer = infer_rmsnorm,
+     .compute = compute_rmsnorm, .notes = notes_rmsnorm, .explain = explain_rmsnorm, .row_form = true,
+     .grad = grad_rmsnorm, .grad_formula = RMSNORM_FORMULAS},
     {.name = "batchnorm", .about = "BatchNorm: each feature normalised over the batch and sequence axes",
      .params = NORM_PARAMS, .infer = infer_batchnorm, .compute = compute_batchnorm, .explain = explain_batchnorm,
      .grad = grad_batchnorm, .grad_formula = NORM_FORMULAS},

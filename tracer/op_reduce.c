@@ -19,8 +19,8 @@ static bool infer_reduce(OpCheck *c) {
             return false;
         c->attrs.axis = (int)axis;
     }
-    if (!kernel_reduce_shape(x, c->attrs.axis, c->attrs.keepdims, &c->shape))
-        return op_error(c->problem, OP_CALL, "cannot reduce this tensor");
+    bool fits = kernel_reduce_shape(x, c->attrs.axis, c->attrs.keepdims, &c->shape);
+    ASSERT(fits);  // the axis was resolved against this shape
     if (c->attrs.axis != KERNEL_ALL_AXES) {
         size_t out = 0;
         for (size_t i = 0; i < x->rank; i++)

@@ -13,7 +13,7 @@ const OpDef *ops_find_function(const char *name) {
     for (size_t f = 0; f < ARRAY_LEN(families); f++)
         for (size_t i = 0; i < families[f]->n; i++) {
             const OpDef *op = &families[f]->ops[i];
-            if (op->syntax == OP_CALL_SYNTAX && strcmp(op->name, name) == 0)
+            if (op->syntax == OP_FUNCTION && strcmp(op->name, name) == 0)
                 return op;
         }
     return NULL;
@@ -23,7 +23,7 @@ const OpDef *ops_operator(OpSyntax syntax, char token) {
     for (size_t f = 0; f < ARRAY_LEN(families); f++)
         for (size_t i = 0; i < families[f]->n; i++) {
             const OpDef *op = &families[f]->ops[i];
-            if (op->syntax == syntax && syntax != OP_CALL_SYNTAX && op->token == token)
+            if (op->syntax == syntax && syntax != OP_FUNCTION && op->token == token)
                 return op;
         }
     return NULL;
@@ -33,7 +33,7 @@ size_t ops_function_names(const char **names, size_t cap) {
     size_t n = 0;
     for (size_t f = 0; f < ARRAY_LEN(families); f++)
         for (size_t i = 0; i < families[f]->n; i++)
-            if (families[f]->ops[i].syntax == OP_CALL_SYNTAX && n < cap)
+            if (families[f]->ops[i].syntax == OP_FUNCTION && n < cap)
                 names[n++] = families[f]->ops[i].name;
     return n;
 }
@@ -42,6 +42,6 @@ size_t ops_function_count(void) {
     size_t n = 0;
     for (size_t f = 0; f < ARRAY_LEN(families); f++)
         for (size_t i = 0; i < families[f]->n; i++)
-            n += families[f]->ops[i].syntax == OP_CALL_SYNTAX;
+            n += families[f]->ops[i].syntax == OP_FUNCTION;
     return n;
 }

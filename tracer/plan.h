@@ -28,6 +28,7 @@ typedef struct PlanNode {
     PlanKind kind;
     const OpDef *op;     // PLAN_OP
     size_t *args;        // indices of earlier nodes: the tensor arguments in order
+    const Expr **args_at;  // where each tensor argument is written, for errors while running
     size_t n_args;
     OpAttrs attrs;
     Shape shape;

@@ -281,10 +281,10 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
         return;
     }
     Picture pic = {.stage = s, .t = t, .decimals = decimals, .digits = tr->digits};
-    // A softmax's rows are probability distributions (the trace notes their sums): bars. A
-    // lesson's show: table keeps only the numbers; show: bars draws a vector as bars.
+    // A distribution's rows (a softmax's) get bars. A lesson's show: table keeps only the
+    // numbers; show: bars draws a vector as bars.
     pic.coloured = s->show != PICTURE_TABLE;
-    pic.bars = s->show == PICTURE_BARS || (s->show != PICTURE_TABLE && s->op && strcmp(s->op, "softmax") == 0);
+    pic.bars = s->show == PICTURE_BARS || (s->show != PICTURE_TABLE && s->distribution);
     heatmap_init(&pic.heat, t->data, t->size);
     if (!decimals)
         pic.style = format_style(t->data, t->size, tr->digits, t->is_count);

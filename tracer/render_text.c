@@ -406,7 +406,7 @@ static void legend(const Ctx *c, StrBuf *out, const Drawing *d, size_t indent) {
 // Softmax outputs are attention weights and probability distributions: they get a picture
 // by default when the terminal has colour.
 static bool attention_like(const TraceStage *s) {
-    return s->op && strcmp(s->op, "softmax") == 0;
+    return s->distribution;
 }
 
 static Drawing drawing_for(const Ctx *c, const TraceStage *s) {

@@ -96,6 +96,7 @@ typedef struct TraceStage {
     size_t n_work;
     const TraceDocument *document;  // NULL when the lesson gives no document values
     PictureKind show;               // what the step asks to be drawn as (steps only)
+    bool distribution;              // each last-axis row is a probability distribution (softmax)
     size_t node;                    // the plan node it shows
     const char *of, *wrt;           // a gradient stage: d of / d wrt (stage names); else NULL
 } TraceStage;

@@ -81,6 +81,11 @@ struct Arena {
 };
 
 enum { ARENA_BLOCK = 16 * 1024 };
+static size_t arena_block = ARENA_BLOCK;
+
+void util_arena_block_size(size_t bytes) {
+    arena_block = bytes ? bytes : ARENA_BLOCK;
+}
 
 Arena *arena_create(void) {
     return util_calloc(1, sizeof(Arena));
@@ -106,7 +111,7 @@ void *arena_alloc(Arena *arena, size_t size) {
         rounded = align;
     ArenaBlock *b = arena->head;
     if (!b || b->cap - b->used < rounded) {
-        size_t cap = rounded > ARENA_BLOCK ? rounded : ARENA_BLOCK, total;
+        size_t cap = rounded > arena_block ? rounded : arena_block, total;
         if (!util_add_size(cap, sizeof(ArenaBlock), &total))
             return NULL;
         b = util_malloc(total);

@@ -35,6 +35,9 @@ char *util_strdup(const char *s);
 // Returns how many allocations have been made since the last call, so a test can
 // first count the allocations of a run and then fail each one in turn.
 size_t util_fail_allocation(size_t n);
+// Test hook: arenas take blocks of at least `bytes` (0: the usual 16 KiB). With 1, every arena
+// allocation is an allocation of its own, so that failing each in turn reaches them all.
+void util_arena_block_size(size_t bytes);
 
 // a * b and a + b without wrapping; false when the result does not fit in size_t.
 bool util_mul_size(size_t a, size_t b, size_t *out);

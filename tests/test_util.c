@@ -1,0 +1,155 @@
+// Tests of the modules everything stands on: util (overflow-checked sizes, the allocation
+// wrapper and its failure hook, arenas, growable strings) and tensor (shapes and their
+// text, row-major offsets, creation and copies).
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "tensor.h"
+#include "util.h"
+
+// ---------------------------------------------------------------- util
+
+static void test_size_arithmetic(void **state) {
+    (void)state;
+    size_t out = 7;
+    assert_true(util_mul_size(0, SIZE_MAX, &out));
+    assert_int_equal(out, 0);
+    assert_true(util_mul_size(3, 4, &out));
+    assert_int_equal(out, 12);
+    assert_false(util_mul_size(SIZE_MAX / 2 + 1, 2, &out));  // 2^64 does not fit
+    assert_true(util_add_size(SIZE_MAX - 1, 1, &out));
+    assert_int_equal(out, SIZE_MAX);
+    assert_false(util_add_size(SIZE_MAX, 1, &out));
+}
+
+// The hook fails the n-th allocation from now, whichever wrapper makes it, and counts them.
+static void test_failure_hook(void **state) {
+    (void)state;
+    util_fail_allocation(2);
+    void *first = util_malloc(8);
+    assert_non_null(first);
+    assert_null(util_strdup("second"));
+    char *third = util_strdup("third");
+    assert_string_equal(third, "third");
+    assert_int_equal(util_fail_allocation(0), 3);
+    util_free(first);
+    util_free(third);
+    assert_null(util_calloc(SIZE_MAX / 2, 4));  // count * size overflows: no allocation at all
+    util_fail_allocation(1);
+    assert_null(util_realloc(NULL, 16));
+    util_fail_allocation(0);
+    void *zero = util_calloc(0, 8);  // a zero size still gives a pointer to free
+    assert_non_null(zero);
+    util_free(zero);
+}
+
+static void test_arena(void **state) {
+    (void)state;
+    Arena *a = arena_create();
+    char *empty = arena_alloc(a, 0);  // still a distinct, aligned place
+    char *one = arena_alloc(a, 1);
+    assert_non_null(empty);
+    assert_true(one > empty);
+    assert_int_equal((uintptr_t)one % _Alignof(max_align_t), 0);
+    assert_null(arena_alloc(a, SIZE_MAX));              // rounding up overflows
+    assert_null(arena_alloc(a, SIZE_MAX - 20));         // the block header no longer fits
+    assert_null(arena_array(a, SIZE_MAX / 2, 4));       // count * size overflows
+    char *big = arena_alloc(a, 100000);                 // larger than a block: one of its own
+    assert_non_null(big);
+    big[99999] = 'x';
+    assert_string_equal(arena_printf(a, "%d %s", 42, "tokens"), "42 tokens");
+    assert_string_equal(arena_strndup(a, "abcdef", 3), "abc");
+    arena_destroy(a);
+    arena_destroy(NULL);
+}
+
+static void test_strbuf(void **state) {
+    (void)state;
+    StrBuf sb;
+    strbuf_init(&sb);
+    assert_string_equal(strbuf_str(&sb), "");
+    strbuf_append(&sb, "", 0);  // an empty append leaves an empty, readable string
+    assert_string_equal(strbuf_str(&sb), "");
+    for (int i = 0; i < 100; i++)
+        strbuf_printf(&sb, "%02d", i);
+    assert_int_equal(sb.len, 200);
+    assert_memory_equal(sb.data + 198, "99", 2);
+    strbuf_finish(&sb);
+    // A failed append drops the rest and stays failed.
+    strbuf_init(&sb);
+    util_fail_allocation(1);
+    strbuf_puts(&sb, "lost");
+    util_fail_allocation(0);
+    strbuf_putc(&sb, 'x');
+    assert_true(sb.failed);
+    assert_string_equal(strbuf_str(&sb), "");
+    strbuf_finish(&sb);
+}
+
+// ---------------------------------------------------------------- tensor
+
+static void test_shape_text(void **state) {
+    (void)state;
+    Shape s = {3, {2, 30, 400}};
+    char buf[64];
+    shape_format(&s, buf, sizeof(buf));
+    assert_string_equal(buf, "[2, 30, 400]");
+    shape_format(&(Shape){0}, buf, sizeof(buf));
+    assert_string_equal(buf, "[]");
+    char small[6];  // cut, but always terminated
+    shape_format(&s, small, sizeof(small));
+    assert_string_equal(small, "[2, 3");
+}
+
+// Offsets in row-major order: [1, 2, 3] of [2, 3, 4] is 1*12 + 2*4 + 3 = 23, and back.
+static void test_flatten(void **state) {
+    (void)state;
+    Shape s = {3, {2, 3, 4}};
+    size_t idx[3] = {1, 2, 3}, back[3];
+    assert_int_equal(shape_flatten(&s, idx), 23);
+    shape_unflatten(&s, 23, back);
+    assert_memory_equal(back, idx, sizeof(idx));
+    Shape empty = {2, {0, 3}};  // an axis of size 0 has only index 0
+    shape_unflatten(&empty, 5, back);
+    assert_int_equal(back[0], 0);
+    assert_int_equal(back[1], 2);
+}
+
+static void test_create_and_copy(void **state) {
+    (void)state;
+    Shape huge = {2, {SIZE_MAX / 2, 4}};
+    assert_null(tensor_create(&huge));  // more values than can be counted
+    Tensor *t = tensor_create(&(Shape){1, {3}});
+    t->data[2] = 0.5;
+    t->is_count = true;
+    Tensor *c = tensor_copy(t);
+    assert_int_equal(c->size, 3);
+    assert_true(c->data[2] == 0.5 && c->is_count);
+    Tensor *shape_only = tensor_create_shape_only(&(Shape){2, {768, 50257}});
+    Tensor *c2 = tensor_copy(shape_only);
+    assert_null(c2->data);
+    assert_int_equal(c2->size, 768 * 50257);
+    tensor_destroy(t);
+    tensor_destroy(c);
+    tensor_destroy(shape_only);
+    tensor_destroy(c2);
+    tensor_destroy(NULL);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_size_arithmetic),
+        cmocka_unit_test(test_failure_hook),
+        cmocka_unit_test(test_arena),
+        cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_shape_text),
+        cmocka_unit_test(test_flatten),
+        cmocka_unit_test(test_create_and_copy),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
