@@ -15,12 +15,16 @@ tracer=$1
 out=$(NO_COLOR=1 "$tracer" --width 200 --explain 'dloss/dx[0,1]' --explain 'dloss/dW[1,0]' --explain 'dloss/dloss.1' \
     --explain 'ds/da[1]' --explain 'dz/da' tests/grad/explain.yaml) || { echo "the tracer failed"; exit 1; }
 fail=0
-while IFS= read -r line; do
-    if ! printf '%s\n' "$out" | grep -qxF "      $line"; then
-        echo "missing: $line"
-        fail=1
-    fi
-done <<'LINES'
+# expect: every line on stdin must be a line of work in $out.
+expect() {
+    while IFS= read -r line; do
+        if ! printf '%s\n' "$out" | grep -qxF "      $line"; then
+            echo "missing: $line"
+            fail=1
+        fi
+    done
+}
+expect <<'LINES'
 dloss/dloss.1[0] = 1 × (softmax(h[0])[0] - onehot[0]) = 1.0000 × (0.6341 - 0) = 0.6341
 dloss/dloss.1[1] = 1 × (softmax(h[0])[1] - onehot[1]) = 1.0000 × (0.3659 - 1) = -0.6341
 dloss/dx[0, 1] = dloss/dh[0, :] · W[1, :] = (0.6341×0.1000) + (-0.6341×0.2000) = -0.0634
@@ -31,6 +35,21 @@ dz/da[0] = dz/dz.1[2] = 1.0000
 dz/da[1] = dz/dz.1[0] + dz/dz.1[1] = 2.0000
 LINES
 [ "$fail" = 0 ] || printf '%s\n' "$out" | grep -A8 'work:'
+# Softmax and LayerNorm, tests/grad/explain_norm.yaml, row 0 (checked with numpy by finite
+# differences): x = [1, 2, 4] has mean 7/3 and sd = sqrt(14/9 + 1e-5) = 1.2472, so
+# n = xhat * gamma and p = softmax(n) = [0.1192, 0.2035, 0.6773]; the loss weights row 0 by
+# c = [1, 0, 2], so dloss/dn[0, 1] = -0.2035 * (1*0.1192 + 2*0.6773) = -0.2999;
+# g = dloss/dn * gamma = [-0.0565, -0.5997, 0.1782], mean(g) = -0.1594,
+# xhat[1] = -1/3 / 1.2472 = -0.2673, mean(g * xhat) = 0.1529, so
+# dloss/dx[0, 1] = (-0.5997 + 0.1594 + 0.2673*0.1529) / 1.2472 = -0.3203; gamma's share is
+# shown by its value, sum over both rows of dloss/dn[:, 1] * xhat[:, 1] = 0.0203.
+out=$(NO_COLOR=1 "$tracer" --width 200 --explain 'dloss/dn[0,1]' --explain 'dloss/dx[0,1]' \
+    --explain 'dloss/dgamma[1]' tests/grad/explain_norm.yaml) || { echo "the tracer failed"; exit 1; }
+expect <<'LINES'
+dloss/dn[0, 1] = sum over i of dloss/dp[0, i] × p[0, i] × (δ(i, 1) - p[0, 1]) = (1.0000×0.1192×(0 - 0.2035)) + (0.0000×0.2035×(1 - 0.2035)) + (2.0000×0.6773×(0 - 0.2035)) = -0.2999
+dloss/dx[0, 1] = (g[1] - mean(g) - xhat[1] × mean(g × xhat)) / sd with g = dloss/dn × gamma, sd = sqrt(var + eps) = (-0.5997 - -0.1594 - -0.2673×0.1529) / 1.2472 = -0.3203
+dloss/dgamma[1] = 0.0203
+LINES
 # A loss of inf (0 ** -0.5) has no finite differences to compare with: the note says so.
 note='note: finite differences not checked: y is inf, and differences of it are not numbers'
 if ! NO_COLOR=1 "$tracer" --width 200 tests/grad/infinite_loss.yaml | grep -qF "$note"; then
