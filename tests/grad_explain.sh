@@ -60,6 +60,21 @@ dloss2/dx[1, 0] = (dloss2/dr*gamma / rms - x * mean(dloss2/dr*gamma * x) / rms**
 dloss2/dx[1, 1] = (dloss2/dr*gamma / rms - x * mean(dloss2/dr*gamma * x) / rms**3)[1, 1] = 1.8592
 dloss2/dx[1, 2] = (dloss2/dr*gamma / rms - x * mean(dloss2/dr*gamma * x) / rms**3)[1, 2] = 0.7746
 LINES
+# Matrix products, tests/grad/explain_matmul.yaml, worked by hand: in batch 1,
+# h = P[1] @ Q[1] = [[0, 1], [2, 3]] @ [[1, 1], [-2, 1]] = [[-2, 1], [-4, 5]] and ds/dh = 2h;
+# ds/dQ[1, 0, 1] = P[1, :, 0] . ds/dh[1, :, 1] = 0*2 + 2*10 = 20;
+# ds/dP[1, 0, 1] through h = ds/dh[1, 0, :] . Q[1, 1, :] = -4*-2 + 2*1 = 10, and P[0] took
+# nothing of batch 1; a vector's share shows its value: u = v @ W, ds/du = column sums of
+# P[0] = [1.5, 1], ds/dv[1] = W[1, :] . ds/du = 2*1.5 - 1*1 = 2.
+out=$(NO_COLOR=1 "$tracer" --width 200 --explain 'ds/dP[1,0,1]' --explain 'ds/dQ[1,0,1]' --explain 'ds/dv[1]' \
+    tests/grad/explain_matmul.yaml) || { echo "the tracer failed"; exit 1; }
+expect <<'LINES'
+through h: (ds/dh @ Q.T)[1, 0, 1] = ds/dh[1, 0, :] · Q[1, 1, :] = (-4.0000×-2.0000) + (2.0000×1.0000) = 10.0000
+through P[0]: (ds/ds.3 put back in the places P[0] took from P)[1, 0, 1] = nothing took this entry: 0.0000
+ds/dP[1, 0, 1] = 10.0000 + 0.0000 = 10.0000
+ds/dQ[1, 0, 1] = P[1, :, 0] · ds/dh[1, :, 1] = (0.0000×2.0000) + (2.0000×10.0000) = 20.0000
+ds/dv[1] = 2.0000
+LINES
 # A loss of inf (0 ** -0.5) has no finite differences to compare with: the note says so.
 note='note: finite differences not checked: y is inf, and differences of it are not numbers'
 if ! NO_COLOR=1 "$tracer" --width 200 tests/grad/infinite_loss.yaml | grep -qF "$note"; then
