@@ -85,7 +85,7 @@ bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec
         return true;
     }
     size_t want = spec->n_index;
-    if (s->rank == 0 && (spec->n_index > 0 || spec->kind == EXPLAIN_ROW)) {
+    if (s->rank == 0 && spec->n_index > 0) {  // an element or a row (row 0 has one index)
         snprintf(message, message_cap, "'%s' is a single number (shape []): it has no rows or elements to pick",
                  n->name);
         snprintf(hint, hint_cap, "leave out the indices: its one value is the whole of it");
