@@ -1054,9 +1054,10 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
             if (!op_multiply_adds(u->op, in_shapes, &u->shape, &work) ||
                 !util_add_size(c->total_multiply_adds, work, &c->total_multiply_adds) ||
                 c->total_multiply_adds > PLAN_MAX_MULTIPLY_ADDS) {
-                expr_error(c, call, "this backward pass would take the lesson past %zu multiply-adds",
-                           (size_t)PLAN_MAX_MULTIPLY_ADDS);
-                diag_hint(c->diag, "use smaller shapes");
+                char limit[64];
+                format_count((double)PLAN_MAX_MULTIPLY_ADDS, limit, sizeof(limit));
+                expr_error(c, call, "this backward pass would take the lesson past %s multiply-adds", limit);
+                diag_hint(c->diag, "a backward pass repeats the products of the forward pass; use smaller shapes");
                 goto fail;
             }
         }
@@ -1170,8 +1171,11 @@ static size_t compile_call(Checker *c, const Expr *e) {
         return compile_grad(c, e);
     if (!op && find_name(c, e->name) != NO_NODE) {
         token_error(c, e, "'%s' is a value, not a function: it cannot be called", e->name);
-        diag_hint(c->diag, "is an operator missing before '('? a product is written %s * (...) or %s @ (...)",
-                  e->name, e->name);
+        if (strcmp(e->name, "grad") == 0)  // the learner's own grad hides the language's
+            diag_hint(c->diag, "a given or step named 'grad' hides the function grad(y, x): rename it");
+        else
+            diag_hint(c->diag, "is an operator missing before '('? a product is written %s * (...) or %s @ (...)",
+                      e->name, e->name);
         return NO_NODE;
     }
     if (!op) {
@@ -1227,10 +1231,16 @@ static size_t compile_call(Checker *c, const Expr *e) {
         size_t p = 0;
         while (p < n_params && strcmp(op->params[p].name, kw) != 0)
             p++;
-        if (p == n_params || op->params[p].kind == PARAM_TENSORS) {
+        if (p == n_params) {
             plan_error_at(c->diag, c->lesson, c->step, e->arg_name_pos[i], strlen(kw), "%s has no parameter '%s'",
                           op->name, kw);
             diag_hint(c->diag, "write %s", sig);
+            return NO_NODE;
+        }
+        if (op->params[p].kind == PARAM_TENSORS) {  // *x in the signature: the tensors, one by one
+            plan_error_at(c->diag, c->lesson, c->step, e->arg_name_pos[i], strlen(kw),
+                          "%s takes its tensors without a name: '%s=' cannot be written", op->name, kw);
+            diag_hint(c->diag, "list them first, as in %s(a, b)", op->name);
             return NO_NODE;
         }
         if (bound[p] || (p < next && op->params[p].kind != PARAM_TENSORS)) {
