@@ -1472,7 +1472,10 @@ static bool check_document(Checker *c, PlanNode *n, const DocValues *dv, const c
         diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, dv->node->line, dv->node->col,
                    yamldoc_node_width(dv->node), "'%s' has only a shape, no values to compare with the document's",
                    name);
-        diag_hint(c->diag, "give its inputs values, or leave out document:");
+        if (n->kind == PLAN_GIVEN)  // a given has no inputs: its own values are missing
+            diag_hint(c->diag, "give it values (or init: random), or leave out document:");
+        else
+            diag_hint(c->diag, "give its inputs values, or leave out document:");
         return false;
     }
     n->document_set_aside = dv && !shape_equal(&dv->shape, &n->shape);
