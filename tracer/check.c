@@ -230,7 +230,11 @@ static bool const_eval(Checker *c, const Expr *e, double *out) {
     }
     case EXPR_NAME: {
         size_t node = find_name(c, e->name);
-        if (node != NO_NODE && node != FAILED_NODE) {
+        if (node == FAILED_NODE) {
+            c->uses_failed = true;  // its own error is already reported
+            return false;
+        }
+        if (node != NO_NODE) {
             const PlanNode *n = &c->plan->nodes[node];
             if (n->kind == PLAN_GIVEN && n->shape.rank == 0 && n->given->init == GIVEN_VALUES) {
                 *out = n->given->values[0];
@@ -275,12 +279,18 @@ static bool counts_as_integer(const PlanNode *n) {
     return true;
 }
 
+// Has a const_eval that failed been explained already: by an error of its own, or by the
+// error of a given or step it reads, which failed before? Then nothing more is said.
+static bool already_explained(const Checker *c) {
+    return c->diag->status != STATUS_OK || c->uses_failed;
+}
+
 // A constant node for a number or a list literal (nested lists of numbers).
 static bool list_shape(Checker *c, const Expr *e, Shape *shape, size_t depth) {
     if (e->kind != EXPR_LIST) {
         double v;
         if (!const_eval(c, e, &v))
-            return expr_error(c, e, "a list written in an expression holds numbers only");
+            return !already_explained(c) && expr_error(c, e, "a list written in an expression holds numbers only");
         return true;
     }
     if (depth >= TENSOR_MAX_RANK)
@@ -583,7 +593,7 @@ static bool shape_argument(Checker *c, const Expr *arg, const OpParam *param, Op
     for (size_t k = 0; k < n; k++) {
         double v;
         if (!const_eval(c, items[k], &v) || !is_whole(v) || fabs(v) > (double)TENSOR_MAX_VALUES) {
-            if (c->diag->status == STATUS_OK) {
+            if (!already_explained(c)) {
                 expr_error(c, items[k], "a size in '%s' must be a whole number known before the lesson runs",
                            param->name);
                 diag_hint(c->diag, "write sizes such as [2, 3], or -1 for the one to work out: [2, -1]");
@@ -656,12 +666,12 @@ static size_t compile_index(Checker *c, const Expr *e) {
             ix->start = 0;
             ix->stop = dim;
             if (item->args[0] && !const_index(c, item->args[0], dim, true, axis, &ix->start)) {
-                if (c->diag->status == STATUS_OK)
+                if (!already_explained(c))
                     expr_error(c, item->args[0], "a slice bound must be a whole number known before running");
                 return NO_NODE;
             }
             if (item->args[1] && !const_index(c, item->args[1], dim, true, axis, &ix->stop)) {
-                if (c->diag->status == STATUS_OK)
+                if (!already_explained(c))
                     expr_error(c, item->args[1], "a slice bound must be a whole number known before running");
                 return NO_NODE;
             }
@@ -682,7 +692,7 @@ static size_t compile_index(Checker *c, const Expr *e) {
             }
             for (size_t k = 0; k < item->n_args; k++) {
                 if (!const_index(c, item->args[k], dim, false, axis, &list[k])) {
-                    if (c->diag->status == STATUS_OK)
+                    if (!already_explained(c))
                         expr_error(c, item->args[k], "a list of indices holds whole numbers");
                     return NO_NODE;
                 }
@@ -1299,6 +1309,8 @@ static size_t compile_call(Checker *c, const Expr *e) {
         }
         double v;
         if (!const_eval(c, arg, &v)) {
+            if (already_explained(c))
+                return NO_NODE;
             expr_error(c, arg, "'%s' must be a number known before the lesson runs", param->name);
             if (param->kind == PARAM_AXIS)
                 diag_hint(c->diag, "write a number such as -1 or the name of a number under given:, or leave "
