@@ -489,19 +489,58 @@ static void test_syntax_error(void **state) {
       "the '(' after 'my_f' is never closed")                                                      \
     X(unclosed_paren_after_tab, "x *\t(a", "expected ')', found the end of the expression", 6, 1,     \
       "the '(' after '*' is never closed")                                                         \
-    X(paren_then_bracket, "(]", EXPECTED_VALUE "']'", 1, 1, "a value is missing before this bracket")
+    X(paren_then_bracket, "(]", EXPECTED_VALUE "']'", 1, 1, "a value is missing before this bracket") \
+    X(dollar_after_plus, "+$", "'$' cannot appear in an expression", 1, 1, CHAR_HINT)               \
+    X(dollar_after_number, "1 $", "'$' cannot appear in an expression", 2, 1, CHAR_HINT)             \
+    X(dollar_after_comparison, "a < $", "'$' cannot appear in an expression", 4, 1, CHAR_HINT)       \
+    X(comparison_without_right_side, "a < )", EXPECTED_VALUE "')'", 4, 1,                            \
+      "a value is missing before this bracket")                                                    \
+    X(comma_in_parens, "(a, b)", "expected ')', found ','", 2, 1, "")                              \
+    X(operator_after_paren, "(* a)", EXPECTED_VALUE "'*'", 1, 1, "")                               \
+    X(comma_after_operator, "a + ,", EXPECTED_VALUE "','", 4, 1, "")                               \
+    X(colon_outside_brackets, "a:b", "unexpected ':' after a complete expression", 1, 1, "")        \
+    X(two_zeros_then_x, "00x1", "'00x1' is neither a number nor a name", 0, 4,                       \
+      "names start with a letter or '_'; to multiply, write 00 * x1")
 
 #define DEFINE_CASE(name, text, message, pos, width, hint) \
     static SyntaxCase case_##name = {text, message, pos, width, hint};
 SYNTAX_CASES(DEFINE_CASE)
 
 // Cases built at run time: too deep, too long.
-static char deep_parens[2 * 65 + 2], deep_minus[2 * 65 + 2], deep_power[4 * 65 + 2], many_items[400];
+static char deep_parens[2 * 65 + 2], deep_minus[2 * 65 + 2], deep_power[4 * 65 + 2], many_items[400],
+    many_indices[400], many_arguments[400], tall_list[2 * 256 + 2], tall_slice[2 * 256 + 4], tall_sum[2 * 257];
 static SyntaxCase case_deep_parens = {deep_parens, NESTS, 64, 1, SPLIT};
 static SyntaxCase case_deep_minus = {deep_minus, NESTS, 2 * 64, 1, SPLIT};
 static SyntaxCase case_deep_power = {deep_power, NESTS, 0, 2, SPLIT};
+// [a+a+...+a], 256 a's: the sum is 256 operations tall, the limit; the list around it is one
+// more, and a list has no operator, so the caret goes under its '['.
+static SyntaxCase case_tall_list = {tall_list, "this expression is too long: it chains more than 256 operations", 0,
+                                    1, "split it into several steps: a step can use the results of the steps above it"};
+// x[a+...+a:], the same sum as a slice's start: the caret goes under the slice's ':'.
+static SyntaxCase case_tall_slice = {tall_slice, "this expression is too long: it chains more than 256 operations",
+                                     2 + 2 * 255 + 1, 1,
+                                     "split it into several steps: a step can use the results of the steps above it"};
+// a+a+...+a, 257 a's: the 256th '+' is one operation too many.
+static SyntaxCase case_tall_sum = {tall_sum, "this expression is too long: it chains more than 256 operations",
+                                   2 * 256 - 1, 1,
+                                   "split it into several steps: a step can use the results of the steps above it"};
 static SyntaxCase case_too_many_items = {many_items, "more than 64 items in one list or call", 0, 2,
                                          "write a long list of numbers under given: and use its name here"};
+static SyntaxCase case_too_many_indices = {many_indices, "more than 64 items in one list or call", 0, 2,
+                                           "write a long list of numbers under given: and use its name here"};
+static SyntaxCase case_too_many_arguments = {many_arguments, "more than 64 items in one list or call", 0, 2,
+                                             "write a long list of numbers under given: and use its name here"};
+
+// open, then 0, 1, ..., 64 (65 items), then close; *pos: where the 65th item starts.
+static void build_many(char *text, size_t cap, const char *open, const char *close, size_t *pos) {
+    size_t n = (size_t)snprintf(text, cap, "%s", open);
+    for (int i = 0; i <= 64; i++) {
+        if (i == 64)
+            *pos = n + 2;
+        n += (size_t)snprintf(text + n, cap - n, "%s%d", i ? ", " : "", i);
+    }
+    snprintf(text + n, cap - n, "%s", close);
+}
 
 static void build_long_cases(void) {
     // 65 '(' around x: the 65th is one level too many.
@@ -529,14 +568,28 @@ static void build_long_cases(void) {
     deep_power[n++] = 'x';
     deep_power[n] = '\0';
     case_deep_power.pos = 64 * 3 + 1;
-    // [0, 1, ..., 64]: 65 items.
-    n = (size_t)snprintf(many_items, sizeof(many_items), "[");
-    for (int i = 0; i <= 64; i++) {
-        if (i == 64)
-            case_too_many_items.pos = n + 2;
-        n += (size_t)snprintf(many_items + n, sizeof(many_items) - n, "%s%d", i ? ", " : "", i);
+    build_many(many_items, sizeof(many_items), "[", "]", &case_too_many_items.pos);
+    // the tensor indexed is the first item, so 64 indices fit and the 65th index is refused
+    build_many(many_indices, sizeof(many_indices), "x[", "]", &case_too_many_indices.pos);
+    case_too_many_indices.pos = (size_t)(strstr(many_indices, ", 63,") + 2 - many_indices);
+    build_many(many_arguments, sizeof(many_arguments), "f(", ")", &case_too_many_arguments.pos);
+    n = 0;
+    tall_list[n++] = '[';
+    for (int i = 0; i < 256; i++) {
+        tall_list[n++] = i ? '+' : 'a';
+        if (i)
+            tall_list[n++] = 'a';
     }
-    snprintf(many_items + n, sizeof(many_items) - n, "]");
+    tall_list[n++] = ']';
+    tall_list[n] = '\0';
+    snprintf(tall_slice, sizeof(tall_slice), "x[%.*s:]", (int)(n - 2), tall_list + 1);
+    n = 0;
+    for (int i = 0; i < 257; i++) {
+        if (i)
+            tall_sum[n++] = '+';
+        tall_sum[n++] = 'a';
+    }
+    tall_sum[n] = '\0';
 }
 
 // The deepest nesting allowed still parses.
@@ -574,35 +627,64 @@ static void test_op_text(void **state) {
     assert_string_equal(expr_op_text('^'), "**");
     assert_string_equal(expr_op_text('@'), "@");
     assert_string_equal(expr_op_text('+'), "+");
+    assert_string_equal(expr_op_text('-'), "-");
+    assert_string_equal(expr_op_text('*'), "*");
+    assert_string_equal(expr_op_text('/'), "/");
+    assert_string_equal(expr_op_text(EXPR_EQ), "==");
+    assert_string_equal(expr_op_text(EXPR_NE), "!=");
+    assert_string_equal(expr_op_text('<'), "<");
+    assert_string_equal(expr_op_text(EXPR_LE), "<=");
+    assert_string_equal(expr_op_text('>'), ">");
+    assert_string_equal(expr_op_text(EXPR_GE), ">=");
     assert_string_equal(expr_op_text('x'), "?");
 }
 
+// One parse of an expression (narration false) or of a narration (true).
+static bool parse_once(Arena *arena, const char *text, bool narration, ExprError *err) {
+    if (narration)
+        return expr_parse_narration(arena, text, err) != NULL;
+    return expr_parse(arena, text, err) != NULL;
+}
+
 // Running out of memory at any allocation is reported as such (an empty message), never
-// as a syntax error and never as a crash.
-static void test_out_of_memory(void **state) {
-    (void)state;
-    const char *text = "softmax(Q @ K.T / sqrt(d_k), axis=-1)[0:2, [0, 1]]";
+// as a syntax error and never as a crash. Arenas take a block for every allocation here, so
+// that each arena allocation of the parser fails in turn too.
+static void expect_out_of_memory_handled(const char *text, bool narration) {
+    util_arena_block_size(1);
+    ExprError err;
+    util_fail_allocation(0);
     Arena *arena = arena_create();
     assert_non_null(arena);
-    util_fail_allocation(0);
-    ExprError err;
-    assert_non_null(expr_parse(arena, text, &err));
+    if (!parse_once(arena, text, narration, &err))
+        fail_msg("'%s' does not parse: %s", text, err.message);
     arena_destroy(arena);
     // Count the allocations of one parse (including the arena's own), then fail each in turn.
-    util_fail_allocation(0);
-    arena = arena_create();
-    assert_non_null(expr_parse(arena, text, &err));
-    arena_destroy(arena);
     size_t total = util_fail_allocation(0);
+    assert_true(total > 1);
     for (size_t k = 1; k <= total; k++) {
         util_fail_allocation(k);
         arena = arena_create();
-        const Expr *e = arena ? expr_parse(arena, text, &err) : NULL;
+        bool parsed = arena && parse_once(arena, text, narration, &err);
         util_fail_allocation(0);
-        if (arena && !e && err.message[0])
-            fail_msg("allocation %zu failing gave the syntax error '%s'", k, err.message);
+        if (arena && parsed)
+            fail_msg("'%s' parsed with allocation %zu failing", text, k);
+        if (arena && err.message[0])
+            fail_msg("'%s': allocation %zu failing gave the syntax error '%s'", text, k, err.message);
         arena_destroy(arena);
     }
+    util_arena_block_size(0);
+}
+
+static void test_out_of_memory(void **state) {
+    (void)state;
+    expect_out_of_memory_handled("softmax(Q @ K.T / sqrt(d_k), axis=-1)[0:2, [0, 1]]", false);
+    // a negated name, a power, a comparison, a slice, and lists and calls longer than the
+    // first block of items
+    expect_out_of_memory_handled("-x ** 2 <= mean(X[:, 1:], axis=0) + [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, "
+                                 "14, 15, 16, 17] + f(a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p, q)",
+                                 false);
+    // literal text, placeholders with and without a format, more parts than the first block
+    expect_out_of_memory_handled("weights {w[0, 1]:.2f} and {a}{b} {c} {d} {e} {f} {g} {h} {i:g} end", true);
 }
 
 // ---------------------------------------------------------------- narration
@@ -686,6 +768,16 @@ static void test_narration_errors(void **state) {
     expect_narration_error(a, "{x:}", 3, 1, "unknown number format after ':'", NULL);
     // An expression's own error, placed in the narration: the second "@" at byte 9.
     expect_narration_error(a, "see {Q @ @ K}", 9, 1, "expected a value (a name, a number, '(' or '['), found '@'", NULL);
+    expect_narration_error(a, "{x:f}", 3, 1, "unknown number format after ':'", NULL);
+    expect_narration_error(a, "{x:12f}", 3, 3, "unknown number format after ':'", NULL);
+    expect_narration_error(a, "{x:.x2f}", 3, 4, "unknown number format after ':'", NULL);
+    expect_narration_error(a, "{x:.123f}", 3, 5, "unknown number format after ':'", NULL);
+    // Only the first ':' starts the format; a second one is part of it.
+    expect_narration_error(a, "{x:.2f:}", 3, 4, "unknown number format after ':'", NULL);
+    // A stray ')' does not end the placeholder; the expression refuses it.
+    expect_narration_error(a, "{x)}", 2, 1, "unexpected ')' after a complete expression", "this bracket closes nothing");
+    // A '}' inside brackets does not end the placeholder either; the expression refuses it too.
+    expect_narration_error(a, "{f(}) + 1}", 3, 1, "'}' cannot appear in an expression", NULL);
     // A '{' inside a placeholder does not nest.
     expect_narration_error(a, "{a {b}}", 0, 1, "this { opens a placeholder that is never closed", NULL);
 }
@@ -731,6 +823,11 @@ int main(void) {
         ERROR_TEST(deep_minus)
         ERROR_TEST(deep_power)
         ERROR_TEST(too_many_items)
+        ERROR_TEST(tall_list)
+        ERROR_TEST(tall_slice)
+        ERROR_TEST(tall_sum)
+        ERROR_TEST(too_many_indices)
+        ERROR_TEST(too_many_arguments)
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

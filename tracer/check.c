@@ -230,7 +230,11 @@ static bool const_eval(Checker *c, const Expr *e, double *out) {
     }
     case EXPR_NAME: {
         size_t node = find_name(c, e->name);
-        if (node != NO_NODE && node != FAILED_NODE) {
+        if (node == FAILED_NODE) {
+            c->uses_failed = true;  // its own error is already reported
+            return false;
+        }
+        if (node != NO_NODE) {
             const PlanNode *n = &c->plan->nodes[node];
             if (n->kind == PLAN_GIVEN && n->shape.rank == 0 && n->given->init == GIVEN_VALUES) {
                 *out = n->given->values[0];
@@ -275,12 +279,18 @@ static bool counts_as_integer(const PlanNode *n) {
     return true;
 }
 
+// Has a const_eval that failed been explained already: by an error of its own, or by the
+// error of a given or step it reads, which failed before? Then nothing more is said.
+static bool already_explained(const Checker *c) {
+    return c->diag->status != STATUS_OK || c->uses_failed;
+}
+
 // A constant node for a number or a list literal (nested lists of numbers).
 static bool list_shape(Checker *c, const Expr *e, Shape *shape, size_t depth) {
     if (e->kind != EXPR_LIST) {
         double v;
         if (!const_eval(c, e, &v))
-            return expr_error(c, e, "a list written in an expression holds numbers only");
+            return !already_explained(c) && expr_error(c, e, "a list written in an expression holds numbers only");
         return true;
     }
     if (depth >= TENSOR_MAX_RANK)
@@ -583,7 +593,7 @@ static bool shape_argument(Checker *c, const Expr *arg, const OpParam *param, Op
     for (size_t k = 0; k < n; k++) {
         double v;
         if (!const_eval(c, items[k], &v) || !is_whole(v) || fabs(v) > (double)TENSOR_MAX_VALUES) {
-            if (c->diag->status == STATUS_OK) {
+            if (!already_explained(c)) {
                 expr_error(c, items[k], "a size in '%s' must be a whole number known before the lesson runs",
                            param->name);
                 diag_hint(c->diag, "write sizes such as [2, 3], or -1 for the one to work out: [2, -1]");
@@ -656,12 +666,12 @@ static size_t compile_index(Checker *c, const Expr *e) {
             ix->start = 0;
             ix->stop = dim;
             if (item->args[0] && !const_index(c, item->args[0], dim, true, axis, &ix->start)) {
-                if (c->diag->status == STATUS_OK)
+                if (!already_explained(c))
                     expr_error(c, item->args[0], "a slice bound must be a whole number known before running");
                 return NO_NODE;
             }
             if (item->args[1] && !const_index(c, item->args[1], dim, true, axis, &ix->stop)) {
-                if (c->diag->status == STATUS_OK)
+                if (!already_explained(c))
                     expr_error(c, item->args[1], "a slice bound must be a whole number known before running");
                 return NO_NODE;
             }
@@ -682,7 +692,7 @@ static size_t compile_index(Checker *c, const Expr *e) {
             }
             for (size_t k = 0; k < item->n_args; k++) {
                 if (!const_index(c, item->args[k], dim, false, axis, &list[k])) {
-                    if (c->diag->status == STATUS_OK)
+                    if (!already_explained(c))
                         expr_error(c, item->args[k], "a list of indices holds whole numbers");
                     return NO_NODE;
                 }
@@ -1054,9 +1064,10 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
             if (!op_multiply_adds(u->op, in_shapes, &u->shape, &work) ||
                 !util_add_size(c->total_multiply_adds, work, &c->total_multiply_adds) ||
                 c->total_multiply_adds > PLAN_MAX_MULTIPLY_ADDS) {
-                expr_error(c, call, "this backward pass would take the lesson past %zu multiply-adds",
-                           (size_t)PLAN_MAX_MULTIPLY_ADDS);
-                diag_hint(c->diag, "use smaller shapes");
+                char limit[64];
+                format_count((double)PLAN_MAX_MULTIPLY_ADDS, limit, sizeof(limit));
+                expr_error(c, call, "this backward pass would take the lesson past %s multiply-adds", limit);
+                diag_hint(c->diag, "a backward pass repeats the products of the forward pass; use smaller shapes");
                 goto fail;
             }
         }
@@ -1170,8 +1181,11 @@ static size_t compile_call(Checker *c, const Expr *e) {
         return compile_grad(c, e);
     if (!op && find_name(c, e->name) != NO_NODE) {
         token_error(c, e, "'%s' is a value, not a function: it cannot be called", e->name);
-        diag_hint(c->diag, "is an operator missing before '('? a product is written %s * (...) or %s @ (...)",
-                  e->name, e->name);
+        if (strcmp(e->name, "grad") == 0)  // the learner's own grad hides the language's
+            diag_hint(c->diag, "a given or step named 'grad' hides the function grad(y, x): rename it");
+        else
+            diag_hint(c->diag, "is an operator missing before '('? a product is written %s * (...) or %s @ (...)",
+                      e->name, e->name);
         return NO_NODE;
     }
     if (!op) {
@@ -1227,10 +1241,16 @@ static size_t compile_call(Checker *c, const Expr *e) {
         size_t p = 0;
         while (p < n_params && strcmp(op->params[p].name, kw) != 0)
             p++;
-        if (p == n_params || op->params[p].kind == PARAM_TENSORS) {
+        if (p == n_params) {
             plan_error_at(c->diag, c->lesson, c->step, e->arg_name_pos[i], strlen(kw), "%s has no parameter '%s'",
                           op->name, kw);
             diag_hint(c->diag, "write %s", sig);
+            return NO_NODE;
+        }
+        if (op->params[p].kind == PARAM_TENSORS) {  // *x in the signature: the tensors, one by one
+            plan_error_at(c->diag, c->lesson, c->step, e->arg_name_pos[i], strlen(kw),
+                          "%s takes its tensors without a name: '%s=' cannot be written", op->name, kw);
+            diag_hint(c->diag, "list them first, as in %s(a, b)", op->name);
             return NO_NODE;
         }
         if (bound[p] || (p < next && op->params[p].kind != PARAM_TENSORS)) {
@@ -1289,6 +1309,8 @@ static size_t compile_call(Checker *c, const Expr *e) {
         }
         double v;
         if (!const_eval(c, arg, &v)) {
+            if (already_explained(c))
+                return NO_NODE;
             expr_error(c, arg, "'%s' must be a number known before the lesson runs", param->name);
             if (param->kind == PARAM_AXIS)
                 diag_hint(c->diag, "write a number such as -1 or the name of a number under given:, or leave "
@@ -1462,7 +1484,10 @@ static bool check_document(Checker *c, PlanNode *n, const DocValues *dv, const c
         diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, dv->node->line, dv->node->col,
                    yamldoc_node_width(dv->node), "'%s' has only a shape, no values to compare with the document's",
                    name);
-        diag_hint(c->diag, "give its inputs values, or leave out document:");
+        if (n->kind == PLAN_GIVEN)  // a given has no inputs: its own values are missing
+            diag_hint(c->diag, "give it values (or init: random), or leave out document:");
+        else
+            diag_hint(c->diag, "give its inputs values, or leave out document:");
         return false;
     }
     n->document_set_aside = dv && !shape_equal(&dv->shape, &n->shape);

@@ -228,7 +228,8 @@ static bool expect(Parser *p, char c, const char *what, size_t open_pos) {
         else
             snprintf(hint, sizeof(hint), "the '%c' after '%c' is never closed", open, t[before - 1]);
     }
-    else if (p->tok.kind == TOK_NAME || p->tok.kind == TOK_NUMBER || is_punct(p, '(') || is_punct(p, '['))
+    // ('(' and '[' never stand here: after a value they open a call or an index.)
+    else if (p->tok.kind == TOK_NAME || p->tok.kind == TOK_NUMBER)
         snprintf(hint, sizeof(hint), "is %s missing between the two values?",
                  strchr(what, ',') ? "a ',' or an operator" : "an operator");
     return fail(p, p->tok.pos, p->tok.len, hint[0] ? hint : NULL, "expected %s, found %s", what,
@@ -488,8 +489,8 @@ static Expr *parse_postfix(Parser *p) {
             if (!ix)
                 return NULL;
             ExprList list = {0};
-            if (!list_push(p, &list, e, NULL, 0))
-                return NULL;
+            bool pushed = list_push(p, &list, e, NULL, 0);
+            ASSERT(pushed);  // the first of EXPR_MAX_ARGS places
             for (;;) {
                 Expr *item = parse_index_item(p);
                 if (!item || !list_push(p, &list, item, NULL, 0))
@@ -677,7 +678,7 @@ static Expr *parse_sum(Parser *p) {
 
 static bool is_comparison(const Parser *p) {
     static const char comparisons[] = {EXPR_EQ, EXPR_NE, '<', EXPR_LE, '>', EXPR_GE, '\0'};
-    return p->tok.kind == TOK_PUNCT && p->tok.punct && strchr(comparisons, p->tok.punct);
+    return p->tok.kind == TOK_PUNCT && strchr(comparisons, p->tok.punct);  // punct is never '\0'
 }
 
 // One comparison at most: Python would read a < b < c as a < b and b < c, numpy code rarely
@@ -716,7 +717,7 @@ Expr *expr_parse(Arena *arena, const char *text, ExprError *err) {
     if (p.tok.kind != TOK_END) {
         char buf[80];
         const char *hint = NULL;
-        if (p.tok.kind == TOK_NAME || p.tok.kind == TOK_NUMBER || is_punct(&p, '('))
+        if (p.tok.kind == TOK_NAME || p.tok.kind == TOK_NUMBER)  // '(' would have been a call
             hint = "is an operator missing between the two values?";
         else if (is_punct(&p, ')') || is_punct(&p, ']'))
             hint = "this bracket closes nothing";
@@ -749,8 +750,9 @@ static bool narration_push(Arena *arena, Narration *n, size_t *cap, NarrationPar
 }
 
 static Narration *narration_fail(ExprError *err, size_t pos, size_t width, const char *hint, const char *message) {
+    ASSERT(width > 0);
     err->pos = pos;
-    err->width = width ? width : 1;
+    err->width = width;
     snprintf(err->message, sizeof(err->message), "%s", message);
     snprintf(err->hint, sizeof(err->hint), "%s", hint);
     return NULL;
