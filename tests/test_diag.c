@@ -12,17 +12,25 @@
 
 #include "diag.h"
 
-// What diag_print writes, as a string (at most 4 KiB).
-static const char *printed(const Diag *d, bool colour) {
+// What print (diag_print or diag_print_warnings) writes, as a string (at most 4 KiB).
+static const char *printed_by(void (*print)(const Diag *, FILE *, bool), const Diag *d, bool colour) {
     static char text[4096];
     FILE *f = tmpfile();
     assert_non_null(f);
-    diag_print(d, f, colour);
+    print(d, f, colour);
     rewind(f);
     size_t n = fread(text, 1, sizeof(text) - 1, f);
     text[n] = '\0';
     fclose(f);
     return text;
+}
+
+static const char *printed(const Diag *d, bool colour) {
+    return printed_by(diag_print, d, colour);
+}
+
+static const char *printed_warnings(const Diag *d, bool colour) {
+    return printed_by(diag_print_warnings, d, colour);
 }
 
 static const Source SOURCE = {"t.yaml", "x: 1\ny: a @ b\n", 14};
@@ -118,6 +126,73 @@ static void test_closest(void **state) {
     assert_null(diag_closest("aaaa", long_names, 1));
 }
 
+// A warning names its place (column 0 reads as 1, line 0 as the file alone); past
+// DIAG_MAX_WARNINGS only a count is kept, and printed as one last line.
+static void test_warnings(void **state) {
+    (void)state;
+    Diag d;
+    diag_init(&d);
+    diag_warning(&d, "t.yaml", 3, 0, "w%d", 1);
+    diag_warning(&d, "t.yaml", 0, 7, "whole file");
+    assert_string_equal(printed_warnings(&d, false), "t.yaml:3:1: warning: w1\n"
+                                                     "t.yaml: warning: whole file\n");
+    assert_string_equal(printed_warnings(&d, true), "\033[1mt.yaml:3:1:\033[0m \033[1;35mwarning:\033[0m w1\n"
+                                                    "\033[1mt.yaml:\033[0m \033[1;35mwarning:\033[0m whole file\n");
+    for (int i = 0; i < DIAG_MAX_WARNINGS; i++)
+        diag_warning(&d, "t.yaml", 1, 1, "more");
+    assert_int_equal(d.n_warnings, DIAG_MAX_WARNINGS);
+    assert_int_equal(d.warnings_dropped, 2);
+    const char *text = printed_warnings(&d, false);
+    assert_string_equal(text + strlen(text) - strlen("tracer: warning: 2 more warnings not shown\n"),
+                        "tracer: warning: 2 more warnings not shown\n");
+    // Appended to a full diag, the warnings of a part are counted, with those it dropped itself.
+    Diag all;
+    diag_init(&all);
+    assert_true(diag_append(&all, &d));
+    assert_int_equal(all.n_warnings, DIAG_MAX_WARNINGS);
+    assert_int_equal(all.warnings_dropped, 2);
+    assert_true(diag_append(&all, &d));
+    assert_int_equal(all.warnings_dropped, 2 + DIAG_MAX_WARNINGS + 2);
+    assert_int_equal(diag_count(&all), 0);
+}
+
+// Running out of memory is a usage error with no place.
+static void test_out_of_memory(void **state) {
+    (void)state;
+    Diag d;
+    diag_init(&d);
+    assert_false(diag_no_memory(&d));
+    assert_int_equal(d.status, STATUS_USAGE_ERROR);
+    assert_string_equal(printed(&d, false),
+                        "tracer: error: out of memory (the tracer could not allocate what this lesson needs)\n");
+}
+
+// Errors of parts add up to DIAG_MAX_ERRORS; one more is only marked as dropped, and the
+// printout ends by saying the lesson was not checked to its end.
+static void test_append_errors_up_to_the_limit(void **state) {
+    (void)state;
+    Diag all;
+    diag_init(&all);
+    for (int i = 1; i <= DIAG_MAX_ERRORS; i++) {
+        Diag part;
+        diag_init(&part);
+        diag_error(&part, STATUS_LESSON_ERROR, &SOURCE, 1, 1, 1, "error %d", i);
+        assert_int_equal(diag_append(&all, &part), i < DIAG_MAX_ERRORS);
+    }
+    assert_int_equal(diag_count(&all), DIAG_MAX_ERRORS);
+    assert_false(all.more_dropped);
+    Diag part;
+    diag_init(&part);
+    diag_error(&part, STATUS_LESSON_ERROR, &SOURCE, 2, 1, 1, "one too many");
+    assert_false(diag_append(&all, &part));
+    assert_true(all.more_dropped);
+    assert_int_equal(diag_count(&all), DIAG_MAX_ERRORS);
+    const char *text = printed(&all, false);
+    assert_null(strstr(text, "one too many"));
+    assert_string_equal(strrchr(text, '\n') - strlen("t.yaml: stopped after 20 errors; fix these and run it again"),
+                        "t.yaml: stopped after 20 errors; fix these and run it again\n");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_print_in_colour),
@@ -126,6 +201,9 @@ int main(void) {
         cmocka_unit_test(test_invalid_utf8_is_quoted_safely),
         cmocka_unit_test(test_long_line_is_cut_around_the_caret),
         cmocka_unit_test(test_closest),
+        cmocka_unit_test(test_warnings),
+        cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_append_errors_up_to_the_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

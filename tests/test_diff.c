@@ -1,7 +1,8 @@
 // Tests of diff_unified, the diff `tracer --check` prints: equal texts, a changed line with
 // its hunk opened at the stage header above it, removals and additions at the edges, two
-// hunks, and memory running out. Every expected diff is worked out by hand in the comment
-// above it, the way diff -u numbers its hunks.
+// hunks, and memory running out; and diff_stage_summary, the list of stages that differ.
+// Every expected diff is worked out by hand in the comment above it, the way diff -u numbers
+// its hunks.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,6 +139,52 @@ static void test_out_of_memory(void **state) {
     }
 }
 
+static void expect_summary(const char *a, const char *b, const char *want) {
+    StrBuf out;
+    strbuf_init(&out);
+    diff_stage_summary(a, b, "A", "B", &out);
+    assert_false(out.failed);
+    assert_string_equal(strbuf_str(&out), want);
+    strbuf_finish(&out);
+}
+
+// The golden trace A against the lesson's trace B: the opening differs ("intro a" / "intro
+// b"), Given x is the same, Step 1 y has one line more, Step 2 z is only in A, Step 3 w only
+// in B, and the closing line differs. Keys are single-spaced ("Step 1  y" -> "Step 1 y"); B's
+// stages are counted: Step 1 y and Step 3 w of its three changed.
+static void test_stage_summary(void **state) {
+    (void)state;
+    const char *a = "Title\nintro a\nGiven x  (2,)\n  1 2\nStep 1  y = x * 2\n  2 4\n"
+                    "Step 2  z = y\n  2 4\nThe end.\n";
+    const char *b = "Title\nintro b\nGiven x  (2,)\n  1 2\nStep 1  y = x * 2\n  2 4\n  note\n"
+                    "Step 3  w = y\n  2 4\nThe end, changed.\n";
+    expect_summary(a, b, "What differs in B from A:\n"
+                         "  the title and introduction\n"
+                         "  Step 1 y: changed\n"
+                         "  Step 3 w: new (not in the golden file)\n"
+                         "  Step 2 z: gone (only in the golden file)\n"
+                         "  the closing text (outro and document check)\n"
+                         "2 of 3 stages changed.\n\n");
+    expect_summary(a, a, "");
+    // Traces with no stage at all: everything is opening text.
+    expect_summary("x\n", "y\n", "What differs in B from A:\n  the title and introduction\n0 of 0 stages changed.\n\n");
+}
+
+// No memory for the line tables (allocations 1 to 4) or either trace's stage list (5, 6):
+// the output is marked failed, not a summary cut short.
+static void test_stage_summary_out_of_memory(void **state) {
+    (void)state;
+    for (size_t n = 1; n <= 6; n++) {
+        StrBuf out;
+        strbuf_init(&out);
+        util_fail_allocation(n);
+        diff_stage_summary("Step 1  y\n  1\n", "Step 1  y\n  2\n", "A", "B", &out);
+        util_fail_allocation(0);
+        assert_true(out.failed);
+        strbuf_finish(&out);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_equal),
@@ -149,6 +196,8 @@ int main(void) {
         cmocka_unit_test(test_colour),
         cmocka_unit_test(test_too_large_to_align),
         cmocka_unit_test(test_out_of_memory),
+        cmocka_unit_test(test_stage_summary),
+        cmocka_unit_test(test_stage_summary_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

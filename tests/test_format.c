@@ -205,6 +205,23 @@ static void test_longest_numbers_fit(void **state) {
     assert_string_equal(places(-1.2345678901234567e-300, 1000), "-1.2345678901234568e-300");
 }
 
+// A caller's own style that does not fit a value: whole past 15 digits and fixed at 1e8 and
+// more go scientific with the style's decimals rather than print wrong or overlong digits.
+static void test_style_that_does_not_fit(void **state) {
+    (void)state;
+    char buf[FORMAT_NUMBER_CAP];
+    format_with(&(FormatStyle){.notation = FORMAT_WHOLE, .decimals = 3}, 2e15, buf, sizeof(buf));
+    assert_string_equal(buf, "2.000e+15");
+    format_with(&(FormatStyle){.notation = FORMAT_WHOLE, .decimals = 2}, -123456789012345678.0, buf, sizeof(buf));
+    assert_string_equal(buf, "-1.23e+17");
+    format_with(&(FormatStyle){.notation = FORMAT_FIXED, .decimals = 4}, 1e8, buf, sizeof(buf));
+    assert_string_equal(buf, "1.0000e+08");
+    format_with(&(FormatStyle){.notation = FORMAT_FIXED, .decimals = 1}, -250000000.0, buf, sizeof(buf));
+    assert_string_equal(buf, "-2.5e+08");
+    format_with(&(FormatStyle){.notation = FORMAT_FIXED, .decimals = 2}, 99999999.0, buf, sizeof(buf));
+    assert_string_equal(buf, "99999999.00");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ordinary_numbers_stay_fixed),
@@ -217,6 +234,7 @@ int main(void) {
         cmocka_unit_test(test_document_places),
         cmocka_unit_test(test_exact_and_short),
         cmocka_unit_test(test_longest_numbers_fit),
+        cmocka_unit_test(test_style_that_does_not_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "tensor.h"
 #include "util.h"
@@ -91,6 +94,56 @@ static void test_strbuf(void **state) {
     strbuf_finish(&sb);
 }
 
+// A sink that refuses to be written (a full disk) fails the buffer and keeps why; the text is
+// dropped, not kept growing.
+static void test_strbuf_sink_that_fails(void **state) {
+    (void)state;
+    FILE *full = fopen("/dev/full", "w");
+    if (!full)
+        skip();
+    setvbuf(full, NULL, _IONBF, 0);  // unbuffered: the write itself meets the full disk
+    StrBuf sb;
+    strbuf_init(&sb);
+    sb.sink = full;
+    strbuf_puts(&sb, "a trace");
+    assert_false(strbuf_flush(&sb));
+    assert_true(sb.failed);
+    assert_int_equal(sb.sink_errno, ENOSPC);
+    assert_string_equal(strbuf_str(&sb), "");
+    assert_false(strbuf_flush(&sb));  // still failed, and nothing more is written
+    strbuf_finish(&sb);
+    fclose(full);
+}
+
+// Text printf cannot encode (a wide character outside the C locale's ASCII) fails the string
+// instead of leaving part of it.
+static void test_printf_that_cannot_encode(void **state) {
+    (void)state;
+    Arena *a = arena_create();
+    assert_null(arena_printf(a, "%lc", (wint_t)0xE9));
+    arena_destroy(a);
+    StrBuf sb;
+    strbuf_init(&sb);
+    strbuf_printf(&sb, "%lc", (wint_t)0xE9);
+    assert_true(sb.failed);
+    assert_string_equal(strbuf_str(&sb), "");
+    strbuf_finish(&sb);
+}
+
+// A length past half of SIZE_MAX stops doubling and asks for exactly what is needed, which
+// no allocator gives: the buffer fails and nothing is copied.
+static void test_strbuf_past_half_of_memory(void **state) {
+    (void)state;
+    StrBuf sb;
+    strbuf_init(&sb);
+    util_fail_allocation(1);  // stands for the allocator refusing SIZE_MAX / 2 + 2 bytes
+    strbuf_append(&sb, "x", SIZE_MAX / 2 + 1);
+    util_fail_allocation(0);
+    assert_true(sb.failed);
+    assert_int_equal(sb.cap, 0);
+    strbuf_finish(&sb);
+}
+
 // ---------------------------------------------------------------- tensor
 
 static void test_shape_text(void **state) {
@@ -147,6 +200,9 @@ int main(void) {
         cmocka_unit_test(test_failure_hook),
         cmocka_unit_test(test_arena),
         cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_strbuf_sink_that_fails),
+        cmocka_unit_test(test_printf_that_cannot_encode),
+        cmocka_unit_test(test_strbuf_past_half_of_memory),
         cmocka_unit_test(test_shape_text),
         cmocka_unit_test(test_flatten),
         cmocka_unit_test(test_create_and_copy),

@@ -303,9 +303,7 @@ static Block *stage_blocks(const Lines *l, size_t *n, size_t *opening_end, size_
         header_key(l->start[b->first], l->len[b->first], b);
         *closing_start = i;
     }
-    if (*n == 0)
-        *opening_end = *closing_start = l->n;
-    return blocks;
+    return blocks;  // with no stage, the opening and the closing both end the text, as set above
 }
 
 static const Block *find_block(const Block *blocks, size_t n, const Block *like) {

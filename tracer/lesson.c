@@ -908,9 +908,16 @@ static bool parse_explain(Loader *L, const char *key, const Node *node, ExplainS
         for (size_t i = 0; i < node->n_items; i++) {
             const Node *item = node->items[i];
             if (item->kind != NODE_SCALAR || is_quoted(item) ||
-                !signed_whole(item->text, &ex->index[i]))
+                !signed_whole(item->text, &ex->index[i])) {
+                // signed_whole refuses past 10 digits: no tensor a lesson can hold has such an axis.
+                if (item->kind == NODE_SCALAR && !is_quoted(item) && item->text_len > 9 &&
+                    strspn(item->text + (item->text[0] == '-'), "0123456789") ==
+                        item->text_len - (item->text[0] == '-'))
+                    return fail(L, item, hint, "the index %s is far outside any tensor a lesson can hold",
+                                item->text);
                 return fail(L, item, hint, "an index must be a whole number, but this is %s",
                             describe(L, item));
+            }
         }
         ex->kind = EXPLAIN_ELEMENT;
         ex->n_index = node->n_items;

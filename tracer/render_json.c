@@ -119,13 +119,14 @@ static void json_document(StrBuf *out, const TraceDocument *doc, size_t rank) {
 }
 
 const char *render_stage_kind(StageKind k) {
-    switch (k) {
-    case STAGE_GIVEN: return "given";
-    case STAGE_STEP: return "step";
-    case STAGE_INTERMEDIATE: return "intermediate";
-    case STAGE_GRADIENT: return "gradient";
-    }
-    return "?";
+    static const char *const names[] = {
+        [STAGE_GIVEN] = "given",
+        [STAGE_STEP] = "step",
+        [STAGE_INTERMEDIATE] = "intermediate",
+        [STAGE_GRADIENT] = "gradient",
+    };
+    ASSERT((size_t)k < ARRAY_LEN(names) && names[k]);
+    return names[k];
 }
 
 void render_json_kind(StrBuf *out, const TraceStage *s) {

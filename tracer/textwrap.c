@@ -167,8 +167,7 @@ size_t textwrap_block_width(const char *text) {
 void textwrap_side_by_side(StrBuf *out, const StrBuf *blocks, size_t n, size_t indent) {
     const char *at[TEXTWRAP_MAX_BLOCKS];
     size_t widths[TEXTWRAP_MAX_BLOCKS];
-    if (n > ARRAY_LEN(at))
-        n = ARRAY_LEN(at);
+    ASSERT(n <= ARRAY_LEN(at));
     for (size_t k = 0; k < n; k++) {
         at[k] = strbuf_str(&blocks[k]);
         widths[k] = textwrap_block_width(at[k]);

@@ -29,5 +29,6 @@ void textwrap_paragraph(StrBuf *out, const char *text, size_t indent, size_t wid
 void textwrap_indent(StrBuf *out, const char *text, size_t indent);
 // The width of the widest line of text.
 size_t textwrap_block_width(const char *text);
-// Blocks of lines next to each other, each padded to its own width plus TEXTWRAP_GAP.
+// Blocks of lines next to each other (at most 256), each padded to its own width plus
+// TEXTWRAP_GAP.
 void textwrap_side_by_side(StrBuf *out, const StrBuf *blocks, size_t n, size_t indent);

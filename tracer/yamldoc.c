@@ -443,6 +443,9 @@ static const Problem PROBLEMS[] = {
     {"found unknown escape character", NULL, false,
      "unknown escape sequence in double-quoted text",
      "write \\\\ for a backslash, or use single quotes, where \\ is plain text", NULL},
+    {"did not find expected comment or line break", "while scanning a block scalar", false,
+     "a block of text starts on the line after its '|' or '>'",
+     "move the text to the next line, indented under the key", NULL},
     {"found undefined tag handle", NULL, false,
      "YAML tags (like !!str or !name) are not allowed in a lesson", "write the value plainly",
      NULL},
@@ -585,12 +588,13 @@ const Node *yamldoc_get(const Node *mapping, const char *key) {
 }
 
 const char *yamldoc_kind_name(NodeKind kind) {
-    switch (kind) {
-    case NODE_SCALAR: return "a number or word";
-    case NODE_SEQUENCE: return "a list";
-    case NODE_MAPPING: return "a mapping";
-    }
-    return "a value";
+    static const char *const names[] = {
+        [NODE_SCALAR] = "a number or word",
+        [NODE_SEQUENCE] = "a list",
+        [NODE_MAPPING] = "a mapping",
+    };
+    ASSERT((size_t)kind < ARRAY_LEN(names) && names[kind]);
+    return names[kind];
 }
 
 size_t yamldoc_node_width(const Node *node) {
