@@ -22,6 +22,8 @@ LAYERS = [
     "ops", "ieee", "plan", "backward", "check", "lint", "eval", "gradcheck", "run", "doccheck", "claim",
     "quiz", "narrate",
     "heatmap", "textwrap", "render_text", "render_json", "save", "compare", "diff", "pipeline",
+    # The command line's helpers: the installed course, and waiting for a save.
+    "course", "watch",
 ]
 
 
