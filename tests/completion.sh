@@ -41,8 +41,8 @@ check() {
 }
 check --ch :: --check
 check --wa :: --watch
-check --format '' :: json text
-check --format = '' :: json text
+check --format '' :: html json text
+check --format = '' :: html json text
 check --format = j :: json
 check --color a :: always auto
 check --digits '' ::

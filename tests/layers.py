@@ -21,7 +21,8 @@ LAYERS = [
     "op_positions", "op_loss",
     "ops", "ieee", "plan", "backward", "check", "lint", "eval", "gradcheck", "run", "doccheck", "claim",
     "quiz", "narrate",
-    "heatmap", "textwrap", "render_text", "render_json", "save", "compare", "diff", "pipeline",
+    "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save", "compare", "diff",
+    "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",
 ]

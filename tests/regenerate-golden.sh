@@ -1,18 +1,33 @@
 #!/bin/sh
-# Rewrite golden/NAME.txt from the tracer's current output for every lesson named.
-# Usage: regenerate-golden.sh TRACER SOURCE_ROOT NAME... ; a regenerated golden file is read
-# like a code change before it is committed.
+# Rewrite golden/NAME.txt from the tracer's current output for every lesson named, and
+# golden/html/NAME.html for every lesson named after --html.
+# Usage: regenerate-golden.sh TRACER SOURCE_ROOT NAME... [--html NAME...]; a regenerated
+# golden file is read like a code change before it is committed.
 set -eu
 tracer=$1 root=$2
 shift 2
 cd "$root"
+html=false
+lessons=
 for name in "$@"; do
-    NO_COLOR=1 "$tracer" --color=never --width 80 "lessons/$name.yaml" > "golden/$name.txt.new"
-    mv "golden/$name.txt.new" "golden/$name.txt"
-    echo "wrote golden/$name.txt"
+    if [ "$name" = --html ]; then
+        html=true
+        continue
+    fi
+    if $html; then
+        mkdir -p golden/html
+        "$tracer" --format html "lessons/$name.yaml" > "golden/html/$name.html.new"
+        mv "golden/html/$name.html.new" "golden/html/$name.html"
+        echo "wrote golden/html/$name.html"
+    else
+        lessons="$lessons $name"
+        NO_COLOR=1 "$tracer" --color=never --width 80 "lessons/$name.yaml" > "golden/$name.txt.new"
+        mv "golden/$name.txt.new" "golden/$name.txt"
+        echo "wrote golden/$name.txt"
+    fi
 done
 # The SHA-256 of each lesson's JSON trace (tests/json_same.sh).
-for name in "$@"; do
+for name in $lessons; do
     "$tracer" --format json "lessons/$name.yaml" > "$name.json.new"
     sha256sum "$name.json.new" | sed "s/\.new\$//"
     rm -f "$name.json.new"

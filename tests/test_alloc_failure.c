@@ -5,12 +5,11 @@
 //
 //     test_alloc_failure lessons/02_the_cat_sat.yaml lessons/08_training_forward_pass.yaml
 //
-// Each lesson runs as text (with the work its explain: keys ask for), as JSON, and as the
-// questions of --quiz. libyaml
-// allocates with its own malloc and is not failed here; every allocation of the tracer goes
-// through util_malloc. After --small-arenas, the lessons that follow also run with arenas
-// that take a block for every allocation (so that each of those fails in turn too) and with
-// --explain requests from the command line.
+// Each lesson runs as text (with the work its explain: keys ask for), as JSON, as HTML and as
+// the questions of --quiz. libyaml allocates with its own malloc and is not failed here; every
+// allocation of the tracer goes through util_malloc. After --small-arenas, the lessons that
+// follow also run with arenas that take a block for every allocation (so that each of those
+// fails in turn too) and with --explain requests from the command line.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,8 +143,10 @@ int main(int argc, char **argv) {
         }
         PipelineOptions text = {.format = OUTPUT_TEXT, .digits = -1, .colour = true};
         PipelineOptions json = {.format = OUTPUT_JSON, .digits = -1};
+        PipelineOptions html = {.format = OUTPUT_HTML, .digits = -1};
         failures += sweep(argv[i], bytes, len, &text, "text");
         failures += sweep(argv[i], bytes, len, &json, "json");
+        failures += sweep(argv[i], bytes, len, &html, "html");
         failures += sweep(argv[i], bytes, len, &text, "quiz");
         if (small_arenas) {
             static const char *const explain[] = {"S[0, 1]", "ln row 1", "Q", "rel[2]"};

@@ -27,7 +27,9 @@ static const char usage[] =
     "Run a lesson and print every tensor of its computation.\n"
     "\n"
     "options:\n"
-    "  --format text|json   text for people (default), json for tools\n"
+    "  --format text|json|html\n"
+    "                       text for people (default), json for tools, html for a\n"
+    "                       self-contained web page\n"
     "  --digits N           decimals to print (0 to 12; default: the lesson's, or 4)\n"
     "  --color auto|always|never\n"
     "                       colour when stdout is a terminal and NO_COLOR is unset (auto)\n"
@@ -442,8 +444,10 @@ int main(int argc, char **argv) {
                 opts.format = OUTPUT_TEXT;
             else if (!strcmp(value, "json"))
                 opts.format = OUTPUT_JSON;
+            else if (!strcmp(value, "html"))
+                opts.format = OUTPUT_HTML;
             else
-                return usage_error("--format must be text or json, not '%s'", value);
+                return usage_error("--format must be text, json or html, not '%s'", value);
         } else if (!strcmp(name, "--digits")) {
             char *end;
             long d = strtol(value, &end, 10);
@@ -520,10 +524,13 @@ int main(int argc, char **argv) {
         return usage_error("%s", "--watch traces one lesson again at each save; leave out --step, --diff and --quiz");
     if (!lesson)
         return usage_error("%s", "no lesson given");
-    if (check && opts.format == OUTPUT_JSON)
-        return usage_error("%s", "--check compares the text trace with its golden file; leave out --format json");
+    if (check && opts.format != OUTPUT_TEXT)
+        return usage_error("--check compares the text trace with its golden file; leave out --format %s",
+                           opts.format == OUTPUT_JSON ? "json" : "html");
     if (step && (check || opts.format == OUTPUT_JSON))
         return usage_error("%s", "--step shows the text trace in a terminal; leave out --check and --format json");
+    if (step && opts.format == OUTPUT_HTML)
+        return usage_error("%s", "--step shows the text trace in a terminal; leave out --format html");
     if (step && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))) {
         fprintf(stderr, "tracer: --step waits for keys in a terminal, but its %s is not one\n",
                 isatty(STDIN_FILENO) ? "output" : "input");

@@ -234,6 +234,8 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     StrBuf *dst = out->sink ? out : &text;
     if (opts->format == OUTPUT_JSON) {
         render_json(trace, dst);
+    } else if (opts->format == OUTPUT_HTML) {
+        render_html(trace, dst);
     } else {
         if (choosing) {
             shown = util_calloc(trace->n_stages + 1, sizeof(bool));

@@ -13,6 +13,7 @@
 typedef enum OutputFormat {
     OUTPUT_TEXT,
     OUTPUT_JSON,
+    OUTPUT_HTML,
 } OutputFormat;
 
 typedef struct PipelineOptions {

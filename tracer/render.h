@@ -1,6 +1,6 @@
-// render: a Trace turned into text for people or JSON for tools. Renderers read the trace
-// only and compute nothing; they write into a StrBuf so that nothing is printed until the
-// whole trace is ready.
+// render: a Trace turned into text for people, JSON for tools or a web page. Renderers read
+// the trace only and compute nothing; they write into a StrBuf so that nothing is printed
+// until the whole trace is ready.
 //
 //     RenderOptions ro = {.width = 80};
 //     render_text(trace, &ro, &out);
@@ -39,3 +39,5 @@ const char *render_stage_kind(StageKind kind);
 // `, "kind": "gradient", "of": "loss", "wrt": "W", "expr": "..."` of a stage (of and wrt for a
 // gradient stage only).
 void render_json_kind(StrBuf *out, const TraceStage *s);
+// One self-contained web page: inline style and script, nothing fetched.
+void render_html(const Trace *trace, StrBuf *out);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "corners.h"
 #include "format.h"
 #include "heatmap.h"
 #include "render.h"
@@ -79,29 +80,6 @@ static void index_label(const Labels *l, size_t i, char *buf, size_t cap) {
         snprintf(buf, cap, "%zu", i);
 }
 
-// A matrix too big to read is shown by its corners, as numpy prints it: the first and last
-// rows and columns, with a gap between them. Of the columns, as many as fit in the width are
-// printed, the first and last ones around the gap.
-enum { SHOW_ROWS = 40, EDGE_ROWS = 10, SHOW_COLS = 64, EDGE_COLS = 32 };
-#define GAP ((size_t)-1)
-
-// The indices shown along an axis of n entries: all of them, or the first and last `edge`
-// with GAP between. idx has room for limit + 1 entries.
-static size_t shown(size_t n, size_t limit, size_t edge, size_t *idx) {
-    size_t k = 0;
-    if (n <= limit) {
-        for (size_t i = 0; i < n; i++)
-            idx[k++] = i;
-        return k;
-    }
-    for (size_t i = 0; i < edge; i++)
-        idx[k++] = i;
-    idx[k++] = GAP;
-    for (size_t i = n - edge; i < n; i++)
-        idx[k++] = i;
-    return k;
-}
-
 // How a tensor is drawn: numbers in a table, with cells coloured by value, with a shade
 // picture beside it, or as bars. One scale per tensor.
 typedef enum Picture { PIC_TABLE, PIC_COLOUR, PIC_SHADES, PIC_BARS } Picture;
@@ -127,12 +105,12 @@ static void cell_colour(const Ctx *c, StrBuf *out, const Heatmap *h, double v) {
 static size_t column_width(const Ctx *c, const Tensor *t, const int *decimals, size_t offset, size_t cols,
                            const size_t *ri, size_t nr, const Labels *col_labels, size_t ci) {
     char buf[64];
-    if (ci == GAP)
+    if (ci == CORNERS_GAP)
         return 1;  // a gap column holds one "…"
     index_label(col_labels, ci, buf, sizeof(buf));
     size_t w = text_width(buf);
     for (size_t r = 0; r < nr; r++) {
-        if (ri[r] == GAP)
+        if (ri[r] == CORNERS_GAP)
             continue;
         format_value(c, t, decimals, offset + ri[r] * cols + ci, buf, sizeof(buf));
         if (strlen(buf) > w)
@@ -151,9 +129,9 @@ static size_t fit_columns(size_t room, size_t *ci, size_t *width, size_t *nc) {
     size_t needed = sum + 3;
     if (needed <= room)
         return 0;
-    size_t real[SHOW_COLS + 1], real_w[SHOW_COLS + 1], m = 0;
+    size_t real[CORNERS_COLS + 1], real_w[CORNERS_COLS + 1], m = 0;
     for (size_t k = 0; k < *nc; k++)
-        if (ci[k] != GAP)
+        if (ci[k] != CORNERS_GAP)
             real[m] = ci[k], real_w[m++] = width[k];
     if (m < 2)
         return 0;
@@ -171,7 +149,7 @@ static size_t fit_columns(size_t room, size_t *ci, size_t *width, size_t *nc) {
     size_t n = 0;
     for (size_t k = 0; k < head; k++)
         ci[n] = real[k], width[n++] = real_w[k];
-    ci[n] = GAP, width[n++] = 1;
+    ci[n] = CORNERS_GAP, width[n++] = 1;
     for (size_t k = m - tail; k < m; k++)
         ci[n] = real[k], width[n++] = real_w[k];
     *nc = n;
@@ -189,8 +167,8 @@ static void shade_picture(StrBuf *out, const Tensor *t, size_t offset, size_t co
     for (size_t r = 0; r < nr; r++) {
         strbuf_puts(out, "│");
         for (size_t k = 0; k < nc; k++) {
-            if (ri[r] == GAP || ci[k] == GAP) {
-                strbuf_puts(out, ri[r] == GAP ? "⋮ " : "… ");
+            if (ri[r] == CORNERS_GAP || ci[k] == CORNERS_GAP) {
+                strbuf_puts(out, ri[r] == CORNERS_GAP ? "⋮ " : "… ");
                 continue;
             }
             const char *glyph = heatmap_shade(heatmap_shade_level(h, t->data[offset + ri[r] * cols + ci[k]]));
@@ -204,6 +182,9 @@ static void shade_picture(StrBuf *out, const Tensor *t, size_t offset, size_t co
     strbuf_puts(out, "┘\n");
 }
 
+// A matrix too big to read is shown by its corners, as numpy prints it (corners.h): the first
+// and last rows and columns, with a gap between them. Of the columns, as many as fit in the
+// width are printed, the first and last ones around the gap.
 // One matrix [rows, cols] from t at offset, boxed, with row and column labels, within `limit`
 // columns from the left edge; a vector is one row without a row label.
 static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decimals, size_t offset, size_t rows,
@@ -211,18 +192,19 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
                    size_t limit, const Drawing *draw) {
     const TextStyle *st = &c->st;
     char buf[64];
-    size_t ri[SHOW_ROWS + 1], ci[SHOW_COLS + 1];
-    size_t nr = shown(rows, SHOW_ROWS, EDGE_ROWS, ri), nc = shown(cols, SHOW_COLS, EDGE_COLS, ci);
+    size_t ri[CORNERS_ROWS + 1], ci[CORNERS_COLS + 1];
+    size_t nr = corners_shown(rows, CORNERS_ROWS, CORNERS_EDGE_ROWS, ri);
+    size_t nc = corners_shown(cols, CORNERS_COLS, CORNERS_EDGE_COLS, ci);
     size_t label_w = 0;
     if (!vector)
         for (size_t r = 0; r < nr; r++) {
-            if (ri[r] == GAP)
+            if (ri[r] == CORNERS_GAP)
                 continue;
             index_label(row_labels, ri[r], buf, sizeof(buf));
             if (text_width(buf) > label_w)
                 label_w = text_width(buf);
         }
-    size_t width[SHOW_COLS + 1];
+    size_t width[CORNERS_COLS + 1];
     for (size_t k = 0; k < nc; k++)
         width[k] = column_width(c, t, decimals, offset, cols, ri, nr, col_labels, ci[k]);
     size_t left = vector ? 0 : label_w + 1;
@@ -238,7 +220,7 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
     strbuf_puts(&box, st->dim);
     for (size_t k = 0; k < nc; k++) {
         const char *label = "…";
-        if (ci[k] != GAP) {
+        if (ci[k] != CORNERS_GAP) {
             index_label(col_labels, ci[k], buf, sizeof(buf));
             label = buf;
         }
@@ -255,7 +237,7 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
     for (size_t r = 0; r < nr; r++) {
         if (!vector) {
             const char *label = "⋮";
-            if (ri[r] != GAP) {
+            if (ri[r] != CORNERS_GAP) {
                 index_label(row_labels, ri[r], buf, sizeof(buf));
                 label = buf;
             }
@@ -268,8 +250,8 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
         // A coloured cell spans one space either side of its text, so that neighbours touch.
         strbuf_puts(&box, colour ? "│ " : "│");
         for (size_t k = 0; k < nc; k++) {
-            const char *cell = ri[r] == GAP ? "⋮" : "…";
-            bool value = ri[r] != GAP && ci[k] != GAP;
+            const char *cell = ri[r] == CORNERS_GAP ? "⋮" : "…";
+            bool value = ri[r] != CORNERS_GAP && ci[k] != CORNERS_GAP;
             if (value) {
                 size_t at = offset + ri[r] * cols + ci[k];
                 format_value(c, t, decimals, at, buf, sizeof(buf));
@@ -308,15 +290,15 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
     strbuf_finish(&box);
     size_t n_rows = 0, n_cols = 0;
     for (size_t r = 0; r < nr; r++)
-        n_rows += ri[r] != GAP;
+        n_rows += ri[r] != CORNERS_GAP;
     for (size_t k = 0; k < nc; k++)
-        n_cols += ci[k] != GAP;
+        n_cols += ci[k] != CORNERS_GAP;
     if (n_rows < rows || n_cols < cols) {
         // The width that would show every column when the width alone left some out (the
         // page is wider than the room this box was given by what stands beside the box).
         size_t want = needed ? c->page_width + (needed - room) : 0;
         char tail[64] = "--format json has every one";
-        if (n_rows == rows && cols <= SHOW_COLS && needed && want <= RENDER_MAX_WIDTH)
+        if (n_rows == rows && cols <= CORNERS_COLS && needed && want <= RENDER_MAX_WIDTH)
             snprintf(tail, sizeof(tail), "--width %zu shows them all", want);
         if (vector)
             wrapf(c, out, indent, indent + 1, "(only %zu of the %zu values are shown; %s)", n_cols, cols, tail);
@@ -338,12 +320,12 @@ static void bars(const Ctx *c, StrBuf *out, const Tensor *t, const Labels *label
                  const Heatmap *h) {
     static const char *const eighths[8] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
     size_t n = t->shape.dim[0];
-    size_t idx[SHOW_ROWS + 1];
-    size_t ni = shown(n, SHOW_ROWS, EDGE_ROWS, idx);
+    size_t idx[CORNERS_ROWS + 1];
+    size_t ni = corners_shown(n, CORNERS_ROWS, CORNERS_EDGE_ROWS, idx);
     char buf[64];
     size_t label_w = 1, value_w = 1;
     for (size_t k = 0; k < ni; k++) {
-        if (idx[k] == GAP)
+        if (idx[k] == CORNERS_GAP)
             continue;
         index_label(labels, idx[k], buf, sizeof(buf));
         label_w = text_width(buf) > label_w ? text_width(buf) : label_w;
@@ -356,7 +338,7 @@ static void bars(const Ctx *c, StrBuf *out, const Tensor *t, const Labels *label
     bar_w = bar_w > BAR_MAX ? BAR_MAX : bar_w;
     for (size_t k = 0; k < ni; k++) {
         pad(out, indent);
-        if (idx[k] == GAP) {
+        if (idx[k] == CORNERS_GAP) {
             pad(out, label_w - 1);
             strbuf_puts(out, "⋮\n");
             continue;
@@ -379,9 +361,9 @@ static void bars(const Ctx *c, StrBuf *out, const Tensor *t, const Labels *label
         pad(out, value_w - strlen(buf));
         strbuf_printf(out, "%s\n", buf);
     }
-    if (n > SHOW_ROWS)
+    if (n > CORNERS_ROWS)
         wrapf(c, out, indent, indent + 1, "(only %d of the %zu values are shown; --format json has every one)",
-              2 * EDGE_ROWS, n);
+              2 * CORNERS_EDGE_ROWS, n);
 }
 
 // The range of a tensor's picture, under it.
@@ -445,10 +427,8 @@ static Drawing drawing_for(const Ctx *c, const TraceStage *s) {
     return d;
 }
 
-// Many slices show as the first and last few, like rows of a big matrix.
-enum { SHOW_SLICES = 16, EDGE_SLICES = 3 };
 
-// One block per slice shown (si: the slices' indices, GAP for the gap), each a heading and a
+// One block per slice shown (si: the slices' indices, CORNERS_GAP for the gap), each a heading and a
 // matrix within the width from indent. Returns their width side by side.
 static size_t slice_blocks(const Ctx *c, StrBuf *blocks, const size_t *si, size_t ns, const TraceStage *s,
                            const Tensor *t, const int *decimals, size_t indent, const Drawing *draw) {
@@ -461,8 +441,8 @@ static size_t slice_blocks(const Ctx *c, StrBuf *blocks, const size_t *si, size_
     for (size_t j = 0; j < ns; j++) {
         StrBuf *b = &blocks[j];
         size_t k = si[j];
-        if (k == GAP) {
-            strbuf_printf(b, "⋮ (%zu more slices)\n", slices - 2 * EDGE_SLICES);
+        if (k == CORNERS_GAP) {
+            strbuf_printf(b, "⋮ (%zu more slices)\n", slices - 2 * CORNERS_EDGE_SLICES);
             continue;
         }
         strbuf_puts(b, c->st.bold);
@@ -532,8 +512,8 @@ static void values(const Ctx *c, StrBuf *out, const TraceStage *s, const Tensor 
         }
         return;
     }
-    size_t si[SHOW_SLICES + 1];
-    size_t ns = shown(slices, SHOW_SLICES, EDGE_SLICES, si);
+    size_t si[CORNERS_SLICES + 1];
+    size_t ns = corners_shown(slices, CORNERS_SLICES, CORNERS_EDGE_SLICES, si);
     StrBuf *blocks = util_calloc(ns, sizeof(StrBuf));
     if (!blocks) {
         out->failed = true;

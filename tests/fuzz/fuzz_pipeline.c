@@ -1,6 +1,6 @@
 // fuzz_pipeline: libFuzzer target for the whole path a lesson takes, from bytes to rendered
 // trace: load (YAML and lesson structure), check (names, shapes, sizes), run (the kernel),
-// render (text with colour, then JSON), and the printing of the error when a stage refuses.
+// render (text with colour, then JSON and HTML), and the printing of the error when a stage refuses.
 //
 //     CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
 //         -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pipeline.h"
 
@@ -44,12 +45,21 @@ static int trace(const uint8_t *data, size_t size, OutputFormat format) {
         diag_print(&diag, sink(), true);
     if (sink())
         diag_print_warnings(&diag, sink(), true);
+    // Whatever the lesson says, its web page has one script, the page's own: the lesson's text
+    // is escaped, so no "<script" of its own can appear.
+    if (status == STATUS_OK && format == OUTPUT_HTML) {
+        const char *first = strstr(strbuf_str(&out), "<script");
+        if (!first || strstr(first + 1, "<script"))
+            __builtin_trap();
+    }
     strbuf_finish(&out);
     return status;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (trace(data, size, OUTPUT_TEXT) == STATUS_OK)
+    if (trace(data, size, OUTPUT_TEXT) == STATUS_OK) {
         trace(data, size, OUTPUT_JSON);
+        trace(data, size, OUTPUT_HTML);
+    }
     return 0;
 }

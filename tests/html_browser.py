@@ -1,0 +1,486 @@
+#!/usr/bin/env python3
+"""The web page of every lesson, as headless Chromium builds it.
+
+Usage: html_browser.py TRACER LESSON.yaml... (run from the project root)
+
+For each lesson the tracer writes --format html and --format json; Chromium loads the page
+(--dump-dom) and the DOM it built must hold every stage of the JSON trace, in order, with its
+values: each cell's tooltip the exact value, each cell's text that value to the lesson's
+digits, the document's printed values and verdicts, the notes, the shown work folded in a
+closed <details>, and a contents entry for every step. On every course page j/k move stage by
+stage and, in a 420-pixel window, only the tables scroll sideways, not the page. A lesson whose title and labels are
+HTML must show as text (tests/html/escape.yaml). A screenshot of the cat-sat lesson must not
+be blank and must hold the heatmap's colours.
+
+Exit 77 (skipped) with a message when Chromium is not installed.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import zlib
+from html.parser import HTMLParser
+
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class Node:
+    def __init__(self, tag, attrs, parent):
+        self.tag, self.attrs, self.parent, self.children = tag, dict(attrs), parent, []
+
+    def text(self):
+        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
+
+    def classes(self):
+        return self.attrs.get("class", "").split()
+
+    def walk(self):
+        for c in self.children:
+            if isinstance(c, Node):
+                yield c
+                yield from c.walk()
+
+    def find_all(self, tag=None, cls=None):
+        return [n for n in self.walk() if (tag is None or n.tag == tag) and (cls is None or cls in n.classes())]
+
+    def ancestors(self):
+        n = self.parent
+        while n is not None:
+            yield n
+            n = n.parent
+
+
+class Tree(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.root = Node("#root", [], None)
+        self.at = self.root
+
+    def handle_starttag(self, tag, attrs):
+        node = Node(tag, attrs, self.at)
+        self.at.children.append(node)
+        if tag not in VOID:
+            self.at = node
+
+    def handle_endtag(self, tag):
+        n = self.at
+        while n is not self.root and n.tag != tag:
+            n = n.parent
+        if n is not self.root:
+            self.at = n.parent
+
+    def handle_data(self, data):
+        self.at.children.append(data)
+
+
+def parse(html):
+    t = Tree()
+    t.feed(html)
+    return t.root
+
+
+def find_chromium():
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def chromium_args(chromium, profile):
+    args = [chromium, "--headless", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=" + profile,
+            "--no-first-run", "--disable-extensions"]
+    if os.geteuid() == 0:
+        args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+    return args
+
+
+failures = []
+
+
+def fail(where, message):
+    failures.append(f"{where}: {message}")
+
+
+# The indices shown along an axis, as the text trace shows a large tensor: everything up to
+# `limit`, else the first and last `edge` (None marks the gap). Rows: 40, else 10 and 10;
+# columns: 64, else 32 and 32; matrices of a rank-3 or rank-4 tensor: 16, else 3 and 3.
+def shown(n, limit, edge):
+    if n <= limit:
+        return list(range(n))
+    return list(range(edge)) + [None] + list(range(n - edge, n))
+
+
+def number(v):
+    return v if isinstance(v, float) or isinstance(v, int) else float(v)  # "inf", "-inf", "nan"
+
+
+def shown_values(values, shape, softmax_vector):
+    """The flat values the page shows, in document order, for a tensor of this shape."""
+    if len(shape) == 0:
+        return [values]
+    if len(shape) == 1:
+        idx = shown(shape[0], 40, 10) if softmax_vector else shown(shape[0], 64, 32)
+        return [values[i] for i in idx if i is not None]
+    # Rank 2 and up: one matrix per leading index, the first and last 3 of more than 16.
+    flat_slices = []
+
+    def collect(v, depth):
+        if depth == len(shape) - 2:
+            flat_slices.append(v)
+        else:
+            for x in v:
+                collect(x, depth + 1)
+
+    collect(values, 0)
+    out = []
+    slices = flat_slices
+    if len(shape) > 2:
+        slices = [flat_slices[i] for i in shown(len(flat_slices), 16, 3) if i is not None]
+    for m in slices:
+        for r in shown(shape[-2], 40, 10):
+            if r is None:
+                continue
+            for c in shown(shape[-1], 64, 32):
+                if c is not None:
+                    out.append(m[r][c])
+    return out
+
+
+def same(a, b):
+    a, b = number(a), number(b)
+    if a != a or b != b:
+        return a != a and b != b
+    return a == b
+
+
+def check_cells(where, cells, expected, digits, decimals_flat=None, count=False):
+    if len(cells) != len(expected):
+        fail(where, f"{len(cells)} cells on the page, {len(expected)} values in the JSON trace")
+        return
+    bad = 0
+    for k, (cell, want) in enumerate(zip(cells, expected)):
+        title = cell.attrs.get("title")
+        if title is None or not same(float(title), want):
+            fail(where, f"value {k}: tooltip {title!r}, the JSON trace has {want!r}")
+            bad += 1
+        text = cell.text().strip().replace(",", "")
+        w = number(want)
+        places = digits if decimals_flat is None else decimals_flat[k]
+        if w != w or w in (float("inf"), float("-inf")):
+            ok = text == ("nan" if w != w else "inf" if w > 0 else "-inf")
+        elif count and "e" not in text:
+            ok = text == str(int(w))  # a count prints whole ("124,439,808") until it is too long
+        else:
+            # Fixed ("0.3345") or scientific ("1.0000e-05"): `places` decimals either way, and
+            # within half a unit of the last one.
+            mantissa, _, exponent = text.partition("e")
+            decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+            unit = 10.0 ** (int(exponent or 0) - decimals)
+            ok = decimals == places and abs(float(text) - w) <= 0.5 * unit * (1 + 1e-9)
+        if not ok:
+            fail(where, f"value {k}: cell text {text!r} is not {want!r} to {places} places")
+            bad += 1
+        if bad > 4:
+            fail(where, "(more differences not shown)")
+            return
+
+
+def stage_cells(container):
+    """The value cells in page order: table cells, or the one <data> of a scalar."""
+    return [n for n in container.walk() if n.tag in ("td", "data") and "title" in n.attrs]
+
+
+# Pressed after the page's own script: j three times and k once, then the page's width in a
+# narrow window; what it finds is written into the page for --dump-dom to show.
+PROBE = """<script>
+(function(){
+var seq=[];
+function key(k){document.dispatchEvent(new KeyboardEvent('keydown',{key:k,bubbles:true,cancelable:true}));
+seq.push(document.activeElement&&document.activeElement.id||'');}
+key('j');key('j');key('j');key('k');
+var r=document.createElement('pre');r.id='probe';
+r.textContent=JSON.stringify({keys:seq,scrollWidth:document.documentElement.scrollWidth,
+clientWidth:document.documentElement.clientWidth});
+document.body.appendChild(r);
+})();
+</script>
+"""
+
+
+def check_keys_and_width(name, page, chromium, tmp):
+    """j/k move stage by stage, and in a phone-wide window the page does not scroll sideways."""
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    probed = os.path.join(tmp, name + ".probe.html")
+    with open(probed, "w", encoding="utf-8") as f:
+        f.write(html.replace("</body>", PROBE + "</body>"))
+    dom = subprocess.run(chromium_args(chromium, os.path.join(tmp, "profile")) +
+                         ["--window-size=420,900", "--dump-dom", "file://" + probed],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
+    found = [n for n in parse(dom.stdout.decode("utf-8")).walk() if n.attrs.get("id") == "probe"]
+    if not found:
+        fail(name, "the key probe did not run")
+        return
+    probe = json.loads(found[0].text())
+    if probe["keys"] != ["stage-0", "stage-1", "stage-2", "stage-1"]:
+        fail(name, f"j, j, j, k went to {probe['keys']}, not stage-0, stage-1, stage-2, stage-1")
+    if probe["scrollWidth"] > probe["clientWidth"]:
+        fail(name, f"in a 420-pixel window the page is {probe['scrollWidth']} pixels wide: it scrolls sideways")
+
+
+def check_lesson(tracer, lesson, chromium, tmp):
+    name = os.path.splitext(os.path.basename(lesson))[0]
+    page = os.path.join(tmp, name + ".html")
+    with open(page, "wb") as f:
+        subprocess.run([tracer, "--format", "html", lesson], stdout=f, check=True)
+    trace = json.loads(subprocess.run([tracer, "--format", "json", lesson], stdout=subprocess.PIPE,
+                                      check=True).stdout)
+    dom = subprocess.run(chromium_args(chromium, os.path.join(tmp, "profile")) + ["--dump-dom", "file://" + page],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
+    root = parse(dom.stdout.decode("utf-8"))
+    h1 = root.find_all("h1")
+    if len(h1) != 1 or h1[0].text() != trace["title"]:
+        fail(name, f"the heading is {[h.text() for h in h1]!r}, not the title {trace['title']!r}")
+    # One script, ours; nothing loaded from anywhere.
+    scripts = root.find_all("script")
+    if len(scripts) != 1 or "src" in scripts[0].attrs:
+        fail(name, f"{len(scripts)} scripts on the page, expected only the inline one")
+    for n in root.walk():
+        if "src" in n.attrs or (n.tag == "link" and "href" in n.attrs):
+            fail(name, f"<{n.tag}> loads {n.attrs.get('src') or n.attrs.get('href')}")
+    sections = {n.attrs.get("id"): n for n in root.find_all("section", "stage")}
+    if len(sections) != len(trace["stages"]):
+        fail(name, f"{len(sections)} stage sections, {len(trace['stages'])} stages in the JSON trace")
+    digits = trace["digits"]
+    toc = root.find_all("nav", "contents")
+    toc_links = [a.attrs.get("href") for a in toc[0].find_all("a")] if toc else []
+    for i, st in enumerate(trace["stages"]):
+        where = f"{name}: stage {st['name']}"
+        sec = sections.get(f"stage-{i}")
+        if sec is None:
+            fail(where, f"no section stage-{i}")
+            continue
+        if sec.attrs.get("data-name") != st["name"]:
+            fail(where, f"section stage-{i} is {sec.attrs.get('data-name')!r}")
+        heading = sec.find_all("h3")[0].text()
+        want = ("Given " + st["name"]) if st["kind"] == "given" else f"Step {st['number']} {st['name']} = {st['expr']}"
+        if not heading.startswith(want):
+            fail(where, f"heading {heading!r} does not start with {want!r}")
+        if st["kind"] == "step" and f"#stage-{i}" not in toc_links:
+            fail(where, "missing from the contents")
+        if st["kind"] == "intermediate":
+            folds = [d for d in sec.children if isinstance(d, Node) and d.tag == "details"]
+            if len(folds) != 1 or "open" in folds[0].attrs:
+                fail(where, "an intermediate stage is not in a closed <details>")
+        if st["op_line"] and st["op_line"] not in sec.text():
+            fail(where, f"no operation line {st['op_line']!r}")
+        for note in st["notes"]:
+            if note not in [li.text().replace("note: ", "", 1) for li in sec.find_all("li")]:
+                fail(where, f"no note {note!r}")
+        if st["work"]:
+            works = sec.find_all("details", "work")
+            if len(works) != 1 or "open" in works[0].attrs:
+                fail(where, "the shown work is not in one closed <details>")
+            elif works[0].find_all("pre")[0].text().splitlines() != st["work"]:
+                fail(where, "the shown work differs from the JSON trace's")
+        result = sec.find_all("div", "result")
+        shape = st["shape"]
+        softmax_vector = st["op"] == "softmax" and len(shape) == 1
+        if st["values"] is None:
+            if not result or not result[0].find_all("p", "shape-only"):
+                fail(where, "a shape-only tensor without its note")
+        else:
+            check_cells(where, stage_cells(result[0]), shown_values(st["values"], shape, softmax_vector), digits,
+                        count=st["count"])
+            cells = stage_cells(result[0])
+            if st["op"] == "softmax":
+                # A probability's bar is as long as the probability: 0.3261 -> 32.6%.
+                for cell, v in zip(cells, shown_values(st["values"], shape, softmax_vector)):
+                    bars = cell.find_all("span", "bar")
+                    want = f"width:{float(number(v)) * 100:.1f}%" if number(v) == number(v) else "width:0.0%"
+                    if len(bars) != 1 or bars[0].attrs.get("style") != want:
+                        fail(where, f"probability {v!r} has bars {[b.attrs.get('style') for b in bars]}, not {want}")
+                        break
+            if len(shape) >= 3 and 0 not in shape:
+                # One small table per head (or leading index), side by side.
+                heads = 1
+                for d in shape[:-2]:
+                    heads *= d
+                figures = result[0].find_all("figure", "slice")
+                if len(figures) != min(heads, 6 if heads > 16 else heads):
+                    fail(where, f"{len(figures)} head tables for {heads} heads")
+            # Every cell carries a heatmap background, but those of a bar chart.
+            charts = [t for t in result[0].find_all("table") if "column" in t.classes()]
+            if shape and not charts and any("background:" not in td.attrs.get("style", "") for td in cells):
+                fail(where, "a value without its heatmap colour")
+        doc = st["document"]
+        docs = sec.find_all("div", "document")
+        if doc is None:
+            if docs:
+                fail(where, "document values shown where the lesson gives none")
+            continue
+        if len(docs) != 1:
+            fail(where, "the document's values are missing")
+            continue
+        klass = doc["verdict"].replace("_", "-")
+        if klass not in docs[0].classes():
+            fail(where, f"document verdict {doc['verdict']} not marked (classes {docs[0].classes()})")
+        verdict_words = [p.text() for p in docs[0].find_all("p", "verdict")]
+        first = verdict_words[0] if verdict_words else ""
+        if doc["verdict"] == "set_aside":
+            if not first.startswith("document: not compared"):
+                fail(where, f"a document set aside says {first!r}")
+            continue
+        if first.startswith("document: the same numbers"):
+            if doc["verdict"] != "agrees" or stage_cells(docs[0]):
+                fail(where, "'the same numbers' for numbers that are not the same, or with a table")
+            continue
+        printed = stage_cells(docs[0])
+        expected = shown_values(doc["values"], shape, softmax_vector)
+        # The printed numbers keep the decimals the document printed them with: compare the
+        # values only (the cell text is checked against its own decimals by the golden files).
+        if len(printed) != len(expected) or not all(same(float(c.attrs["title"]), v)
+                                                    for c, v in zip(printed, expected)):
+            fail(where, "the document's printed values differ from the JSON trace's")
+        want = {"edited": "you changed", "follows_edit": "document: follows your edit"}.get(
+            doc["verdict"], "document: agrees" if doc["agrees"] else "document: disagrees")
+        if not first.startswith(want):
+            fail(where, f"first verdict {first!r} does not start with {want!r}")
+    summary = trace["document_summary"]
+    if summary["printed"]:
+        s = root.find_all("section", "summary")
+        want = f"The document printed {summary['printed']} of these stages; {summary['agree']} agree"
+        if not s or want not in s[0].text():
+            fail(name, f"the document check summary does not say {want!r}")
+    return page
+
+
+# ---------------------------------------------------------------- the screenshot
+
+def png_pixels(path):
+    """(width, height, rows of (r, g, b) tuples) of an 8-bit RGB or RGBA PNG."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, idat, width = 8, b"", None
+    while pos < len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            if depth != 8 or colour not in (2, 6) or interlace:
+                raise ValueError(f"PNG depth {depth}, colour type {colour}, interlace {interlace}")
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, prev, at = [], bytearray(stride), 0
+    for _ in range(height):
+        kind, line = raw[at], bytearray(raw[at + 1:at + 1 + stride])
+        at += 1 + stride
+        for i in range(stride):
+            a = line[i - channels] if i >= channels else 0
+            b = prev[i]
+            c = prev[i - channels] if i >= channels else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 255
+            elif kind == 2:
+                line[i] = (line[i] + b) & 255
+            elif kind == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, channels)])
+        prev = line
+    return width, height, rows
+
+
+def check_screenshot(page, chromium, tmp):
+    shot = os.path.join(tmp, "02.png")
+    subprocess.run(chromium_args(chromium, os.path.join(tmp, "profile")) +
+                   ["--window-size=1000,1600", "--screenshot=" + shot, "file://" + page],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+    if not os.path.exists(shot):
+        fail("screenshot", "Chromium wrote no screenshot")
+        return
+    width, height, rows = png_pixels(shot)
+    counts = {}
+    for row in rows:
+        for px in row:
+            counts[px] = counts.get(px, 0) + 1
+    white = counts.get((255, 255, 255), 0)
+    if white > 0.97 * width * height or len(counts) < 20:
+        fail("screenshot", f"blank: {len(counts)} colours, {white} of {width * height} pixels white")
+    # ColorBrewer's Blues at the values of X in the cat-sat lesson, worked out from its stops
+    # (247,251,255) (198,219,239) (107,174,214) (33,113,181) (8,48,107) at 0, 1/4, ..., 1:
+    # X[cat, d3] = 0.8 lies a fifth of the way from (33,113,181) to (8,48,107): (28,100,166);
+    # X[cat, d1] = 0.5 is the middle stop (107,174,214).
+    for colour, value in (((28, 100, 166), 0.8), ((107, 174, 214), 0.5)):
+        if counts.get(colour, 0) < 200:
+            fail("screenshot", f"the heatmap colour {colour} of {value} covers {counts.get(colour, 0)} pixels, "
+                               "not a cell's worth")
+
+
+def check_escape(tracer, chromium, tmp):
+    lesson = "tests/html/escape.yaml"
+    page = os.path.join(tmp, "escape.html")
+    with open(page, "wb") as f:
+        subprocess.run([tracer, "--format", "html", lesson], stdout=f, check=True)
+    dom = subprocess.run(chromium_args(chromium, os.path.join(tmp, "profile")) + ["--dump-dom", "file://" + page],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
+    root = parse(dom.stdout.decode("utf-8"))
+    h1 = root.find_all("h1")
+    if [h.text() for h in h1] != ["<script>alert(1)</script>"]:
+        fail("escape", f"the title shows as {[h.text() for h in h1]!r}")
+    if len(root.find_all("script")) != 1:
+        fail("escape", f"{len(root.find_all('script'))} scripts: the lesson's text became a script")
+    for tag in ("b", "img", "iframe"):
+        if root.find_all(tag):
+            fail("escape", f"a <{tag}> element from the lesson's text")
+    headers = [th.text() for th in root.find_all("th")]
+    if "<b>cat</b>" not in headers or "\"quoted\" & 'single'" not in headers:
+        fail("escape", f"the labels show as {headers!r}")
+    if "</details><img src=x onerror=alert(2)>" not in root.text():
+        fail("escape", "the narration did not show as text")
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    tracer, lessons = sys.argv[1], sys.argv[2:]
+    chromium = find_chromium()
+    if not chromium:
+        print("SKIPPED: Chromium is not installed (apt-get install chromium); the web pages were not "
+              "checked in a browser")
+        return 77
+    with tempfile.TemporaryDirectory() as tmp:
+        pages = {}
+        for lesson in lessons:
+            pages[os.path.basename(lesson)] = check_lesson(tracer, lesson, chromium, tmp)
+            if lesson.startswith("lessons/"):
+                check_keys_and_width(os.path.basename(lesson), pages[os.path.basename(lesson)], chromium, tmp)
+            print(f"checked {lesson} in {os.path.basename(chromium)}")
+        check_escape(tracer, chromium, tmp)
+        if "02_the_cat_sat.yaml" in pages:
+            check_screenshot(pages["02_the_cat_sat.yaml"], chromium, tmp)
+    if failures:
+        for f in failures[:40]:
+            print("FAIL", f)
+        print(f"{len(failures)} failures")
+        return 1
+    print(f"ok: {len(lessons)} lessons, the escaping lesson and the screenshot")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
