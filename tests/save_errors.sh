@@ -64,5 +64,49 @@ else
     cmp -s want stderr || { fail "read-only folder: stderr differs:"; diff -u want stderr; }
 fi
 
+# The same failures with no permission needed, so they run as root too: a folder standing
+# where a file must go. expect NAME STDERR runs --save into NAME with big.yaml.
+expect() {
+    "$tracer" --save "$1" big.yaml >stdout 2>stderr
+    status=$?
+    [ "$status" = 2 ] || fail "$1: exit status $status, expected 2"
+    [ -s stdout ] && fail "$1: something was printed on stdout"
+    printf '%s\n' "$2" > want
+    cmp -s want stderr || { fail "$1: stderr differs:"; diff -u want stderr; }
+    [ -e "$1/manifest.json" ] && [ ! -d "$1/manifest.json" ] && fail "$1: a manifest.json was written"
+}
+# The temporary file cannot be opened: a folder has its name.
+mkdir -p part_taken/small.npy.part
+expect part_taken "tracer: error: --save: cannot write 'part_taken/small.npy': Is a directory"
+# The whole file cannot take its name: a folder has it (and keeps it, with no .part beside).
+mkdir -p name_taken/y.npy/inside
+expect name_taken "tracer: error: --save: cannot write 'name_taken/y.npy': Is a directory"
+[ -d name_taken/y.npy/inside ] || fail "name_taken: the folder in the way was touched"
+[ -e name_taken/y.npy.part ] && fail "name_taken: y.npy.part was left behind"
+[ -f name_taken/big.npy ] || fail "name_taken: big.npy, written before y.npy, is missing"
+# The old manifest cannot be removed: it is a folder.
+mkdir -p manifest_taken/manifest.json
+expect manifest_taken "tracer: error: --save: cannot replace 'manifest_taken/manifest.json': Is a directory"
+[ -e manifest_taken/small.npy ] && fail "manifest_taken: a stage was written after the manifest could not go"
+
+# Names past the 4096 bytes a path may have: a folder of 4078 bytes (made in parts of 100)
+# holds small.npy.part (4078 + 15) but not manifest.json.part (4078 + 20); one of 4085 bytes
+# does not hold manifest.json (4085 + 14); and one of 4106 bytes cannot be made.
+deep=d
+while [ ${#deep} -lt 3900 ]; do
+    deep="$deep/$(printf '%099d' 0)"
+done
+long=$deep/$(printf "%0$((4078 - ${#deep} - 1))d" 0)
+longer=$deep/$(printf "%0$((4085 - ${#deep} - 1))d" 0)
+[ ${#long} = 4078 ] && [ ${#longer} = 4085 ] || fail "the long folder names are ${#long} and ${#longer} bytes"
+mkdir -p "$long" "$longer" || exit 99
+# A path this long is shown by its last 200 bytes, so that the reason is never cut off.
+end_of() { printf '%s' "$1" | tail -c 200; }
+expect "$long" "tracer: error: --save: cannot write '...$(end_of "$long/manifest.json")': File name too long"
+[ -f "$long/y.npy" ] || fail "long: y.npy, which fits, was not written"
+expect "$longer" "tracer: error: --save: cannot write '...$(end_of "$longer")': File name too long"
+expect "$longer/01234567890123456789" \
+    "tracer: error: --save: cannot create the folder '...$(end_of "$longer/01234567890123456789")': File name too long"
+
 [ $failures = 0 ] || exit 1
 echo "--save failures end in status 2 with nothing half-written"

@@ -129,7 +129,8 @@ press q
 shows "tracer exited with status 0"
 
 # In colour (NO_COLOR unset), the other keys: arrows and Page Up, a leading 0 that is not a
-# step, Backspace, B at the first step, and Ctrl-D to quit.
+# step, Backspace, B at the first step, keys the tracer does not know, a taller window, and
+# Ctrl-D to quit. Then a lesson that does not load.
 tmux -S "$sock" kill-server 2>/dev/null
 sock="$tmp/tmux-keys.sock"
 after="starting in colour in 80 x 20"
@@ -152,6 +153,28 @@ press B
 shows "step 1 of 14"
 press B
 shows "step 1 of 14"
+# Escape sequences the tracer does not know (Escape then x; the right arrow, ESC [ C) do
+# nothing: still step 1, still its first lines.
+press Escape x
+press Right
+press Enter
+shows "step 2 of 14"
+press B
+shows "step 1 of 14   lines 1-18 of "
+# A taller window of the same width is not traced again: the same step shows more lines.
+after="resizing the window to 80 x 24"
+tmux -S "$sock" resize-window -t 0 -x 80 -y 24
+shows "step 1 of 14   lines 1-22 of "
 press C-d
 shows "tracer exited with status 0"
+
+# A lesson that does not load: its located error, and no step at all.
+tmux -S "$sock" kill-server 2>/dev/null
+sock="$tmp/tmux-broken.sock"
+after="starting on a broken lesson"
+tmux -S "$sock" -f /dev/null new-session -d -x 100 -y 20 -c "$PWD" \
+    "NO_COLOR=1 '$tracer' --step tests/errors/claim_no_expression.yaml; echo \"tracer exited with status \$?\"; sleep 60"
+shows "tracer exited with status 1"
+shows "claim_no_expression.yaml:8:5: error: a claim must be one"
+hides "step 1 of"
 echo "--step showed the header, each stage, back, jumps, scrolling, a resize and quit as expected"

@@ -182,10 +182,11 @@ static char *read_text_file(const char *path, int *err) {
     strbuf_init(&sb);
     char buf[65536];
     size_t n;
+    errno = 0;
     while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
         strbuf_append(&sb, buf, n);
     bool bad = ferror(f) || sb.failed;
-    *err = ferror(f) ? EIO : ENOMEM;
+    *err = !ferror(f) ? ENOMEM : errno ? errno : EIO;  // a folder: "Is a directory"
     fclose(f);
     if (bad) {
         strbuf_finish(&sb);
