@@ -29,6 +29,10 @@ expect '<th scope="row">&quot;quoted&quot; &amp; &#39;single&#39;</th>'
 expect '<p class="about">&lt;img src=x onerror=alert(3)&gt;</p>'
 expect '<p class="say">&lt;/details&gt;&lt;img src=x onerror=alert(2)&gt;</p>'
 expect 'an ampersand &amp;amp; an entity'
+# Claims print under their stage with their verdict in words, and the summary counts them.
+expect '&lt;i&gt;rows&lt;/i&gt; sum to 1 <code>allclose(sum(y), 1)</code> <strong class="badge agrees">holds</strong>'
+expect 'the first is &lt;b&gt;big&lt;/b&gt; <code>y[0] &gt; 0.5</code> <strong class="badge disagrees">fails</strong> 0.2689 &gt; 0.5000 is false'
+expect '<p>1 of 2 claims hold.</p>'
 # Nothing of the lesson's markup survives as a tag.
 if grep -n -E '<(script>alert|b>|img|a href=.http|i>)' "$tmp/escape.html"; then
     echo "escape.yaml: the lesson's markup came out as markup (above)"

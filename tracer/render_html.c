@@ -670,6 +670,51 @@ static void stage_body(StrBuf *out, const Trace *tr, const TraceStage *s) {
     }
 }
 
+// The claims judged under stage i, each with its verdict in words: holds (green) or fails
+// (red, with where and by how much).
+static void stage_claims(StrBuf *out, const Trace *tr, size_t i) {
+    for (size_t k = 0; k < tr->n_claims; k++) {
+        const TraceClaim *cl = &tr->claims[k];
+        if (cl->stage != i)
+            continue;
+        strbuf_puts(out, "<p class=\"claim\"><span class=\"label\">claim:</span> ");
+        esc(out, cl->text);
+        strbuf_puts(out, " <code>");
+        esc(out, cl->expr);
+        strbuf_puts(out, "</code> ");
+        badge(out, cl->holds ? "agrees" : "disagrees", cl->holds ? "holds" : "fails");
+        if (!cl->holds && cl->detail)
+            esc(out, cl->detail);
+        strbuf_puts(out, "</p>\n");
+    }
+}
+
+static void claims_summary(StrBuf *out, const Trace *tr) {
+    if (tr->n_claims == 0)
+        return;
+    strbuf_puts(out, "<section class=\"summary claims\">\n<h2>Claims</h2>\n<p>");
+    size_t held = tr->n_claims - tr->n_claims_failed;
+    if (tr->n_claims == 1)
+        strbuf_printf(out, "The lesson's claim %s.</p>\n", held ? "holds" : "fails");
+    else
+        strbuf_printf(out, "%zu of %zu claims hold.</p>\n", held, tr->n_claims);
+    if (tr->n_claims_failed) {
+        strbuf_puts(out, "<ul>\n");
+        for (size_t k = 0; k < tr->n_claims; k++) {
+            if (tr->claims[k].holds)
+                continue;
+            strbuf_puts(out, "<li>");
+            badge(out, "disagrees", "fails");
+            esc(out, tr->claims[k].text);
+            strbuf_puts(out, " <code>");
+            esc(out, tr->claims[k].expr);
+            strbuf_puts(out, "</code></li>\n");
+        }
+        strbuf_puts(out, "</ul>\n");
+    }
+    strbuf_puts(out, "</section>\n");
+}
+
 static void stage(StrBuf *out, const Trace *tr, const TraceStage *s, size_t index) {
     char shape[64];
     shape_format(&s->value->shape, shape, sizeof(shape));
@@ -685,6 +730,7 @@ static void stage(StrBuf *out, const Trace *tr, const TraceStage *s, size_t inde
     strbuf_printf(out, " <span class=\"shape\">%s</span></h3>", shape);
     strbuf_puts(out, folded ? "</summary>\n" : "\n");
     stage_body(out, tr, s);
+    stage_claims(out, tr, index);
     if (folded)
         strbuf_puts(out, "</details>\n");
     strbuf_puts(out, "</section>\n");
@@ -868,6 +914,7 @@ void render_html(const Trace *tr, StrBuf *out) {
         strbuf_puts(out, "</section>\n");
     }
     document_summary(out, tr);
+    claims_summary(out, tr);
     strbuf_puts(out, "</main>\n");
     strbuf_puts(out, script);
     strbuf_puts(out, "</body>\n</html>\n");
