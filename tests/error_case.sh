@@ -5,6 +5,7 @@
 #   DIR/NAME.yaml    the lesson (or DIR/NAME.args: the command-line arguments, one per line)
 #   DIR/NAME.stderr  the exact error output
 #   DIR/NAME.status  the exit status (1 when absent)
+#   DIR/NAME.stdin   piped to the tracer's standard input (when present; else /dev/null)
 # stdout must stay empty: a broken lesson never prints half a trace.
 set -u
 tracer=$1 dir=$2 name=$3
@@ -22,7 +23,12 @@ if [ -f "$case_base.args" ]; then
 else
     set -- "$case_base.yaml"
 fi
-NO_COLOR=1 "$tracer" "$@" >"$tmp/stdout" 2>"$tmp/stderr" </dev/null
+if [ -f "$case_base.stdin" ]; then
+    # DIR/NAME.stdin: what a pipe feeds the tracer's standard input.
+    cat "$case_base.stdin" | NO_COLOR=1 "$tracer" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+else
+    NO_COLOR=1 "$tracer" "$@" >"$tmp/stdout" 2>"$tmp/stderr" </dev/null
+fi
 status=$?
 fail=0
 if [ "$status" != "$expected_status" ]; then

@@ -23,6 +23,8 @@ LAYERS = [
     "quiz", "narrate",
     "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save", "compare", "diff",
     "pipeline",
+    # The command line's helpers: the installed course, and waiting for a save.
+    "course", "watch",
 ]
 
 

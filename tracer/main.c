@@ -1,6 +1,7 @@
 // main: the command line. Reads options, runs the pipeline, prints the trace or the error.
 #include <ctype.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,14 +9,19 @@
 #include <unistd.h>
 
 #include "ask.h"
+#include "config.h"
+#include "course.h"
 #include "diff.h"
 #include "parallel.h"
 #include "pipeline.h"
 #include "render.h"
 #include "step.h"
+#include "watch.h"
 
 static const char usage[] =
     "usage: tracer [options] LESSON.yaml\n"
+    "       tracer [options] NUMBER|NAME   a lesson of the installed course: 02, the_cat_sat\n"
+    "       tracer --list [LESSON]\n"
     "       tracer --diff ORIGINAL.yaml EDITED.yaml\n"
     "\n"
     "Run a lesson and print every tensor of its computation.\n"
@@ -54,6 +60,10 @@ static const char usage[] =
     "                       is the same for every N\n"
     "  --save DIR           also write every stage as DIR/STAGE.npy (float64) and\n"
     "                       DIR/manifest.json listing them\n"
+    "  --watch              trace the lesson again each time it is saved (Ctrl-C stops)\n"
+    "  --list               list the installed lessons with their titles; with a lesson,\n"
+    "                       list its stages (the names --explain takes)\n"
+    "  --version            print the tracer's version\n"
     "  --help               print this help\n"
     "\n"
     "exit status: 0 done, 1 the lesson has an error (or differs from its golden file, or\n"
@@ -220,6 +230,147 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     return status;
 }
 
+// What main asks of a trace besides printing it.
+typedef struct TraceChecks {
+    bool check;          // --check: compare it with its golden file instead of printing it
+    const char *golden;  // --golden: that file (NULL: golden/NAME.txt beside the lesson's folder)
+    bool golden_colour;  // the diff in colour
+    bool strict;         // --strict: a claim that fails is a failed run
+} TraceChecks;
+
+static bool colour_stderr(void) {
+    const char *no_colour = getenv("NO_COLOR");
+    return isatty(STDERR_FILENO) && !(no_colour && no_colour[0]);
+}
+
+// A full disk or a closed pipe must not pass for success.
+static int flush_stdout(const char *what) {
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tracer: cannot write %s: %s\n", what, strerror(errno));
+        return STATUS_USAGE_ERROR;
+    }
+    return STATUS_OK;
+}
+
+// Trace the lesson once: the trace on stdout, or (with --check) the diff from its golden file.
+static int trace(const char *lesson, const PipelineOptions *opts, const TraceChecks *checks) {
+    Diag diag;
+    diag_init(&diag);
+    StrBuf out;
+    strbuf_init(&out);
+    PipelineOptions run = *opts;
+    size_t claims_failed = 0;
+    run.claims_failed = &claims_failed;
+    // The trace streams to stdout as it is rendered; --check needs it whole, to compare.
+    if (!checks->check)
+        out.sink = stdout;
+    int status = pipeline_run_file(lesson, &run, &out, &diag);
+    if (status != STATUS_OK) {
+        int write_errno = out.sink_errno;
+        strbuf_finish(&out);
+        // A full disk or a closed pipe must not pass for success.
+        if (write_errno) {
+            fprintf(stderr, "tracer: cannot write the trace: %s\n", strerror(write_errno));
+            return STATUS_USAGE_ERROR;
+        }
+        print_diagnostics(&diag, colour_stderr());
+        return status;
+    }
+    print_diagnostics(&diag, colour_stderr());  // the warnings of a lesson that ran
+    if (checks->check)
+        status = check_golden(lesson, checks->golden, strbuf_str(&out), checks->golden_colour);
+    else
+        fwrite(strbuf_str(&out), 1, out.len, stdout);
+    strbuf_finish(&out);
+    int written = flush_stdout("the trace");
+    if (written != STATUS_OK)
+        return written;
+    if (checks->strict && claims_failed && status == STATUS_OK) {
+        fprintf(stderr, "tracer: %zu of the lesson's claims %s (--strict)\n", claims_failed,
+                claims_failed == 1 ? "fails" : "fail");
+        return STATUS_LESSON_ERROR;
+    }
+    return status;
+}
+
+// --list: the course, or the stages of one lesson.
+static int print_list(const char *lesson) {
+    Diag diag;
+    diag_init(&diag);
+    StrBuf out;
+    strbuf_init(&out);
+    int status = lesson ? pipeline_list_stages(lesson, &out, &diag) : course_list(&out, &diag);
+    if (status == STATUS_OK) {
+        fwrite(strbuf_str(&out), 1, out.len, stdout);
+        status = flush_stdout("the list");
+    } else
+        print_diagnostics(&diag, colour_stderr());
+    strbuf_finish(&out);
+    return status;
+}
+
+// Ctrl-C is how a watch ends, and it ends well. While waiting for a save, the wait returns and
+// main ends as usual; in the middle of a trace, leave at once (nothing is half-written that
+// matters: the next run would redraw the screen anyway).
+static volatile sig_atomic_t watch_waiting, watch_stopped;
+
+static void stop_watching(int signal_number) {
+    (void)signal_number;
+    if (watch_waiting) {
+        watch_stopped = 1;
+        return;
+    }
+    (void)!write(STDERR_FILENO, "\n", 1);
+    _exit(STATUS_OK);
+}
+
+// Trace, wait for a save, clear the screen, trace again. A broken lesson shows its error in
+// place of the trace and the watch goes on; a lesson deleted or renamed away is waited for.
+static int watch_lesson(const char *lesson, PipelineOptions *opts, bool fixed_width, const TraceChecks *checks) {
+    Diag diag;
+    diag_init(&diag);
+    Watch *w = watch_create(lesson, &diag);
+    if (!w) {
+        print_diagnostics(&diag, colour_stderr());
+        return diag.status;
+    }
+    struct sigaction stop = {.sa_handler = stop_watching};
+    sigemptyset(&stop.sa_mask);
+    sigaction(SIGINT, &stop, NULL);
+    // Clear the screen and its scrollback, so what shows is this run alone.
+    const char *clear = isatty(STDOUT_FILENO) ? "\033[H\033[2J\033[3J" : "";
+    for (unsigned long run = 1;; run++) {
+        fputs(clear, stdout);
+        fflush(stdout);
+        // The window may have been resized since the last save.
+        if (!fixed_width && !checks->check)
+            opts->width = default_width();
+        trace(lesson, opts, checks);
+        fprintf(stderr, "tracer: watching %s (run %lu): save it to trace again, Ctrl-C to stop\n", lesson, run);
+        WatchEvent event;
+        for (;;) {
+            watch_waiting = 1;
+            int status = watch_stopped ? STATUS_OK : watch_wait(w, &event, &diag);
+            watch_waiting = 0;
+            if (watch_stopped || status != STATUS_OK) {
+                if (watch_stopped)
+                    fputc('\n', stderr);
+                else
+                    print_diagnostics(&diag, colour_stderr());
+                watch_destroy(w);
+                return watch_stopped ? STATUS_OK : status;
+            }
+            if (event == WATCH_SIGNAL)
+                continue;
+            if (event == WATCH_SAVED)
+                break;
+            fputs(clear, stdout);
+            fflush(stdout);
+            fprintf(stderr, "tracer: %s was deleted or renamed; waiting for it to come back (Ctrl-C to stop)\n",
+                    lesson);
+        }
+    }
+}
 
 // tracer --diff ORIGINAL EDITED: 0 the same, 1 different, 2 trouble (either lesson broken too).
 static int diff_lessons(const char *original, const char *edited, bool check, PipelineOptions *opts,
@@ -251,7 +402,7 @@ static int diff_lessons(const char *original, const char *edited, bool check, Pi
 int main(int argc, char **argv) {
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
     const char *colour = "auto", *lesson = NULL, *edited = NULL, *golden = NULL;
-    bool check = false, step = false, diff = false, strict = false, quiz = false;
+    bool check = false, step = false, diff = false, strict = false, quiz = false, watch = false, list = false;
     const char *quiz_seed = NULL;
     const char *explain[64];
     size_t n_explain = 0;
@@ -279,11 +430,14 @@ int main(int argc, char **argv) {
         }
         if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
             fputs(usage, stdout);
-            if (fflush(stdout) != 0 || ferror(stdout)) {
-                fprintf(stderr, "tracer: cannot write the help: %s\n", strerror(errno));
-                return STATUS_USAGE_ERROR;
-            }
-            return STATUS_OK;
+            return flush_stdout("the help");
+        } else if (!strcmp(name, "--version")) {
+            fputs("tracer " TRACER_VERSION "\n", stdout);
+            return flush_stdout("the version");
+        } else if (!strcmp(name, "--watch")) {
+            watch = true;
+        } else if (!strcmp(name, "--list")) {
+            list = true;
         } else if (!strcmp(name, "--format")) {
             if (!strcmp(value, "text"))
                 opts.format = OUTPUT_TEXT;
@@ -361,6 +515,12 @@ int main(int argc, char **argv) {
             lesson = a;
         }
     }
+    if (list && !lesson)
+        return print_list(NULL);
+    if (list && (watch || check || step || diff || quiz))
+        return usage_error("%s", "--list prints the lesson's stages; leave out --watch, --check, --step, --diff and --quiz");
+    if (watch && (step || diff || quiz))
+        return usage_error("%s", "--watch traces one lesson again at each save; leave out --step, --diff and --quiz");
     if (!lesson)
         return usage_error("%s", "no lesson given");
     if (check && opts.format != OUTPUT_TEXT)
@@ -404,50 +564,30 @@ int main(int argc, char **argv) {
 
     opts.explain = explain;
     opts.n_explain = n_explain;
-    bool colour_errors = isatty(STDERR_FILENO) && !(no_colour && no_colour[0]);
-    if (diff)
-        return diff_lessons(lesson, edited, check || step, &opts, colour_errors);
-    if (step)
-        return step_lesson(lesson, &opts, fixed_width, colour_errors);
-    if (quiz)
-        return quiz_lesson(lesson, &opts, seed, colour_errors);
+    bool colour_errors = colour_stderr();
+    const TraceChecks checks = {.check = check, .golden = golden, .golden_colour = terminal_colour, .strict = strict};
+    // A lesson of the course may be named by number or name, the original of --diff too.
+    char *path = NULL, *edited_path = NULL;
     Diag diag;
     diag_init(&diag);
-    StrBuf out;
-    strbuf_init(&out);
-    size_t claims_failed = 0;
-    opts.claims_failed = &claims_failed;
-    // The trace streams to stdout as it is rendered; --check needs it whole, to compare.
-    if (!check)
-        out.sink = stdout;
-    int status = pipeline_run_file(lesson, &opts, &out, &diag);
-    if (status != STATUS_OK) {
-        int write_errno = out.sink_errno;
-        strbuf_finish(&out);
-        // A full disk or a closed pipe must not pass for success.
-        if (write_errno) {
-            fprintf(stderr, "tracer: cannot write the trace: %s\n", strerror(write_errno));
-            return STATUS_USAGE_ERROR;
-        }
+    int status = course_lesson_path(lesson, &path, &diag);
+    if (status == STATUS_OK && edited)
+        status = course_lesson_path(edited, &edited_path, &diag);
+    if (status != STATUS_OK)
         print_diagnostics(&diag, colour_errors);
-        return status;
-    }
-    print_diagnostics(&diag, colour_errors);  // the warnings of a lesson that ran
-    if (check) {
-        status = check_golden(lesson, golden, strbuf_str(&out), terminal_colour);
-    } else {
-        fwrite(out.data ? out.data : "", 1, out.len, stdout);
-    }
-    strbuf_finish(&out);
-    // A full disk or a closed pipe must not pass for success.
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "tracer: cannot write the trace: %s\n", strerror(errno));
-        return STATUS_USAGE_ERROR;
-    }
-    if (strict && claims_failed && status == STATUS_OK) {
-        fprintf(stderr, "tracer: %zu of the lesson's claims %s (--strict)\n", claims_failed,
-                claims_failed == 1 ? "fails" : "fail");
-        return STATUS_LESSON_ERROR;
-    }
+    else if (diff)
+        status = diff_lessons(path, edited_path, check || step, &opts, colour_errors);
+    else if (list)
+        status = print_list(path);
+    else if (step)
+        status = step_lesson(path, &opts, fixed_width, colour_errors);
+    else if (quiz)
+        status = quiz_lesson(path, &opts, seed, colour_errors);
+    else if (watch)
+        status = watch_lesson(path, &opts, fixed_width, &checks);
+    else
+        status = trace(path, &opts, &checks);
+    util_free(path);
+    util_free(edited_path);
     return status;
 }

@@ -377,3 +377,36 @@ done:
     }
     return diag->status;
 }
+
+int pipeline_list_stages(const char *path, StrBuf *out, Diag *diag) {
+    Lesson *lesson = lesson_load_file(path, diag);
+    if (!lesson)
+        return diag->status ? diag->status : diag_out_of_memory(diag);
+    Plan *plan = check_lesson(lesson, diag);
+    if (plan) {
+        size_t name_width = 0, shape_width = 0;
+        char shape[64];
+        for (size_t i = 0; i < plan->n_nodes; i++) {
+            const PlanNode *node = &plan->nodes[i];
+            if (!node->is_stage || !node->name)
+                continue;
+            shape_format(&node->shape, shape, sizeof(shape));
+            name_width = strlen(node->name) > name_width ? strlen(node->name) : name_width;
+            shape_width = strlen(shape) > shape_width ? strlen(shape) : shape_width;
+        }
+        for (size_t i = 0; i < plan->n_nodes; i++) {
+            const PlanNode *node = &plan->nodes[i];
+            if (!node->is_stage || !node->name)
+                continue;
+            shape_format(&node->shape, shape, sizeof(shape));
+            strbuf_printf(out, "%-*s  %-*s  %s\n", (int)name_width, node->name, (int)shape_width, shape,
+                          node->expr_text ? node->expr_text : "given");
+        }
+        if (out->failed)
+            diag_out_of_memory(diag);
+    }
+    int status = diag->status;
+    plan_destroy(plan);
+    lesson_destroy(lesson);
+    return status;
+}

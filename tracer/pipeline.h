@@ -57,3 +57,8 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
 // The questions --quiz asks of the lesson at path (see quiz.h): the lesson's quiz: marks, or a
 // choice drawn with seed. *quiz is set only on success; free it with quiz_destroy.
 int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t seed, Quiz **quiz, Diag *diag);
+
+// The stages of the lesson at path, one a line, in the order the trace prints them: the names
+// --explain takes, each with its shape and the expression that computes it.
+//     scores.1  [4, 3]  K.T
+int pipeline_list_stages(const char *path, StrBuf *out, Diag *diag);
