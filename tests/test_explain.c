@@ -623,7 +623,8 @@ static void expect_usage_error(void **state, const char *yaml, const char *reque
     "  big: {shape: [11, 10], init: ones}\n"                                                 \
     "steps:\n"                                                                               \
     "  - scores: K @ K.T\n"                                                                  \
-    "  - doubled: big * 2\n"
+    "  - doubled: big * 2\n"                                                                 \
+    "  - total: sum(K)\n"
 
 static void test_command_line_errors(void **state) {
     expect_usage_error(state, ERRORS_LESSON, "scors[0, 1]", "--explain 'scors[0, 1]': the lesson has no stage called 'scors'",
@@ -645,6 +646,13 @@ static void test_command_line_errors(void **state) {
     expect_usage_error(state, ERRORS_LESSON, "scores[0, 1, 2]",
                        "--explain 'scores[0, 1, 2]': 3 indices do not fit 'scores', which has shape [3, 3]",
                        "give 2 indices for one element or 1 for one row");
+    // a single number has no indices: not "give 0 indices for one element or 0 for one row"
+    expect_usage_error(state, ERRORS_LESSON, "total[0]",
+                       "--explain 'total[0]': 'total' is a single number (shape []): it has no rows or elements to pick",
+                       "leave out the indices: its one value is the whole of it");
+    expect_usage_error(state, ERRORS_LESSON, "total row 0",
+                       "--explain 'total row 0': 'total' is a single number (shape []): it has no rows or elements to pick",
+                       "leave out the indices: its one value is the whole of it");
     expect_usage_error(state, ERRORS_LESSON, "scores[0, 1", "--explain 'scores[0, 1': expected ',' or a final ']'",
                        "");
     expect_usage_error(state, ERRORS_LESSON, "scores[x]",

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -251,12 +252,50 @@ static void test_order_shows(void **state) {
     for_every_path_and_threads(order_shows);
 }
 
+// While malloc_fails is set, malloc (in this program and the tracer's library, linked with
+// --wrap=malloc) returns NULL, as it does when memory runs out.
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+static bool malloc_fails;
+void *__wrap_malloc(size_t size) {
+    return malloc_fails ? NULL : __real_malloc(size);
+}
+
+// Without memory for its packed panels, a product is still computed, by the reference loop:
+// the same bits as the packed paths.
+static void test_no_memory_for_panels(void **state) {
+    size_t n = 13, k = 17, m = 19;
+    double *a = random_values(n * k), *b = random_values(k * m);
+    double *want = random_values(n * m), *got = random_values(n * m);  // garbage to overwrite
+    gemm_reference(want, a, b, n, k, m);
+    parallel_set_threads(1);
+    malloc_fails = true;
+    kernel_gemm(got, a, b, n, k, m);
+    malloc_fails = false;
+    parallel_set_threads(0);
+    assert_same_bits(got, want, n * m, "no memory for the packed panels");
+    util_free(a);
+    util_free(b);
+    util_free(want);
+    util_free(got);
+}
+
+// A path number past the table is refused and named "?".
+static void test_unknown_path(void **state) {
+    GemmPath before = gemm_path();
+    assert_false(gemm_set_path(GEMM_PATH_COUNT));
+    assert_string_equal(gemm_path_name(GEMM_PATH_COUNT), "?");
+    assert_int_equal(gemm_path(), before);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense_shapes),
         cmocka_unit_test(test_transposed_operands),
         cmocka_unit_test(test_batched_products),
         cmocka_unit_test(test_order_shows),
+        cmocka_unit_test(test_no_memory_for_panels),
+        cmocka_unit_test(test_unknown_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -61,6 +61,8 @@ static void test_overflow_names_its_operands(void **state) {
          "1 / 0 is a division by zero: IEEE arithmetic gives inf with the sign of the quotient"},
         {STEPS("  x: [1, 0]\n", "  - l: log(x)\n"), "l",
          "log(0) is -inf: the logarithm falls without end as its argument goes to 0"},
+        {STEPS("  x: [0, 2]\n", "  - p: x ** -1\n"), "p",
+         "0 ** -1 divides by zero (a negative power of 0): IEEE arithmetic gives inf"},
     };
     expect_notes(state, cases, ARRAY_LEN(cases));
 }
@@ -77,6 +79,9 @@ static void test_nan_names_the_operation(void **state) {
          "l[1] is nan: log(-2) has no value: a negative number has no real logarithm"},
         {STEPS("  x: [-4, 4]\n", "  - s: sqrt(x)\n"), "s",
          "s[0] is nan: sqrt(-4) has no value: a negative number has no real square root"},
+        // bracketed, since -8 ** 0.5 means -(8 ** 0.5), which is a number
+        {STEPS("  x: [-8, 4]\n", "  - r: x ** 0.5\n"), "r",
+         "r[0] is nan: (-8) ** 0.5 has no value: a negative number has no real power with a fraction"},
         // Inside a matrix product: 0 * inf in the sum.
         {STEPS("  a: [[.inf, 1]]\n  b: [[0], [1]]\n", "  - p: a @ b\n"), "p",
          "p[0, 0] is nan: the matmul meets an inf it cannot resolve (inf - inf or 0 * inf inside it)"},

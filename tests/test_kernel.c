@@ -708,6 +708,10 @@ static void test_index_shape(void **state) {
     assert_false(kernel_index_shape(&a, out_of_range, 2, &s));
     KernelAxisIndex too_many[4] = {{.kind = KERNEL_INDEX_ALL}};
     assert_false(kernel_index_shape(&a, too_many, 4, &s));
+    KernelAxisIndex more_than_max[KERNEL_MAX_INDEX + 1] = {{.kind = KERNEL_INDEX_NEW}};
+    assert_false(kernel_index_shape(&a, more_than_max, KERNEL_MAX_INDEX + 1, &s));
+    KernelAxisIndex backwards[] = {{.kind = KERNEL_INDEX_RANGE, .start = 2, .stop = 1}};
+    assert_false(kernel_index_shape(&a, backwards, 1, &s));  // 2:1 is not a range
     KernelAxisIndex empty[] = {{.kind = KERNEL_INDEX_RANGE, .start = 1, .stop = 1}};
     assert_true(kernel_index_shape(&a, empty, 1, &s));
     assert_shape(&s, SHAPE(0, 3, 4));

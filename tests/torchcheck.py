@@ -193,6 +193,10 @@ def merge_heads(x):
     return _t(x.transpose(-3, -2).reshape(*x.shape[:-3], n, h * dh))
 
 
+def reshape(x, shape):
+    return _t(_plain(x).reshape(*[_int(d) for d in shape]))
+
+
 def causal_mask(n):
     n = _int(n)
     return _t(torch.triu(torch.full((n, n), -math.inf, dtype=F64), diagonal=1))
@@ -280,6 +284,7 @@ FUNCTIONS = {
     "numel": numel,
     "split_heads": split_heads,
     "merge_heads": merge_heads,
+    "reshape": reshape,
     "causal_mask": causal_mask,
     "relative_positions": relative_positions,
     "arange": arange,
@@ -308,7 +313,8 @@ def evaluate(text, env):
         result = eval(compile(source, "<expr>", "eval"), ns)  # noqa: S307 - restricted namespace
     except Exception as exc:  # noqa: BLE001
         raise CheckError("torch could not evaluate %r: %s: %s" % (text, type(exc).__name__, exc))
-    return _t(result) if not isinstance(result, torch.Tensor) else _t(result)
+    # a step is a new name with its own gradient, even when it is only another name (y: x)
+    return _t(result).clone()
 
 
 def given(name, node, count):

@@ -61,8 +61,11 @@ static void operands(const Tensor *out, const Tensor *const *in, size_t n_in, si
 // "exp(800)", "-inf", "inf / inf": the elementwise operation on these operands.
 static void written(StrBuf *sb, const OpDef *op, const double *v, size_t n_in) {
     if (op->syntax == OP_INFIX && n_in == 2) {
+        // -8 ** 0.5 would read as -(8 ** 0.5): a power binds tighter than the minus
+        bool bracket = v[0] < 0 && strcmp(op->symbol, "**") == 0;
+        strbuf_puts(sb, bracket ? "(" : "");
         operand(sb, v[0]);
-        strbuf_printf(sb, " %s ", op->symbol);
+        strbuf_printf(sb, "%s %s ", bracket ? ")" : "", op->symbol);
         operand(sb, v[1]);
     } else if (op->syntax == OP_PREFIX) {
         strbuf_puts(sb, op->symbol);

@@ -24,13 +24,7 @@ static bool infer_index(OpCheck *c) {
     size_t n_read = 0;  // items that read an axis of the tensor (None reads none)
     for (size_t i = 0; i < at->n_index; i++)
         n_read += at->index[i].kind != KERNEL_INDEX_NEW;
-    if (n_read > a->rank) {
-        char s[64];
-        shape_format(a, s, sizeof(s));
-        op_error(c->problem, OP_CALL, "too many indices: %zu for a tensor of shape %s", n_read, s);
-        op_hint(c->problem, "give at most one index per axis (%zu here)", a->rank);
-        return false;
-    }
+    ASSERT(n_read <= a->rank);  // the checker refuses more indices than axes, with the lesson's words
     KernelAxisIndex index[KERNEL_MAX_INDEX];
     memcpy(index, at->index, sizeof(index));
     size_t placeholder_n = 0;

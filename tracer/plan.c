@@ -85,6 +85,12 @@ bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec
         return true;
     }
     size_t want = spec->n_index;
+    if (s->rank == 0 && spec->n_index > 0) {  // an element or a row (row 0 has one index)
+        snprintf(message, message_cap, "'%s' is a single number (shape []): it has no rows or elements to pick",
+                 n->name);
+        snprintf(hint, hint_cap, "leave out the indices: its one value is the whole of it");
+        return false;
+    }
     if (spec->kind == EXPLAIN_ROW && s->rank != 2 && s->rank != 1) {
         snprintf(message, message_cap, "'row' needs a matrix, but '%s' has shape %s", n->name, shape);
         snprintf(hint, hint_cap, "give the indices of the row instead, as [0, 1] for a rank-3 tensor");
@@ -95,8 +101,7 @@ bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec
     if (want != s->rank && want + 1 != s->rank) {
         snprintf(message, message_cap, "%zu indices do not fit '%s', which has shape %s", spec->n_index, n->name,
                  shape);
-        snprintf(hint, hint_cap, "give %zu indices for one element or %zu for one row", s->rank,
-                 s->rank ? s->rank - 1 : 0);
+        snprintf(hint, hint_cap, "give %zu indices for one element or %zu for one row", s->rank, s->rank - 1);
         return false;
     }
     for (size_t i = 0; i < want; i++) {
