@@ -2,7 +2,8 @@
 # One error or warning test: run the tracer on a broken (or doubtful) lesson and compare what
 # it says with what it must say. Usage: error_case.sh TRACER DIR NAME, run from the project
 # root, where
-#   DIR/NAME.yaml    the lesson (or DIR/NAME.args: the command-line arguments, one per line)
+#   DIR/NAME.yaml    the lesson (or DIR/NAME.args: the command-line arguments, one per line;
+#                    a line NAME=VALUE before the first argument sets an environment variable)
 #   DIR/NAME.stderr  the exact error output
 #   DIR/NAME.status  the exit status (1 when absent)
 #   DIR/NAME.stdin   piped to the tracer's standard input (when present; else /dev/null)
@@ -14,20 +15,26 @@ expected_status=1
 [ -f "$case_base.status" ] && expected_status=$(cat "$case_base.status")
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
+envs=""
 if [ -f "$case_base.args" ]; then
     # Arguments, one per line, with @DIR@ standing for the case folder.
     set --
     while IFS= read -r arg || [ -n "$arg" ]; do
-        set -- "$@" "$(printf '%s' "$arg" | sed "s|@DIR@|$dir|g")"
+        case "$#:$arg" in
+        0:[A-Z]*=*) envs="$envs $arg" ;;
+        *) set -- "$@" "$(printf '%s' "$arg" | sed "s|@DIR@|$dir|g")" ;;
+        esac
     done < "$case_base.args"
 else
     set -- "$case_base.yaml"
 fi
 if [ -f "$case_base.stdin" ]; then
     # DIR/NAME.stdin: what a pipe feeds the tracer's standard input.
-    cat "$case_base.stdin" | NO_COLOR=1 "$tracer" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
+    # shellcheck disable=SC2086 # envs is a list of NAME=VALUE words
+    cat "$case_base.stdin" | env NO_COLOR=1 $envs "$tracer" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
 else
-    NO_COLOR=1 "$tracer" "$@" >"$tmp/stdout" 2>"$tmp/stderr" </dev/null
+    # shellcheck disable=SC2086
+    env NO_COLOR=1 $envs "$tracer" "$@" >"$tmp/stdout" 2>"$tmp/stderr" </dev/null
 fi
 status=$?
 fail=0

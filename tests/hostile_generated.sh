@@ -272,6 +272,14 @@ for format in text json; do
 tracer: cannot write the trace: No space left on device
 EOF
 done
+# A trace larger than stdout's buffer fails while it streams, not at the final flush.
+printf 'title: long\ngiven:\n  x: {shape: [64, 64], init: ones}\nsteps:\n  - y: x @ x\n' >long.yaml
+NO_COLOR=1 "$tracer" long.yaml >/dev/full 2>out/full_long.stderr
+echo $? >out/full_long.status
+: >out/full_long.stdout
+expect full_long 2 <<'EOF'
+tracer: cannot write the trace: No space left on device
+EOF
 "$tracer" --help >/dev/full 2>out/full_help.stderr
 echo $? >out/full_help.status
 : >out/full_help.stdout

@@ -10,11 +10,20 @@
 // allocation of the tracer goes through util_malloc. After --small-arenas, the lessons that
 // follow also run with arenas that take a block for every allocation (so that each of those
 // fails in turn too) and with --explain requests from the command line.
+//
+// After --program ORIGINAL EDITED, the rest of what the command line does with a lesson fails
+// the same way: --step's pages with --only, --from and --to, --save, --list with a lesson,
+// --diff ORIGINAL EDITED, --quiz with its conversation, --watch's start, and the course of
+// $TRACER_COURSE: --list and a lesson named by its number.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "ask.h"
+#include "course.h"
 #include "pipeline.h"
+#include "watch.h"
 
 static char *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
@@ -55,32 +64,108 @@ typedef struct Run {
     Diag diag;
 } Run;
 
-// One pipeline run with allocation fail_at failing (0: none); quiz: the questions of --quiz
-// (read from path), whose "output" is the quiz made.
-static Run run_once(const char *path, const char *bytes, size_t len, const PipelineOptions *opts,
-                    size_t fail_at, bool quiz) {
+// One thing the tracer does, run with its output in out (or *made for what is not text).
+typedef struct Job {
+    const char *path, *bytes, *other;  // the lesson, its bytes, a second path (--diff, --save)
+    size_t len;
+    const PipelineOptions *opts;
+    int (*run)(const struct Job *job, StrBuf *out, bool *made, Diag *diag);
+    bool printed_on_success;  // main prints out only when the run succeeded (--list, --diff)
+} Job;
+
+static int run_bytes(const Job *job, StrBuf *out, bool *made, Diag *diag) {
+    (void)made;
+    return pipeline_run_bytes(job->path, job->bytes, job->len, job->opts, out, diag);
+}
+
+static int run_quiz(const Job *job, StrBuf *out, bool *made, Diag *diag) {
+    (void)out;
+    Quiz *quiz = NULL;
+    int status = pipeline_quiz_file(job->path, job->opts, 1, &quiz, diag);
+    *made = quiz != NULL;
+    quiz_destroy(quiz);
+    return status;
+}
+
+// The questions, then the conversation: a wrong answer, a word, a right-looking one, the end.
+static int run_ask(const Job *job, StrBuf *out, bool *made, Diag *diag) {
+    (void)out;
+    (void)made;  // the conversation is written as it goes, like a terminal's
+    Quiz *quiz = NULL;
+    int status = pipeline_quiz_file(job->path, job->opts, 1, &quiz, diag);
+    static char answers[] = "123\nword\n0.5\n";
+    FILE *in = fmemopen(answers, strlen(answers), "r"), *sink = fopen("/dev/null", "w");
+    if (status == STATUS_OK && in && sink)
+        status = ask_quiz(quiz, in, sink, true, 80, true, diag);
+    if (in)
+        fclose(in);
+    if (sink)
+        fclose(sink);
+    quiz_destroy(quiz);
+    return status;
+}
+
+static int run_pages(const Job *job, StrBuf *out, bool *made, Diag *diag) {
+    (void)made;
+    Pages pages;
+    int status = pipeline_run_file_pages(job->path, job->opts, out, &pages, diag);
+    util_free(pages.ends);
+    return status;
+}
+
+static int run_list(const Job *job, StrBuf *out, bool *made, Diag *diag) {
+    (void)made;
+    return pipeline_list_stages(job->path, out, diag);
+}
+
+static int run_diff(const Job *job, StrBuf *out, bool *made, Diag *diag) {
+    (void)made;
+    bool same;
+    return pipeline_diff_files(job->path, job->other, job->opts, &same, out, diag);
+}
+
+static int run_course_list(const Job *job, StrBuf *out, bool *made, Diag *diag) {
+    (void)job;
+    (void)made;
+    return course_list(out, diag);
+}
+
+static int run_course_path(const Job *job, StrBuf *out, bool *made, Diag *diag) {
+    (void)out;
+    char *path = NULL;
+    int status = course_lesson_path(job->other, &path, diag);
+    *made = path != NULL;
+    util_free(path);
+    return status;
+}
+
+static int run_watch(const Job *job, StrBuf *out, bool *made, Diag *diag) {
+    (void)out;
+    Watch *w = watch_create(job->path, diag);
+    *made = w != NULL;
+    watch_destroy(w);
+    return w ? STATUS_OK : diag->status;
+}
+
+// One run with allocation fail_at failing (0: none).
+static Run run_once(const Job *job, size_t fail_at) {
     Run r;
     diag_init(&r.diag);
     StrBuf out;
     strbuf_init(&out);
-    Quiz *questions = NULL;
+    bool made = false;
     util_fail_allocation(fail_at);
-    if (quiz)
-        r.status = pipeline_quiz_file(path, opts, 1, &questions, &r.diag);
-    else
-        r.status = pipeline_run_bytes(path, bytes, len, opts, &out, &r.diag);
+    r.status = job->run(job, &out, &made, &r.diag);
     r.allocations = util_fail_allocation(0);
-    r.out_len = quiz ? questions != NULL : out.len;
-    quiz_destroy(questions);
+    r.out_len = (job->printed_on_success && r.status != STATUS_OK ? 0 : out.len) + made;
     strbuf_finish(&out);
     return r;
 }
 
 // Fail each allocation of one configuration in turn; returns the number of failures found.
-static int sweep(const char *path, const char *bytes, size_t len, const PipelineOptions *opts,
-                 const char *what) {
-    bool quiz = strcmp(what, "quiz") == 0;
-    Run clean = run_once(path, bytes, len, opts, 0, quiz);
+static int sweep(const Job *job, const char *what) {
+    const char *path = job->path;
+    Run clean = run_once(job, 0);
     if (clean.status != STATUS_OK) {
         fprintf(stderr, "FAIL %s (%s): the lesson does not run even without failures: %s\n", path, what,
                 clean.diag.message);
@@ -89,7 +174,7 @@ static int sweep(const char *path, const char *bytes, size_t len, const Pipeline
     int failures = 0;
     size_t n = 1;
     for (;; n++) {
-        Run r = run_once(path, bytes, len, opts, n, quiz);
+        Run r = run_once(job, n);
         if (r.allocations < n) {
             // The run ended before allocation n: nothing failed, so it must have succeeded.
             if (r.status != STATUS_OK) {
@@ -122,9 +207,49 @@ static int sweep(const char *path, const char *bytes, size_t len, const Pipeline
     return failures;
 }
 
+// Every allocation of each of the command line's other uses of the lesson at path, failing
+// in turn; edited is a copy of it with a change, for --diff.
+static int sweep_program(const char *path, const char *edited) {
+    PipelineOptions text = {.format = OUTPUT_TEXT, .digits = -1, .colour = true};
+    PipelineOptions chosen = text;
+    chosen.only = "weights";
+    PipelineOptions range = text;
+    range.from = "scores";
+    range.to = "weights";
+    char save_dir[] = "/tmp/tracer-alloc-XXXXXX";
+    if (!mkdtemp(save_dir)) {
+        fprintf(stderr, "FAIL cannot make a folder for --save\n");
+        return 1;
+    }
+    PipelineOptions save = text;
+    save.save_dir = save_dir;
+    const char *course = getenv(COURSE_ENV);
+    int failures = 0;
+    failures += sweep(&(Job){.path = path, .opts = &chosen, .run = run_pages}, "--step pages, --only");
+    failures += sweep(&(Job){.path = path, .opts = &range, .run = run_pages}, "--step pages, --from --to");
+    failures += sweep(&(Job){.path = path, .opts = &save, .run = run_pages}, "--save");
+    failures += sweep(&(Job){.path = path, .run = run_list, .printed_on_success = true}, "--list");
+    failures += sweep(&(Job){.path = path, .other = edited, .opts = &text, .run = run_diff, .printed_on_success = true}, "--diff");
+    failures += sweep(&(Job){.path = path, .opts = &text, .run = run_ask}, "--quiz, answered");
+    failures += sweep(&(Job){.path = path, .run = run_watch}, "--watch");
+    if (course && course[0]) {
+        failures += sweep(&(Job){.path = course, .run = run_course_list, .printed_on_success = true}, "the course's --list");
+        failures += sweep(&(Job){.path = course, .other = "01", .run = run_course_path}, "a lesson by number");
+    } else {
+        fprintf(stderr, "FAIL %s is not set: the course was not tried\n", COURSE_ENV);
+        failures++;
+    }
+    // What --save wrote: the stages' files and the manifest.
+    char command[128];
+    snprintf(command, sizeof(command), "rm -rf '%s'", save_dir);
+    if (system(command) != 0)
+        fprintf(stderr, "note: could not remove %s\n", save_dir);
+    return failures;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: test_alloc_failure LESSON.yaml...\n");
+        fprintf(stderr, "usage: test_alloc_failure LESSON.yaml... [--program ORIGINAL EDITED]\n");
         return 2;
     }
     int failures = 0;
@@ -132,6 +257,11 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--small-arenas") == 0) {
             small_arenas = true;
+            continue;
+        }
+        if (strcmp(argv[i], "--program") == 0 && i + 2 < argc) {
+            failures += sweep_program(argv[i + 1], argv[i + 2]);
+            i += 2;
             continue;
         }
         size_t len;
@@ -144,17 +274,25 @@ int main(int argc, char **argv) {
         PipelineOptions text = {.format = OUTPUT_TEXT, .digits = -1, .colour = true};
         PipelineOptions json = {.format = OUTPUT_JSON, .digits = -1};
         PipelineOptions html = {.format = OUTPUT_HTML, .digits = -1};
-        failures += sweep(argv[i], bytes, len, &text, "text");
-        failures += sweep(argv[i], bytes, len, &json, "json");
-        failures += sweep(argv[i], bytes, len, &html, "html");
-        failures += sweep(argv[i], bytes, len, &text, "quiz");
+        Job job = {.path = argv[i], .bytes = bytes, .len = len, .opts = &text, .run = run_bytes};
+        failures += sweep(&job, "text");
+        job.opts = &json;
+        failures += sweep(&job, "json");
+        job.opts = &html;
+        failures += sweep(&job, "html");
+        Job quiz = {.path = argv[i], .opts = &text, .run = run_quiz};
+        failures += sweep(&quiz, "quiz");
         if (small_arenas) {
             static const char *const explain[] = {"S[0, 1]", "ln row 1", "Q", "rel[2]"};
-            text.explain = explain;
-            text.n_explain = sizeof(explain) / sizeof(explain[0]);
+            PipelineOptions explained = text;
+            explained.explain = explain;
+            explained.n_explain = sizeof(explain) / sizeof(explain[0]);
             util_arena_block_size(1);
-            failures += sweep(argv[i], bytes, len, &text, "text, an arena block per allocation, --explain");
-            failures += sweep(argv[i], bytes, len, &json, "json, an arena block per allocation");
+            job.opts = &explained;
+            failures += sweep(&job, "text, an arena block per allocation, --explain");
+            job.opts = &json;
+            failures += sweep(&job, "json, an arena block per allocation");
+            failures += sweep(&quiz, "quiz, an arena block per allocation");
             util_arena_block_size(0);
         }
         free(bytes);

@@ -51,22 +51,28 @@ static bool is_quit(const char *s) {
     return (s[0] == 'q' || s[0] == 'Q') && s[1 + strspn(s + 1, " \t")] == '\0';
 }
 
-static bool flush(StrBuf *sb, FILE *out) {
-    bool ok = !sb->failed && fwrite(strbuf_str(sb), 1, sb->len, out) == sb->len && fflush(out) == 0;
+// Write what sb holds and start it again; false (and diag says why) when memory ran out while
+// it was built or when out cannot be written.
+static bool flush(StrBuf *sb, FILE *out, Diag *diag) {
+    bool ok = false;
+    if (sb->failed)
+        diag_out_of_memory(diag);
+    else if (fwrite(strbuf_str(sb), 1, sb->len, out) != sb->len || fflush(out) != 0)
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot write the quiz: %s", strerror(errno));
+    else
+        ok = true;
     strbuf_finish(sb);
     strbuf_init(sb);
     return ok;
 }
 
-int ask_quiz(const Quiz *quiz, FILE *in, FILE *out, bool echo, size_t width, bool colour) {
+int ask_quiz(const Quiz *quiz, FILE *in, FILE *out, bool echo, size_t width, bool colour, Diag *diag) {
     const char *green = colour ? "\033[32m" : "", *red = colour ? "\033[31m" : "", *reset = colour ? "\033[0m" : "";
     StrBuf sb;
     strbuf_init(&sb);
     bool *wrong = util_calloc(quiz->n ? quiz->n : 1, sizeof(bool));
-    if (!wrong) {
-        fputs("tracer: out of memory\n", stderr);
-        return STATUS_USAGE_ERROR;
-    }
+    if (!wrong)
+        return diag_out_of_memory(diag);
     put_line(&sb, quiz->title, 0, 2, width);
     if (quiz->n == 0)
         put_line(&sb, "This lesson has no step small enough to work by hand; mark elements to ask with quiz: "
@@ -83,7 +89,7 @@ int ask_quiz(const Quiz *quiz, FILE *in, FILE *out, bool echo, size_t width, boo
         bool stop = false;
         for (;;) {
             strbuf_printf(&sb, "%s = ? ", q->asked);
-            if (!(ok = flush(&sb, out)))
+            if (!(ok = flush(&sb, out, diag)))
                 break;
             if (!read_answer(in, answer, sizeof(answer)) || is_quit(answer)) {
                 stop = true;
@@ -134,17 +140,13 @@ int ask_quiz(const Quiz *quiz, FILE *in, FILE *out, bool echo, size_t width, boo
         }
         if (ops.len)
             strbuf_printf(&sb, "To practise: %s (tracer --explain shows the work of any element).\n", strbuf_str(&ops));
-        else if (asked && right == asked)
+        else if (asked)  // no operation to practise: every answer was right
             strbuf_puts(&sb, "Nothing to practise: every answer was right.\n");
         sb.failed = sb.failed || ops.failed;
         strbuf_finish(&ops);
-        ok = flush(&sb, out);
+        ok = flush(&sb, out, diag);
     }
     strbuf_finish(&sb);
     util_free(wrong);
-    if (!ok) {
-        fprintf(stderr, "tracer: cannot write the quiz: %s\n", strerror(errno));
-        return STATUS_USAGE_ERROR;
-    }
-    return STATUS_OK;
+    return ok ? STATUS_OK : diag->status;
 }

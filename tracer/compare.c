@@ -93,6 +93,7 @@ static void side_by_side(StrBuf *out, const Tensor *a, const Tensor *b, int digi
         if (w > width)
             width = w;
     }
+    out->failed = out->failed || probe.failed;  // the columns would not line up
     strbuf_finish(&probe);
     strbuf_printf(out, "      %-*s   %s\n", (int)width, "before", "after");
     for (size_t r = 0; r < rows; r++) {

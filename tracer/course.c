@@ -298,6 +298,10 @@ int course_list(StrBuf *out, Diag *diag) {
         Diag lesson_diag;
         diag_init(&lesson_diag);
         Lesson *lesson = lesson_load_file(l->file, &lesson_diag);
+        if (lesson_diag.out_of_memory) {  // the lesson is not to blame: the list cannot be made
+            course_finish(&c);
+            return diag_out_of_memory(diag);
+        }
         if (lesson)
             put_title(out, lesson->title);
         else if (lesson_diag.line)

@@ -13,7 +13,7 @@ void diag_init(Diag *d) {
     d->path[0] = d->message[0] = d->hint[0] = d->source_line[0] = '\0';
     d->line = d->col = d->width = d->source_col = 0;
     d->n_warnings = d->warnings_dropped = d->n_more = 0;
-    d->more_dropped = false;
+    d->more_dropped = d->out_of_memory = false;
 }
 
 enum {
@@ -107,6 +107,7 @@ void diag_hint(Diag *d, const char *fmt, ...) {
 }
 
 int diag_out_of_memory(Diag *d) {
+    d->out_of_memory = d->out_of_memory || d->status == STATUS_OK;
     return diag_error(d, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
                       "out of memory (the tracer could not allocate what this lesson needs)");
 }

@@ -67,6 +67,7 @@ typedef struct Diag {
     DiagMore more[DIAG_MAX_ERRORS - 1];
     size_t n_more;
     bool more_dropped;  // DIAG_MAX_ERRORS were found and the rest of the lesson was not checked
+    bool out_of_memory;  // the error is diag_out_of_memory's: no fault of the lesson
 } Diag;
 
 void diag_init(Diag *d);

@@ -165,8 +165,8 @@ static int quiz_lesson(const char *lesson, const PipelineOptions *opts, unsigned
     Quiz *quiz = NULL;
     int status = pipeline_quiz_file(lesson, opts, seed, &quiz, &diag);
     if (status == STATUS_OK)
-        status = ask_quiz(quiz, stdin, stdout, !isatty(STDIN_FILENO), opts->width, opts->colour);
-    else
+        status = ask_quiz(quiz, stdin, stdout, !isatty(STDIN_FILENO), opts->width, opts->colour, &diag);
+    if (status != STATUS_OK)
         diag_print(&diag, stderr, colour_errors);
     quiz_destroy(quiz);
     return status;
@@ -193,8 +193,8 @@ static char *read_text_file(const char *path, int *err) {
         return NULL;
     }
     if (!sb.data)
-        strbuf_append(&sb, "", 0);
-    return sb.data ? sb.data : util_strdup("");
+        strbuf_append(&sb, "", 0);  // an empty file; NULL (ENOMEM) when even that fails
+    return sb.data;
 }
 
 static int check_golden(const char *lesson, const char *golden_arg, const char *trace, bool colour) {
@@ -391,7 +391,7 @@ static int diff_lessons(const char *original, const char *edited, bool check, Pi
         strbuf_finish(&out);
         return STATUS_USAGE_ERROR;
     }
-    fwrite(out.data ? out.data : "", 1, out.len, stdout);
+    fwrite(strbuf_str(&out), 1, out.len, stdout);
     strbuf_finish(&out);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "tracer: cannot write the comparison: %s\n", strerror(errno));
