@@ -177,4 +177,44 @@ tmux -S "$sock" -f /dev/null new-session -d -x 100 -y 20 -c "$PWD" \
 shows "tracer exited with status 1"
 shows "claim_no_expression.yaml:8:5: error: a claim must be one"
 hides "step 1 of"
+# More keys: Page Down to the end and Page Up back, Ctrl-H as Backspace, Ctrl-J as Enter, a
+# number longer than any step (its digits past 15 are dropped), and Q to quit. --width fixes
+# the width: a narrower window is traced again, still at 80 columns.
+# A new session (the last one ended) called $1, of $2 x $3, running the command $4 and then
+# saying the status it exited with.
+session() {
+    tmux -S "$sock" kill-server 2>/dev/null
+    sock="$tmp/tmux-$1.sock"
+    after="starting $1"
+    tmux -S "$sock" -f /dev/null new-session -d -x "$2" -y "$3" -c "$PWD" \
+        "$4; echo \"tracer exited with status \$?\"; sleep 60"
+}
+session width-80 80 20 "NO_COLOR=1 '$tracer' --step --width 80 lessons/02_the_cat_sat.yaml"
+shows "step 1 of 14   lines 1-18 of 32"
+press NPage
+shows "lines 15-32 of 32"
+press PPage
+shows "lines 1-18 of 32"
+press 3 4 C-h
+shows "go to step 3 (Enter)"
+press C-j
+shows "step 3 of 14"
+press 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8
+shows "go to step 123456789012345 (Enter)"
+press Enter
+shows "there is no step 123456789012345: the steps are 1 to 14"
+press 6 Enter
+shows "step 6 of 14"
+after="resizing the window to 60 x 20"
+tmux -S "$sock" resize-window -t 0 -x 60 -y 20
+shows "step 6 of 14"
+# The 80-column line, wrapped by the 60-column terminal (not by the tracer at 60 columns).
+shows "matrix product: each row of the left against each colu"
+hides "      column of the right"
+press Q
+shows "tracer exited with status 0"
+
+# Keys from the terminal, but the trace into a pipe: --step refuses, naming its output.
+session pipe 100 20 "NO_COLOR=1 '$tracer' --step lessons/01_softmax_weights.yaml | cat"
+shows "tracer: --step waits for keys in a terminal, but its output is not one"
 echo "--step showed the header, each stage, back, jumps, scrolling, a resize and quit as expected"

@@ -77,6 +77,33 @@ static void test_not_a_number(void **state) {
     assert_false(judge(&weight, "0,35").number);
     assert_false(judge(&params, "124,439,808 x").number);
     assert_true(judge(&params, "-124,439,808").number);
+    // Decimals may follow the groups; a comma cannot open them, follow another, or come after
+    // the point; a group may hold no letter; 130 digits before a comma are no count either.
+    static const QuizQuestion mean = {.asked = "m", .value = 1234.5, .value_text = "1,234.5000",
+                                      .half_unit = 0.00005, .digits = 4};
+    assert_true(judge(&mean, "1,234.5").right);
+    assert_false(judge(&params, ",124,439,808").number);
+    assert_false(judge(&params, "124,,439").number);
+    assert_false(judge(&mean, "1.5,3").number);
+    assert_false(judge(&params, "124,4x9,808").number);
+    char long_answer[160];
+    memset(long_answer, '1', 130);
+    strcpy(long_answer + 130, ",000");
+    assert_false(judge(&params, long_answer).number);
+}
+
+// An overflow is right only as itself: inf for inf, and nan for nan; inf for a number is not.
+static void test_infinite_and_nan(void **state) {
+    (void)state;
+    static const QuizQuestion overflow = {.asked = "e", .value = INFINITY, .value_text = "inf", .half_unit = 0.5};
+    static const QuizQuestion undefined = {.asked = "d", .value = NAN, .value_text = "nan", .half_unit = 0.5};
+    assert_true(judge(&overflow, "inf").right);
+    assert_false(judge(&overflow, "-inf").right);
+    assert_false(judge(&overflow, "1e308").right);
+    assert_true(judge(&undefined, "nan").right);
+    assert_false(judge(&undefined, "0").right);
+    assert_false(judge(&weight, "inf").right);
+    assert_false(judge(&weight, "nan").right);
 }
 
 static void test_comparisons_and_allclose(void **state) {
@@ -101,6 +128,7 @@ int main(void) {
         cmocka_unit_test(test_printed_digits),
         cmocka_unit_test(test_typed_precision_is_looser_with_a_note),
         cmocka_unit_test(test_not_a_number),
+        cmocka_unit_test(test_infinite_and_nan),
         cmocka_unit_test(test_comparisons_and_allclose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

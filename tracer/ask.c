@@ -28,21 +28,20 @@ static void show_work(StrBuf *sb, const QuizQuestion *q, size_t width) {
         put_line(sb, q->work[i], 6, 10, width);
 }
 
-// One line of input without its newline; false at the end of input. A line longer than the
-// buffer is read to its end and cut.
+// One line of input without its newline (nor a CRLF's return); false at the end of input. A
+// line longer than the buffer is read to its end and cut. Read byte by byte, not with fgets:
+// a line that holds a NUL byte must not make the next line look like its rest.
 static bool read_answer(FILE *in, char *buf, size_t cap) {
-    if (!fgets(buf, (int)cap, in))
+    size_t len = 0;
+    int c;
+    while ((c = fgetc(in)) != EOF && c != '\n')
+        if (len + 1 < cap)
+            buf[len++] = (char)c;
+    if (c == EOF && len == 0)
         return false;
-    size_t len = strlen(buf);
-    if (len && buf[len - 1] == '\n') {
-        buf[--len] = '\0';
-    } else {
-        int c;
-        while ((c = fgetc(in)) != EOF && c != '\n')
-            ;
-    }
     if (len && buf[len - 1] == '\r')
-        buf[--len] = '\0';
+        len--;
+    buf[len] = '\0';
     return true;
 }
 

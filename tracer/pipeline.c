@@ -23,6 +23,12 @@
 #include <string.h>
 
 
+// The status of a lesson that did not load: the loader always says why, out of memory included.
+static int load_failed(const Diag *diag) {
+    ASSERT(diag->status != STATUS_OK);
+    return diag->status;
+}
+
 // The stage called name, or a usage error that starts with `option` ("--only") and suggests
 // the closest stage name; `use` says how to ask for an intermediate ("explain").
 static bool find_stage(const Plan *plan, const char *option, const char *use, const char *name, size_t *node,
@@ -264,7 +270,7 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
         }
     }
     if (dst == &text && !text.failed)
-        strbuf_append(out, text.data ? text.data : "", text.len);
+        strbuf_append(out, strbuf_str(&text), text.len);
     strbuf_flush(out);
     if (out->failed && out->sink_errno)
         diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot write the trace: %s", strerror(out->sink_errno));
@@ -292,7 +298,7 @@ int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t s
     ExplainTarget *targets = NULL;
     Lesson *lesson = lesson_load_file(path, diag);
     if (!lesson)
-        return diag->status ? diag->status : diag_out_of_memory(diag);
+        return load_failed(diag);
     parallel_set_threads(opts->threads);
     if (!(plan = check_lesson(lesson, diag)))
         goto done;
@@ -304,7 +310,7 @@ int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t s
     }
     bool marked;
     size_t n = SIZE_MAX;
-    if ((targets = util_calloc(cap ? cap : 1, sizeof(ExplainTarget))))
+    if ((targets = util_calloc(cap, sizeof(ExplainTarget))))  // cap >= 1: a lesson has steps
         n = quiz_targets(plan, seed, targets, cap, &marked);
     if (n == SIZE_MAX) {
         diag_out_of_memory(diag);
@@ -327,7 +333,7 @@ done:;
 int pipeline_run_file(const char *path, const PipelineOptions *opts, StrBuf *out, Diag *diag) {
     Lesson *lesson = lesson_load_file(path, diag);
     if (!lesson)
-        return diag->status ? diag->status : diag_out_of_memory(diag);
+        return load_failed(diag);
     return run_lesson(lesson, opts, out, NULL, diag);
 }
 
@@ -335,7 +341,7 @@ int pipeline_run_file_pages(const char *path, const PipelineOptions *opts, StrBu
     *pages = (Pages){0};
     Lesson *lesson = lesson_load_file(path, diag);
     if (!lesson)
-        return diag->status ? diag->status : diag_out_of_memory(diag);
+        return load_failed(diag);
     return run_lesson(lesson, opts, out, pages, diag);
 }
 
@@ -343,7 +349,7 @@ int pipeline_run_bytes(const char *path, const char *bytes, size_t len, const Pi
                        StrBuf *out, Diag *diag) {
     Lesson *lesson = lesson_create(path, bytes, len, diag);
     if (!lesson)
-        return diag->status ? diag->status : diag_out_of_memory(diag);
+        return load_failed(diag);
     return run_lesson(lesson, opts, out, NULL, diag);
 }
 
@@ -357,8 +363,7 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     for (size_t i = 0; i < 2; i++) {
         lessons[i] = lesson_load_file(paths[i], diag);
         if (!lessons[i]) {
-            if (!diag->status)
-                diag_out_of_memory(diag);
+            ASSERT(diag->status != STATUS_OK);  // the loader says why
             goto done;
         }
         if (!trace_lesson(lessons[i], opts, &plans[i], &traces[i], diag))
@@ -381,7 +386,7 @@ done:
 int pipeline_list_stages(const char *path, StrBuf *out, Diag *diag) {
     Lesson *lesson = lesson_load_file(path, diag);
     if (!lesson)
-        return diag->status ? diag->status : diag_out_of_memory(diag);
+        return load_failed(diag);
     Plan *plan = check_lesson(lesson, diag);
     if (plan) {
         size_t name_width = 0, shape_width = 0;

@@ -316,7 +316,9 @@ void quiz_judge(const QuizQuestion *q, const char *answer, QuizVerdict *v) {
     v->right = gap <= printed || gap <= loose;
     if (!v->right || gap <= printed)
         return;
-    if (typed > 0 && q->digits > 0)
+    // (Right only by the typed precision: typed_half > printed, so digits were typed only
+    // when the trace prints more of them.)
+    if (typed > 0)
         snprintf(v->note, sizeof(v->note), "right to the %d decimal%s you gave; to %d it is %s", typed,
                  typed == 1 ? "" : "s", q->digits, q->value_text);
     else

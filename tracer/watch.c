@@ -84,7 +84,7 @@ Watch *watch_create(const char *path, Diag *diag) {
     if (w->folder_wd < 0) {
         diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot watch '%s': %s", path, strerror(errno));
         if (errno == EMFILE || errno == ENOSPC)
-            diag_hint(diag, "the system's limit of inotify watches is reached; close other programs that watch files");
+            diag_hint(diag, "the limit of open files or of inotify watches is reached; close other programs that watch files");
         watch_destroy(w);
         return NULL;
     }
