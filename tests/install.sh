@@ -46,6 +46,8 @@ run_installed() {
     cmp -s 02.txt "$src/golden/02_the_cat_sat.txt" || no "tracer 02 differs from golden/02_the_cat_sat.txt"
     "$bin" the_cat_sat >cat.txt 2>&1 && cmp -s cat.txt 02.txt || no "tracer the_cat_sat differs from tracer 02"
     "$bin" 2 >2.txt 2>&1 && cmp -s 2.txt 02.txt || no "tracer 2 differs from tracer 02"
+    # TRACER_COURSE set but empty is as unset: the installed course.
+    TRACER_COURSE= "$bin" 02 >empty.txt 2>&1 && cmp -s empty.txt 02.txt || no "TRACER_COURSE= tracer 02 differs"
     # A whole name wins over a part of a longer one: 03_layernorm, not 13_layernorm_vs_batchnorm.
     "$bin" layernorm >ln.txt 2>&1 && cmp -s ln.txt "$src/golden/03_layernorm.txt" || no "tracer layernorm is not lesson 03"
     "$bin" batchnorm >bn.txt 2>&1 && cmp -s bn.txt "$src/golden/13_layernorm_vs_batchnorm.txt" ||
