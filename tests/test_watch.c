@@ -136,6 +136,16 @@ static void test_deleted_and_renamed(void **state) {
     // The old file's watch ends with an event of its own, which must not count as a save.
     write_file(path, "title: in place\n");
     assert_int_equal(wait_event(w), WATCH_SAVED);
+    // Renamed away (a backup, still there) and written anew: the backup's watch is let go,
+    // and what it says as it goes is no save either.
+    char backup[160];
+    snprintf(backup, sizeof(backup), "%s.bak", path);
+    assert_int_equal(rename(path, backup), 0);
+    write_file(path, "title: a new file\n");
+    assert_int_equal(wait_event(w), WATCH_SAVED);
+    write_file(backup, "title: the backup changes\n");
+    write_file(path, "title: saved again\n");
+    assert_int_equal(wait_event(w), WATCH_SAVED);
     watch_destroy(w);
 }
 

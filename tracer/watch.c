@@ -82,8 +82,9 @@ Watch *watch_create(const char *path, Diag *diag) {
     w->fd = inotify_init1(IN_CLOEXEC);
     w->folder_wd = w->fd < 0 ? -1 : inotify_add_watch(w->fd, w->folder, FOLDER_EVENTS);
     if (w->folder_wd < 0) {
-        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot watch '%s': %s", path, strerror(errno));
-        if (errno == EMFILE || errno == ENOSPC)
+        int err = errno;  // before diag_error, which may change errno
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot watch '%s': %s", path, strerror(err));
+        if (err == EMFILE || err == ENOSPC)
             diag_hint(diag, "the limit of open files or of inotify watches is reached; close other programs that watch files");
         watch_destroy(w);
         return NULL;
