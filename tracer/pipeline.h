@@ -33,6 +33,9 @@ typedef struct PipelineOptions {
     size_t *claims_failed;
     size_t threads;        // threads of the kernels; 0: one per online CPU
     const char *save_dir;  // --save: write every stage as .npy there first; NULL: no
+    // Keep every stage's values to the end, even those the text trace does not print (a test
+    // shows that freeing them changes nothing printed).
+    bool keep_every_stage;
 } PipelineOptions;
 
 // Read and trace the lesson at path. Returns a STATUS_* code; on failure diag says why.

@@ -26,6 +26,10 @@ typedef struct RenderOptions {
     const bool *shown;  // one per stage: print it; NULL prints every stage
 } RenderOptions;
 
+// Whether the text trace prints the values of a stage of this kind, when the choice of stages
+// (RenderOptions.shown) keeps it: --brief hides the intermediate stages and the givens' values.
+bool render_text_prints_values(const RenderOptions *opts, StageKind kind, bool chosen);
+
 void render_text(const Trace *trace, const RenderOptions *opts, StrBuf *out);
 // The same text in pages, for stepping through it: the header, then one page per stage shown,
 // then the close (the outro and the document check; it may be empty). ends (room for

@@ -214,6 +214,7 @@ void render_json(const Trace *tr, StrBuf *out) {
     render_json_string(out, tr->outro);
     strbuf_puts(out, ",\n \"stages\": [\n");
     for (size_t i = 0; i < tr->n_stages; i++) {
+        ASSERT(!tr->stages[i].released);  // the JSON trace keeps every value (pipeline.c)
         strbuf_puts(out, "  ");
         json_stage(out, &tr->stages[i]);
         strbuf_puts(out, i + 1 < tr->n_stages ? ",\n" : "\n");

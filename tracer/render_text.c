@@ -788,12 +788,25 @@ static void operation(const Ctx *c, StrBuf *out, const TraceStage *s, size_t ind
     textwrap_line(out, about, strlen(about), indent + 2, indent + 2, c->width);
 }
 
+static bool stage_shown(const Ctx *c, size_t i) {
+    if (c->opts->shown && !c->opts->shown[i])
+        return false;
+    return !(c->opts->brief && c->tr->stages[i].kind == STAGE_INTERMEDIATE);
+}
+
+bool render_text_prints_values(const RenderOptions *opts, StageKind kind, bool chosen) {
+    return chosen && !(opts->brief && (kind == STAGE_INTERMEDIATE || kind == STAGE_GIVEN));
+}
+
 static void stage(const Ctx *c, StrBuf *out, const TraceStage *s) {
     const TextStyle *st = &c->st;
     char shape[64];
     shape_format(&s->value->shape, shape, sizeof(shape));
     const size_t indent = 4;
-    bool brief_given = c->opts->brief && s->kind == STAGE_GIVEN;
+    bool brief_given = !render_text_prints_values(c->opts, s->kind, true);
+    // The values of a stage shown were kept to the end (run.h); a given whose values --brief
+    // hides may have been freed, but not when the document printed it (doccheck_needs).
+    ASSERT(!s->released || (brief_given && !s->document));
     strbuf_putc(out, '\n');
     if (s->kind == STAGE_GIVEN)
         wrapf(c, out, 0, indent, "%sGiven %s  %s%s%s%s", st->bold, s->name, shape, st->reset, s->about ? "  " : "",
@@ -860,11 +873,6 @@ static void claims_summary(const Ctx *c, StrBuf *out) {
             wrapf(c, out, 2, 4, "%s (%s)", tr->claims[k].text, tr->claims[k].expr);
 }
 
-static bool stage_shown(const Ctx *c, size_t i) {
-    if (c->opts->shown && !c->opts->shown[i])
-        return false;
-    return !(c->opts->brief && c->tr->stages[i].kind == STAGE_INTERMEDIATE);
-}
 
 static void header(const Ctx *c, StrBuf *out) {
     const Trace *tr = c->tr;

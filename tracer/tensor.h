@@ -57,3 +57,5 @@ Tensor *tensor_create(const Shape *shape);
 Tensor *tensor_create_shape_only(const Shape *shape);
 Tensor *tensor_copy(const Tensor *t);
 void tensor_destroy(Tensor *t);  // accepts NULL
+// Free t's values and keep its shape: t becomes shape-only (data NULL).
+void tensor_release_values(Tensor *t);
