@@ -366,7 +366,7 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     }
     // The edited lesson's digits, unless the command line says otherwise.
     int digits = traces[1]->digits;
-    *same = compare_traces(traces[0], traces[1], original, edited, digits, out);
+    *same = compare_traces(traces[0], traces[1], original, edited, digits, opts->colour, out);
     if (out->failed)
         diag_out_of_memory(diag);
 done:
