@@ -2,6 +2,7 @@
 // labelled matrices with aligned columns, all fitted to a width (a terminal's, or 80 for a
 // golden file), with pictures of attention weights where asked for.
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "corners.h"
@@ -426,7 +427,6 @@ static Drawing drawing_for(const Ctx *c, const TraceStage *s) {
     heatmap_init(&d.heat, t->data, t->size);
     return d;
 }
-
 
 // One block per slice shown (si: the slices' indices, CORNERS_GAP for the gap), each a heading and a
 // matrix within the width from indent. Returns their width side by side.
@@ -894,7 +894,7 @@ static void header(const Ctx *c, StrBuf *out) {
     }
 }
 
-size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out, size_t *ends) {
+size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out, size_t *ends, size_t *stages) {
     static const RenderOptions defaults = {0};
     Notation notation = {0};
     Ctx c = {.tr = tr, .opts = opts ? opts : &defaults, .st = {"", "", "", "", "", "", ""}, .notation = &notation};
@@ -905,6 +905,8 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
     header(&c, out);
     if (ends)
         ends[n] = out->len;
+    if (stages)
+        stages[n] = SIZE_MAX;
     n++;
     for (size_t i = 0; i < tr->n_stages; i++) {
         if (!stage_shown(&c, i))
@@ -913,6 +915,8 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
         stage_claims(&c, out, i, 4);
         if (ends)
             ends[n] = out->len;
+        if (stages)
+            stages[n] = i;
         n++;
     }
     if (tr->outro) {
@@ -923,9 +927,11 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
     claims_summary(&c, out);
     if (ends)
         ends[n] = out->len;
+    if (stages)
+        stages[n] = SIZE_MAX;
     return n + 1;
 }
 
 void render_text(const Trace *tr, const RenderOptions *opts, StrBuf *out) {
-    render_text_pages(tr, opts, out, NULL);
+    render_text_pages(tr, opts, out, NULL, NULL);
 }
