@@ -138,6 +138,26 @@ shows "step 5 of 7"
 press q
 shows "tracer exited with status 0"
 
+# Lesson 16's backward pass is step 27's parts, 27a to 27z, then 27.27 to 27.44: a letter or
+# a point after the digits is part of the number where a stage is numbered so; 27b is a
+# stage, so b there is typed, not "back".
+session tmux-parts 100 60 "on lesson 16" "NO_COLOR=1 '$tracer' --step lessons/16_backward_pass.yaml"
+shows "given E, before step 1 of 37"
+press 2 7 b
+shows "go to step 27b (Enter)"
+press Enter
+shows "step 27b of 37"
+shows "Step 27b  dloss/dlogits = dloss/dlast_logits"
+press 2 7 . 3 0 Enter
+shows "step 27.30 of 37"
+shows "Step 27.30  dloss/dweights_1.1 = Q_1.T @ dloss/dweights_1.2"
+press 2 7 . 2 Enter
+shows "there is no step 27.2: the steps are 1 to 37"
+press 3 8 Enter
+shows "there is no step 38: the steps are 1 to 37"
+press q
+shows "tracer exited with status 0"
+
 # 20 rows: 18 for the text, a blank line and the status line. The first screen of lesson 02
 # is its header (4 lines, a blank line, 18 lines of introduction with its blank line) and
 # Given X (a blank line, its heading, 6 lines of box and the document's line): 32 lines.

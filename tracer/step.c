@@ -72,12 +72,11 @@ static void screen_text(const char *text, const Pages *pages, size_t k, const ch
 // What the status line calls the stage of screen k, in the numbers the trace prints: "step 6
 // of 7", "step 1a of 7" (a part of step 1), "given K, before step 1 of 7".
 static void stage_label(const Pages *pages, size_t k, char *buf, size_t cap) {
+    // Every lesson has a step (the loader refuses one without), so there is a step 1.
     if (pages->number[k][0])
         snprintf(buf, cap, " step %s of %zu ", pages->number[k], pages->steps);
-    else if (pages->steps)
-        snprintf(buf, cap, " given %.40s, before step 1 of %zu ", pages->name[k], pages->steps);
     else
-        snprintf(buf, cap, " given %.40s ", pages->name[k]);
+        snprintf(buf, cap, " given %.40s, before step 1 of %zu ", pages->name[k], pages->steps);
 }
 
 // The screen that shows the stage numbered `want` ("6", "1a"), or 0 when none does.
@@ -107,10 +106,8 @@ static size_t jump(const Pages *pages, const char *typed, char *note, size_t cap
     unsigned long long want = strtoull(typed, NULL, 10);
     if (whole && want >= 1 && want <= pages->steps)
         snprintf(note, cap, "step %s is not shown: --only, --from or --to left it out", typed);
-    else if (pages->steps)
-        snprintf(note, cap, "there is no step %s: the steps are 1 to %zu", typed, pages->steps);
     else
-        snprintf(note, cap, "there is no step %s: the lesson has only givens", typed);
+        snprintf(note, cap, "there is no step %s: the steps are 1 to %zu", typed, pages->steps);
     return 0;
 }
 
