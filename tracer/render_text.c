@@ -404,27 +404,13 @@ static void legend(const Ctx *c, StrBuf *out, const Drawing *d, size_t indent) {
     }
 }
 
-// Softmax outputs are attention weights and probability distributions: they get a picture
-// by default when the terminal has colour.
-static bool attention_like(const TraceStage *s) {
-    return s->distribution;
-}
-
 static Drawing drawing_for(const Ctx *c, const TraceStage *s) {
-    const Tensor *t = s->value;
-    if (!t->data || t->shape.rank == 0 || t->size == 0)
-        return TABLE_ONLY;
-    PictureKind want = s->show;
-    if (want == PICTURE_DEFAULT) {
-        if (!c->opts->heatmap && !(c->opts->colour && attention_like(s)))
-            return TABLE_ONLY;
-        want = t->shape.rank == 1 && attention_like(s) ? PICTURE_BARS : PICTURE_HEATMAP;
-    }
     Drawing d = TABLE_ONLY;
-    if (want == PICTURE_TABLE || (want == PICTURE_BARS && t->shape.rank != 1))
+    PictureKind want = trace_picture(s, c->opts->heatmap, c->opts->colour);
+    if (want == PICTURE_TABLE)
         return d;
     d.picture = want == PICTURE_BARS ? PIC_BARS : c->opts->colour ? PIC_COLOUR : PIC_SHADES;
-    heatmap_init(&d.heat, t->data, t->size);
+    heatmap_init(&d.heat, s->value->data, s->value->size);
     return d;
 }
 
