@@ -133,7 +133,7 @@ static void side_by_side(StrBuf *out, const Tensor *a, const Tensor *b, int digi
     strbuf_finish(&probe);
     strbuf_printf(out, "      %-*s   %s\n", (int)width, "before", "after");
     for (size_t r = 0; r < rows; r++) {
-        bool changed = r >= rows_a || r >= rows_b || cols_of(a) != cols_of(b);
+        bool changed = r >= rows_a || r >= rows_b || a->shape.rank != b->shape.rank || cols_of(a) != cols_of(b);
         for (size_t c = 0; !changed && c < cols_of(a); c++)
             changed = cell_changed(a, b, r, c);
         strbuf_puts(out, "      ");
