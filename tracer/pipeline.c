@@ -18,6 +18,7 @@
 #include "trace.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,6 +242,34 @@ done:
     return ok;
 }
 
+// The text trace in pages, each named by the stage it shows (copied: the trace goes first).
+static bool paginate(const Trace *trace, const RenderOptions *ro, StrBuf *out, Pages *pages) {
+    size_t room = trace->n_stages + 2;
+    size_t *stages = NULL;
+    if (!(pages->arena = arena_create()) || !(pages->ends = arena_array(pages->arena, room, sizeof(size_t))) ||
+        !(pages->number = arena_array(pages->arena, room, sizeof(char *))) ||
+        !(pages->name = arena_array(pages->arena, room, sizeof(char *))) ||
+        !(stages = arena_array(pages->arena, room, sizeof(size_t))))
+        return false;
+    pages->n = render_text_pages(trace, ro, out, pages->ends, stages);
+    for (size_t k = 0; k < pages->n; k++) {
+        if (stages[k] == SIZE_MAX)
+            continue;
+        const TraceStage *s = &trace->stages[stages[k]];
+        if (!(pages->number[k] = arena_strdup(pages->arena, s->number)) ||
+            !(pages->name[k] = arena_strdup(pages->arena, s->name)))
+            return false;
+    }
+    for (size_t i = 0; i < trace->n_stages; i++)
+        pages->steps += trace->stages[i].kind == STAGE_STEP;
+    return true;
+}
+
+void pipeline_pages_finish(Pages *pages) {
+    arena_destroy(pages->arena);
+    *pages = (Pages){0};
+}
+
 static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, Pages *pages, Diag *diag) {
     int status = STATUS_OK;
     Plan *plan = NULL;
@@ -283,12 +312,10 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
                             .brief = opts->brief,
                             .shown = shown};
         if (pages) {
-            pages->ends = util_calloc(trace->n_stages + 2, sizeof(size_t));
-            if (!pages->ends) {
+            if (!paginate(trace, &ro, dst, pages)) {
                 diag_out_of_memory(diag);
                 goto done;
             }
-            pages->n = render_text_pages(trace, &ro, dst, pages->ends);
         } else {
             render_text(trace, &ro, dst);
         }
@@ -302,10 +329,8 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
         diag_out_of_memory(diag);
 done:
     status = diag->status;
-    if (status != STATUS_OK && pages) {
-        util_free(pages->ends);
-        *pages = (Pages){0};
-    }
+    if (status != STATUS_OK && pages)
+        pipeline_pages_finish(pages);
     strbuf_finish(&text);
     util_free(shown);
     util_free(chosen);
@@ -396,7 +421,7 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     }
     // The edited lesson's digits, unless the command line says otherwise.
     int digits = traces[1]->digits;
-    *same = compare_traces(traces[0], traces[1], original, edited, digits, out);
+    *same = compare_traces(traces[0], traces[1], original, edited, digits, opts->colour, out);
     if (out->failed)
         diag_out_of_memory(diag);
 done:

@@ -33,8 +33,10 @@ bool render_text_prints_values(const RenderOptions *opts, StageKind kind, bool c
 void render_text(const Trace *trace, const RenderOptions *opts, StrBuf *out);
 // The same text in pages, for stepping through it: the header, then one page per stage shown,
 // then the close (the outro and the document check; it may be empty). ends (room for
-// trace->n_stages + 2) receives where each page ends in out; returns the number of pages.
-size_t render_text_pages(const Trace *trace, const RenderOptions *opts, StrBuf *out, size_t *ends);
+// trace->n_stages + 2) receives where each page ends in out, and stages (the same room, or
+// NULL) the index in trace->stages of the stage each page shows (SIZE_MAX for the header and
+// the close); returns the number of pages.
+size_t render_text_pages(const Trace *trace, const RenderOptions *opts, StrBuf *out, size_t *ends, size_t *stages);
 void render_json(const Trace *trace, StrBuf *out);
 // s as a JSON string ("null" for NULL), and a stage's kind as JSON names it: for other
 // writers of JSON about a trace (save.c's manifest).

@@ -2,6 +2,7 @@
 // labelled matrices with aligned columns, all fitted to a width (a terminal's, or 80 for a
 // golden file), with pictures of attention weights where asked for.
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "corners.h"
@@ -404,30 +405,15 @@ static void legend(const Ctx *c, StrBuf *out, const Drawing *d, size_t indent) {
     }
 }
 
-// Softmax outputs are attention weights and probability distributions: they get a picture
-// by default when the terminal has colour.
-static bool attention_like(const TraceStage *s) {
-    return s->distribution;
-}
-
 static Drawing drawing_for(const Ctx *c, const TraceStage *s) {
-    const Tensor *t = s->value;
-    if (!t->data || t->shape.rank == 0 || t->size == 0)
-        return TABLE_ONLY;
-    PictureKind want = s->show;
-    if (want == PICTURE_DEFAULT) {
-        if (!c->opts->heatmap && !(c->opts->colour && attention_like(s)))
-            return TABLE_ONLY;
-        want = t->shape.rank == 1 && attention_like(s) ? PICTURE_BARS : PICTURE_HEATMAP;
-    }
     Drawing d = TABLE_ONLY;
-    if (want == PICTURE_TABLE || (want == PICTURE_BARS && t->shape.rank != 1))
+    PictureKind want = trace_picture(s, c->opts->heatmap, c->opts->colour);
+    if (want == PICTURE_TABLE)
         return d;
     d.picture = want == PICTURE_BARS ? PIC_BARS : c->opts->colour ? PIC_COLOUR : PIC_SHADES;
-    heatmap_init(&d.heat, t->data, t->size);
+    heatmap_init(&d.heat, s->value->data, s->value->size);
     return d;
 }
-
 
 // One block per slice shown (si: the slices' indices, CORNERS_GAP for the gap), each a heading and a
 // matrix within the width from indent. Returns their width side by side.
@@ -793,7 +779,7 @@ static void header(const Ctx *c, StrBuf *out) {
     }
 }
 
-size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out, size_t *ends) {
+size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out, size_t *ends, size_t *stages) {
     static const RenderOptions defaults = {0};
     Notation notation = {0};
     Ctx c = {.tr = tr, .opts = opts ? opts : &defaults, .st = {"", "", "", "", "", "", ""}, .notation = &notation};
@@ -804,6 +790,8 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
     header(&c, out);
     if (ends)
         ends[n] = out->len;
+    if (stages)
+        stages[n] = SIZE_MAX;
     n++;
     for (size_t i = 0; i < tr->n_stages; i++) {
         if (!stage_shown(&c, i))
@@ -812,6 +800,8 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
         stage_claims(&c, out, i, 4);
         if (ends)
             ends[n] = out->len;
+        if (stages)
+            stages[n] = i;
         n++;
     }
     if (tr->outro) {
@@ -822,9 +812,11 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
     claims_summary(&c, out);
     if (ends)
         ends[n] = out->len;
+    if (stages)
+        stages[n] = SIZE_MAX;
     return n + 1;
 }
 
 void render_text(const Trace *tr, const RenderOptions *opts, StrBuf *out) {
-    render_text_pages(tr, opts, out, NULL);
+    render_text_pages(tr, opts, out, NULL, NULL);
 }

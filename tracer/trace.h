@@ -144,3 +144,10 @@ typedef struct Trace {
 } Trace;
 
 void trace_destroy(Trace *trace);  // accepts NULL
+
+// The picture the text trace draws for a stage: the step's show: when it asks for one;
+// otherwise, for a softmax's output in colour (or for every tensor with `every_tensor`,
+// --heatmap), bars for a distribution that is a vector and a heatmap for the rest; otherwise
+// the table alone. A stage without values, a single number or an empty tensor is a table. The
+// JSON trace records it as the text draws it in colour without --heatmap.
+PictureKind trace_picture(const TraceStage *s, bool every_tensor, bool colour);
