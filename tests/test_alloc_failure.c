@@ -109,7 +109,7 @@ static int run_pages(const Job *job, StrBuf *out, bool *made, Diag *diag) {
     (void)made;
     Pages pages;
     int status = pipeline_run_file_pages(job->path, job->opts, out, &pages, diag);
-    util_free(pages.ends);
+    pipeline_pages_finish(&pages);
     return status;
 }
 
