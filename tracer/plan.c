@@ -111,8 +111,16 @@ bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec
         snprintf(hint, hint_cap, "give the indices of the row instead, as [0, 1] for a rank-3 tensor");
         return false;
     }
-    if (spec->kind == EXPLAIN_ROW && s->rank == 1)
-        want = 0;  // the row of a vector is the vector itself
+    if (spec->kind == EXPLAIN_ROW && s->rank == 1) {
+        // The one row of a vector is the vector itself: row 0 (or -1, counting from the end).
+        if (spec->index[0] != 0 && spec->index[0] != -1) {
+            snprintf(message, message_cap, "'%s' is a vector (shape %s): its one row is row 0, not row %ld", n->name,
+                     shape, spec->index[0]);
+            snprintf(hint, hint_cap, "explain row 0 for the whole vector, or one element by its index");
+            return false;
+        }
+        want = 0;
+    }
     if (want != s->rank && want + 1 != s->rank) {
         snprintf(message, message_cap, "%zu indices do not fit '%s', which has shape %s", spec->n_index, n->name,
                  shape);
