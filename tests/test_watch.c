@@ -85,7 +85,7 @@ static WatchEvent wait_event(Watch *w) {
     Diag diag;
     diag_init(&diag);
     WatchEvent event = WATCH_SIGNAL;
-    assert_int_equal(watch_wait(w, &event, &diag), STATUS_OK);
+    assert_int_equal(watch_wait(w, NULL, &event, &diag), STATUS_OK);
     return event;
 }
 
@@ -161,7 +161,7 @@ static void test_keeps_changing(void **state) {
     assert_non_null(w);
     pid_t child = later(0, "busy.yaml", 333, 30);
     WatchEvent event = WATCH_SIGNAL;
-    int status = watch_wait(w, &event, &diag);
+    int status = watch_wait(w, NULL, &event, &diag);
     int child_status;
     bool still_writing = waitpid(child, &child_status, WNOHANG) == 0;
     kill(child, SIGKILL);
@@ -183,7 +183,7 @@ static void test_folder_deleted(void **state) {
     assert_non_null(w);
     assert_int_equal(system("rm -r gone"), 0);
     WatchEvent event;
-    assert_int_equal(watch_wait(w, &event, &diag), STATUS_USAGE_ERROR);
+    assert_int_equal(watch_wait(w, NULL, &event, &diag), STATUS_USAGE_ERROR);
     assert_string_equal(diag.message, "stopped watching 'gone/lesson.yaml': its folder 'gone' was deleted or moved");
     watch_destroy(w);
     watch_destroy(NULL);

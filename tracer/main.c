@@ -350,9 +350,17 @@ static int watch_lesson(const char *lesson, PipelineOptions *opts, bool fixed_wi
         fprintf(stderr, "tracer: watching %s (run %lu): save it to trace again, Ctrl-C to stop\n", lesson, run);
         WatchEvent event;
         for (;;) {
+            // SIGINT is blocked from the check of watch_stopped until the wait unblocks it,
+            // atomically: a Ctrl-C in between is pending, and ends the wait at once.
+            sigset_t interrupt, waiting_mask;
+            sigemptyset(&interrupt);
+            sigaddset(&interrupt, SIGINT);
+            sigprocmask(SIG_BLOCK, &interrupt, &waiting_mask);
+            sigdelset(&waiting_mask, SIGINT);
             watch_waiting = 1;
-            int status = watch_stopped ? STATUS_OK : watch_wait(w, &event, &diag);
+            int status = watch_stopped ? STATUS_OK : watch_wait(w, &waiting_mask, &event, &diag);
             watch_waiting = 0;
+            sigprocmask(SIG_UNBLOCK, &interrupt, NULL);
             if (watch_stopped || status != STATUS_OK) {
                 if (watch_stopped)
                     fputc('\n', stderr);

@@ -1,4 +1,5 @@
 // watch: inotify on the lesson's folder (for its name) and on the file (for its inode).
+#define _GNU_SOURCE  // ppoll: wait with a signal mask set atomically
 #include "watch.h"
 
 #include "util.h"
@@ -117,16 +118,16 @@ static int read_events(Watch *w, bool *changed) {
     return 0;
 }
 
-int watch_wait(Watch *w, WatchEvent *event, Diag *diag) {
+int watch_wait(Watch *w, const sigset_t *wait_mask, WatchEvent *event, Diag *diag) {
     bool changed = false;
     struct timespec first = {0};
+    const struct timespec quiet = {.tv_sec = WATCH_QUIET_MS / 1000, .tv_nsec = WATCH_QUIET_MS % 1000 * 1000000L};
     for (;;) {
         // Block with no timeout until the first change: no processor time while waiting.
-        int timeout = changed ? WATCH_QUIET_MS : -1;
         if (changed && elapsed_ms(&first) >= WATCH_SETTLE_MAX_MS)
             break;
         struct pollfd pfd = {.fd = w->fd, .events = POLLIN};
-        int ready = poll(&pfd, 1, timeout);
+        int ready = ppoll(&pfd, 1, changed ? &quiet : NULL, wait_mask);
         if (ready < 0 && errno == EINTR && !changed) {
             *event = WATCH_SIGNAL;
             return STATUS_OK;

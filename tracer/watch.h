@@ -4,7 +4,7 @@
 //     for (;;) {
 //         ... trace mine.yaml ...
 //         WatchEvent event;
-//         if (watch_wait(w, &event, &diag) != STATUS_OK)  // blocks until the next save
+//         if (watch_wait(w, NULL, &event, &diag) != STATUS_OK)  // blocks until the next save
 //             break;
 //     }
 //     watch_destroy(w);
@@ -14,6 +14,8 @@
 // is watched for the file's name, and the file itself is watched again after every change (for
 // a lesson reached through a symbolic link).
 #pragma once
+
+#include <signal.h>
 
 #include "diag.h"
 
@@ -30,6 +32,9 @@ typedef enum WatchEvent {
 Watch *watch_create(const char *path, Diag *diag);
 // Block until the file changes, then until it has been quiet for a moment (an editor's save is
 // several events); *event says whether the file is there. Status 2 when the folder holding
-// the file is deleted or moved, or inotify fails.
-int watch_wait(Watch *w, WatchEvent *event, Diag *diag);
+// the file is deleted or moved, or inotify fails. wait_mask (NULL: the signal mask as it is)
+// is the signal mask while blocked, set atomically with the wait: a caller that blocks SIGINT,
+// checks its handler's flag and passes the mask with SIGINT unblocked cannot miss a Ctrl-C
+// that comes between its check and the wait (WATCH_SIGNAL).
+int watch_wait(Watch *w, const sigset_t *wait_mask, WatchEvent *event, Diag *diag);
 void watch_destroy(Watch *w);  // accepts NULL
