@@ -193,6 +193,25 @@ hides "against each column of the right"
 press q
 shows "tracer exited with status 0"
 
+# With --save, the files are written once, when the stepping begins: a resize lays the trace
+# out again without writing them again (each write renames a new file into place, so the
+# manifest's inode would change).
+session tmux-save 80 24 "with --save in 80 x 24" "NO_COLOR=1 '$tracer' --step --save '$tmp/saved' lessons/02_the_cat_sat.yaml"
+shows "given X, before step 1 of 7"
+press 1 Enter
+shows "Step 1  Q = X @ W_Q"
+before=$(ls -i "$tmp/saved/manifest.json" "$tmp/saved/Q.npy")
+after="resizing the window to 60 x 20, with --save"
+tmux -S "$sock" resize-window -t 0 -x 60 -y 20
+shows "      column of the right"
+now=$(ls -i "$tmp/saved/manifest.json" "$tmp/saved/Q.npy")
+if [ "$before" != "$now" ]; then
+    echo "a resize wrote the --save files again: before $before, after $now"
+    exit 1
+fi
+press q
+shows "tracer exited with status 0"
+
 # In colour (NO_COLOR unset), the other keys: arrows and Page Up, a leading 0 that is not a
 # step, Backspace, B at the first step, keys the tracer does not know, a taller window, and
 # Ctrl-D to quit. Then a lesson that does not load.

@@ -147,6 +147,9 @@ static int step_lesson(const char *lesson, PipelineOptions *opts, bool fixed_wid
         Pages pages = {0};
         int status = pipeline_run_file_pages(lesson, opts, &out, &pages, &diag);
         print_diagnostics(&diag, colour_errors);
+        // --save writes its files once; a resize only lays the same trace out again.
+        if (status == STATUS_OK)
+            opts->save_dir = NULL;
         if (status == STATUS_OK)
             status = step_through(strbuf_str(&out), &pages, opts->colour, &at);
         pipeline_pages_finish(&pages);
