@@ -9,7 +9,10 @@
 // the questions of --quiz. libyaml allocates with its own malloc and is not failed here; every
 // allocation of the tracer goes through util_malloc. After --small-arenas, the lessons that
 // follow also run with arenas that take a block for every allocation (so that each of those
-// fails in turn too) and with --explain requests from the command line.
+// fails in turn too) and with the --explain requests given before them (--explain=REQUEST,
+// as on the tracer's command line; each lesson takes those written since the one before):
+//
+//     test_alloc_failure --small-arenas --explain=Q --explain='S[0, 1]' lesson.yaml
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -129,9 +132,19 @@ int main(int argc, char **argv) {
     }
     int failures = 0;
     bool small_arenas = false;
+    const char *explain[16];
+    size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--small-arenas") == 0) {
             small_arenas = true;
+            continue;
+        }
+        if (strncmp(argv[i], "--explain=", 10) == 0) {
+            if (n_explain == sizeof(explain) / sizeof(explain[0])) {
+                fprintf(stderr, "FAIL more --explain requests than the test keeps\n");
+                return 1;
+            }
+            explain[n_explain++] = argv[i] + 10;
             continue;
         }
         size_t len;
@@ -149,15 +162,15 @@ int main(int argc, char **argv) {
         failures += sweep(argv[i], bytes, len, &html, "html");
         failures += sweep(argv[i], bytes, len, &text, "quiz");
         if (small_arenas) {
-            static const char *const explain[] = {"S[0, 1]", "ln row 1", "Q", "rel[2]"};
             text.explain = explain;
-            text.n_explain = sizeof(explain) / sizeof(explain[0]);
+            text.n_explain = n_explain;
             util_arena_block_size(1);
             failures += sweep(argv[i], bytes, len, &text, "text, an arena block per allocation, --explain");
             failures += sweep(argv[i], bytes, len, &json, "json, an arena block per allocation");
             util_arena_block_size(0);
         }
         free(bytes);
+        n_explain = 0;
     }
     return failures ? 1 : 0;
 }
