@@ -290,10 +290,32 @@ def softmax(x):
 def _normalise(x, gamma, beta, eps, axes):
     if _any_shape_only(x, gamma, beta):
         return S(_broadcast(_shape(x), _shape(gamma), _shape(beta)))
-    a = _plain(x)
-    mu = np.mean(a, axis=axes, keepdims=True)
-    var = np.mean((a - mu) ** 2, axis=axes, keepdims=True)
-    return _wrap((a - mu) / np.sqrt(var + float(_plain(eps))) * _plain(gamma) + _plain(beta))
+    e = float(_plain(eps))
+
+    def xhat(a):
+        mu = np.mean(a, axis=axes, keepdims=True)
+        var = np.mean((a - mu) ** 2, axis=axes, keepdims=True)
+        return (a - mu) / np.sqrt(var + e), (mu, var)
+
+    return _wrap(_wide_where_overflow(xhat, _plain(x)) * _plain(gamma) + _plain(beta))
+
+
+def _wide_where_overflow(fn, a):
+    """fn(a) -> (result, statistics). Where a statistic overflows float64 (squares of values
+    past about 1e154) though the values are finite, the result is worked again in long double
+    (x86's 80-bit extended, whose range reaches 1e4932): an independent check of the tracer's
+    rescaled answer."""
+    result, stats = fn(a)
+    bad = np.zeros(result.shape, dtype=bool)
+    for st in stats:
+        bad |= np.broadcast_to(~np.isfinite(st), result.shape)
+    if not (bad & np.isfinite(a)).any():
+        return result
+    if np.finfo(np.longdouble).max <= np.finfo(np.float64).max:
+        raise SystemExit("crosscheck: this machine's long double is no wider than a double, so "
+                         "a normalisation whose squares overflow cannot be checked here")
+    wide, _ = fn(a.astype(np.longdouble))
+    return np.where(bad, wide.astype(np.float64), result)
 
 
 def layernorm(x, gamma, beta, eps=1e-5):
@@ -303,9 +325,13 @@ def layernorm(x, gamma, beta, eps=1e-5):
 def rmsnorm(x, gamma, eps=1e-5):
     if _any_shape_only(x, gamma):
         return S(_broadcast(_shape(x), _shape(gamma)))
-    a = _plain(x)
-    ms = np.mean(a * a, axis=-1, keepdims=True)
-    return _wrap(a / np.sqrt(ms + float(_plain(eps))) * _plain(gamma))
+    e = float(_plain(eps))
+
+    def xhat(a):
+        ms = np.mean(a * a, axis=-1, keepdims=True)
+        return a / np.sqrt(ms + e), (ms,)
+
+    return _wrap(_wide_where_overflow(xhat, _plain(x)) * _plain(gamma))
 
 
 def _silu(x):

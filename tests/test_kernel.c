@@ -406,6 +406,34 @@ static void test_rmsnorm(void **state) {
     assert_tensor_near(y2, SHAPE(2), FEW_FLOPS, 1.697056274847714, 2.262741699796952);
 }
 
+static void test_norms_of_huge_values(void **state) {
+    // Squares of 1e200 overflow to inf, so (x - mean) / sqrt(var + eps) read directly would give
+    // 0, -0, 0. A normalisation does not change when its line is scaled (eps aside, and eps is
+    // nothing beside a variance of 1e400), so the answer is that of [1, -1, 3]. numpy, on
+    // v = [1., -1., 3.]: (v - v.mean()) / v.std() and v / sqrt((v**2).mean()).
+    Tensor *x = TENSOR(SHAPE(3), 1e200, -1e200, 3e200), *y = ZEROS(SHAPE(3));
+    Tensor *one = TENSOR(SCALAR_SHAPE, 1), *zero = TENSOR(SCALAR_SHAPE, 0);
+    kernel_layernorm(y, x, one, zero, 1e-5);
+    assert_tensor_near(y, SHAPE(3), FEW_FLOPS, 0.0, -1.224744871391589, 1.224744871391589);
+    kernel_rmsnorm(y, x, one, 1e-5);
+    assert_tensor_near(y, SHAPE(3), FEW_FLOPS, 0.5222329678670935, -0.5222329678670935, 1.5666989036012806);
+    // as a batch: the same line down a column
+    Tensor *col = TENSOR(SHAPE(3, 1), 1e200, -1e200, 3e200), *ycol = ZEROS(SHAPE(3, 1));
+    kernel_batchnorm(ycol, col, one, zero, 1e-5);
+    assert_tensor_near(ycol, SHAPE(3, 1), FEW_FLOPS, 0.0, -1.224744871391589, 1.224744871391589);
+    // A sum that overflows though every value is finite: the mean of [1e308, 1e308] is 1e308,
+    // and each value is the mean, so LayerNorm gives beta; RMSNorm gives x / |x| = 1.
+    Tensor *big = TENSOR(SHAPE(2), 1e308, 1e308), *ybig = ZEROS(SHAPE(2));
+    kernel_layernorm(ybig, big, one, TENSOR(SCALAR_SHAPE, 0.5), 1e-5);
+    assert_tensor_near(ybig, SHAPE(2), EXACT, 0.5, 0.5);
+    kernel_rmsnorm(ybig, big, one, 1e-5);
+    assert_tensor_near(ybig, SHAPE(2), FEW_FLOPS, 1.0, 1.0);
+    // An infinite value has no finite answer: nan, as numpy gives.
+    Tensor *inf = TENSOR(SHAPE(2), INFINITY, 1.0), *yinf = ZEROS(SHAPE(2));
+    kernel_layernorm(yinf, inf, one, zero, 1e-5);
+    assert_tensor_near(yinf, SHAPE(2), EXACT, NAN, NAN);
+}
+
 static void test_batchnorm(void **state) {
     // numpy: x = sin(arange(24)).reshape(2, 3, 4) * 3 + 1; statistics over axes (0, 1)
     Tensor *x = iota(SHAPE(2, 3, 4)), *y = ZEROS(SHAPE(2, 3, 4));
@@ -981,6 +1009,7 @@ int main(void) {
         TEST(test_layernorm_gamma_beta),
         TEST(test_layernorm_constant_row),
         TEST(test_rmsnorm),
+        TEST(test_norms_of_huge_values),
         TEST(test_batchnorm),
         TEST(test_reduce_shape),
         TEST(test_reduce),

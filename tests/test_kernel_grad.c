@@ -339,6 +339,49 @@ static void test_norms(void **state) {
         check_case(&cases[i]);
 }
 
+// A tensor of shape [3] holding a, b, c.
+static Tensor *three(double a, double b, double c) {
+    Tensor *t = tensor_create(&SHAPE(3));
+    assert_non_null(t);
+    t->data[0] = a;
+    t->data[1] = b;
+    t->data[2] = c;
+    return t;
+}
+
+// dx of a normalisation at x against want, each within 1e-12 of its own size.
+static void assert_relative(const Tensor *dx, const double *want) {
+    for (size_t i = 0; i < dx->size; i++)
+        assert_true(fabs(dx->data[i] - want[i]) <= 1e-12 * fabs(want[i]));
+}
+
+static void test_norms_of_huge_values(void **state) {
+    // At x = 1e200 * v the squares overflow; the derivative is that at v scaled by 1e-200 (a
+    // normalisation is scale-free, eps aside). numpy, v = [1., -1., 3.], g = [1., 2., 3.]:
+    // LayerNorm: xh = (v - v.mean()) / v.std(); (g - g.mean() - xh * (g * xh).mean()) / v.std()
+    // RMSNorm: r = sqrt((v**2).mean()); g / r - v * (g * v).mean() / r**3; each times 1e-200.
+    static const double ln[] = {-6.1237243569579444e-201, 3.061862178478972e-201, 3.0618621784789733e-201};
+    static const double rms[] = {1.4242717305466185e-201, 1.4242717305466185e-200, 4.272815191639856e-201};
+    Tensor *x = three(1e200, -1e200, 3e200), *g = three(1, 2, 3), *one = scalar(1);
+    Tensor *dx = tensor_create(&SHAPE(3));
+    kernel_grad_layernorm(dx, 0, g, x, one, EPS);
+    assert_relative(dx, ln);
+    kernel_fill(dx, 0.0);
+    kernel_grad_rmsnorm(dx, 0, g, x, one, EPS);
+    assert_relative(dx, rms);
+    // Near 1e103 the squares do not overflow but rms^3 does: the same rescaling holds.
+    Tensor *x103 = three(1e103, -1e103, 3e103);
+    const double rms103[] = {rms[0] * 1e97, rms[1] * 1e97, rms[2] * 1e97};
+    kernel_fill(dx, 0.0);
+    kernel_grad_rmsnorm(dx, 0, g, x103, one, EPS);
+    assert_relative(dx, rms103);
+    tensor_destroy(x);
+    tensor_destroy(x103);
+    tensor_destroy(g);
+    tensor_destroy(one);
+    tensor_destroy(dx);
+}
+
 static void test_reductions(void **state) {
     static const KernelReduce ops[] = {KERNEL_SUM, KERNEL_MEAN, KERNEL_VAR, KERNEL_MAX, KERNEL_MIN};
     static const char *names[] = {"sum", "mean", "var", "max", "min"};
@@ -489,6 +532,7 @@ int main(void) {
         cmocka_unit_test(test_transpose),
         cmocka_unit_test(test_softmax),
         cmocka_unit_test(test_norms),
+        cmocka_unit_test(test_norms_of_huge_values),
         cmocka_unit_test(test_reductions),
         cmocka_unit_test(test_indexing),
         cmocka_unit_test(test_concat_and_heads),

@@ -366,10 +366,9 @@ static void layernorm_rows(void *ctx, size_t begin, size_t end) {
     for (size_t r = begin; r < end; r++) {
         const double *xr = job->x->data + r * d;
         double *y = job->out->data + r * d;
-        double mean = line_sum(xr, d, 1) / (double)d;
-        double sd = sqrt(line_var(xr, d, 1, mean) + job->eps);
+        LineStats l = line_stats(xr, d, 1, true, job->eps);
         for (size_t j = 0; j < d; j++)
-            y[j] = (xr[j] - mean) / sd * param_at(job->gamma, j) + param_at(job->beta, j);
+            y[j] = (xr[j] * l.scale - l.mean) / l.sd * param_at(job->gamma, j) + param_at(job->beta, j);
     }
 }
 
@@ -390,9 +389,9 @@ void kernel_rmsnorm(Tensor *out, const Tensor *x, const Tensor *gamma, double ep
     expect_param(gamma, d);
     for (size_t r = 0; r < rows; r++) {
         const double *xr = x->data + r * d;
-        double rms = sqrt(line_var(xr, d, 1, 0.0) + eps);  // the spread around 0: mean(x^2)
+        LineStats l = line_stats(xr, d, 1, false, eps);  // sd: the spread around 0, sqrt(mean(x^2) + eps)
         for (size_t j = 0; j < d; j++)
-            out->data[r * d + j] = xr[j] / rms * param_at(gamma, j);
+            out->data[r * d + j] = xr[j] * l.scale / l.sd * param_at(gamma, j);
     }
 }
 
@@ -404,11 +403,10 @@ void kernel_batchnorm(Tensor *out, const Tensor *x, const Tensor *gamma, const T
     expect_norm(out, x, gamma, beta, &d, &rows);
     for (size_t f = 0; f < d; f++) {
         // feature f is the column x[0][f], x[1][f], ...: a line with step d
-        double mean = line_sum(x->data + f, rows, d) / (double)rows;
-        double sd = sqrt(line_var(x->data + f, rows, d, mean) + eps);
+        LineStats l = line_stats(x->data + f, rows, d, true, eps);
         for (size_t r = 0; r < rows; r++)
             out->data[r * d + f] =
-                (x->data[r * d + f] - mean) / sd * param_at(gamma, f) + param_at(beta, f);
+                (x->data[r * d + f] * l.scale - l.mean) / l.sd * param_at(gamma, f) + param_at(beta, f);
     }
 }
 

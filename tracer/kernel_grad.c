@@ -213,25 +213,26 @@ static double line_gamma(const Tensor *gamma, size_t feature, size_t j) {
 // scalar parameter gathers every element).
 static void norm_line_grad(const NormLine *l, size_t input, const Tensor *gamma, size_t feature,
                            double *din, size_t din_step) {
-    double mean = line_sum(l->x, l->count, l->step) / (double)l->count;
-    double sd = sqrt(line_var(l->x, l->count, l->step, mean) + l->eps);
+    // As the forward pass reads the line; the true sd is sd / scale.
+    LineStats st = line_stats(l->x, l->count, l->step, true, l->eps);
+    double mean = st.mean, sd = st.sd, scale = st.scale;
     if (input == 0) {
         double mg = 0.0, mgx = 0.0;
         for (size_t j = 0; j < l->count; j++) {
             double gj = l->g[j * l->step] * line_gamma(gamma, feature, j);
             mg += gj;
-            mgx += gj * (l->x[j * l->step] - mean) / sd;
+            mgx += gj * (l->x[j * l->step] * scale - mean) / sd;
         }
         mg /= (double)l->count;
         mgx /= (double)l->count;
         for (size_t j = 0; j < l->count; j++) {
-            double xhat = (l->x[j * l->step] - mean) / sd;
-            din[j * din_step] += (l->g[j * l->step] * line_gamma(gamma, feature, j) - mg - xhat * mgx) / sd;
+            double xhat = (l->x[j * l->step] * scale - mean) / sd;
+            din[j * din_step] += (l->g[j * l->step] * line_gamma(gamma, feature, j) - mg - xhat * mgx) / sd * scale;
         }
         return;
     }
     for (size_t j = 0; j < l->count; j++) {
-        double xhat = (l->x[j * l->step] - mean) / sd;
+        double xhat = (l->x[j * l->step] * scale - mean) / sd;
         din[j * din_step] += input == 1 ? l->g[j * l->step] * xhat : l->g[j * l->step];
     }
 }
@@ -274,18 +275,24 @@ void kernel_grad_rmsnorm(Tensor *din, size_t input, const Tensor *dout, const Te
     size_t param_step = din->shape.rank == 0 ? 0 : 1;
     for (size_t r = 0; r < rows; r++) {
         const double *xr = x->data + r * d, *gr = dout->data + r * d;
-        double rms = sqrt(line_var(xr, d, 1, 0.0) + eps);  // as the forward pass computes it
+        // As the forward pass reads the row, and scaled too when rms^3 below would overflow;
+        // the true rms is rms / scale.
+        LineStats st = line_stats(xr, d, 1, false, eps);
+        if (isinf(st.sd * st.sd * st.sd))
+            st = line_stats_scaled(xr, d, 1, false, eps);
+        double rms = st.sd, scale = st.scale;
         if (input == 1) {
             for (size_t j = 0; j < d; j++)
-                din->data[j * param_step] += gr[j] * xr[j] / rms;
+                din->data[j * param_step] += gr[j] * (xr[j] * scale) / rms;
             continue;
         }
         double mgx = 0;  // mean over the row of g x, with g = dout * gamma
         for (size_t j = 0; j < d; j++)
-            mgx += gr[j] * param_at(gamma, j) * xr[j];
+            mgx += gr[j] * param_at(gamma, j) * (xr[j] * scale);
         mgx /= (double)d;
         for (size_t j = 0; j < d; j++)
-            din->data[r * d + j] += gr[j] * param_at(gamma, j) / rms - xr[j] * mgx / (rms * rms * rms);
+            din->data[r * d + j] +=
+                (gr[j] * param_at(gamma, j) / rms - (xr[j] * scale) * mgx / (rms * rms * rms)) * scale;
     }
 }
 

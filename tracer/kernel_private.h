@@ -4,6 +4,7 @@
 // kernel.
 #pragma once
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -84,6 +85,60 @@ static inline double line_var(const double *x, size_t n, size_t step, double mea
     for (size_t i = 0; i < n; i++)
         sq += (x[i * step] - mean) * (x[i * step] - mean);
     return sq / (double)n;
+}
+
+// What a normalisation needs of one line of n values (x, x[step], ...): its mean (0 when not
+// centred, as RMSNorm), sd = sqrt(variance around it + eps), and the scale the line was read
+// at. Values past about 1e154 square to inf, and a sum of large values can overflow, though
+// every value is finite: such a line would normalise to zeros or nan, which are not its
+// answer. It is read scaled by a power of two instead (exact, and a normalisation does not
+// change when its line is scaled, but for eps, which scales with it), so x[j] * scale,
+// less mean, over sd is the normalised value. Every other line has scale 1, whose products
+// are the values themselves, bit for bit.
+typedef struct LineStats {
+    double mean, sd, scale;
+} LineStats;
+
+static inline double line_scaled_sum(const double *x, size_t n, size_t step, double scale) {
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += x[i * step] * scale;
+    return sum;
+}
+
+static inline double line_scaled_var(const double *x, size_t n, size_t step, double scale, double mean) {
+    double sq = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sq += (x[i * step] * scale - mean) * (x[i * step] * scale - mean);
+    return sq / (double)n;
+}
+
+static inline LineStats line_stats_at(const double *x, size_t n, size_t step, bool centre, double eps,
+                                      double scale) {
+    LineStats s = {.scale = scale};
+    s.mean = centre ? line_scaled_sum(x, n, step, scale) / (double)n : 0.0;
+    // eps scales with the line; kept above 0 when that underflows, so that a constant line
+    // still divides 0 by something positive.
+    double scaled_eps = eps > 0.0 ? fmax(eps * scale * scale, DBL_TRUE_MIN) : eps;
+    s.sd = sqrt(line_scaled_var(x, n, step, scale, s.mean) + scaled_eps);
+    return s;
+}
+
+// The line read scaled so that its largest value lies in [1, 2); unscaled when a value is inf
+// or nan (its answer is nan, as numpy's) or every value is 0.
+static inline LineStats line_stats_scaled(const double *x, size_t n, size_t step, bool centre, double eps) {
+    double max = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(x[i * step]))
+            return line_stats_at(x, n, step, centre, eps, 1.0);
+        max = fmax(max, fabs(x[i * step]));
+    }
+    return line_stats_at(x, n, step, centre, eps, max > 0.0 ? ldexp(1.0, -ilogb(max)) : 1.0);
+}
+
+static inline LineStats line_stats(const double *x, size_t n, size_t step, bool centre, double eps) {
+    LineStats s = line_stats_at(x, n, step, centre, eps, 1.0);
+    return isfinite(s.mean) && !isinf(s.sd) ? s : line_stats_scaled(x, n, step, centre, eps);
 }
 
 // Walks an output shape in row-major order, keeping the offsets of the matching elements of

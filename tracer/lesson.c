@@ -994,6 +994,13 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
                         name->key->text, pair->key->text);
         name = pair;
     }
+    if (!name && item->n_pairs == 1)  // `- rows: X @ W`: a key a step carries, taken for a name
+        return fail(L, item->pairs[0].key,
+                    "a step looks like `- Q: X @ W_Q`; to name a result after one of these keys, "
+                    "add to the name (row_sums, not rows)",
+                    "this step has no result name: '%s' is one of the keys a step may carry (say:, "
+                    "rows:, cols:, document:, explain:, show:, claim:, quiz:), so it cannot name a result",
+                    item->pairs[0].key->text);
     if (!name)
         return fail(L, item, "a step looks like `- Q: X @ W_Q`",
                     "this step has no result name; write `- name: expression`");

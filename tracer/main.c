@@ -400,12 +400,17 @@ static int diff_lessons(const char *original, const char *edited, bool check, Pi
     return same ? STATUS_OK : STATUS_LESSON_ERROR;
 }
 
+// The most --explain requests one run takes, and the same number for messages.
+#define MAIN_MAX_EXPLAIN 64
+#define MAIN_TEXT_OF(n) #n
+#define MAIN_TEXT(n) MAIN_TEXT_OF(n)
+
 int main(int argc, char **argv) {
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
     const char *colour = "auto", *lesson = NULL, *edited = NULL, *golden = NULL;
     bool check = false, step = false, diff = false, strict = false, quiz = false, watch = false, list = false;
     const char *quiz_seed = NULL;
-    const char *explain[64];
+    const char *explain[MAIN_MAX_EXPLAIN];
     size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -472,7 +477,7 @@ int main(int argc, char **argv) {
             colour = value;
         } else if (!strcmp(name, "--explain")) {
             if (n_explain == ARRAY_LEN(explain))
-                return usage_error("at most %s --explain options", "64");
+                return usage_error("at most %s --explain options", MAIN_TEXT(MAIN_MAX_EXPLAIN));
             explain[n_explain++] = value;
         } else if (!strcmp(name, "--width")) {
             char *end;

@@ -183,7 +183,7 @@ void strbuf_clear(StrBuf *sb) {
 
 static bool strbuf_reserve(StrBuf *sb, size_t extra) {
     size_t need;
-    if (sb->failed || !util_add_size(sb->len, extra + 1, &need)) {
+    if (sb->failed || !util_add_size(sb->len, extra, &need) || !util_add_size(need, 1, &need)) {
         sb->failed = true;
         return false;
     }
