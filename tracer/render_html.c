@@ -10,6 +10,7 @@
 #include "format.h"
 #include "heatmap.h"
 #include "render.h"
+#include "verdict.h"
 
 // ---------------------------------------------------------------- text
 
@@ -334,132 +335,28 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
 
 // ---------------------------------------------------------------- the document check
 
-static void at_text(StrBuf *out, const size_t *at, size_t rank) {
-    strbuf_puts(out, "[");
-    for (size_t i = 0; i < rank; i++)
-        strbuf_printf(out, "%s%zu", i ? ", " : "", at[i]);
-    strbuf_puts(out, "]");
-}
-
 // A verdict's words in its colour; the words carry it, so colour is never the only sign.
 // cls: agrees (green), inherits (yellow), disagrees (red) or edit (the student's change).
 static void badge(StrBuf *out, const char *cls, const char *words) {
     strbuf_printf(out, "<strong class=\"badge %s\">%s</strong> ", cls, words);
 }
 
-static void at_place(StrBuf *out, const char *before, const size_t *at, size_t rank, const char *after) {
-    if (!rank)
-        return;
-    strbuf_puts(out, before);
-    at_text(out, at, rank);
-    strbuf_puts(out, after);
+// A name in a sentence: code, escaped.
+static void code_name(StrBuf *out, const char *name) {
+    strbuf_puts(out, "<code>");
+    esc(out, name);
+    strbuf_puts(out, "</code>");
 }
 
-// "Q_0", "Q_0 and d_k" or "X, W_Q and W_K": the edited givens a stage depends on.
-static void edited_list(StrBuf *out, const TraceDocument *doc) {
-    for (size_t i = 0; i < doc->n_edited; i++) {
-        strbuf_puts(out, i == 0 ? "<code>" : i + 1 == doc->n_edited ? " and <code>" : ", <code>");
-        esc(out, doc->edited[i]);
-        strbuf_puts(out, "</code>");
-    }
-}
-
-// A verdict: the gap, where it is, and against what tolerance.
-static void verdict(StrBuf *out, const Trace *tr, const TraceStage *s, const DocVerdict *v, bool local) {
-    const TraceDocument *doc = s->document;
-    size_t rank = s->value->shape.rank;
-    size_t k = shape_flatten(&s->value->shape, v->at);
-    char ours[64], printed[64], diff[64], tol[64], wid[64];
-    format_number(v->ours, tr->digits, ours, sizeof(ours));
-    format_places(v->printed, doc->decimals[k], printed, sizeof(printed));
-    // The gap and the tolerance where the verdict points, which need not be where the largest
-    // gap is when numbers were printed with different decimals.
-    format_number(v->agrees ? v->max_abs_diff : v->gap, tr->digits, diff, sizeof(diff));
-    format_places(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
-    format_number(doc->widened_by, tr->digits, wid, sizeof(wid));
-    bool follows_edit = doc->verdict == DOC_FOLLOWS_EDIT;
-    const char *tone = v->agrees ? "agrees" : doc->verdict == DOC_INHERITS || follows_edit ? "inherits" : "disagrees";
-    strbuf_printf(out, "<p class=\"verdict %s\">", follows_edit && !local ? "edit" : tone);
-    if (!local) {
-        if (follows_edit) {
-            badge(out, "edit", "document: follows your edit");
-            at_place(out, "", v->at, rank, " ");
-            strbuf_printf(out, "the exact value is %s, the document printed %s (off by %s): the difference comes "
-                               "from your change to ", ours, printed, diff);
-            edited_list(out, doc);
-            strbuf_puts(out, ", not from the document.</p>\n");
-        } else if (v->agrees) {
-            badge(out, tone, "document: agrees");
-            strbuf_printf(out, "every printed number is within one unit of its last place (largest difference %s",
-                          diff);
-            at_place(out, " at ", v->at, rank, "");
-            strbuf_puts(out, ").</p>\n");
-        } else {
-            badge(out, tone, "document: disagrees");
-            at_place(out, "at ", v->at, rank, " ");
-            if (!isfinite(v->ours) && isfinite(v->printed))
-                // No gap can be measured to a value that is not a number: say why instead.
-                strbuf_printf(out, "the exact value is %s but the document printed %s (%s).</p>\n", ours, printed,
-                              isnan(v->ours) ? "nan is not a number, so no printed number agrees with it"
-                                             : "inf is past every double, so no printed number agrees with it");
-            else
-                strbuf_printf(out, "the exact value is %s but the document printed %s (off by %s; within %s would "
-                                   "agree).</p>\n", ours, printed, diff, tol);
-        }
-        return;
-    }
-    StrBuf how;
-    strbuf_init(&how);
-    if (doc->printed_inputs == 0)
-        strbuf_printf(&how, "within %s; its inputs are exact, so nothing was widened", tol);
-    else if (doc->widening_skipped)
-        strbuf_printf(&how, "within %s; not widened: its %zu printed input values are too many to try one by one", tol,
-                      doc->printed_inputs);
-    else
-        strbuf_printf(&how, "within %s, widened by up to %s for the rounding of its printed inputs", tol, wid);
-    if (follows_edit) {
-        // The document's own numbers, without the student's: true whatever the edit.
-        if (v->agrees) {
-            badge(out, tone, "on the document's own printed inputs, without your edit: agrees");
-            strbuf_printf(out, "(%s).</p>\n", strbuf_str(&how));
-        } else {
-            badge(out, tone, "on the document's own printed inputs, without your edit: disagrees");
-            strbuf_printf(out, "they give %s", ours);
-            at_place(out, " at ", v->at, rank, "");
-            strbuf_printf(out, ", not %s (%s).</p>\n", printed, strbuf_str(&how));
-        }
-    } else if (v->agrees) {
-        badge(out, tone, "on its own printed inputs: agrees");
-        strbuf_printf(out, "(%s)%s.</p>\n", strbuf_str(&how),
-                      doc->chained.agrees ? "" : ": this step is right; it is off only through numbers carried from "
-                                                 "earlier steps");
-    } else {
-        badge(out, tone, "on its own printed inputs: disagrees");
-        strbuf_printf(out, "the same operation on the document's own inputs gives %s", ours);
-        at_place(out, " at ", v->at, rank, "");
-        strbuf_printf(out, ", not %s (%s): the document goes wrong here by itself.</p>\n", printed, strbuf_str(&how));
-    }
-    out->failed = out->failed || how.failed;
-    strbuf_finish(&how);
-}
-
-// A given the student changed: where, and both numbers.
-static void edited_given(StrBuf *out, const TraceStage *s) {
-    const TraceDocument *doc = s->document;
-    const Tensor *v = s->value;
-    size_t first = doc->first_changed;
-    size_t at[TENSOR_MAX_RANK] = {0};
-    shape_unflatten(&v->shape, first, at);
-    char ours[64], printed[64];
-    format_short(v->data[first], ours, sizeof(ours));
-    format_places(doc->values->data[first], doc->decimals[first], printed, sizeof(printed));
-    strbuf_puts(out, "<p class=\"verdict edit\"><strong class=\"badge edit\">you changed <code>");
-    esc(out, s->name);
-    at_place(out, "", at, v->shape.rank, "");
-    strbuf_printf(out, "</code></strong> the document has %s, this lesson %s", printed, ours);
-    if (doc->values_changed > 1)
-        strbuf_printf(out, " (%zu of its %zu values differ)", doc->values_changed, v->size);
-    strbuf_puts(out, "; what depends on it follows your edit.</p>\n");
+// One judgement (verdict.h) as a paragraph in the colour of its tone, led by its badge.
+static void judgement(StrBuf *out, VerdictWords *w) {
+    static const char *const classes[] = {[VERDICT_AGREES] = "agrees", [VERDICT_INHERITS] = "inherits",
+                                          [VERDICT_DISAGREES] = "disagrees", [VERDICT_EDIT] = "edit"};
+    strbuf_printf(out, "<p class=\"verdict %s\">", classes[w->tone]);
+    badge(out, classes[w->tone], strbuf_str(&w->head));
+    strbuf_printf(out, "%s.</p>\n", strbuf_str(&w->body));
+    out->failed |= verdict_words_failed(w);
+    verdict_words_finish(w);
 }
 
 // The class that colours a stage's document values by its verdict.
@@ -472,33 +369,28 @@ static const char *doc_class(DocClass c) {
 static void document(StrBuf *out, const Trace *tr, const TraceStage *s) {
     const TraceDocument *doc = s->document;
     strbuf_printf(out, "<div class=\"document %s\">\n", doc_class(doc->verdict));
-    if (doc->verdict == DOC_SET_ASIDE) {
-        char printed[64], ours[64];
-        shape_format(&doc->values->shape, printed, sizeof(printed));
-        shape_format(&s->value->shape, ours, sizeof(ours));
-        strbuf_puts(out, "<p class=\"verdict edit\">");
-        badge(out, "edit", "document: not compared");
-        strbuf_puts(out, "the document's values for <code>");
-        esc(out, s->name);
-        strbuf_printf(out, "</code> are %s; this lesson's <code>", printed);
-        esc(out, s->name);
-        strbuf_printf(out, "</code> is %s.</p>\n</div>\n", ours);
-        return;
-    }
-    if (doc->same_as_given) {
-        strbuf_puts(out, "<p class=\"verdict agrees\">");
-        badge(out, "agrees", "document: the same numbers");
-        strbuf_puts(out, "as the document printed them.</p>\n</div>\n");
+    VerdictWords w;
+    if (doc->verdict == DOC_SET_ASIDE || doc->same_as_given) {
+        if (doc->verdict == DOC_SET_ASIDE)
+            verdict_set_aside(&w, s, code_name);
+        else
+            verdict_same(&w);
+        judgement(out, &w);
+        strbuf_puts(out, "</div>\n");
         return;
     }
     strbuf_puts(out, "<h4>As the document printed it</h4>\n");
     values(out, tr, s, doc->values, doc->decimals, "printed");
     if (doc->verdict == DOC_EDITED) {
-        edited_given(out, s);
+        verdict_edited(&w, s, code_name);
+        judgement(out, &w);
     } else {
-        verdict(out, tr, s, &doc->chained, false);
-        if (doc->has_local)
-            verdict(out, tr, s, &doc->local, true);
+        verdict_words(&w, tr, s, &doc->chained, false, code_name);
+        judgement(out, &w);
+        if (doc->has_local) {
+            verdict_words(&w, tr, s, &doc->local, true, code_name);
+            judgement(out, &w);
+        }
     }
     strbuf_puts(out, "</div>\n");
 }

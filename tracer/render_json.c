@@ -68,18 +68,12 @@ static void json_labels(StrBuf *out, const Labels *l) {
     strbuf_putc(out, ']');
 }
 
-static void json_at(StrBuf *out, const size_t *at, size_t rank) {
-    strbuf_putc(out, '[');
-    for (size_t i = 0; i < rank; i++)
-        strbuf_printf(out, "%s%zu", i ? ", " : "", at[i]);
-    strbuf_putc(out, ']');
-}
-
 static void json_verdict(StrBuf *out, const DocVerdict *v, size_t rank) {
     strbuf_printf(out, "\"agrees\": %s, \"max_abs_diff\": ", v->agrees ? "true" : "false");
     json_number(out, v->max_abs_diff);
-    strbuf_puts(out, ", \"at\": ");
-    json_at(out, v->at, rank);
+    char at[INDEX_TEXT_MAX];
+    index_format(v->at, rank, at, sizeof(at));
+    strbuf_printf(out, ", \"at\": %s", at);
     strbuf_puts(out, ", \"ours\": ");
     json_number(out, v->ours);
     strbuf_puts(out, ", \"printed\": ");

@@ -9,6 +9,7 @@
 #include "heatmap.h"
 #include "render.h"
 #include "textwrap.h"
+#include "verdict.h"
 
 typedef struct TextStyle {
     const char *bold, *dim, *cyan, *green, *yellow, *red, *reset;
@@ -543,147 +544,33 @@ static void values(const Ctx *c, StrBuf *out, const TraceStage *s, const Tensor 
     legend(c, out, draw, indent);
 }
 
-static void at_text(char *buf, size_t cap, const size_t *at, size_t rank) {
-    size_t used = (size_t)snprintf(buf, cap, "[");
-    for (size_t i = 0; i < rank && used < cap; i++)
-        used += (size_t)snprintf(buf + used, cap - used, "%s%zu", i ? ", " : "", at[i]);
-    if (used < cap)
-        snprintf(buf + used, cap - used, "]");
+// A name in a sentence: as it is.
+static void plain_name(StrBuf *out, const char *name) {
+    strbuf_puts(out, name);
 }
 
-static void edited_list(StrBuf *out, const TraceDocument *doc);
-
-// A verdict: the gap, where it is, and against what tolerance. Green agrees, red is a slip
-// of the document's own, yellow is off only through numbers carried from earlier steps.
-static void verdict(const Ctx *c, StrBuf *out, const TraceStage *s, const DocVerdict *v, bool local, double widened,
-                    size_t indent) {
+// One judgement (verdict.h): its head in the colour of its tone, then its body.
+static void judgement(const Ctx *c, StrBuf *out, VerdictWords *w, size_t indent) {
     const TextStyle *st = &c->st;
-    const Trace *tr = c->tr;
-    const TraceDocument *doc = s->document;
-    size_t rank = s->value->shape.rank;
-    char at[96], ours[64], printed[64], diff[64], tol[64], wid[64];
-    at_text(at, sizeof(at), v->at, rank);
-    // "at [1, 0] " before a value, or nothing for a scalar.
-    char where[128] = "";
-    if (rank)
-        snprintf(where, sizeof(where), "at %s ", at);
-    format_number(v->ours, tr->digits, ours, sizeof(ours));
-    size_t k = 0;
-    for (size_t i = 0; i < rank; i++)
-        k = k * s->value->shape.dim[i] + v->at[i];
-    format_places(v->printed, doc->decimals[k], printed, sizeof(printed));
-    // The gap and the tolerance where the verdict points, which need not be where the largest
-    // gap is when numbers were printed with different decimals.
-    format_number(v->agrees ? v->max_abs_diff : v->gap, tr->digits, diff, sizeof(diff));
-    format_places(v->tolerance - v->widened, doc->decimals[k], tol, sizeof(tol));
-    format_number(widened, tr->digits, wid, sizeof(wid));
-    const char *tone = doc->verdict == DOC_OWN_SLIP ? st->red : doc->verdict == DOC_INHERITS ? st->yellow : st->green;
-    if (!local && doc->verdict == DOC_FOLLOWS_EDIT) {
-        StrBuf names;
-        strbuf_init(&names);
-        edited_list(&names, doc);
-        wrapf(c, out, indent, indent + 2,
-              "%sdocument: follows your edit%s: %sthe exact value is %s, the document printed %s (off by %s): the "
-              "difference comes from your change to %s, not from the document",
-              st->cyan, st->reset, where, ours, printed, diff, strbuf_str(&names));
-        out->failed |= names.failed;
-        strbuf_finish(&names);
-        return;
-    }
-    if (!local) {
-        if (v->agrees)
-            wrapf(c, out, indent, indent + 2,
-                  "%sdocument: agrees%s: every printed number is within one unit of its last place (largest "
-                  "difference %s%s%s)", st->green, st->reset, diff, rank ? " at " : "", rank ? at : "");
-        else if (!isfinite(v->ours) && isfinite(v->printed))
-            // No gap can be measured to a value that is not a number: say why instead.
-            wrapf(c, out, indent, indent + 2,
-                  "%sdocument: disagrees%s: %sthe exact value is %s but the document printed %s (%s)", tone,
-                  st->reset, where, ours, printed,
-                  isnan(v->ours) ? "nan is not a number, so no printed number agrees with it"
-                                 : "inf is past every double, so no printed number agrees with it");
-        else
-            wrapf(c, out, indent, indent + 2,
-                  "%sdocument: disagrees%s: %sthe exact value is %s but the document printed %s (off by %s; within %s "
-                  "would agree)", tone, st->reset, where, ours, printed, diff, tol);
-        return;
-    }
-    // How the tolerance was widened: by the rounding of printed inputs, or not at all when the
-    // step reads only the lesson's exact givens.
-    char how[256];
-    if (doc->printed_inputs == 0)
-        snprintf(how, sizeof(how), "within %s; its inputs are exact, so nothing was widened", tol);
-    else if (doc->widening_skipped)
-        snprintf(how, sizeof(how), "within %s; not widened: its %zu printed input values are too many to try one "
-                                   "by one", tol, doc->printed_inputs);
-    else
-        snprintf(how, sizeof(how), "within %s, widened by up to %s for the rounding of its printed inputs", tol, wid);
-    if (doc->verdict == DOC_FOLLOWS_EDIT) {
-        // The document's own numbers, without the student's: true whatever the edit.
-        if (v->agrees)
-            wrapf(c, out, indent, indent + 2, "%son the document's own printed inputs, without your edit: agrees%s (%s)",
-                  st->green, st->reset, how);
-        else
-            wrapf(c, out, indent, indent + 2,
-                  "%son the document's own printed inputs, without your edit: disagrees%s: they give %s%s%s, not %s "
-                  "(%s)",
-                  st->yellow, st->reset, ours, rank ? " at " : "", rank ? at : "", printed, how);
-        return;
-    }
-    if (v->agrees)
-        wrapf(c, out, indent, indent + 2, "%son its own printed inputs: agrees%s (%s)%s", tone, st->reset, how,
-              doc->chained.agrees ? ""
-                                  : ": this step is right; it is off only through numbers carried from earlier steps");
-    else
-        wrapf(c, out, indent, indent + 2,
-              "%son its own printed inputs: disagrees%s: the same operation on the document's own inputs gives "
-              "%s%s%s, not %s (%s): the document goes wrong here by itself",
-              st->red, st->reset, ours, rank ? " at " : "", rank ? at : "", printed, how);
-}
-
-// "Q_0" or "Q_0 and d_k" or "X, W_Q and W_K": the edited givens a stage depends on.
-static void edited_list(StrBuf *out, const TraceDocument *doc) {
-    for (size_t i = 0; i < doc->n_edited; i++)
-        strbuf_printf(out, "%s%s", i == 0 ? "" : i + 1 == doc->n_edited ? " and " : ", ", doc->edited[i]);
-}
-
-// A given the student changed: where, and both numbers.
-static void edited_given(const Ctx *c, StrBuf *out, const TraceStage *s, size_t indent) {
-    const TraceDocument *doc = s->document;
-    const Tensor *v = s->value;
-    size_t first = doc->first_changed;
-    size_t at[TENSOR_MAX_RANK] = {0};
-    for (size_t i = v->shape.rank, flat = first; i-- > 0;) {
-        at[i] = flat % v->shape.dim[i];
-        flat /= v->shape.dim[i];
-    }
-    char where[96] = "", ours[64], printed[64], more[96] = "";
-    if (v->shape.rank)
-        at_text(where, sizeof(where), at, v->shape.rank);
-    format_short(v->data[first], ours, sizeof(ours));
-    format_places(doc->values->data[first], doc->decimals[first], printed, sizeof(printed));
-    if (doc->values_changed > 1)
-        snprintf(more, sizeof(more), " (%zu of its %zu values differ)", doc->values_changed, v->size);
-    wrapf(c, out, indent, indent + 2,
-          "%syou changed %s%s%s: the document has %s, this lesson %s%s; what depends on it follows your edit",
-          c->st.cyan, s->name, where, c->st.reset, printed, ours, more);
+    const char *tones[] = {[VERDICT_AGREES] = st->green, [VERDICT_INHERITS] = st->yellow,
+                           [VERDICT_DISAGREES] = st->red, [VERDICT_EDIT] = st->cyan};
+    wrapf(c, out, indent, indent + 2, "%s%s%s%s%s", tones[w->tone], strbuf_str(&w->head), st->reset, w->sep,
+          strbuf_str(&w->body));
+    out->failed |= verdict_words_failed(w);
+    verdict_words_finish(w);
 }
 
 static void document(const Ctx *c, StrBuf *out, const TraceStage *s, size_t indent, bool values_shown) {
     const TraceDocument *doc = s->document;
-    const TextStyle *st = &c->st;
+    VerdictWords w;
     if (doc->verdict == DOC_SET_ASIDE) {
-        char printed[64], ours[64];
-        shape_format(&doc->values->shape, printed, sizeof(printed));
-        shape_format(&s->value->shape, ours, sizeof(ours));
-        wrapf(c, out, indent, indent + 2,
-              "%sdocument: not compared%s: the document's values for %s are %s; this lesson's %s is %s", st->cyan,
-              st->reset, s->name, printed, s->name, ours);
+        verdict_set_aside(&w, s, plain_name);
+        judgement(c, out, &w, indent);
         return;
     }
     if (doc->same_as_given) {
-        wrapf(c, out, indent, indent + 2, "%sdocument: the same numbers%s, as the document printed them", st->green,
-              st->reset);
+        verdict_same(&w);
+        judgement(c, out, &w, indent);
         return;
     }
     if (values_shown) {
@@ -692,12 +579,16 @@ static void document(const Ctx *c, StrBuf *out, const TraceStage *s, size_t inde
         values(c, out, s, doc->values, doc->decimals, indent, &TABLE_ONLY);
     }
     if (doc->verdict == DOC_EDITED) {
-        edited_given(c, out, s, indent);
+        verdict_edited(&w, s, plain_name);
+        judgement(c, out, &w, indent);
         return;
     }
-    verdict(c, out, s, &doc->chained, false, 0, indent);
-    if (doc->has_local)
-        verdict(c, out, s, &doc->local, true, doc->widened_by, indent);
+    verdict_words(&w, c->tr, s, &doc->chained, false, plain_name);
+    judgement(c, out, &w, indent);
+    if (doc->has_local) {
+        verdict_words(&w, c->tr, s, &doc->local, true, plain_name);
+        judgement(c, out, &w, indent);
+    }
 }
 
 // The stages whose document has this verdict: "Q (step 1), K (step 2)". The givens the

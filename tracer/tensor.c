@@ -36,6 +36,14 @@ void shape_format(const Shape *shape, char *buf, size_t cap) {
         snprintf(buf + used, cap - used, "]");
 }
 
+void index_format(const size_t *idx, size_t rank, char *buf, size_t cap) {
+    ASSERT(rank <= TENSOR_MAX_RANK);
+    Shape place = {.rank = rank};
+    for (size_t i = 0; i < rank; i++)
+        place.dim[i] = idx[i];
+    shape_format(&place, buf, cap);
+}
+
 static Tensor *tensor_alloc(const Shape *shape, bool with_data) {
     ASSERT(shape->rank <= TENSOR_MAX_RANK);
     size_t size;

@@ -46,6 +46,10 @@ bool shape_size(const Shape *shape, size_t *size);
 bool shape_equal(const Shape *a, const Shape *b);
 // "[3, 4]"; "[]" for a scalar. Writes at most cap bytes, always NUL-terminated.
 void shape_format(const Shape *shape, char *buf, size_t cap);
+// The place of one element, one index per axis, in the same form: "[1, 0]". Its longest,
+// four 20-digit indices, fits in INDEX_TEXT_MAX bytes.
+#define INDEX_TEXT_MAX 96
+void index_format(const size_t *idx, size_t rank, char *buf, size_t cap);
 // Row-major offset of the element at idx (one index per axis), and back.
 size_t shape_flatten(const Shape *shape, const size_t *idx);
 void shape_unflatten(const Shape *shape, size_t flat, size_t *idx);
