@@ -22,7 +22,7 @@ bin=$(find "$tmp/stage" -path '*/bin/tracer' -type f)
 [ -x "$bin" ] || { echo "no bin/tracer was installed:"; cat "$tmp/install.log"; exit 1; }
 prefix=$(dirname "$(dirname "$bin")")
 share=$prefix/share
-for f in man/man1/tracer.1 bash-completion/completions/tracer tracer/lessons/lesson.schema.json \
+for f in man/man1/tracer.1 bash-completion/completions/tracer tracer/lessons/lesson.schema.json tracer/trace.schema.json \
     tracer/lessons/README.md tracer/lessons/02_the_cat_sat.yaml tracer/golden/02_the_cat_sat.txt; do
     [ -f "$share/$f" ] || no "share/$f was not installed"
 done

@@ -21,7 +21,8 @@ LAYERS = [
     "op_positions", "op_loss",
     "ops", "ieee", "plan", "backward", "check", "lint", "eval", "gradcheck", "run", "doccheck", "claim",
     "quiz", "narrate",
-    "heatmap", "corners", "verdict", "textwrap", "render_text", "render_json", "render_html", "save", "compare", "diff",
+    "heatmap", "corners", "verdict", "textwrap", "render_text", "render_json", "render_html", "save", "diff",
+    "compare",
     "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",

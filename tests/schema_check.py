@@ -3,6 +3,7 @@
 
 Usage: schema_check.py SCHEMA --loader LESSON_C --valid LESSON... --valid-dir DIR...
                         --invalid LESSON... --header LESSON...
+                        [--trace-schema TRACE_SCHEMA --tracer TRACER --traces LESSON...]
 
 --valid lessons must validate; --invalid lessons (broken in their structure, which the tracer
 refuses) must be rejected by the schema too; --header lessons must open with the
@@ -10,6 +11,13 @@ refuses) must be rejected by the schema too; --header lessons must open with the
 the keys and words the loader knows (TOP_KEYS, GIVEN_KEYS, STEP_RESERVED, INIT_NAMES,
 DISTRIBUTION_NAMES and PICTURE_NAMES in tracer/lesson.c) must be the schema's, so one added to the loader
 cannot be forgotten here.
+
+With --traces, the JSON trace (`tracer --format json`) of each lesson must validate against
+TRACE_SCHEMA (doc/trace.schema.json), whose words for a picture must be the loader's
+(PICTURE_NAMES); each stage's "show" must be what its step asks (read from the lesson's YAML
+here, not from the tracer), and its "picture" what the schema says the text trace draws in
+colour, worked out from the stage's own op, shape and values; and a trace with a word the
+schema does not know must be rejected, so the schema is not one that takes anything.
 
 YAML is read as editors read it (yaml-language-server follows YAML 1.2's core schema): 1e-5
 is a number, yes and on are words, keys are text. PyYAML alone reads YAML 1.1, so the
@@ -93,7 +101,8 @@ HEADER = re.compile(r"^# yaml-language-server: \$schema=(\S+)$")
 
 def main(argv):
     schema_path = argv[1]
-    groups = {"--loader": [], "--valid": [], "--valid-dir": [], "--invalid": [], "--header": []}
+    groups = {"--loader": [], "--valid": [], "--valid-dir": [], "--invalid": [], "--header": [],
+              "--trace-schema": [], "--tracer": [], "--traces": []}
     current = None
     for arg in argv[2:]:
         if arg in groups:
@@ -145,13 +154,17 @@ def main(argv):
             failures += 1
     for path in groups["--loader"]:
         failures += check_keys(path, schema)
-    checked = sum(len(g) for g in groups.values())
+    traces = groups.pop("--traces")
+    if traces:
+        failures += check_traces(groups.pop("--trace-schema")[0], groups.pop("--tracer")[0], traces, load,
+                                 groups["--loader"])
+    checked = sum(len(g) for g in groups.values()) + len(traces)
     if failures:
         print(f"{failures} of {checked} checks failed")
         return 1
     print(f"ok: {len(groups['--valid'])} lessons validate, {len(groups['--invalid'])} broken ones are "
-          f"rejected, {len(groups['--header'])} name the schema, the loader's keys are the schema's "
-          f"(jsonschema {jsonschema_version()})")
+          f"rejected, {len(groups['--header'])} name the schema, the loader's keys are the schema's, "
+          f"{len(traces)} JSON traces validate against the trace schema (jsonschema {jsonschema_version()})")
     return 0
 
 
@@ -186,6 +199,76 @@ def check_keys(path, schema):
                 print(f"{where}: the schema accepts '{key}', but {path} does not ({array})")
             failures += 1
     return int(failures > 0)
+
+
+def expected_picture(stage):
+    """What the trace schema says the text trace draws in colour, from the stage alone."""
+    shape, values = stage["shape"], stage["values"]
+    if values is None or not shape or 0 in shape:
+        return "table"
+    if stage["show"] is not None:
+        return "table" if stage["show"] == "bars" and len(shape) != 1 else stage["show"]
+    # A softmax's output is a distribution: its gradient stages are not (they have no op).
+    if stage["op"] == "softmax" and stage["kind"] != "gradient":
+        return "bars" if len(shape) == 1 else "heatmap"
+    return "table"
+
+
+def check_traces(schema_path, tracer, lessons, load, loaders):
+    import subprocess
+    with open(schema_path, encoding="utf-8") as f:
+        schema = json.load(f)
+    Draft202012Validator.check_schema(schema)
+    validator = Draft202012Validator(schema)
+    failures = 0
+    words = set(schema["$defs"]["picture"]["enum"])
+    for path in loaders:
+        if loader_keys(path, "PICTURE_NAMES") != words:
+            print(f"{schema_path}: the words for a picture {sorted(words)} are not {path}'s PICTURE_NAMES")
+            failures += 1
+    shown = 0
+    for lesson in lessons:
+        run = subprocess.run([tracer, "--format", "json", lesson], capture_output=True, text=True)
+        if run.returncode != 0:
+            print(f"{lesson}: tracer --format json exited {run.returncode}: {run.stderr[:500]}")
+            failures += 1
+            continue
+        trace = json.loads(run.stdout)
+        errors = sorted(validator.iter_errors(trace), key=lambda e: list(e.absolute_path))
+        for e in errors[:3]:
+            where = "/".join(str(p) for p in e.absolute_path) or "(top)"
+            print(f"{lesson}: the trace schema rejects the JSON trace at {where}: {e.message}")
+        failures += bool(errors)
+        if errors:
+            continue
+        # show: as the lesson's YAML writes it, step by step.
+        asked = {}
+        for step in load(lesson).get("steps") or []:
+            names = [k for k in step if k not in RESERVED]
+            if names:
+                asked[names[0]] = step.get("show")
+        for st in trace["stages"]:
+            want_show = asked.get(st["name"]) if st["kind"] == "step" else None
+            if st["show"] != want_show:
+                print(f"{lesson}: stage {st['name']} has \"show\": {st['show']!r}; the lesson asks {want_show!r}")
+                failures += 1
+            shown += st["show"] is not None
+            if st["picture"] != expected_picture(st):
+                print(f"{lesson}: stage {st['name']} has \"picture\": {st['picture']!r}, "
+                      f"not {expected_picture(st)!r}")
+                failures += 1
+        bogus = json.loads(run.stdout)
+        bogus["stages"][0]["picture"] = "pie chart"
+        if validator.is_valid(bogus):
+            print(f"{schema_path}: a stage drawn as a 'pie chart' passes: the schema takes anything")
+            failures += 1
+    if lessons and not shown:
+        print("no stage of the traces has a show:, so \"show\" was never checked")
+        failures += 1
+    return failures
+
+
+RESERVED = {"say", "rows", "cols", "document", "explain", "show", "claim", "quiz"}
 
 
 def jsonschema_version():

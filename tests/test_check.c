@@ -535,7 +535,7 @@ static void test_axis_of_a_scalar(void **state) {
 }
 
 static void test_count_must_be_whole(void **state) {
-    expect_step_error(state, STEP("causal_mask(2.5)"), 12, 3, "'n' must be a whole number from 1 to 134,217,728, not 2.5",
+    expect_step_error(state, STEP("causal_mask(2.5)"), 12, 3, "'n' must be a whole number from 1 to 268,435,456, not 2.5",
                       "");
 }
 
@@ -644,22 +644,23 @@ static void test_merge_heads_needs_three_axes(void **state) {
 
 // ---------------------------------------------------------------- sizes
 
-// 12000 x 1 @ 1 x 12000 would hold 144,000,000 values, over TENSOR_MAX_VALUES (2^27).
+// 17000 x 1 @ 1 x 17000 would hold 289,000,000 values, over TENSOR_MAX_VALUES (2^28 = 268,435,456).
 static void test_result_too_large(void **state) {
     expect_error(state,
-                 "title: t\ngiven:\n  a: {shape: [12000, 1], init: zeros}\n  b: {shape: [1, 12000], init: zeros}\n"
+                 "title: t\ngiven:\n  a: {shape: [17000, 1], init: zeros}\n  b: {shape: [1, 17000], init: zeros}\n"
                  "steps:\n  - c: a @ b\n",
-                 6, 8, 5, "this result, of shape [12000, 12000], would hold 144,000,000 values (1,152,000,000 bytes)",
-                 "the tracer keeps at most 134,217,728 values (1 GiB) in one tensor; give the inputs a `shape:` "
+                 6, 8, 5, "this result, of shape [17000, 17000], would hold 289,000,000 values (2,312,000,000 bytes)",
+                 "the tracer keeps at most 268,435,456 values (2 GiB) in one tensor; give the inputs a `shape:` "
                  "without values to reason about sizes alone");
 }
 
-// Each tensor fits, but together they pass the lesson's limit of 2^28 values.
+// Each tensor fits, but together they pass the lesson's limit of 2^30 = 1,073,741,824 values:
+// five of 200,000,000 (and four constants) fit, the sixth does not.
 static void test_lesson_too_large_in_total(void **state) {
     expect_error(state,
-                 "title: t\ngiven:\n  a: {shape: [10000, 10000], init: zeros}\n"
-                 "steps:\n  - b: a + 1\n  - c: b + 1\n",
-                 6, 8, 5, "the lesson's tensors together would exceed 268,435,456 values (2 GiB)",
+                 "title: t\ngiven:\n  a: {shape: [20000, 10000], init: zeros}\n"
+                 "steps:\n  - b: a + 1\n  - c: b + 1\n  - d: c + 1\n  - e: d + 1\n  - f: e + 1\n",
+                 9, 8, 5, "the lesson's tensors together would exceed 1,073,741,824 values (8 GiB)",
                  "use smaller shapes, or shape-only givens (a `shape:` without values)");
 }
 

@@ -453,7 +453,7 @@ static void test_shapes(void **state) {
                  "a tensor has at most 4 axes, but this shape has 5", NULL);
     expect_error(WITH_GIVEN("X: {shape: [100000, 100000], init: zeros}"), 3, 14,
                  "shape [100000, 100000] needs 10,000,000,000 values (74.5 GiB); a tensor holds "
-                 "at most 134,217,728 values (1 GiB)",
+                 "at most 268,435,456 values (2 GiB)",
                  "leave out init: to make it shape-only (a shape without values), or make it "
                  "smaller");
     expect_error(WITH_GIVEN("X: {shape: [4294967296, 4294967296]}"), 3, 14,

@@ -32,8 +32,8 @@ static void test_trace(void **state) {
     double x_values[] = {0.1, -INFINITY};
     Tensor x = {.shape = {1, {2}}, .size = 2, .data = x_values};
     const char *const cols[] = {"a", "b"};
-    // Stage 1: the step y = x * 2, here [0.2, nan], with a note, two lines of work, and the
-    // document's [0.25, 1] judged a slip of its own.
+    // Stage 1: the step y = x * 2, here [0.2, nan], with a note, two lines of work, the
+    // document's [0.25, 1] judged a slip of its own, and show: heatmap.
     double y_values[] = {0.2, NAN};
     Tensor y = {.shape = {1, {2}}, .size = 2, .data = y_values};
     const char *notes[] = {"a \"note\""};
@@ -51,19 +51,22 @@ static void test_trace(void **state) {
         .local = {.agrees = false, .max_abs_diff = 0.05, .at = {0}, .ours = 0.2, .printed = 0.25, .tolerance = 0.015},
         .widened_by = 0.005,
     };
-    // Stage 2: an intermediate of shape [2, 3] with no values (shape-only), rows labelled.
+    // Stage 2: an intermediate of shape [2, 3] with no values (shape-only), rows labelled: a
+    // distribution, but with nothing to draw, a table.
     Tensor big = {.shape = {2, {2, 3}}, .size = 6, .data = NULL};
     const char *const rows[] = {"r0", "r1"};
-    // Stage 3: a count, -0 as a plain 0 beside it in a vector of counts.
+    // Stage 3: a count, -0 as a plain 0 beside it in a vector of counts, marked a distribution:
+    // a vector, so drawn as bars.
     double n_values[] = {124439808, -0.0};
     Tensor n = {.shape = {1, {2}}, .size = 2, .data = n_values, .is_count = true};
     TraceStage stages[4] = {
         {.kind = STAGE_GIVEN, .name = "x", .number = "", .about = "inputs", .value = &x},
         {.kind = STAGE_STEP, .name = "y", .number = "1", .expr = "x * 2", .op = "multiply",
          .op_line = "[2] * [] -> [2]", .say = "double\tit", .value = &y, .notes = notes, .n_notes = 1, .work = work,
-         .n_work = 2, .document = &doc},
-        {.kind = STAGE_INTERMEDIATE, .name = "z.1", .number = "2a", .expr = "W @ W", .value = &big},
-        {.kind = STAGE_STEP, .name = "z", .number = "2", .value = &n},
+         .n_work = 2, .document = &doc, .show = PICTURE_HEATMAP},
+        {.kind = STAGE_INTERMEDIATE, .name = "z.1", .number = "2a", .expr = "W @ W", .value = &big,
+         .distribution = true},
+        {.kind = STAGE_STEP, .name = "z", .number = "2", .value = &n, .distribution = true},
     };
     stages[0].labels[0] = (Labels){cols, 2};
     stages[2].labels[0] = (Labels){rows, 2};
@@ -83,12 +86,13 @@ static void test_trace(void **state) {
         " \"stages\": [\n"
         "  {\"name\": \"x\", \"number\": \"\", \"kind\": \"given\", \"expr\": null, \"op\": null, \"op_line\": null, "
         "\"say\": null, \"about\": \"inputs\", \"shape\": [2], \"count\": false, "
-        "\"values\": [0.10000000000000001, \"-inf\"], \"rows\": null, \"cols\": [\"a\", \"b\"], \"notes\": [], "
+        "\"values\": [0.10000000000000001, \"-inf\"], \"rows\": null, \"cols\": [\"a\", \"b\"], \"show\": null, "
+        "\"picture\": \"table\", \"notes\": [], "
         "\"document\": null, \"work\": []},\n"
         "  {\"name\": \"y\", \"number\": \"1\", \"kind\": \"step\", \"expr\": \"x * 2\", \"op\": \"multiply\", "
         "\"op_line\": \"[2] * [] -> [2]\", \"say\": \"double\\tit\", \"about\": null, \"shape\": [2], "
         "\"count\": false, \"values\": [0.20000000000000001, \"nan\"], \"rows\": null, \"cols\": null, "
-        "\"notes\": [\"a \\\"note\\\"\"], "
+        "\"show\": \"heatmap\", \"picture\": \"heatmap\", \"notes\": [\"a \\\"note\\\"\"], "
         "\"document\": {\"verdict\": \"own_slip\", \"edited\": [\"x\"], \"values\": [0.25, 1], \"agrees\": false, "
         "\"max_abs_diff\": 0.050000000000000003, \"at\": [0], \"ours\": 0.20000000000000001, \"printed\": 0.25, "
         "\"tolerance\": 0.01, \"local\": {\"agrees\": false, \"max_abs_diff\": 0.050000000000000003, \"at\": [0], "
@@ -97,10 +101,12 @@ static void test_trace(void **state) {
         "\"work\": [\"y[0] = 0.2\", \"y[1] = nan\"]},\n"
         "  {\"name\": \"z.1\", \"number\": \"2a\", \"kind\": \"intermediate\", \"expr\": \"W @ W\", \"op\": null, "
         "\"op_line\": null, \"say\": null, \"about\": null, \"shape\": [2, 3], \"count\": false, \"values\": null, "
-        "\"rows\": [\"r0\", \"r1\"], \"cols\": null, \"notes\": [], \"document\": null, \"work\": []},\n"
+        "\"rows\": [\"r0\", \"r1\"], \"cols\": null, \"show\": null, \"picture\": \"table\", \"notes\": [], "
+        "\"document\": null, \"work\": []},\n"
         "  {\"name\": \"z\", \"number\": \"2\", \"kind\": \"step\", \"expr\": null, \"op\": null, \"op_line\": null, "
         "\"say\": null, \"about\": null, \"shape\": [2], \"count\": true, \"values\": [124439808, 0], "
-        "\"rows\": null, \"cols\": null, \"notes\": [], \"document\": null, \"work\": []}\n"
+        "\"rows\": null, \"cols\": null, \"show\": null, \"picture\": \"bars\", \"notes\": [], \"document\": null, "
+        "\"work\": []}\n"
         "],\n"
         " \"document_summary\": {\"printed\": 1, \"agree\": 0, \"first_own_slip\": \"y\", \"edited\": [], "
         "\"follows_edit\": [], \"set_aside\": [], \"inherits\": [], \"own_slips\": [\"y\"]},\n"

@@ -92,7 +92,7 @@ static inline const Plan *fixture_plan_file(Fixture *f, const char *path) {
 // Run the checked lesson in its own digits (4 when it names none), with explain requests, and
 // check the document's numbers, as the pipeline does.
 static inline const Trace *fixture_trace(Fixture *f, const ExplainTarget *extra, size_t n_extra) {
-    f->trace = run_plan(f->plan, f->lesson->digits >= 0 ? f->lesson->digits : 4, extra, n_extra, &f->diag);
+    f->trace = run_plan(f->plan, f->lesson->digits >= 0 ? f->lesson->digits : 4, extra, n_extra, NULL, &f->diag);
     if (!f->trace || !doccheck_trace(f->plan, f->trace, &f->diag))
         fail_msg("the lesson did not run: %s", f->diag.message);
     return f->trace;

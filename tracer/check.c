@@ -11,7 +11,8 @@
 #include "format.h"
 #include "ops.h"
 
-// The most values all the stages of one lesson may hold together (2 GiB of doubles).
+// The most values all the stages of one lesson may hold together (8 GiB of doubles: a GPT-2
+// block at n = 4096, whose four stages of attention scores hold 6 GiB, fits).
 // The multiply-adds of all the lesson's matrix products: 2^36 is a few seconds with the
 // vectorised product on two cores, about a minute on one core of plain C, and a full GPT-2
 // block at n = 2048 (2.1e10) fits. Without it, one 70-byte lesson multiplying two
@@ -20,7 +21,7 @@
 #define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 16)  // see TENSOR_MAX_VALUES
 #define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 22)
 #else
-#define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 28)
+#define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 30)
 #define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 36)
 #endif
 #define NO_NODE ((size_t)-1)
@@ -172,7 +173,7 @@ static bool check_size(Checker *c, const Expr *e, const Shape *shape, bool has_v
                   limit, limit_bytes);
         return false;
     }
-    c->total_values += size;  // at most 2^28 + 2^27: no overflow
+    c->total_values += size;  // at most 2^30 + 2^28: no overflow
     if (c->total_values > PLAN_MAX_TOTAL_VALUES)
         return total_too_big(c, e, NULL);
     return true;
@@ -409,8 +410,8 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
 // products: each value of the result costs one multiply-add per entry of the left operand's
 // last axis).
 static bool check_work(Checker *c, const Expr *e, const OpDef *op, const OpCheck *chk) {
-    // Inputs with values hold at most TENSOR_MAX_VALUES (2^27) each, so a product counts at
-    // most 2^54 and the running total (at most 2^34 before it) cannot overflow.
+    // Inputs with values hold at most TENSOR_MAX_VALUES (2^28) each, so a product counts at
+    // most 2^56 and the running total (at most 2^36 before it) cannot overflow.
     size_t work;
     bool counted = op_multiply_adds(op, chk->shapes, &chk->shape, &work);
     ASSERT(counted);

@@ -149,3 +149,18 @@ bool claim_judge(const Plan *plan, Trace *trace, Diag *diag) {
     }
     return true;
 }
+
+// A truth value and, when it is a comparison or a reduction of truth values, what explain_false
+// reads to say where it fails.
+static void truth_needs(const Plan *plan, size_t node, bool *keep) {
+    const PlanNode *n = &plan->nodes[node];
+    keep[node] = true;
+    if (n->kind == PLAN_OP && n->op->truth)
+        for (size_t a = 0; a < n->n_args; a++)
+            truth_needs(plan, n->args[a], keep);
+}
+
+void claim_needs(const Plan *plan, bool *keep) {
+    for (size_t i = 0; i < plan->n_claims; i++)
+        truth_needs(plan, plan->claims[i].node, keep);
+}

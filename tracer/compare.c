@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "diff.h"
 #include "format.h"
 
 static bool same_value(double a, double b) {
@@ -38,6 +39,19 @@ static void stage_title(StrBuf *out, const TraceStage *s) {
         strbuf_printf(out, " %s", shape);
 }
 
+// A stage's title opening the lines about it, in the colour of a hunk's header: it says where
+// the lines under it are.
+static void stage_heading(StrBuf *out, const TraceStage *s, const DiffStyle *st) {
+    strbuf_puts(out, st->hunk);
+    stage_title(out, s);
+    strbuf_puts(out, st->reset);
+}
+
+// s in colour (then back to plain), or s alone when colour is "".
+static void coloured(StrBuf *out, const char *colour, const char *s, const DiffStyle *st) {
+    strbuf_printf(out, "%s%s%s", colour, s, colour[0] ? st->reset : "");
+}
+
 static void position(StrBuf *out, const Shape *shape, size_t flat) {
     size_t idx[TENSOR_MAX_RANK] = {0};
     for (size_t i = shape->rank; i-- > 0;) {
@@ -50,13 +64,14 @@ static void position(StrBuf *out, const Shape *shape, size_t flat) {
     strbuf_putc(out, ']');
 }
 
-static void number(StrBuf *out, const Tensor *t, double v, int digits) {
+// One number in the colour of its side (before or after).
+static void number(StrBuf *out, const Tensor *t, double v, int digits, const char *colour, const DiffStyle *st) {
     char buf[64];
     if (t->is_count)
         format_count(v, buf, sizeof(buf));
     else
         format_number(v, digits, buf, sizeof(buf));
-    strbuf_puts(out, buf);
+    coloured(out, colour, buf, st);
 }
 
 static bool small(const Tensor *t) {
@@ -65,71 +80,92 @@ static bool small(const Tensor *t) {
     return t->data && s->rank <= 2 && rows <= COMPARE_SIDE_BY_SIDE_ROWS && cols <= COMPARE_SIDE_BY_SIDE_COLS;
 }
 
-// One row of a small tensor as "[ 0.5000  0.2000 ]", padded to width columns.
-static size_t row_text(StrBuf *out, const Tensor *t, size_t row, int digits) {
-    size_t cols = t->shape.rank ? t->shape.dim[t->shape.rank - 1] : 1;
-    size_t start = out->len;
+static size_t rows_of(const Tensor *t) {
+    return t->shape.rank >= 2 ? t->shape.dim[0] : 1;
+}
+
+static size_t cols_of(const Tensor *t) {
+    return t->shape.rank ? t->shape.dim[t->shape.rank - 1] : 1;
+}
+
+// Whether t's value at (row, col) differs from other's at the same place (or other has none).
+static bool cell_changed(const Tensor *t, const Tensor *other, size_t row, size_t col) {
+    if (row >= rows_of(other) || col >= cols_of(other))
+        return true;
+    return !same_value(t->data[row * cols_of(t) + col], other->data[row * cols_of(other) + col]);
+}
+
+// One row of a small tensor as "[ 0.5000  0.2000 ]"; with a colour (the row changed), in that
+// colour with the values that differ from other's marked. Returns its width in columns.
+static size_t row_text(StrBuf *out, const Tensor *t, const Tensor *other, size_t row, int digits, const char *colour,
+                       const DiffStyle *st) {
+    size_t cols = cols_of(t), width = 0;
     FormatStyle style = format_style(t->data, t->size, digits, t->is_count);
-    strbuf_putc(out, '[');
+    strbuf_printf(out, "%s[", colour);
+    width++;
     for (size_t c = 0; c < cols; c++) {
         char buf[FORMAT_NUMBER_CAP];
         format_with(&style, t->data[row * cols + c], buf, sizeof(buf));
-        strbuf_printf(out, " %*s", digits + 3, buf);
+        size_t len = strlen(buf), field = (size_t)digits + 3;
+        bool mark = colour[0] && cell_changed(t, other, row, c);
+        // The padding stays outside the mark: only the number is highlighted.
+        strbuf_printf(out, " %*s%s%s%s", len < field ? (int)(field - len) : 0, "", mark ? st->changed : "", buf,
+                      mark ? st->changed_end : "");
+        width += 1 + (len < field ? field : len);
     }
-    strbuf_puts(out, " ]");
-    return out->len - start;
+    strbuf_printf(out, " ]%s", colour[0] ? st->reset : "");
+    return width + 2;
 }
 
-// Before and after, row by row; rows that changed are marked.
-static void side_by_side(StrBuf *out, const Tensor *a, const Tensor *b, int digits) {
-    size_t rows_a = a->shape.rank >= 2 ? a->shape.dim[0] : 1, rows_b = b->shape.rank >= 2 ? b->shape.dim[0] : 1;
+// Before and after, row by row; rows that changed are marked, and in colour drawn as git draws
+// a changed line: before red, after green, the values that changed in reverse video.
+static void side_by_side(StrBuf *out, const Tensor *a, const Tensor *b, int digits, const DiffStyle *st) {
+    size_t rows_a = rows_of(a), rows_b = rows_of(b);
     size_t rows = rows_a > rows_b ? rows_a : rows_b;
     size_t width = 0;
     StrBuf probe;
     strbuf_init(&probe);
     for (size_t r = 0; r < rows_a; r++) {
-        strbuf_clear(&probe);
-        size_t w = row_text(&probe, a, r, digits);
+        size_t w = row_text(&probe, a, b, r, digits, "", st);
         if (w > width)
             width = w;
     }
     strbuf_finish(&probe);
     strbuf_printf(out, "      %-*s   %s\n", (int)width, "before", "after");
     for (size_t r = 0; r < rows; r++) {
+        bool changed = r >= rows_a || r >= rows_b || a->shape.rank != b->shape.rank || cols_of(a) != cols_of(b);
+        for (size_t c = 0; !changed && c < cols_of(a); c++)
+            changed = cell_changed(a, b, r, c);
         strbuf_puts(out, "      ");
-        size_t w = r < rows_a ? row_text(out, a, r, digits) : 0;
+        size_t w = r < rows_a ? row_text(out, a, b, r, digits, changed ? st->before : "", st) : 0;
         strbuf_printf(out, "%*s   ", (int)(width - w), "");
         if (r < rows_b)
-            row_text(out, b, r, digits);
-        bool changed = r >= rows_a || r >= rows_b || a->shape.rank != b->shape.rank ||
-                       a->shape.dim[a->shape.rank ? a->shape.rank - 1 : 0] !=
-                           b->shape.dim[b->shape.rank ? b->shape.rank - 1 : 0];
-        if (!changed) {
-            size_t cols = a->shape.rank ? a->shape.dim[a->shape.rank - 1] : 1;
-            for (size_t c = 0; c < cols; c++)
-                changed |= !same_value(a->data[r * cols + c], b->data[r * cols + c]);
-        }
+            row_text(out, b, a, r, digits, changed ? st->after : "", st);
         strbuf_puts(out, changed ? "   <- changed\n" : "\n");
     }
 }
 
 // Report one stage present in both; false when it differs.
-static bool compare_stage(StrBuf *out, const TraceStage *sa, const TraceStage *sb, int digits) {
+static bool compare_stage(StrBuf *out, const TraceStage *sa, const TraceStage *sb, int digits, const DiffStyle *st) {
     const Tensor *a = sa->value, *b = sb->value;
     char shape_a[128], shape_b[128];
     shape_format(&a->shape, shape_a, sizeof(shape_a));
     shape_format(&b->shape, shape_b, sizeof(shape_b));
     if (!shape_equal(&a->shape, &b->shape)) {
-        stage_title(out, sb);
-        strbuf_printf(out, ": the shape changed from %s to %s\n", shape_a, shape_b);
+        stage_heading(out, sb, st);
+        strbuf_puts(out, ": the shape changed from ");
+        coloured(out, st->before, shape_a, st);
+        strbuf_puts(out, " to ");
+        coloured(out, st->after, shape_b, st);
+        strbuf_putc(out, '\n');
         if (small(a) && small(b))
-            side_by_side(out, a, b, digits);
+            side_by_side(out, a, b, digits, st);
         return false;
     }
     if (!a->data || !b->data) {
         if (!a->data && !b->data)
             return true;  // shape-only in both, the same shape
-        stage_title(out, sb);
+        stage_heading(out, sb, st);
         strbuf_printf(out, ": %s\n", a->data ? "now shape-only (no values)" : "now has values (was shape-only)");
         return false;
     }
@@ -147,7 +183,7 @@ static bool compare_stage(StrBuf *out, const TraceStage *sa, const TraceStage *s
     }
     if (!changed)
         return true;
-    stage_title(out, sb);
+    stage_heading(out, sb, st);
     strbuf_printf(out, ": %zu of %zu value%s changed; the largest change is ", changed, a->size,
                   a->size == 1 ? "" : "s");
     if (a->shape.rank) {
@@ -155,34 +191,38 @@ static bool compare_stage(StrBuf *out, const TraceStage *sa, const TraceStage *s
         position(out, &a->shape, worst);
         strbuf_puts(out, ": ");
     }
-    number(out, a, a->data[worst], digits);
+    number(out, a, a->data[worst], digits, st->before, st);
     strbuf_puts(out, " -> ");
-    number(out, b, b->data[worst], digits);
+    number(out, b, b->data[worst], digits, st->after, st);
     strbuf_putc(out, '\n');
     if (a->shape.rank && small(a))
-        side_by_side(out, a, b, digits);
+        side_by_side(out, a, b, digits, st);
     return false;
 }
 
-static void list_only_in(StrBuf *out, const Trace *t, const Trace *other, const char *name) {
+// The stages only t has, on one line in the colour of its side (removed or added lines).
+static void list_only_in(StrBuf *out, const Trace *t, const Trace *other, const char *name, const char *colour,
+                         const DiffStyle *st) {
     bool any = false;
     for (size_t i = 0; i < t->n_stages; i++) {
         const TraceStage *s = &t->stages[i];
         if (find_stage(other, s->name))
             continue;
-        strbuf_puts(out, any ? ", " : "Only in ");
+        strbuf_puts(out, any ? ", " : colour);
+        strbuf_puts(out, any ? "" : "Only in ");
         if (!any)
             strbuf_printf(out, "%s: ", name);
         stage_title(out, s);
         any = true;
     }
     if (any)
-        strbuf_putc(out, '\n');
+        strbuf_printf(out, "%s\n", colour[0] ? st->reset : "");
 }
 
 // The claims whose verdict the edit turned (held, now fails; or the other way), and those only
 // the edited lesson states: whether the lesson's own claims survive is what a student asks first.
-static void changed_claims(StrBuf *out, const Trace *a, const Trace *b) {
+// The verdict before is in the colour of what was, the one now in the colour of what is.
+static void changed_claims(StrBuf *out, const Trace *a, const Trace *b, const DiffStyle *st) {
     for (size_t i = 0; i < b->n_claims; i++) {
         const TraceClaim *cb = &b->claims[i], *ca = NULL;
         for (size_t k = 0; k < a->n_claims && !ca; k++)
@@ -190,17 +230,20 @@ static void changed_claims(StrBuf *out, const Trace *a, const Trace *b) {
                 ca = &a->claims[k];
         if (ca && ca->holds == cb->holds)
             continue;
-        const char *was = !ca ? "new" : ca->holds ? "held" : "failed";
-        if (cb->holds)
-            strbuf_printf(out, "claim: %s: %s, now holds\n", cb->text, was);
+        strbuf_printf(out, "claim: %s: ", cb->text);
+        if (ca)
+            coloured(out, st->before, ca->holds ? "held" : "failed", st);
         else
-            strbuf_printf(out, "claim: %s: %s, now fails: %s\n", cb->text, was, cb->detail);
+            strbuf_puts(out, "new");
+        strbuf_printf(out, ", %s%s", st->after, cb->holds ? "now holds" : "now fails: ");
+        strbuf_printf(out, "%s%s\n", cb->holds ? "" : cb->detail, st->after[0] ? st->reset : "");
     }
 }
 
-bool compare_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits,
+bool compare_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits, bool colour,
                     StrBuf *out) {
-    strbuf_printf(out, "--- %s\n+++ %s\n", a_name, b_name);
+    const DiffStyle st = diff_style(colour);
+    diff_names(out, a_name, b_name, colour);
     size_t differ = 0, both = 0, only = 0;
     // In the edited lesson's order: givens first, as the student wrote them.
     for (size_t i = 0; i < b->n_stages; i++) {
@@ -211,13 +254,13 @@ bool compare_traces(const Trace *a, const Trace *b, const char *a_name, const ch
             continue;
         }
         both++;
-        differ += !compare_stage(out, sa, sb, digits);
+        differ += !compare_stage(out, sa, sb, digits, &st);
     }
     for (size_t i = 0; i < a->n_stages; i++)
         only += !find_stage(b, a->stages[i].name);
-    list_only_in(out, a, b, a_name);
-    list_only_in(out, b, a, b_name);
-    changed_claims(out, a, b);
+    list_only_in(out, a, b, a_name, st.before, &st);
+    list_only_in(out, b, a, b_name, st.after, &st);
+    changed_claims(out, a, b, &st);
     if (differ == 0 && only == 0) {
         strbuf_printf(out, "The same trace: all %zu stages have the same values.\n", both);
         return true;

@@ -3,7 +3,7 @@
 // traces are "the same" exactly when every number of every stage is.
 //
 //     StrBuf out; strbuf_init(&out);
-//     bool same = compare_traces(original, edited, "lessons/01.yaml", "mine.yaml", 4, &out);
+//     bool same = compare_traces(original, edited, "lessons/01.yaml", "mine.yaml", 4, false, &out);
 #pragma once
 
 #include <stdbool.h>
@@ -16,6 +16,8 @@
 #define COMPARE_SIDE_BY_SIDE_COLS 6
 
 // Appends the report to out (numbers with `digits` decimals), with the claims whose verdict
-// changed. True when the traces have the same stages with the same shapes and values.
-bool compare_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits,
+// changed. True when the traces have the same stages with the same shapes and values. With
+// colour, it is coloured as git colours a diff (see diff_style): what the original has red,
+// what the edit has green, the values that changed within a row in reverse video.
+bool compare_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits, bool colour,
                     StrBuf *out);

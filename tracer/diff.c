@@ -75,6 +75,17 @@ static const char *kth_number(const char *line, size_t len, size_t k, size_t *n)
     return NULL;
 }
 
+DiffStyle diff_style(bool colour) {
+    if (!colour)
+        return (DiffStyle){"", "", "", "", "", "", ""};
+    return (DiffStyle){"\033[1m", "\033[36m", "\033[31m", "\033[32m", "\033[7m", "\033[27m", "\033[0m"};
+}
+
+void diff_names(StrBuf *out, const char *a_name, const char *b_name, bool colour) {
+    const DiffStyle st = diff_style(colour);
+    strbuf_printf(out, "%s--- %s\n+++ %s%s\n", st.names, a_name, b_name, st.reset);
+}
+
 // One line of the diff. With colour, a changed line whose counterpart is known has the numbers
 // that differ from the counterpart's highlighted (reverse video), as git's word diff does.
 static void diff_line(StrBuf *out, char kind, const char *line, size_t len, const char *other, size_t other_len,
@@ -85,7 +96,8 @@ static void diff_line(StrBuf *out, char kind, const char *line, size_t len, cons
         strbuf_putc(out, '\n');
         return;
     }
-    strbuf_puts(out, kind == '-' ? "\033[31m" : "\033[32m");
+    const DiffStyle st = diff_style(true);
+    strbuf_puts(out, kind == '-' ? st.before : st.after);
     strbuf_putc(out, kind);
     size_t k = 0;
     for (size_t i = 0; i < len;) {
@@ -98,13 +110,14 @@ static void diff_line(StrBuf *out, char kind, const char *line, size_t len, cons
         size_t theirs_len = 0;
         const char *theirs = other ? kth_number(other, other_len, k, &theirs_len) : NULL;
         bool changed = other && (!theirs || theirs_len != m || memcmp(theirs, line + i, m) != 0);
-        strbuf_puts(out, changed ? "\033[7m" : "");
+        strbuf_puts(out, changed ? st.changed : "");
         strbuf_append(out, line + i, m);
-        strbuf_puts(out, changed ? "\033[27m" : "");
+        strbuf_puts(out, changed ? st.changed_end : "");
         i += m;
         k++;
     }
-    strbuf_puts(out, "\033[0m\n");
+    strbuf_puts(out, st.reset);
+    strbuf_putc(out, '\n');
 }
 
 // The line a changed line pairs with: in a block of removals followed by additions, the i-th
@@ -163,8 +176,9 @@ static void emit_hunks(const Edit *edits, size_t n, const Lines *a, const Lines 
                 b_count++;
             }
         }
-        strbuf_printf(out, "%s@@ -%zu,%zu +%zu,%zu @@%s\n", colour ? "\033[36m" : "", a_count ? a_start + 1 : a_start,
-                      a_count, b_count ? b_start + 1 : b_start, b_count, colour ? "\033[0m" : "");
+        const DiffStyle st = diff_style(colour);
+        strbuf_printf(out, "%s@@ -%zu,%zu +%zu,%zu @@%s\n", st.hunk, a_count ? a_start + 1 : a_start, a_count,
+                      b_count ? b_start + 1 : b_start, b_count, st.reset);
         for (size_t k = start; k < stop; k++) {
             const Edit *e = &edits[k];
             const Edit *pair = e->kind == ' ' ? NULL : counterpart(edits, start, stop, k);
@@ -245,7 +259,7 @@ bool diff_unified(const char *a_text, const char *b_text, const char *a_name, co
     }
     for (size_t k = 0; k < suf; k++)
         edits[n++] = (Edit){' ', a.n - suf + k, b.n - suf + k};
-    strbuf_printf(out, "%s--- %s\n+++ %s%s\n", colour ? "\033[1m" : "", a_name, b_name, colour ? "\033[0m" : "");
+    diff_names(out, a_name, b_name, colour);
     emit_hunks(edits, n, &a, &b, first_context, colour, out);
 done:
     util_free(table);

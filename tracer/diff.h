@@ -7,6 +7,17 @@
 
 #include "util.h"
 
+// git's colours for a diff (the defaults of its color.diff), for --check and --diff alike: the
+// names of what is compared bold, a hunk's header cyan, what was there before red, what is
+// there now green, and within a changed line only the numbers that changed in reverse video.
+// Without colour every field is "", so the text is the same bytes as with no styling at all.
+typedef struct DiffStyle {
+    const char *names, *hunk, *before, *after, *changed, *changed_end, *reset;
+} DiffStyle;
+DiffStyle diff_style(bool colour);
+// The two lines that open a diff: "--- a_name" and "+++ b_name".
+void diff_names(StrBuf *out, const char *a_name, const char *b_name, bool colour);
+
 // true when a and b are equal; otherwise appends the diff to out and returns false. With
 // colour, the diff is coloured as git colours one: removed lines red, added lines green, and
 // the numbers that changed within a line highlighted.

@@ -149,12 +149,19 @@ static bool exact_print(const PlanNode *n, const Tensor *value) {
     return memcmp(value->data, n->given->document->values, value->size * sizeof(double)) == 0;
 }
 
-// The local check of the step whose result is node `top`. False only when memory runs out.
-static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *doc) {
+// The first node of the step whose result is node top: the local check runs from there.
+static size_t step_first(const Plan *plan, size_t top) {
     const PlanNode *nodes = plan->nodes;
     size_t first = top;
     while (first > 0 && nodes[first - 1].step == nodes[top].step && nodes[first - 1].kind != PLAN_GIVEN)
         first--;
+    return first;
+}
+
+// The local check of the step whose result is node `top`. False only when memory runs out.
+static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *doc) {
+    const PlanNode *nodes = plan->nodes;
+    size_t first = step_first(plan, top);
     Tensor **env = util_calloc(plan->n_nodes, sizeof(Tensor *));
     double *widen = util_calloc(t->tensors[top]->size, sizeof(double));
     Tensor **swapped = util_calloc(plan->n_nodes, sizeof(Tensor *));
@@ -356,4 +363,27 @@ bool doccheck_trace(const Plan *plan, Trace *t, Diag *diag) {
     }
     util_free(edits.mask);
     return true;
+}
+
+void doccheck_needs(const Plan *plan, bool *keep) {
+    for (size_t i = 0; i < plan->n_nodes; i++) {
+        const PlanNode *n = &plan->nodes[i];
+        if (n->kind == PLAN_GIVEN && n->given->document)
+            keep[i] = true;  // find_edits compares every given with what the document printed
+        if (!printed_document(n) || n->stage_kind == STAGE_INTERMEDIATE)
+            continue;
+        keep[i] = true;
+        if (n->kind != PLAN_OP)
+            continue;
+        // The local check computes the step again from the values it reads before its first node.
+        size_t first = step_first(plan, i);
+        for (size_t j = first; j <= i; j++) {
+            if (plan->nodes[j].kind == PLAN_GRAD)
+                for (size_t k = 0; k < first; k++)
+                    keep[k] = true;  // a gradient may read any node before it
+            for (size_t a = 0; a < plan->nodes[j].n_args; a++)
+                if (plan->nodes[j].args[a] < first)
+                    keep[plan->nodes[j].args[a]] = true;
+        }
+    }
 }

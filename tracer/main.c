@@ -44,7 +44,7 @@ static const char usage[] =
     "  --from NAME          print the stages from this one on\n"
     "  --to NAME            print the stages up to this one\n"
     "  --step               in a terminal, one stage at a time: Enter or space next,\n"
-    "                       b back, a number and Enter that step, q quits\n"
+    "                       b back, a step's number (6, 4a) and Enter that step, q quits\n"
     "  --check              compare the trace with the lesson's golden file; exit 1 and\n"
     "                       print a diff when they differ\n"
     "  --golden FILE        the golden file for --check (default: golden/NAME.txt beside\n"
@@ -148,8 +148,8 @@ static int step_lesson(const char *lesson, PipelineOptions *opts, bool fixed_wid
         int status = pipeline_run_file_pages(lesson, opts, &out, &pages, &diag);
         print_diagnostics(&diag, colour_errors);
         if (status == STATUS_OK)
-            status = step_through(strbuf_str(&out), pages.ends, pages.n, opts->colour, &at);
-        util_free(pages.ends);
+            status = step_through(strbuf_str(&out), &pages, opts->colour, &at);
+        pipeline_pages_finish(&pages);
         strbuf_finish(&out);
         if (status != STEP_RESIZED)
             return status;

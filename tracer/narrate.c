@@ -355,3 +355,10 @@ bool narrate_apply(const Narrator *n, const Plan *plan, Trace *trace, Diag *diag
     }
     return true;
 }
+
+void narrate_needs(const Narrator *n, const Plan *plan, bool *keep) {
+    for (size_t k = 0; k < n->n_texts; k++)
+        for (size_t i = 0; i < n->texts[k].narration->n_placeholders; i++)
+            if (n->texts[k].placeholders[i].kind != PLACEHOLDER_SHAPE)
+                keep[hidden_node(plan, &n->texts[k].placeholders[i])] = true;
+}

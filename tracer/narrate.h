@@ -29,4 +29,6 @@ Narrator *narrate_prepare(Lesson *lesson, Diag *diag);
 bool narrate_check(const Narrator *n, const Plan *plan, Diag *diag);
 // Write the narration of the trace with the computed values, and drop the hidden stages.
 bool narrate_apply(const Narrator *n, const Plan *plan, Trace *trace, Diag *diag);
+// Mark in keep (one per plan node) the hidden steps whose values narrate_apply writes.
+void narrate_needs(const Narrator *n, const Plan *plan, bool *keep);
 void narrate_destroy(Narrator *n);  // accepts NULL

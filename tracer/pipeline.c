@@ -18,6 +18,7 @@
 #include "trace.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,10 +171,30 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
     return true;
 }
 
+// The nodes whose values outlive the run (run.h): those the text trace prints, and those the
+// document check, the claims and the narration read afterwards. chosen: the stages --only,
+// --from and --to keep.
+static void nodes_to_keep(const Plan *plan, const Narrator *narrator, const PipelineOptions *opts, const bool *chosen,
+                          bool *keep) {
+    RenderOptions ro = {.brief = opts->brief};
+    for (size_t i = 0; i < plan->n_nodes; i++) {
+        const PlanNode *n = &plan->nodes[i];
+        keep[i] = n->is_stage && render_text_prints_values(&ro, n->stage_kind, chosen[i]);
+    }
+    doccheck_needs(plan, keep);
+    claim_needs(plan, keep);
+    narrate_needs(narrator, plan, keep);
+}
+
 // Check and run a lesson (with the command line's explain requests) into *plan and *trace,
-// its narration written with the values it quotes.
-static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, Plan **plan, Trace **trace, Diag *diag) {
+// its narration written with the values it quotes. With chosen (the diff passes NULL), it
+// receives a flag per node (and one more): the stages --only, --from and --to keep. With
+// free_unprinted, the values of what the text trace does not print are freed once nothing
+// else reads them; otherwise every value is kept.
+static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, bool free_unprinted, Plan **plan,
+                         Trace **trace, bool **chosen, Diag *diag) {
     ExplainTarget *targets = NULL;
+    bool *keep = NULL;
     bool ok = false;
     *trace = NULL;
     *plan = NULL;
@@ -195,13 +216,58 @@ static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, Plan **pla
             if (!parse_explain(*plan, opts->explain[i], &targets[i], diag))
                 goto done;
     }
-    *trace = run_plan(*plan, digits, targets, opts->n_explain, diag);
+    if (chosen) {
+        *chosen = util_calloc((*plan)->n_nodes + 1, sizeof(bool));
+        if (!*chosen) {
+            diag_out_of_memory(diag);
+            goto done;
+        }
+        if (!choose_stages(*plan, opts, *chosen, diag))
+            goto done;
+        if (free_unprinted) {
+            if (!(keep = util_calloc((*plan)->n_nodes + 1, sizeof(bool)))) {
+                diag_out_of_memory(diag);
+                goto done;
+            }
+            nodes_to_keep(*plan, narrator, opts, *chosen, keep);
+        }
+    }
+    *trace = run_plan(*plan, digits, targets, opts->n_explain, keep, diag);
     ok = *trace && doccheck_trace(*plan, *trace, diag) && claim_judge(*plan, *trace, diag) &&
          narrate_apply(narrator, *plan, *trace, diag);
 done:
+    util_free(keep);
     util_free(targets);
     narrate_destroy(narrator);
     return ok;
+}
+
+// The text trace in pages, each named by the stage it shows (copied: the trace goes first).
+static bool paginate(const Trace *trace, const RenderOptions *ro, StrBuf *out, Pages *pages) {
+    size_t room = trace->n_stages + 2;
+    size_t *stages = NULL;
+    if (!(pages->arena = arena_create()) || !(pages->ends = arena_array(pages->arena, room, sizeof(size_t))) ||
+        !(pages->number = arena_array(pages->arena, room, sizeof(char *))) ||
+        !(pages->name = arena_array(pages->arena, room, sizeof(char *))) ||
+        !(stages = arena_array(pages->arena, room, sizeof(size_t))))
+        return false;
+    pages->n = render_text_pages(trace, ro, out, pages->ends, stages);
+    for (size_t k = 0; k < pages->n; k++) {
+        if (stages[k] == SIZE_MAX)
+            continue;
+        const TraceStage *s = &trace->stages[stages[k]];
+        if (!(pages->number[k] = arena_strdup(pages->arena, s->number)) ||
+            !(pages->name[k] = arena_strdup(pages->arena, s->name)))
+            return false;
+    }
+    for (size_t i = 0; i < trace->n_stages; i++)
+        pages->steps += trace->stages[i].kind == STAGE_STEP;
+    return true;
+}
+
+void pipeline_pages_finish(Pages *pages) {
+    arena_destroy(pages->arena);
+    *pages = (Pages){0};
 }
 
 static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, Pages *pages, Diag *diag) {
@@ -212,18 +278,11 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     StrBuf text;
     strbuf_init(&text);
     parallel_set_threads(opts->threads);
-    if (!trace_lesson(lesson, opts, &plan, &trace, diag))
+    // JSON, the web page and --save write every stage: only the text trace leaves some out.
+    bool free_unprinted = opts->format == OUTPUT_TEXT && !opts->save_dir && !opts->keep_every_stage;
+    if (!trace_lesson(lesson, opts, free_unprinted, &plan, &trace, &chosen, diag))
         goto done;
     bool choosing = opts->only || opts->from || opts->to;
-    if (choosing) {
-        chosen = util_calloc(plan->n_nodes + 1, sizeof(bool));
-        if (!chosen) {
-            diag_out_of_memory(diag);
-            goto done;
-        }
-        if (!choose_stages(plan, opts, chosen, diag))
-            goto done;
-    }
     if (opts->claims_failed)
         *opts->claims_failed = trace->n_claims_failed;
     // The files first: when they cannot be written, nothing is printed either.
@@ -253,12 +312,10 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
                             .brief = opts->brief,
                             .shown = shown};
         if (pages) {
-            pages->ends = util_calloc(trace->n_stages + 2, sizeof(size_t));
-            if (!pages->ends) {
+            if (!paginate(trace, &ro, dst, pages)) {
                 diag_out_of_memory(diag);
                 goto done;
             }
-            pages->n = render_text_pages(trace, &ro, dst, pages->ends);
         } else {
             render_text(trace, &ro, dst);
         }
@@ -272,10 +329,8 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
         diag_out_of_memory(diag);
 done:
     status = diag->status;
-    if (status != STATUS_OK && pages) {
-        util_free(pages->ends);
-        *pages = (Pages){0};
-    }
+    if (status != STATUS_OK && pages)
+        pipeline_pages_finish(pages);
     strbuf_finish(&text);
     util_free(shown);
     util_free(chosen);
@@ -313,7 +368,7 @@ int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t s
     // Only the quiz's own requests: each stage's work is then the work of its questions.
     plan->n_explains = 0;
     int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : LESSON_DEFAULT_DIGITS;
-    if ((trace = run_plan(plan, digits, targets, n, diag)))
+    if ((trace = run_plan(plan, digits, targets, n, NULL, diag)))
         *quiz = quiz_create(plan, trace, targets, n, marked, diag);
 done:;
     int status = diag->status;
@@ -361,12 +416,12 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
                 diag_out_of_memory(diag);
             goto done;
         }
-        if (!trace_lesson(lessons[i], opts, &plans[i], &traces[i], diag))
+        if (!trace_lesson(lessons[i], opts, false, &plans[i], &traces[i], NULL, diag))
             goto done;
     }
     // The edited lesson's digits, unless the command line says otherwise.
     int digits = traces[1]->digits;
-    *same = compare_traces(traces[0], traces[1], original, edited, digits, out);
+    *same = compare_traces(traces[0], traces[1], original, edited, digits, opts->colour, out);
     if (out->failed)
         diag_out_of_memory(diag);
 done:

@@ -33,6 +33,9 @@ typedef struct PipelineOptions {
     size_t *claims_failed;
     size_t threads;        // threads of the kernels; 0: one per online CPU
     const char *save_dir;  // --save: write every stage as .npy there first; NULL: no
+    // Keep every stage's values to the end, even those the text trace does not print (a test
+    // shows that freeing them changes nothing printed).
+    bool keep_every_stage;
 } PipelineOptions;
 
 // Read and trace the lesson at path. Returns a STATUS_* code; on failure diag says why.
@@ -40,11 +43,18 @@ typedef struct PipelineOptions {
 // (StrBuf.sink) it streams there, and a failed write is a usage error with out->sink_errno set.
 int pipeline_run_file(const char *path, const PipelineOptions *opts, StrBuf *out, Diag *diag);
 // The text trace in pages for stepping through it (render_text_pages): ends[k] is where page
-// k ends in out. pages->ends is allocated (free it with util_free) only on success.
+// k ends in out, and number[k] and name[k] say which stage page k shows: its number as the
+// trace prints it ("3", "3a"; "" for a given) and its name (both NULL for the header and the
+// close). steps is how many steps the lesson has, shown or not, so that "step 3 of 7" counts
+// as the lesson does. Filled only on success; free it with pipeline_pages_finish.
 typedef struct Pages {
     size_t *ends;
     size_t n;
+    const char **number, **name;
+    size_t steps;
+    Arena *arena;  // holds all of the above
 } Pages;
+void pipeline_pages_finish(Pages *pages);  // accepts an empty Pages
 int pipeline_run_file_pages(const char *path, const PipelineOptions *opts, StrBuf *out, Pages *pages, Diag *diag);
 // The same from bytes already in memory (path only names them in messages).
 int pipeline_run_bytes(const char *path, const char *bytes, size_t len, const PipelineOptions *opts,

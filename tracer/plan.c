@@ -37,6 +37,21 @@ const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *inde
     return NULL;
 }
 
+void plan_last_readers(const Plan *plan, size_t *last) {
+    size_t gradient = 0;  // one past the latest gradient: every node before it is read by it
+    for (size_t j = 0; j < plan->n_nodes; j++) {
+        const PlanNode *n = &plan->nodes[j];
+        last[j] = j;
+        for (size_t a = 0; a < n->n_args; a++)
+            last[n->args[a]] = j;
+        if (n->kind == PLAN_GRAD)
+            gradient = j + 1;
+    }
+    for (size_t k = 0; k + 1 < gradient; k++)
+        if (last[k] < gradient - 1)
+            last[k] = gradient - 1;
+}
+
 int plan_error_at(Diag *diag, const Lesson *lesson, const LessonStep *step, size_t pos, size_t width,
                   const char *fmt, ...) {
     if (diag->status != STATUS_OK)

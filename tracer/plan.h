@@ -98,6 +98,11 @@ void plan_destroy(Plan *plan);  // accepts NULL
 // The node that holds the stage called name ("scores", "weights.1"), or NULL.
 const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *index);
 
+// Liveness: the last node whose computation reads each node's value, into last[n_nodes]
+// (node k itself when no later node reads it). An operation reads its arguments; a gradient
+// reads every node before it, as the backward pass and its finite-difference check may.
+void plan_last_readers(const Plan *plan, size_t *last);
+
 // Resolve an explain request for a node: negative indices count from the end; a list one
 // shorter than the rank is a row. False with a message and a hint when it does not fit.
 bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec, ExplainTarget *out,

@@ -26,11 +26,17 @@ typedef struct RenderOptions {
     const bool *shown;  // one per stage: print it; NULL prints every stage
 } RenderOptions;
 
+// Whether the text trace prints the values of a stage of this kind, when the choice of stages
+// (RenderOptions.shown) keeps it: --brief hides the intermediate stages and the givens' values.
+bool render_text_prints_values(const RenderOptions *opts, StageKind kind, bool chosen);
+
 void render_text(const Trace *trace, const RenderOptions *opts, StrBuf *out);
 // The same text in pages, for stepping through it: the header, then one page per stage shown,
 // then the close (the outro and the document check; it may be empty). ends (room for
-// trace->n_stages + 2) receives where each page ends in out; returns the number of pages.
-size_t render_text_pages(const Trace *trace, const RenderOptions *opts, StrBuf *out, size_t *ends);
+// trace->n_stages + 2) receives where each page ends in out, and stages (the same room, or
+// NULL) the index in trace->stages of the stage each page shows (SIZE_MAX for the header and
+// the close); returns the number of pages.
+size_t render_text_pages(const Trace *trace, const RenderOptions *opts, StrBuf *out, size_t *ends, size_t *stages);
 void render_json(const Trace *trace, StrBuf *out);
 // s as a JSON string ("null" for NULL), and a stage's kind as JSON names it: for other
 // writers of JSON about a trace (save.c's manifest).

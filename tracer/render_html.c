@@ -798,8 +798,10 @@ void render_html(const Trace *tr, StrBuf *out) {
         prose(out, tr->intro, "prose");
         strbuf_puts(out, "</section>\n");
     }
-    for (size_t i = 0; i < tr->n_stages; i++)
+    for (size_t i = 0; i < tr->n_stages; i++) {
+        ASSERT(!tr->stages[i].released);  // the web page keeps every value (pipeline.c)
         stage(out, tr, &tr->stages[i], i);
+    }
     if (tr->outro) {
         strbuf_puts(out, "<section class=\"outro\">\n");
         prose(out, tr->outro, "prose");

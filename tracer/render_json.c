@@ -136,6 +136,17 @@ void render_json_kind(StrBuf *out, const TraceStage *s) {
     render_json_string(out, s->expr);
 }
 
+// A picture as a lesson's show: names it.
+static const char *picture_name(PictureKind k) {
+    static const char *const names[] = {
+        [PICTURE_TABLE] = "table",
+        [PICTURE_HEATMAP] = "heatmap",
+        [PICTURE_BARS] = "bars",
+    };
+    ASSERT((size_t)k < ARRAY_LEN(names) && names[k]);
+    return names[k];
+}
+
 static void json_stage(StrBuf *out, const TraceStage *s) {
     const Tensor *t = s->value;
     size_t rank = t->shape.rank;
@@ -174,6 +185,10 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
         json_labels(out, &s->labels[rank - 1]);
     else
         strbuf_puts(out, "null");
+    // What the step asks to be drawn as, and what the text trace draws in colour.
+    strbuf_puts(out, ", \"show\": ");
+    render_json_string(out, s->show == PICTURE_DEFAULT ? NULL : picture_name(s->show));
+    strbuf_printf(out, ", \"picture\": \"%s\"", picture_name(trace_picture(s, false, true)));
     strbuf_puts(out, ", \"notes\": [");
     for (size_t i = 0; i < s->n_notes; i++) {
         if (i)
@@ -208,6 +223,7 @@ void render_json(const Trace *tr, StrBuf *out) {
     render_json_string(out, tr->outro);
     strbuf_puts(out, ",\n \"stages\": [\n");
     for (size_t i = 0; i < tr->n_stages; i++) {
+        ASSERT(!tr->stages[i].released);  // the JSON trace keeps every value (pipeline.c)
         strbuf_puts(out, "  ");
         json_stage(out, &tr->stages[i]);
         strbuf_puts(out, i + 1 < tr->n_stages ? ",\n" : "\n");

@@ -2,6 +2,7 @@
 // labelled matrices with aligned columns, all fitted to a width (a terminal's, or 80 for a
 // golden file), with pictures of attention weights where asked for.
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "corners.h"
@@ -404,30 +405,15 @@ static void legend(const Ctx *c, StrBuf *out, const Drawing *d, size_t indent) {
     }
 }
 
-// Softmax outputs are attention weights and probability distributions: they get a picture
-// by default when the terminal has colour.
-static bool attention_like(const TraceStage *s) {
-    return s->distribution;
-}
-
 static Drawing drawing_for(const Ctx *c, const TraceStage *s) {
-    const Tensor *t = s->value;
-    if (!t->data || t->shape.rank == 0 || t->size == 0)
-        return TABLE_ONLY;
-    PictureKind want = s->show;
-    if (want == PICTURE_DEFAULT) {
-        if (!c->opts->heatmap && !(c->opts->colour && attention_like(s)))
-            return TABLE_ONLY;
-        want = t->shape.rank == 1 && attention_like(s) ? PICTURE_BARS : PICTURE_HEATMAP;
-    }
     Drawing d = TABLE_ONLY;
-    if (want == PICTURE_TABLE || (want == PICTURE_BARS && t->shape.rank != 1))
+    PictureKind want = trace_picture(s, c->opts->heatmap, c->opts->colour);
+    if (want == PICTURE_TABLE)
         return d;
     d.picture = want == PICTURE_BARS ? PIC_BARS : c->opts->colour ? PIC_COLOUR : PIC_SHADES;
-    heatmap_init(&d.heat, t->data, t->size);
+    heatmap_init(&d.heat, s->value->data, s->value->size);
     return d;
 }
-
 
 // One block per slice shown (si: the slices' indices, CORNERS_GAP for the gap), each a heading and a
 // matrix within the width from indent. Returns their width side by side.
@@ -679,12 +665,25 @@ static void operation(const Ctx *c, StrBuf *out, const TraceStage *s, size_t ind
     textwrap_line(out, about, strlen(about), indent + 2, indent + 2, c->width);
 }
 
+static bool stage_shown(const Ctx *c, size_t i) {
+    if (c->opts->shown && !c->opts->shown[i])
+        return false;
+    return !(c->opts->brief && c->tr->stages[i].kind == STAGE_INTERMEDIATE);
+}
+
+bool render_text_prints_values(const RenderOptions *opts, StageKind kind, bool chosen) {
+    return chosen && !(opts->brief && (kind == STAGE_INTERMEDIATE || kind == STAGE_GIVEN));
+}
+
 static void stage(const Ctx *c, StrBuf *out, const TraceStage *s) {
     const TextStyle *st = &c->st;
     char shape[64];
     shape_format(&s->value->shape, shape, sizeof(shape));
     const size_t indent = 4;
-    bool brief_given = c->opts->brief && s->kind == STAGE_GIVEN;
+    bool brief_given = !render_text_prints_values(c->opts, s->kind, true);
+    // The values of a stage shown were kept to the end (run.h); a given whose values --brief
+    // hides may have been freed, but not when the document printed it (doccheck_needs).
+    ASSERT(!s->released || (brief_given && !s->document));
     strbuf_putc(out, '\n');
     if (s->kind == STAGE_GIVEN)
         wrapf(c, out, 0, indent, "%sGiven %s  %s%s%s%s", st->bold, s->name, shape, st->reset, s->about ? "  " : "",
@@ -751,11 +750,6 @@ static void claims_summary(const Ctx *c, StrBuf *out) {
             wrapf(c, out, 2, 4, "%s (%s)", tr->claims[k].text, tr->claims[k].expr);
 }
 
-static bool stage_shown(const Ctx *c, size_t i) {
-    if (c->opts->shown && !c->opts->shown[i])
-        return false;
-    return !(c->opts->brief && c->tr->stages[i].kind == STAGE_INTERMEDIATE);
-}
 
 static void header(const Ctx *c, StrBuf *out) {
     const Trace *tr = c->tr;
@@ -785,7 +779,7 @@ static void header(const Ctx *c, StrBuf *out) {
     }
 }
 
-size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out, size_t *ends) {
+size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out, size_t *ends, size_t *stages) {
     static const RenderOptions defaults = {0};
     Notation notation = {0};
     Ctx c = {.tr = tr, .opts = opts ? opts : &defaults, .st = {"", "", "", "", "", "", ""}, .notation = &notation};
@@ -796,6 +790,8 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
     header(&c, out);
     if (ends)
         ends[n] = out->len;
+    if (stages)
+        stages[n] = SIZE_MAX;
     n++;
     for (size_t i = 0; i < tr->n_stages; i++) {
         if (!stage_shown(&c, i))
@@ -804,6 +800,8 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
         stage_claims(&c, out, i, 4);
         if (ends)
             ends[n] = out->len;
+        if (stages)
+            stages[n] = i;
         n++;
     }
     if (tr->outro) {
@@ -814,9 +812,11 @@ size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out
     claims_summary(&c, out);
     if (ends)
         ends[n] = out->len;
+    if (stages)
+        stages[n] = SIZE_MAX;
     return n + 1;
 }
 
 void render_text(const Trace *tr, const RenderOptions *opts, StrBuf *out) {
-    render_text_pages(tr, opts, out, NULL);
+    render_text_pages(tr, opts, out, NULL, NULL);
 }

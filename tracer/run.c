@@ -291,7 +291,66 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     return true;
 }
 
-Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, Diag *diag) {
+// When each node's values may go: frees[starts[j] .. starts[j + 1]) are the nodes whose last
+// reader is node j and that nothing reads after the run.
+typedef struct Liveness {
+    size_t *starts;  // n_nodes + 1
+    size_t *frees;
+    size_t *stage_of;  // each node's stage in the trace, SIZE_MAX for none
+} Liveness;
+
+static void liveness_finish(Liveness *l) {
+    util_free(l->starts);
+    util_free(l->frees);
+    util_free(l->stage_of);
+    *l = (Liveness){0};
+}
+
+// Bucket the nodes not kept by their last reader (a counting sort). False when memory runs out.
+static bool liveness_init(Liveness *l, const Plan *plan, const bool *keep) {
+    size_t n = plan->n_nodes;
+    *l = (Liveness){0};
+    size_t *last = util_calloc(n + 1, sizeof(size_t));
+    size_t *cursor = util_calloc(n + 1, sizeof(size_t));
+    l->starts = util_calloc(n + 1, sizeof(size_t));
+    l->frees = util_calloc(n + 1, sizeof(size_t));
+    l->stage_of = util_calloc(n + 1, sizeof(size_t));
+    bool ok = last && cursor && l->starts && l->frees && l->stage_of;
+    if (ok) {
+        plan_last_readers(plan, last);
+        for (size_t k = 0; k < n; k++) {
+            l->stage_of[k] = SIZE_MAX;
+            if (!keep[k])
+                l->starts[last[k] + 1]++;
+        }
+        for (size_t j = 0; j < n; j++)
+            cursor[j] = l->starts[j + 1] += l->starts[j];
+        for (size_t k = n; k-- > 0;)
+            if (!keep[k])
+                l->frees[--cursor[last[k]]] = k;
+    }
+    util_free(cursor);
+    util_free(last);
+    if (!ok)
+        liveness_finish(l);
+    return ok;
+}
+
+// Node j has run: free the values nothing reads any more.
+static void liveness_release(const Liveness *l, Trace *t, size_t j) {
+    for (size_t f = l->starts[j]; f < l->starts[j + 1]; f++) {
+        size_t k = l->frees[f];
+        if (!t->tensors[k]->data)
+            continue;  // shape-only: nothing to free
+        tensor_release_values(t->tensors[k]);
+        if (l->stage_of[k] != SIZE_MAX)
+            t->stages[l->stage_of[k]].released = true;
+    }
+}
+
+Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, const bool *keep,
+                Diag *diag) {
+    Liveness live = {0};
     Trace *t = util_calloc(1, sizeof(Trace));
     if (!t) {
         diag_out_of_memory(diag);
@@ -301,7 +360,8 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     t->arena = arena_create();
     t->tensors = util_calloc(plan->n_nodes, sizeof(Tensor *));
     if (!t->arena || !t->tensors ||
-        !(t->stages = arena_array(t->arena, plan->n_nodes, sizeof(TraceStage))))
+        !(t->stages = arena_array(t->arena, plan->n_nodes, sizeof(TraceStage))) ||
+        (keep && !liveness_init(&live, plan, keep)))
         goto oom;
     t->title = lesson->title;
     t->source = lesson->source;
@@ -323,15 +383,23 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
             goto fail;
         t->tensors[i] = value;
         t->n_tensors = i + 1;
-        if (n->is_stage && !add_stage(&run, n, value))
-            goto oom;
+        if (n->is_stage) {
+            if (keep)
+                live.stage_of[i] = t->n_stages;
+            if (!add_stage(&run, n, value))
+                goto oom;
+        }
+        if (keep)
+            liveness_release(&live, t, i);
     }
+    liveness_finish(&live);
     return t;
 oom:
     diag_out_of_memory(diag);
 fail:
     if (diag->status == STATUS_OK)
         diag_out_of_memory(diag);
+    liveness_finish(&live);
     trace_destroy(t);
     return NULL;
 }

@@ -1,7 +1,7 @@
 // run: a checked Plan evaluated stage by stage into a Trace (trace.h), with every note and
 // every line of shown work the lesson and the command line ask for.
 //
-//     Trace *t = run_plan(plan, 4, NULL, 0, &diag);   // NULL: diag says why
+//     Trace *t = run_plan(plan, 4, NULL, 0, NULL, &diag);   // NULL: diag says why
 //     ...
 //     trace_destroy(t);
 #pragma once
@@ -16,4 +16,10 @@
 // a value known only while running is wrong (an index out of range) or memory runs out.
 // extra: explain requests besides the lesson's own (from the command line). The document
 // check (doccheck.h) is a separate pass over the result.
-Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, Diag *diag);
+// keep (one per plan node, or NULL for all): the nodes whose values the trace must hold to the
+// end, because something prints, checks or quotes them after the run. Any other node's values
+// are freed as soon as the last node that reads them (plan_last_readers) has run, so a lesson
+// that prints only its last stage holds only what is still to be read; a stage so freed keeps
+// its shape and is marked released.
+Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, const bool *keep,
+                Diag *diag);

@@ -175,6 +175,7 @@ int save_trace(const Trace *trace, const char *dir, Diag *diag) {
         return save_error(diag, "replace", path, errno);
     for (size_t i = 0; i < trace->n_stages; i++) {
         const TraceStage *s = &trace->stages[i];
+        ASSERT(!s->released);  // --save keeps every value (pipeline.c): none was freed
         if (!s->value->data)
             continue;
         char file[4096], stem[1024];

@@ -2,6 +2,7 @@
 // without echo while stepping, and restored on every way out, a signal included.
 #include "step.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,14 +60,55 @@ static bool raw_mode(void) {
     return true;
 }
 
-// The text of step k (1-based) of n: the header before the first stage, the close after the
+// The text of screen k (1-based) of n: the header before the first stage, the close after the
 // last.
-static void screen_text(const char *text, const size_t *ends, size_t n_pages, size_t k, const char **start,
-                        const char **end) {
-    size_t n = n_pages - 2;
-    size_t from = k == 1 ? 0 : ends[k - 1], to = k == n ? ends[n_pages - 1] : ends[k];
+static void screen_text(const char *text, const Pages *pages, size_t k, const char **start, const char **end) {
+    size_t n = pages->n - 2;
+    size_t from = k == 1 ? 0 : pages->ends[k - 1], to = k == n ? pages->ends[pages->n - 1] : pages->ends[k];
     *start = text + from;
     *end = text + to;
+}
+
+// What the status line calls the stage of screen k, in the numbers the trace prints: "step 6
+// of 7", "step 1a of 7" (a part of step 1), "given K, before step 1 of 7".
+static void stage_label(const Pages *pages, size_t k, char *buf, size_t cap) {
+    // Every lesson has a step (the loader refuses one without), so there is a step 1.
+    if (pages->number[k][0])
+        snprintf(buf, cap, " step %s of %zu ", pages->number[k], pages->steps);
+    else
+        snprintf(buf, cap, " given %.40s, before step 1 of %zu ", pages->name[k], pages->steps);
+}
+
+// The screen that shows the stage numbered `want` ("6", "1a"), or 0 when none does.
+static size_t screen_numbered(const Pages *pages, const char *want) {
+    for (size_t k = 1; k + 1 < pages->n; k++)
+        if (strcmp(pages->number[k], want) == 0)
+            return k;
+    return 0;
+}
+
+// Whether a stage shown is numbered `prefix`... ("1a" begins "1a", "27.30" begins "27."): a
+// letter or a point typed after digits is then part of the number, and otherwise a key (b
+// goes back, q quits).
+static bool number_begins(const Pages *pages, const char *prefix) {
+    for (size_t k = 1; k + 1 < pages->n; k++)
+        if (strncmp(pages->number[k], prefix, strlen(prefix)) == 0)
+            return true;
+    return false;
+}
+
+// Where the typed number leads: its screen, or 0 and why not in note.
+static size_t jump(const Pages *pages, const char *typed, char *note, size_t cap) {
+    size_t k = screen_numbered(pages, typed);
+    if (k)
+        return k;
+    bool whole = strspn(typed, "0123456789") == strlen(typed);
+    unsigned long long want = strtoull(typed, NULL, 10);
+    if (whole && want >= 1 && want <= pages->steps)
+        snprintf(note, cap, "step %s is not shown: --only, --from or --to left it out", typed);
+    else
+        snprintf(note, cap, "there is no step %s: the steps are 1 to %zu", typed, pages->steps);
+    return 0;
 }
 
 static size_t count_lines(const char *s, const char *end) {
@@ -100,11 +142,10 @@ static size_t terminal_rows(void) {
 
 // One screen: the lines of step k from line `top` that fit above the status line, then the
 // status line. Returns the top line actually shown (held within the text).
-static size_t show(const char *text, const size_t *ends, size_t n_pages, size_t k, size_t top, const char *typed,
-                   const char *note, bool colour) {
-    size_t n = n_pages - 2;
+static size_t show(const char *text, const Pages *pages, size_t k, size_t top, const char *typed, const char *note,
+                   bool colour) {
     const char *start, *end;
-    screen_text(text, ends, n_pages, k, &start, &end);
+    screen_text(text, pages, k, &start, &end);
     size_t lines = count_lines(start, end), room = terminal_rows() - 2;  // a blank line and the status
     size_t last_top = lines > room ? lines - room : 0;
     top = top > last_top ? last_top : top;
@@ -112,7 +153,7 @@ static size_t show(const char *text, const size_t *ends, size_t n_pages, size_t 
     fputs("\033[H\033[2J", stdout);
     fwrite(from, 1, (size_t)(to - from), stdout);
     // The status line, cut to the terminal's width: a wrapped one would scroll the screen.
-    char status[256], hint[160];
+    char status[320], hint[160], label[96];
     if (note[0])
         snprintf(hint, sizeof(hint), "%s", note);
     else if (typed[0])
@@ -122,10 +163,11 @@ static size_t show(const char *text, const size_t *ends, size_t n_pages, size_t 
                  top + 1, top + room < lines ? top + room : lines, lines);
     else
         snprintf(hint, sizeof(hint), "Enter/space next, b back, a number and Enter jumps, q quits");
-    int len = snprintf(status, sizeof(status), " step %zu of %zu   %s", k, n, hint);
+    stage_label(pages, k, label, sizeof(label));
+    int len = snprintf(status, sizeof(status), "%s  %s", label, hint);
     size_t cols = terminal_size().ws_col, keep = len > 0 ? (size_t)len : 0;
     keep = cols > 1 && keep > cols - 1 ? cols - 1 : keep;
-    size_t mark = (size_t)snprintf(NULL, 0, " step %zu of %zu ", k, n);
+    size_t mark = strlen(label);
     mark = mark < keep ? mark : keep;
     // The step in reverse video, the hint plain.
     printf("\n%s%.*s%s%.*s", colour ? "\033[7m" : "", (int)mark, status, colour ? "\033[0m" : "", (int)(keep - mark),
@@ -159,8 +201,8 @@ static int read_key(void) {
     return 27;
 }
 
-int step_through(const char *text, const size_t *ends, size_t n_pages, bool colour, size_t *step) {
-    if (n_pages < 3) {  // no stage chosen: the header and the close are the whole trace
+int step_through(const char *text, const Pages *pages, bool colour, size_t *at) {
+    if (pages->n < 3) {  // no stage chosen: the header and the close are the whole trace
         fputs(text, stdout);
         return STATUS_OK;
     }
@@ -169,11 +211,11 @@ int step_through(const char *text, const size_t *ends, size_t n_pages, bool colo
         fputs("tracer: --step cannot read single keys from this terminal\n", stderr);
         return STATUS_USAGE_ERROR;
     }
-    size_t n = n_pages - 2, k = *step >= 1 && *step <= n ? *step : 1, top = 0;
+    size_t n = pages->n - 2, k = *at >= 1 && *at <= n ? *at : 1, top = 0;
     unsigned short columns = terminal_size().ws_col;
-    char typed[16] = "", note[96] = "";
+    char typed[16] = "", note[128] = "";
     for (;;) {
-        top = show(text, ends, n_pages, k, top, typed, note, colour);
+        top = show(text, pages, k, top, typed, note, colour);
         note[0] = '\0';
         int key = read_key();
         size_t len = strlen(typed), page = terminal_rows() - 2, was = k;
@@ -184,23 +226,24 @@ int step_through(const char *text, const size_t *ends, size_t n_pages, bool colo
             if (terminal_size().ws_col == columns)
                 continue;  // only taller or shorter: the next screen uses the new rows
             restore();
-            *step = k;
+            *at = k;
             return STEP_RESIZED;
         }
-        if (key >= '0' && key <= '9') {
-            if (len + 1 < sizeof(typed) && (len || key != '0')) {
-                typed[len] = (char)key;
-                typed[len + 1] = '\0';
-            }
+        // A digit starts or goes on with a number; a letter or a point goes on with it when a
+        // stage shown is numbered so ("1a", "27.30").
+        char more[sizeof(typed) + 1];
+        snprintf(more, sizeof(more), "%s%c", typed, key > 0 && key < 128 ? (char)key : '\0');
+        bool digit = key >= '0' && key <= '9' && (len || key != '0');
+        bool part = len && key < 128 && (isalpha(key) || key == '.') && number_begins(pages, more);
+        if (digit || part) {
+            if (len + 1 < sizeof(typed))
+                memcpy(typed, more, len + 2);
         } else if ((key == 127 || key == 8) && len) {
             typed[len - 1] = '\0';
         } else if (key == '\r' || key == '\n' || key == ' ') {
             if (len) {
-                unsigned long want = strtoul(typed, NULL, 10);
-                if (want >= 1 && want <= n)
-                    k = want;
-                else
-                    snprintf(note, sizeof(note), "there is no step %s: the steps are 1 to %zu", typed, n);
+                size_t to = jump(pages, typed, note, sizeof(note));
+                k = to ? to : k;
                 typed[0] = '\0';
             } else if (k < n) {
                 k++;
@@ -225,6 +268,6 @@ int step_through(const char *text, const size_t *ends, size_t n_pages, bool colo
     }
     restore();
     fputs("\n", stdout);
-    *step = k;
+    *at = k;
     return STATUS_OK;
 }

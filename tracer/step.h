@@ -4,19 +4,24 @@
 //     size_t at = 1;
 //     Pages pages;
 //     pipeline_run_file_pages(path, &opts, &out, &pages, &diag);
-//     if (step_through(strbuf_str(&out), pages.ends, pages.n, colour, &at) == STEP_RESIZED)
+//     if (step_through(strbuf_str(&out), &pages, colour, &at) == STEP_RESIZED)
 //         ...trace again at the terminal's new width and step on from `at`...
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 
-// Page 0 is the header, the last page the close, the pages between one stage each. Shows the
-// header and the first stage, then waits: Enter or space the next stage, b the one before, a
-// number and Enter that step, q quits; a stage taller than the terminal scrolls with the
-// arrows (or j and k) and the page keys. stdin and stdout must be a terminal. *step is the
-// step to start at (1-based) and, on return, the step shown last. Returns an exit status, or
-// STEP_RESIZED when the terminal changed width: the caller traces again at the new width and
-// calls again with the same *step.
+#include "pipeline.h"
+
+// Page 0 is the header, the last page the close, the pages between one stage each; screen k
+// (1-based) shows page k, with the header on the first and the close on the last. Shows the
+// first screen, then waits: Enter or space the next stage, b the one before, a step's number
+// as the trace prints it ("6", "1a") and Enter that step, q quits; a stage taller than the
+// terminal scrolls with the arrows (or j and k) and the page keys. The status line names the
+// stage in the lesson's own numbering: "step 6 of 7" (7 steps in the lesson, whichever are
+// shown), "step 1a of 7", "given K, before step 1 of 7". stdin and stdout must be a terminal.
+// *at is the screen to start at and, on return, the screen shown last. Returns an exit status,
+// or STEP_RESIZED when the terminal changed width: the caller traces again at the new width
+// and calls again with the same *at.
 #define STEP_RESIZED (-1)
-int step_through(const char *text, const size_t *ends, size_t n_pages, bool colour, size_t *step);
+int step_through(const char *text, const Pages *pages, bool colour, size_t *at);

@@ -103,6 +103,11 @@ void tensor_destroy(Tensor *t) {
     util_free(t);
 }
 
+void tensor_release_values(Tensor *t) {
+    util_free(t->data);
+    t->data = NULL;
+}
+
 void shape_broadcast_index(const Shape *in, const Shape *out, const size_t *out_idx, size_t *idx) {
     size_t off = out->rank - in->rank;
     for (size_t i = 0; i < in->rank; i++)

@@ -13,3 +13,18 @@ void trace_destroy(Trace *t) {
     arena_destroy(t->arena);
     util_free(t);
 }
+
+PictureKind trace_picture(const TraceStage *s, bool every_tensor, bool colour) {
+    const Tensor *t = s->value;
+    if (!t->data || t->shape.rank == 0 || t->size == 0)
+        return PICTURE_TABLE;
+    PictureKind want = s->show;
+    if (want == PICTURE_DEFAULT) {
+        // Softmax outputs are attention weights and probability distributions: a picture shows
+        // at once what a box of near-equal digits hides.
+        if (!every_tensor && !(colour && s->distribution))
+            return PICTURE_TABLE;
+        want = t->shape.rank == 1 && s->distribution ? PICTURE_BARS : PICTURE_HEATMAP;
+    }
+    return want == PICTURE_BARS && t->shape.rank != 1 ? PICTURE_TABLE : want;
+}

@@ -1,7 +1,7 @@
 // trace: what a lesson computed, stage by stage. Renderers read only this: every number,
 // label, note and line of shown work is already here.
 //
-//     Trace *t = run_plan(plan, digits, NULL, 0, &diag);   // run.h: evaluate every stage
+//     Trace *t = run_plan(plan, digits, NULL, 0, NULL, &diag);   // run.h: evaluate every stage
 //     if (t && doccheck_trace(plan, t, &diag)) {           // doccheck.h: the document's numbers
 //         RenderOptions ro = {.width = 80};
 //         render_text(t, &ro, &out);                       // render.h
@@ -89,6 +89,10 @@ typedef struct TraceStage {
     const char *say;      // narration (steps)
     const char *about;    // what a given is
     const Tensor *value;  // owned by the trace; data NULL for shape-only
+    // Its values were freed once the last stage that reads them had run, because nothing
+    // prints, checks or quotes them (run.h): only the shape is left. A renderer that would
+    // show them asserts that this is false.
+    bool released;
     Labels labels[TENSOR_MAX_RANK];
     const char **notes;   // facts about the result, numbers already in the lesson's digits
     size_t n_notes;
@@ -140,3 +144,10 @@ typedef struct Trace {
 } Trace;
 
 void trace_destroy(Trace *trace);  // accepts NULL
+
+// The picture the text trace draws for a stage: the step's show: when it asks for one;
+// otherwise, for a softmax's output in colour (or for every tensor with `every_tensor`,
+// --heatmap), bars for a distribution that is a vector and a heatmap for the rest; otherwise
+// the table alone. A stage without values, a single number or an empty tensor is a table. The
+// JSON trace records it as the text draws it in colour without --heatmap.
+PictureKind trace_picture(const TraceStage *s, bool every_tensor, bool colour);

@@ -12,8 +12,8 @@ child): the tracer writing its text trace to /dev/null, and this script started 
 again with numpy) and computes the block with numpy and its BLAS (OpenBLAS where installed,
 with its default threads).
 
-Environment: TRACER_BENCH_SIZES (default "128 1024"; "2048" and "4096" also work, 4096 is past
-the tracer's 2^27 values a tensor and shows its refusal), TRACER_BENCH_RUNS (default 3).
+Environment: TRACER_BENCH_SIZES (default "128 1024"; "2048" and "4096" also work, 4096 needs
+about 8 GiB for the tracer and 5 GiB for numpy), TRACER_BENCH_RUNS (default 3).
 Exit 77 (meson's skip) when no python3 with numpy is found.
 """
 

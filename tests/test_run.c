@@ -1,0 +1,220 @@
+// Tests of the runner's freeing: which node reads each value last (plan_last_readers), which
+// values a run keeps, and, on every lesson given on the command line, that the text trace is
+// byte for byte the same whether the values nothing prints are freed or kept.
+#include "trace_fixture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static char **lesson_paths;
+static size_t n_lesson_paths;
+
+static size_t node_of(const Plan *plan, const char *name) {
+    size_t i = 0;
+    if (!plan_find_stage(plan, name, &i))
+        fail_msg("no stage '%s'", name);
+    return i;
+}
+
+// a, b -> c = a + b -> d = c * 2 -> e = d + a: b is last read by c, a by e, c by d.
+static const char *const CHAIN = "title: t\n"
+                                 "given:\n"
+                                 "  a: [1, 2]\n"
+                                 "  b: [3, 4]\n"
+                                 "steps:\n"
+                                 "  - c: a + b\n"
+                                 "  - d: c * 2\n"
+                                 "  - e: d + a\n";
+
+static void test_last_readers_of_a_chain(void **state) {
+    Fixture *f = *state;
+    const Plan *plan = fixture_plan(f, "t.yaml", CHAIN);
+    size_t *last = calloc(plan->n_nodes, sizeof(size_t));
+    assert_non_null(last);
+    plan_last_readers(plan, last);
+    size_t a = node_of(plan, "a"), b = node_of(plan, "b"), c = node_of(plan, "c"), d = node_of(plan, "d"),
+           e = node_of(plan, "e");
+    assert_int_equal(last[a], e);
+    assert_int_equal(last[b], c);
+    assert_int_equal(last[c], d);
+    assert_int_equal(last[d], e);
+    assert_int_equal(last[e], e);  // nothing reads the last stage: its own node
+    free(last);
+}
+
+// A gradient may read any node before it: every earlier node lives at least until it.
+static void test_last_readers_of_a_gradient(void **state) {
+    Fixture *f = *state;
+    const Plan *plan = fixture_plan(f, "t.yaml",
+                                    "title: t\n"
+                                    "given:\n"
+                                    "  x: [1.0, 2.0]\n"
+                                    "  y: [3.0, 4.0]\n"
+                                    "steps:\n"
+                                    "  - u: y * 3\n"
+                                    "  - s: sum(x * x)\n"
+                                    "  - g: grad(s, x)\n"
+                                    "  - after: g + 1\n");
+    size_t *last = calloc(plan->n_nodes, sizeof(size_t));
+    assert_non_null(last);
+    plan_last_readers(plan, last);
+    // grad(s, x) is the backward pass's last node ds/dx, then g, a copy of it
+    size_t grad = node_of(plan, "ds/dx"), g = node_of(plan, "g"), after = node_of(plan, "after");
+    assert_int_equal(plan->nodes[grad].kind, PLAN_GRAD);
+    // u is read by nothing, but the gradient comes after it
+    assert_int_equal(last[node_of(plan, "u")], grad);
+    assert_int_equal(last[node_of(plan, "y")], grad);
+    assert_int_equal(last[node_of(plan, "s")], grad);
+    assert_int_equal(last[grad], g);
+    assert_int_equal(last[g], after);
+    assert_int_equal(last[after], after);
+    free(last);
+}
+
+// Keeping only e: every other value is freed (its stage released, its shape kept), e holds
+// (1 + 3) * 2 + 1 = 9 and (2 + 4) * 2 + 2 = 14.
+static void test_run_frees_what_is_not_kept(void **state) {
+    Fixture *f = *state;
+    const Plan *plan = fixture_plan(f, "t.yaml", CHAIN);
+    bool *keep = calloc(plan->n_nodes, sizeof(bool));
+    assert_non_null(keep);
+    size_t e = node_of(plan, "e");
+    keep[e] = true;
+    f->trace = run_plan(plan, 4, NULL, 0, keep, &f->diag);
+    free(keep);
+    assert_non_null(f->trace);
+    const Trace *t = f->trace;
+    for (size_t i = 0; i < t->n_stages; i++) {
+        const TraceStage *s = &t->stages[i];
+        bool last = s->node == e;
+        if (s->released == last || (s->value->data == NULL) != !last)
+            fail_msg("stage %s: released %d, values %s", s->name, s->released, s->value->data ? "kept" : "freed");
+        assert_int_equal(s->value->shape.rank, 1);
+        assert_int_equal(s->value->shape.dim[0], 2);
+    }
+    assert_double_equal(t->tensors[e]->data[0], 9.0, 0.0);
+    assert_double_equal(t->tensors[e]->data[1], 14.0, 0.0);
+}
+
+// Without a keep list nothing is freed.
+static void test_run_keeps_everything_by_default(void **state) {
+    Fixture *f = *state;
+    fixture_plan(f, "t.yaml", CHAIN);
+    const Trace *t = fixture_trace(f, NULL, 0);
+    for (size_t i = 0; i < t->n_stages; i++)
+        if (t->stages[i].released || !t->stages[i].value->data)
+            fail_msg("stage %s was freed", t->stages[i].name);
+}
+
+// ---------------------------------------------------------------- every lesson, both ways
+
+// The text trace of path with opts, values freed or kept; fails on the first difference.
+static size_t runs;
+
+static void same_both_ways(const char *path, PipelineOptions opts, const char *what) {
+    StrBuf out[2];
+    Diag diag[2];
+    int status[2];
+    for (int k = 0; k < 2; k++) {
+        strbuf_init(&out[k]);
+        diag_init(&diag[k]);
+        opts.keep_every_stage = k == 1;
+        status[k] = pipeline_run_file(path, &opts, &out[k], &diag[k]);
+    }
+    runs++;
+    const char *a = strbuf_str(&out[0]), *b = strbuf_str(&out[1]);
+    if (status[0] != status[1] || strcmp(a, b) != 0 || strcmp(diag[0].message, diag[1].message) != 0) {
+        size_t at = 0;
+        while (a[at] && a[at] == b[at])
+            at++;
+        size_t line = 1;
+        for (size_t i = 0; i < at; i++)
+            line += a[i] == '\n';
+        fail_msg("%s %s: freeing changes the output at line %zu (status %d against %d)\nfreed: %.120s\nkept:  %.120s",
+                 path, what, line, status[0], status[1], a + at, b + at);
+    }
+    strbuf_finish(&out[0]);
+    strbuf_finish(&out[1]);
+}
+
+// The stage names of the lesson at path, in order (pipeline_list_stages: a name first on each line).
+static size_t stage_names(const char *path, char ***names) {
+    StrBuf list;
+    strbuf_init(&list);
+    Diag diag;
+    diag_init(&diag);
+    *names = NULL;
+    if (pipeline_list_stages(path, &list, &diag) != STATUS_OK) {
+        strbuf_finish(&list);
+        return 0;  // a lesson refused: compared as it is, without choosing stages
+    }
+    size_t n = 0;
+    for (const char *p = strbuf_str(&list); *p;) {
+        size_t len = strcspn(p, " \n");
+        *names = realloc(*names, (n + 1) * sizeof(char *));
+        assert_non_null(*names);
+        (*names)[n] = strndup(p, len);
+        assert_non_null((*names)[n]);
+        n++;
+        p += strcspn(p, "\n");
+        p += *p == '\n';
+    }
+    strbuf_finish(&list);
+    return n;
+}
+
+static void test_every_lesson_prints_the_same_when_values_are_freed(void **state) {
+    (void)state;
+    for (size_t l = 0; l < n_lesson_paths; l++) {
+        const char *path = lesson_paths[l];
+        PipelineOptions base = {.digits = -1, .width = 100, .threads = 1};
+        same_both_ways(path, base, "");
+        PipelineOptions brief = base;
+        brief.brief = true;
+        same_both_ways(path, brief, "--brief");
+        char **names;
+        size_t n = stage_names(path, &names);
+        char what[320];
+        for (size_t i = 0; i < n; i++) {
+            // Each stage alone, every other one with --brief; a range from and to some stages.
+            PipelineOptions only = i % 2 ? brief : base;
+            only.only = names[i];
+            snprintf(what, sizeof(what), "%s--only %s", i % 2 ? "--brief " : "", names[i]);
+            same_both_ways(path, only, what);
+            if (i % 3 == 0) {
+                PipelineOptions range = base;
+                range.from = names[i];
+                range.to = names[i + 2 < n ? i + 2 : n - 1];
+                snprintf(what, sizeof(what), "--from %s --to %s", range.from, range.to);
+                same_both_ways(path, range, what);
+                range.from = NULL;
+                range.to = names[i];
+                range.brief = true;
+                snprintf(what, sizeof(what), "--brief --to %s", range.to);
+                same_both_ways(path, range, what);
+            }
+        }
+        for (size_t i = 0; i < n; i++)
+            free(names[i]);
+        free(names);
+    }
+    print_message("%zu lessons, %zu ways of printing them, each with values freed and kept\n", n_lesson_paths,
+                  runs);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s LESSON.yaml...\n", argv[0]);
+        return 1;
+    }
+    lesson_paths = argv + 1;
+    n_lesson_paths = (size_t)(argc - 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_last_readers_of_a_chain, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_last_readers_of_a_gradient, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_run_frees_what_is_not_kept, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_run_keeps_everything_by_default, fixture_setup, fixture_teardown),
+        cmocka_unit_test(test_every_lesson_prints_the_same_when_values_are_freed),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
