@@ -9,7 +9,10 @@
 // the questions of --quiz. libyaml allocates with its own malloc and is not failed here; every
 // allocation of the tracer goes through util_malloc. After --small-arenas, the lessons that
 // follow also run with arenas that take a block for every allocation (so that each of those
-// fails in turn too) and with --explain requests from the command line.
+// fails in turn too) and with the --explain requests given before them (--explain=REQUEST,
+// as on the tracer's command line; each lesson takes those written since the one before):
+//
+//     test_alloc_failure --small-arenas --explain=Q --explain='S[0, 1]' lesson.yaml
 //
 // After --program ORIGINAL EDITED, the rest of what the command line does with a lesson fails
 // the same way: --step's pages with --only, --from and --to, --save, --list with a lesson,
@@ -254,6 +257,8 @@ int main(int argc, char **argv) {
     }
     int failures = 0;
     bool small_arenas = false;
+    const char *explain[16];
+    size_t n_explain = 0;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--small-arenas") == 0) {
             small_arenas = true;
@@ -262,6 +267,14 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--program") == 0 && i + 2 < argc) {
             failures += sweep_program(argv[i + 1], argv[i + 2]);
             i += 2;
+            continue;
+        }
+        if (strncmp(argv[i], "--explain=", 10) == 0) {
+            if (n_explain == sizeof(explain) / sizeof(explain[0])) {
+                fprintf(stderr, "FAIL more --explain requests than the test keeps\n");
+                return 1;
+            }
+            explain[n_explain++] = argv[i] + 10;
             continue;
         }
         size_t len;
@@ -283,10 +296,9 @@ int main(int argc, char **argv) {
         Job quiz = {.path = argv[i], .opts = &text, .run = run_quiz};
         failures += sweep(&quiz, "quiz");
         if (small_arenas) {
-            static const char *const explain[] = {"S[0, 1]", "ln row 1", "Q", "rel[2]"};
             PipelineOptions explained = text;
             explained.explain = explain;
-            explained.n_explain = sizeof(explain) / sizeof(explain[0]);
+            explained.n_explain = n_explain;
             util_arena_block_size(1);
             job.opts = &explained;
             failures += sweep(&job, "text, an arena block per allocation, --explain");
@@ -296,6 +308,7 @@ int main(int argc, char **argv) {
             util_arena_block_size(0);
         }
         free(bytes);
+        n_explain = 0;
     }
     return failures ? 1 : 0;
 }

@@ -63,6 +63,16 @@ static void test_overflow_names_its_operands(void **state) {
          "log(0) is -inf: the logarithm falls without end as its argument goes to 0"},
         {STEPS("  x: [0, 2]\n", "  - p: x ** -1\n"), "p",
          "0 ** -1 divides by zero (a negative power of 0): IEEE arithmetic gives inf"},
+        // 1e300 / 1e-10 = 1e310 and 10 ** 400 = 1e400: past the largest double, no zero in sight
+        {STEPS("  x: [1e300, 1]\n", "  - q: x / 1e-10\n"), "q",
+         "1e+300 / 1e-10 overflows: the largest double is about 1.8e308, so it is inf"},
+        {STEPS("  x: [2, 400]\n", "  - p: 10 ** x\n"), "p",
+         "10 ** 400 overflows: the largest double is about 1.8e308, so it is inf"},
+        // -1e200 * 1e200 = -1e400 and -1e308 + -1e308 = -2e308: negative, so -inf
+        {STEPS("  x: [-1e200, 2]\n", "  - p: x * 1e200\n"), "p",
+         "-1e+200 * 1e+200 overflows: the largest double is about 1.8e308, so it is -inf"},
+        {STEPS("  x: [-1e308, -1e308]\n", "  - total: sum(x)\n"), "total",
+         "total overflows to -inf: the sum passes the largest double, about 1.8e308"},
     };
     expect_notes(state, cases, ARRAY_LEN(cases));
 }

@@ -686,6 +686,22 @@ static void test_index_new_axis(void **state) {
     assert_shape(&s, SHAPE(1, 1, 1, 3));
 }
 
+// numpy.isclose's rule: |a - b| <= atol + rtol * |b|; a nan is close to nothing, an inf only
+// to the same inf.
+static void test_isclose(void **state) {
+    (void)state;
+    assert_true(kernel_isclose(1.0, 1.0 + 1e-9, 1e-5, 1e-8));
+    assert_false(kernel_isclose(1.0, 1.1, 1e-5, 1e-8));
+    assert_true(kernel_isclose(0.0, 1e-9, 0.0, 1e-8));  // atol alone: 1e-9 <= 1e-8
+    assert_false(kernel_isclose(NAN, 1.0, 1e-5, 1e-8));
+    assert_false(kernel_isclose(1.0, NAN, 1e-5, 1e-8));
+    assert_false(kernel_isclose(NAN, NAN, 1e-5, 1e-8));
+    assert_true(kernel_isclose(INFINITY, INFINITY, 1e-5, 1e-8));
+    assert_false(kernel_isclose(INFINITY, -INFINITY, 1e-5, 1e-8));
+    assert_false(kernel_isclose(1.0, INFINITY, 1e-5, 1e-8));
+    assert_false(kernel_isclose(-INFINITY, 1e308, 1e-5, 1e-8));
+}
+
 static void test_reshape_shape(void **state) {
     Shape s, a = SHAPE(2, 3, 4);
     const long long flat[] = {24}, rows[] = {-1, 4}, cube[] = {2, -1, 2, 3}, two[] = {-1, -1},
@@ -704,6 +720,10 @@ static void test_reshape_shape(void **state) {
     // -1 cannot make 24 from 5s; a scalar reshapes to [] and to [1, 1].
     const long long by5[] = {-1, 5}, ones[] = {1, 1};
     assert_int_equal(kernel_reshape_shape(&a, by5, 2, &s), KERNEL_RESHAPE_SIZE_DIFFERS);
+    // 2^40 * 2^40 = 2^80 does not fit in 64 bits, let alone match 24.
+    const long long huge[] = {1LL << 40, 1LL << 40}, huge_and_unknown[] = {1LL << 40, 1LL << 40, -1};
+    assert_int_equal(kernel_reshape_shape(&a, huge, 2, &s), KERNEL_RESHAPE_SIZE_DIFFERS);
+    assert_int_equal(kernel_reshape_shape(&a, huge_and_unknown, 3, &s), KERNEL_RESHAPE_SIZE_DIFFERS);
     Shape scalar = SCALAR_SHAPE;
     assert_int_equal(kernel_reshape_shape(&scalar, NULL, 0, &s), KERNEL_RESHAPE_OK);
     assert_int_equal(s.rank, 0);
@@ -990,6 +1010,7 @@ static void test_cross_entropy_stable(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         TEST(test_broadcast_shape),
+        TEST(test_isclose),
         TEST(test_matmul_shape),
         TEST(test_gemm),
         TEST(test_gemm_sums_in_index_order),

@@ -104,10 +104,44 @@ static void test_random_fill(void **state) {
     same_bits_on_every_count(run_uniform, s, NULL, "uniform fill");
 }
 
+// Each chunk counts the items it was given (each thread its own items, so no two write one).
+static void count_items(void *ctx, size_t begin, size_t end) {
+    unsigned char *seen = ctx;
+    for (size_t i = begin; i < end; i++)
+        seen[i]++;
+}
+
+// Every item goes to exactly one chunk, however many threads and whatever the least a thread
+// takes (0: no least, so as many threads as items, up to the count asked for).
+static void test_every_item_once(void **state) {
+    (void)state;
+    static const size_t sizes[] = {1, 2, 6, 7, 100};
+    static const size_t least[] = {0, 1, 3, 1000};
+    unsigned char seen[100];
+    for (size_t t = 0; t < ARRAY_LEN(thread_counts); t++) {
+        parallel_set_threads(thread_counts[t]);
+        for (size_t s = 0; s < ARRAY_LEN(sizes); s++)
+            for (size_t m = 0; m < ARRAY_LEN(least); m++) {
+                memset(seen, 0, sizeof(seen));
+                parallel_for(sizes[s], least[m], count_items, seen);
+                for (size_t i = 0; i < sizes[s]; i++)
+                    if (seen[i] != 1)
+                        fail_msg("%zu threads, %zu items, at least %zu a thread: item %zu ran %d times",
+                                 thread_counts[t], sizes[s], least[m], i, seen[i]);
+            }
+    }
+    parallel_set_threads(0);
+    memset(seen, 0, sizeof(seen));
+    parallel_for(0, 0, count_items, seen);  // nothing to do: no chunk at all
+    for (size_t i = 0; i < sizeof(seen); i++)
+        assert_int_equal(seen[i], 0);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_and_elementwise),
         cmocka_unit_test(test_random_fill),
+        cmocka_unit_test(test_every_item_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -74,6 +74,8 @@ static void test_wide_characters_take_two_columns(void **state) {
     assert_string_equal(line("猫猫猫猫猫 sat on the mat", 0, 0, 20), "猫猫猫猫猫 sat on\nthe mat\n");
     // Eleven cats are 22 columns: ten fit in 20, never half a cat.
     assert_string_equal(line("猫猫猫猫猫猫猫猫猫猫猫", 0, 0, 20), "猫猫猫猫猫猫猫猫猫猫\n猫\n");
+    // 🐈 (U+1F408) is four bytes of UTF-8 and two columns: the same as 猫.
+    assert_string_equal(line("🐈🐈🐈🐈🐈🐈🐈🐈🐈🐈🐈", 0, 0, 20), "🐈🐈🐈🐈🐈🐈🐈🐈🐈🐈\n🐈\n");
 }
 
 static void test_colour_escapes_take_no_columns(void **state) {
@@ -87,6 +89,14 @@ static void test_narration_keeps_the_authors_lines_while_they_fit(void **state) 
     (void)state;
     const char *say = "Each token asks\nits question.\n\n- a list item\n";
     assert_string_equal(paragraph(say, 4, 40), "    Each token asks\n    its question.\n\n    - a list item\n");
+}
+
+static void test_numbered_items_and_a_last_line_without_newline(void **state) {
+    (void)state;
+    // "1." and "2)" start items of their own, kept on their lines; "3 sat" does not; the last
+    // line has no newline of its own and gets one.
+    const char *say = "Two steps:\n1. scale\n2) shift\n3 sat";
+    assert_string_equal(paragraph(say, 2, 40), "  Two steps:\n  1. scale\n  2) shift\n  3 sat\n");
 }
 
 static void test_narration_that_does_not_fit_is_reflowed(void **state) {
@@ -110,6 +120,7 @@ static void test_blocks_side_by_side(void **state) {
     strbuf_puts(&blocks[0], "[猫]\nab\n");     // 4 columns wide
     strbuf_puts(&blocks[1], "x\ny\nz\n");
     assert_int_equal(textwrap_block_width(strbuf_str(&blocks[0])), 4);
+    assert_int_equal(textwrap_block_width("ab\n猫猫猫"), 6);  // the widest line may end the text
     textwrap_side_by_side(&out, blocks, 2, 2);
     // Each line of the first block padded to 4 columns, then the 4-column gap; no trailing
     // spaces where the first block has run out.
@@ -127,6 +138,7 @@ int main(void) {
         cmocka_unit_test(test_wide_characters_take_two_columns),
         cmocka_unit_test(test_colour_escapes_take_no_columns),
         cmocka_unit_test(test_narration_keeps_the_authors_lines_while_they_fit),
+        cmocka_unit_test(test_numbered_items_and_a_last_line_without_newline),
         cmocka_unit_test(test_narration_that_does_not_fit_is_reflowed),
         cmocka_unit_test(test_blocks_side_by_side),
     };

@@ -330,7 +330,7 @@ static size_t add_constant(Checker *c, const Expr *e) {
     size_t size;
     bool fits = shape_size(&shape, &size);
     ASSERT(fits);  // at most EXPR_MAX_ARGS items on each of TENSOR_MAX_RANK axes
-    double *values = arena_array(c->plan->arena, size ? size : 1, sizeof(double));
+    double *values = arena_array(c->plan->arena, size, sizeof(double));
     if (!values) {
         diag_out_of_memory(c->diag);
         return NO_NODE;
@@ -480,8 +480,8 @@ static size_t add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n
         has_values = true;
     if (!check_size(c, e, &chk->shape, has_values) || (has_values && !check_work(c, e, op, chk)))
         return NO_NODE;
-    size_t *args = arena_array(plan->arena, n_inputs ? n_inputs : 1, sizeof(size_t));
-    const Expr **args_at = arena_array(plan->arena, n_inputs ? n_inputs : 1, sizeof(Expr *));
+    size_t *args = arena_array(plan->arena, n_inputs, sizeof(size_t));
+    const Expr **args_at = arena_array(plan->arena, n_inputs, sizeof(Expr *));
     const char *line = op_line(c, op, chk, site);
     const char *text = arena_strndup(plan->arena, c->step->expr + e->start, e->end - e->start);
     if (!args || !args_at || !line || !text) {
@@ -771,10 +771,14 @@ static void signature(const OpDef *op, char *buf, size_t cap) {
 
 static const char *display_name(Checker *c, const PlanNode *n);
 
-// How node n is written in a gradient's formula: as where it is an input ("Q", "K.T", "2").
-static const char *node_text(Checker *c, const PlanNode *n) {
+// Appends how node n is written in a gradient's formula: as where it is an input ("Q", "K.T",
+// "2"). Marks sb failed when memory runs out, like any other append.
+static void put_node(Checker *c, StrBuf *sb, const PlanNode *n) {
     const char *t = display_name(c, n);
-    return t ? t : "?";
+    if (t)
+        strbuf_puts(sb, t);
+    else
+        sb->failed = true;
 }
 
 // Can y be differentiated with respect to x at all (before looking for the way between them)?
@@ -921,13 +925,16 @@ static const char *grad_term(Checker *c, const Backward *b, size_t v, size_t use
     const PlanNode *nodes = c->plan->nodes, *u = &nodes[use];
     const char *g = use == b->y ? "1" : nodes[b->gradient[use]].name;
     const char *f = input < OP_GRAD_FORMULAS ? u->op->grad_formula[input] : NULL;
-    if (!f)
-        return arena_printf(c->plan->arena, "%s's share for %s", g, node_text(c, &nodes[v]));
+    StrBuf sb;
+    strbuf_init(&sb);
+    if (!f) {
+        strbuf_printf(&sb, "%s's share for ", g);
+        put_node(c, &sb, &nodes[v]);
+        f = "";
+    }
     // the seed d y / d y is 1: "1 * (softmax(z) - onehot(t))" reads better without it
     if (strcmp(g, "1") == 0 && strncmp(f, "%g * ", 5) == 0)
         f += 5;
-    StrBuf sb;
-    strbuf_init(&sb);
     for (const char *p = f; *p; p++) {
         if (*p != '%' || !p[1]) {
             strbuf_putc(&sb, *p);
@@ -937,9 +944,9 @@ static const char *grad_term(Checker *c, const Backward *b, size_t v, size_t use
         if (*p == 'g')
             strbuf_puts(&sb, g);
         else if (*p == 'y')
-            strbuf_puts(&sb, node_text(c, u));
+            put_node(c, &sb, u);
         else if (*p >= '0' && *p <= '2' && (size_t)(*p - '0') < u->n_args)
-            strbuf_puts(&sb, node_text(c, &nodes[u->args[*p - '0']]));
+            put_node(c, &sb, &nodes[u->args[*p - '0']]);
     }
     const char *text = sb.failed ? NULL : arena_strdup(c->plan->arena, strbuf_str(&sb));
     strbuf_finish(&sb);
@@ -958,16 +965,21 @@ static const char *grad_formula(Checker *c, const char *const *terms, size_t n_u
 }
 
 // A gradient stage's narration: what it measures and where it comes from.
-static const char *grad_say(Checker *c, const char *y_name, const char *v_name, const size_t *use, size_t n_uses) {
+static const char *grad_say(Checker *c, const char *y_name, const PlanNode *v, const size_t *use, size_t n_uses) {
     StrBuf sb;
     strbuf_init(&sb);
-    strbuf_printf(&sb, "How much %s moves per unit change of each entry of %s", y_name, v_name);
+    strbuf_printf(&sb, "How much %s moves per unit change of each entry of ", y_name);
+    put_node(c, &sb, v);
     if (n_uses == 1) {
-        strbuf_printf(&sb, ", passed back from its one use, %s.", node_text(c, &c->plan->nodes[use[0]]));
+        strbuf_puts(&sb, ", passed back from its one use, ");
+        put_node(c, &sb, &c->plan->nodes[use[0]]);
+        strbuf_putc(&sb, '.');
     } else {
         strbuf_printf(&sb, ": the sum of what its %zu uses pass back (", n_uses);
-        for (size_t j = 0; j < n_uses; j++)
-            strbuf_printf(&sb, "%s%s", j ? ", " : "", node_text(c, &c->plan->nodes[use[j]]));
+        for (size_t j = 0; j < n_uses; j++) {
+            strbuf_puts(&sb, j ? ", " : "");
+            put_node(c, &sb, &c->plan->nodes[use[j]]);
+        }
         strbuf_puts(&sb, ").");
     }
     const char *text = sb.failed ? NULL : arena_strdup(c->plan->arena, strbuf_str(&sb));
@@ -1021,8 +1033,8 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
     }
     for (size_t v = 0; v < n; v++)
         count[v + 1] += count[v];
-    size_t *use = arena_array(plan->arena, total ? total : 1, sizeof(size_t));
-    size_t *input = arena_array(plan->arena, total ? total : 1, sizeof(size_t));
+    size_t *use = arena_array(plan->arena, total, sizeof(size_t));
+    size_t *input = arena_array(plan->arena, total, sizeof(size_t));
     size_t *fill = util_calloc(n, sizeof(size_t));
     b->gradient = arena_array(plan->arena, n, sizeof(size_t));
     if (!use || !input || !fill || !b->gradient) {
@@ -1049,7 +1061,7 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
     for (size_t v = y + 1; v-- > 0;) {
         if (!on[v])
             continue;
-        size_t n_uses = count[v + 1] - count[v], *args = arena_array(plan->arena, n_uses ? n_uses : 1, sizeof(size_t));
+        size_t n_uses = count[v + 1] - count[v], *args = arena_array(plan->arena, n_uses, sizeof(size_t));
         const PlanNode *vn = &plan->nodes[v];
         Shape shape = vn->shape;
         if (!args || !check_size(c, call, &shape, true))
@@ -1074,10 +1086,10 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
         }
         // named after the stage (dloss/dweights_1.2, as --explain and the JSON call it); the
         // narration writes it as it reads ((Q_1 @ K_1.T))
-        const char *y_name = plan->nodes[y].name, *v_name = node_text(c, vn);
+        const char *y_name = plan->nodes[y].name;
         const char *name = arena_printf(plan->arena, "d%s/d%s", y_name, vn->name);
-        const char *say = grad_say(c, y_name, v_name, use + count[v], n_uses);
-        const char **terms = arena_array(plan->arena, n_uses ? n_uses : 1, sizeof(char *));
+        const char *say = grad_say(c, y_name, vn, use + count[v], n_uses);
+        const char **terms = arena_array(plan->arena, n_uses, sizeof(char *));
         for (size_t j = 0; terms && j < n_uses; j++)
             if (!(terms[j] = grad_term(c, b, v, use[count[v] + j], input[count[v] + j])))
                 terms = NULL;
@@ -1166,8 +1178,9 @@ static size_t compile_grad(Checker *c, const Expr *e) {
     // a later grad of the same y finds its gradient in the pass laid out before
     if (!backward_work(c, e, c->n_backwards))
         return NO_NODE;
+    // (x comes before y, so a pass laid out for y, which covers every node up to y, holds x)
     for (const Backward *b = c->backwards; b; b = b->next)
-        if (b->y == y && x < b->n_nodes && b->gradient[x] != NO_NODE)
+        if (b->y == y && b->gradient[x] != NO_NODE)
             return b->gradient[x];
     if (!backward_work(c, e, y + 1) || !grad_way_exists(c, e, y, x))
         return NO_NODE;

@@ -19,13 +19,16 @@ static double unit(int decimals) {
     return pow(10.0, -decimals);
 }
 
-// |a - b|, with nan and inf equal only to themselves: any other pair is infinitely apart.
-static double gap_between(double a, double b) {
-    if (isnan(a) || isnan(b))
-        return isnan(a) && isnan(b) ? 0 : INFINITY;
-    if (isinf(a) || isinf(b))
-        return a == b ? 0 : INFINITY;
-    return fabs(a - b);
+// |ours - printed|, with an inf equal only to itself: any other pair with an inf, and a nan
+// of ours against any printed number, is infinitely apart. (A lesson cannot print nan: the
+// loader refuses it in a document.)
+static double gap_between(double ours, double printed) {
+    ASSERT(!isnan(printed));
+    if (isnan(ours))
+        return INFINITY;
+    if (isinf(ours) || isinf(printed))
+        return ours == printed ? 0 : INFINITY;
+    return fabs(ours - printed);
 }
 
 // Compare ours with the printed values, each within its tolerance.

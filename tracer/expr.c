@@ -284,16 +284,16 @@ static bool list_push(Parser *p, ExprList *list, Expr *e, const char *name, size
 
 static bool list_store(Parser *p, Expr *e, const ExprList *list, bool with_names) {
     e->n_args = list->n;
-    e->args = arena_array(p->arena, list->n ? list->n : 1, sizeof(Expr *));
+    e->args = arena_array(p->arena, list->n, sizeof(Expr *));
     if (!e->args)
         return out_of_memory(p);
     memcpy(e->args, list->items, list->n * sizeof(Expr *));
     if (with_names) {
-        e->arg_names = arena_array(p->arena, list->n ? list->n : 1, sizeof(char *));
+        e->arg_names = arena_array(p->arena, list->n, sizeof(char *));
         if (!e->arg_names)
             return out_of_memory(p);
         memcpy(e->arg_names, list->names, list->n * sizeof(char *));
-        e->arg_name_pos = arena_array(p->arena, list->n ? list->n : 1, sizeof(size_t));
+        e->arg_name_pos = arena_array(p->arena, list->n, sizeof(size_t));
         if (!e->arg_name_pos)
             return out_of_memory(p);
         memcpy(e->arg_name_pos, list->name_pos, list->n * sizeof(size_t));

@@ -58,7 +58,8 @@ static void operands(const Tensor *out, const Tensor *const *in, size_t n_in, si
     }
 }
 
-// "exp(800)", "-inf", "inf / inf": the elementwise operation on these operands.
+// "exp(800)", "inf / inf": the elementwise operation on these operands. (Negation, the one
+// prefix operation, never makes an inf or a nan of numbers that are neither.)
 static void written(StrBuf *sb, const OpDef *op, const double *v, size_t n_in) {
     if (op->syntax == OP_INFIX && n_in == 2) {
         // -8 ** 0.5 would read as -(8 ** 0.5): a power binds tighter than the minus
@@ -67,9 +68,6 @@ static void written(StrBuf *sb, const OpDef *op, const double *v, size_t n_in) {
         operand(sb, v[0]);
         strbuf_printf(sb, "%s %s ", bracket ? ")" : "", op->symbol);
         operand(sb, v[1]);
-    } else if (op->syntax == OP_PREFIX) {
-        strbuf_puts(sb, op->symbol);
-        operand(sb, v[0]);
     } else {
         strbuf_printf(sb, "%s(", op->name);
         operand(sb, v[0]);

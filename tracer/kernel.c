@@ -599,8 +599,7 @@ KernelReshape kernel_reshape_shape(const Shape *a, const long long *dims, size_t
     if (unknown != n) {
         if (zero)
             return KERNEL_RESHAPE_UNKNOWN_OF_ZERO;
-        if (size == 0 || a->rank > TENSOR_MAX_RANK)
-            return KERNEL_RESHAPE_SIZE_DIFFERS;
+        // the known sizes are each 1 or more (no 0, no negative): size is too
         size_t total;
         if (!shape_size(a, &total) || total % size != 0)
             return KERNEL_RESHAPE_SIZE_DIFFERS;

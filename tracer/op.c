@@ -179,7 +179,8 @@ void op_work_moments(OpExplain *e, const Tensor *t, const double *x, size_t n, s
 }
 
 const double *op_row_of(const Tensor *t, size_t flat, size_t *d) {
-    *d = t->shape.rank ? t->shape.dim[t->shape.rank - 1] : 1;
+    ASSERT(t->shape.rank >= 1);  // only the row-wise ops (softmax, the norms, the loss) ask
+    *d = t->shape.dim[t->shape.rank - 1];
     return t->data + (flat / *d) * *d;
 }
 

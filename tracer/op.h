@@ -194,7 +194,7 @@ typedef struct OpGradWork {
 // A number of gradient work in the lesson's digits.
 void op_grad_num(OpGradWork *w, double v);
 
-#define OP_GRAD_FORMULAS 3  // inputs whose share has a formula of its own (more: the last one's)
+#define OP_GRAD_FORMULAS 3  // inputs whose share has a formula of its own (later ones: "dy's share for x")
 
 void op_note(OpNotes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void op_work(OpExplain *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -116,7 +116,7 @@ static bool compute_index(OpRun *r) {
             axis += index[i].kind != KERNEL_INDEX_NEW;
         const Tensor *ix = r->in[1];
         size_t dim = a->shape.dim[axis];
-        size_t *list = arena_array(r->arena, ix->size ? ix->size : 1, sizeof(size_t));
+        size_t *list = arena_array(r->arena, ix->size, sizeof(size_t));
         if (!list)
             return op_out_of_memory(r->problem);
         for (size_t k = 0; k < ix->size; k++) {
@@ -342,7 +342,7 @@ static bool resolve_index(const OpAttrs *attrs, const Tensor *const *in, KernelA
     int axis = attrs->index_input;
     const Tensor *ix = in[1];
     double dim = (double)in[0]->shape.dim[axis];
-    if (!(*list = util_calloc(ix->size ? ix->size : 1, sizeof(size_t))))
+    if (!(*list = util_calloc(ix->size, sizeof(size_t))))
         return false;
     for (size_t k = 0; k < ix->size; k++)
         (*list)[k] = (size_t)(ix->data[k] < 0 ? ix->data[k] + dim : ix->data[k]);
@@ -386,6 +386,8 @@ static void explain_grad_gather(OpGradWork *w, bool take) {
                 op_work_ref(w->sb, w->dout_name, idx, from->shape.rank);
             }
         strbuf_puts(w->sb, found ? " = " : "nothing took this entry: ");
+    } else {
+        w->sb->failed = true;  // out of memory: the line would leave out where the share comes from
     }
     op_grad_num(w, w->share->data[w->flat]);
     util_free(list);

@@ -48,9 +48,9 @@ static bool infer_matmul(OpCheck *c) {
             else if (k < b->rank && b->dim[b->rank - 1 - k] == c->shape.dim[out_axis])
                 c->out_labels[out_axis] = c->labels[1][b->rank - 1 - k];
         }
-    } else if (a->rank >= 2 && rank >= 1) {
+    } else if (a->rank >= 2) {  // a matrix and a vector give a vector (rank 1 or more)
         c->out_labels[rank - 1] = c->labels[0][a->rank - 2];
-    } else if (b->rank >= 2 && rank >= 1) {
+    } else if (b->rank >= 2) {
         c->out_labels[rank - 1] = c->labels[1][b->rank - 1];
     }
     return true;
@@ -60,7 +60,8 @@ static bool infer_matmul(OpCheck *c) {
 static bool cost_matmul(const Shape *const *in, const Shape *out, size_t *multiply_adds) {
     size_t size;
     const Shape *left = in[0];
-    size_t k = left->rank ? left->dim[left->rank - 1] : 1;
+    ASSERT(left->rank >= 1);  // the shape rule refuses a scalar operand
+    size_t k = left->dim[left->rank - 1];
     return shape_size(out, &size) && util_mul_size(size, k, multiply_adds);
 }
 
@@ -138,7 +139,7 @@ static void explain_matmul(OpExplain *e) {
     } else if (a->shape.rank >= 2) {
         i = e->index[orank - 1];
     } else if (b->shape.rank >= 2) {
-        j = orank ? e->index[orank - 1] : 0;
+        j = e->index[orank - 1];  // a vector @ a matrix is a vector or more
     }
     size_t k = A.cols;
     StrBuf sb;

@@ -9,8 +9,10 @@
 
 // Row means and variances after normalising, to show the norm did its job.
 static void note_row_moments(OpNotes *n, const Tensor *t) {
-    size_t d = t->shape.rank ? t->shape.dim[t->shape.rank - 1] : 1;
-    size_t rows = d ? t->size / d : 0;
+    // a norm's shape rule refuses a scalar and an empty last axis
+    ASSERT(t->shape.rank >= 1 && t->shape.dim[t->shape.rank - 1] >= 1);
+    size_t d = t->shape.dim[t->shape.rank - 1];
+    size_t rows = t->size / d;
     if (rows == 0 || rows > 16)
         return;
     StrBuf means, vars;
@@ -164,8 +166,9 @@ static void notes_rmsnorm(OpNotes *n) {
     for (size_t i = 0; i < g->size; i++)
         if (g->data[i] != 1)
             return;
+    ASSERT(t->shape.rank >= 1 && t->shape.dim[t->shape.rank - 1] >= 1);  // as for layernorm
     size_t d = t->shape.dim[t->shape.rank - 1];
-    size_t rows = d ? t->size / d : 0;
+    size_t rows = t->size / d;
     if (rows == 0 || rows > 16)
         return;
     StrBuf line;

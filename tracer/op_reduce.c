@@ -50,9 +50,11 @@ static void notes_reduce(OpNotes *n) {
     if (count != 0 || n->out->size == 0)
         return;
     KernelReduce op = (KernelReduce)n->op->variant;
+    // max and min refuse an empty axis (infer_reduce): what is left is a sum, a mean or a variance
+    ASSERT(op == KERNEL_SUM || op == KERNEL_MEAN || op == KERNEL_VAR);
     if (op == KERNEL_SUM)
         op_note(n, "the sum of no numbers is 0 (as numpy gives it): the axis summed over is empty");
-    else if (op == KERNEL_MEAN || op == KERNEL_VAR)
+    else
         op_note(n, "the %s of no numbers is nan, 0 / 0 (as numpy gives it): the axis is empty",
                 op == KERNEL_MEAN ? "mean" : "variance");
 }

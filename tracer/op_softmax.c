@@ -26,8 +26,10 @@ static bool compute_softmax(OpRun *r) {
 // Sums of each row (last axis) as a note, when there are few enough rows to read.
 static void note_row_sums(OpNotes *n) {
     const Tensor *t = n->out;
-    size_t d = t->shape.rank ? t->shape.dim[t->shape.rank - 1] : 1;
-    size_t rows = d ? t->size / d : 0;
+    // the shape rule refuses a scalar and an empty last axis
+    ASSERT(t->shape.rank >= 1 && t->shape.dim[t->shape.rank - 1] >= 1);
+    size_t d = t->shape.dim[t->shape.rank - 1];
+    size_t rows = t->size / d;
     if (rows == 0 || rows > 16)
         return;
     StrBuf line;
@@ -54,8 +56,8 @@ static void note_row_sums(OpNotes *n) {
 
 static void explain_softmax(OpExplain *e) {
     size_t d;
-    const double *x = op_row_of(e->in[0], e->flat, &d);
-    size_t j = e->out->shape.rank ? e->index[e->out->shape.rank - 1] : 0;
+    const double *x = op_row_of(e->in[0], e->flat, &d);  // the output has the input's rank, 1 or more
+    size_t j = e->index[e->out->shape.rank - 1];
     double max = -INFINITY;
     for (size_t k = 0; k < d; k++)
         if (x[k] > max)
@@ -104,8 +106,7 @@ static void explain_softmax(OpExplain *e) {
         strbuf_init(&sb);
         size_t idx[TENSOR_MAX_RANK];
         memcpy(idx, e->index, sizeof(idx));
-        if (e->out->shape.rank)
-            idx[e->out->shape.rank - 1] = k;
+        idx[e->out->shape.rank - 1] = k;
         op_work_ref(&sb, e->out_name, idx, e->out->shape.rank);
         strbuf_puts(&sb, " = ");
         op_work_num(&sb, e, e->out, exp(x[k] - m));
@@ -138,7 +139,7 @@ static void explain_grad_softmax(OpGradWork *w) {
     size_t d;
     const double *y = op_row_of(w->out, w->flat, &d);
     const double *g = w->dout->data + (y - w->out->data);
-    size_t rank = w->out->shape.rank, j = rank ? w->index[rank - 1] : 0;
+    size_t rank = w->out->shape.rank, j = w->index[rank - 1];  // op_row_of checked rank >= 1
     StrBuf *sb = w->sb;
     char col[32];
     snprintf(col, sizeof(col), "%zu", j);

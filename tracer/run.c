@@ -71,11 +71,11 @@ static void explain_gradient_element(Runner *run, const PlanNode *n, Tensor *con
             op_grad_num(&w, shares[k]->data[flat]);
         }
         op_work_line(e, &sb);
-        if (k)
-            strbuf_puts(&total, " + ");
-        char num[FORMAT_NUMBER_CAP];
-        format_number(shares[k]->data[flat], run->trace->digits, num, sizeof(num));
-        strbuf_puts(&total, num);
+        if (n->n_args > 1) {
+            char num[FORMAT_NUMBER_CAP];
+            format_number(shares[k]->data[flat], run->trace->digits, num, sizeof(num));
+            strbuf_printf(&total, "%s%s", k ? " + " : "", num);
+        }
     }
     if (n->n_args > 1) {
         StrBuf sb;
@@ -84,6 +84,7 @@ static void explain_gradient_element(Runner *run, const PlanNode *n, Tensor *con
         char num[FORMAT_NUMBER_CAP];
         format_number(values[n - plan->nodes]->data[flat], run->trace->digits, num, sizeof(num));
         strbuf_printf(&sb, " = %s = %s", strbuf_str(&total), num);
+        sb.failed = sb.failed || total.failed;  // the sum cut short would not add up
         op_work_line(e, &sb);
     }
     strbuf_finish(&total);
@@ -93,7 +94,7 @@ static void explain_gradient_element(Runner *run, const PlanNode *n, Tensor *con
 static bool explain_gradient(Runner *run, const PlanNode *n, const Tensor *out, const ExplainTarget *t) {
     const Plan *plan = run->plan;
     Tensor *const *values = run->trace->tensors;
-    Tensor **shares = util_calloc(n->n_args ? n->n_args : 1, sizeof(Tensor *));
+    Tensor **shares = util_calloc(n->n_args, sizeof(Tensor *));
     bool ok = shares != NULL;
     // each use's share alone, as the backward pass added them up
     for (size_t k = 0; ok && k < n->n_args; k++) {
@@ -357,9 +358,9 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     }
     const Lesson *lesson = plan->lesson;
     t->arena = arena_create();
-    t->tensors = util_calloc(plan->n_nodes ? plan->n_nodes : 1, sizeof(Tensor *));
+    t->tensors = util_calloc(plan->n_nodes, sizeof(Tensor *));
     if (!t->arena || !t->tensors ||
-        !(t->stages = arena_array(t->arena, plan->n_nodes ? plan->n_nodes : 1, sizeof(TraceStage))) ||
+        !(t->stages = arena_array(t->arena, plan->n_nodes, sizeof(TraceStage))) ||
         (keep && !liveness_init(&live, plan, keep)))
         goto oom;
     t->title = lesson->title;
