@@ -2,6 +2,7 @@
 // numbers), every error located at the node that causes it.
 #include "lesson.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -258,9 +259,19 @@ static bool parse_number(Loader *L, const Node *node, double *out, int *decimals
         char *end;
         errno = 0;
         unsigned long long value = strtoull(unsigned_text + 2, &end, base);
-        if (unsigned_text[2] && !*end && errno == 0) {
-            char hint[64];
-            snprintf(hint, sizeof(hint), "write %s%llu", text[0] == '-' ? "-" : "", value);
+        if (unsigned_text[2] && !*end) {
+            // Every digit is one of the base's: a number, in the wrong base (and perhaps past
+            // the 64 bits strtoull reads, which the hint cannot spell out in decimal).
+            char hint[96];
+            if (errno == 0)
+                snprintf(hint, sizeof(hint), "write %s%llu", text[0] == '-' ? "-" : "", value);
+            else {
+                double big = 0;  // past 2^64: its value as a double, digit by digit
+                for (const char *d = unsigned_text + 2; *d; d++)
+                    big = big * base + (is_digit(*d) ? *d - '0' : tolower((unsigned char)*d) - 'a' + 10);
+                snprintf(hint, sizeof(hint), "write it in decimal: it is about %s%.6e", text[0] == '-' ? "-" : "",
+                         big);
+            }
             return fail(L, node, hint, "'%s' is written in %s; a lesson's numbers are decimal",
                         text, kind);
         }
