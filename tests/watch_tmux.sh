@@ -12,8 +12,9 @@ if ! command -v tmux >/dev/null 2>&1; then
 fi
 case $tracer in /*) ;; *) tracer=$PWD/$tracer ;; esac
 tmp=$(mktemp -d) || exit 99
-sock="tracer-watch-test-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+# A socket of its own in the test's folder, not a name in the shared tmux folder
+sock="$tmp/tmux.sock"
+trap 'tmux -S "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
 lesson=$tmp/lesson.yaml
 export TERM="${TERM:-xterm}"
 
@@ -28,7 +29,7 @@ save_in_place() {
     printf 'title: Watch me\ngiven:\n  a: %s\nsteps:\n  - b: %s\n' "$1" "$2" > "$lesson"
 }
 screen() {
-    tmux -L "$sock" capture-pane -p -t watch
+    tmux -S "$sock" capture-pane -p -t watch
 }
 fail() {
     echo "FAIL: $1; the screen shows:"
@@ -53,7 +54,7 @@ gone() {
 }
 
 save_by_rename 2 'a * 3'
-tmux -L "$sock" -f /dev/null new-session -d -s watch -x 200 -y 50 \
+tmux -S "$sock" -f /dev/null new-session -d -s watch -x 200 -y 50 \
     "NO_COLOR=1 '$tracer' --watch '$lesson'; echo \"exit status \$?\" > '$tmp/status'" || exit 99
 
 wait_for "    = 6"
@@ -86,7 +87,7 @@ wait_for "tracer: watching $lesson (run 5): save it to trace again, Ctrl-C to st
 
 # Waiting costs nothing: the tracer sleeps, and a second of waiting adds no processor ticks
 # worth counting (a busy loop would add about 100).
-pane=$(tmux -L "$sock" display-message -p -t watch '#{pane_pid}')
+pane=$(tmux -S "$sock" display-message -p -t watch '#{pane_pid}')
 pid=$(ps -o pid= --ppid "$pane" | tr -d ' ' | head -n 1)
 [ -n "$pid" ] && [ -r "/proc/$pid/stat" ] || fail "cannot find the tracer's process"
 ticks() {
@@ -100,7 +101,7 @@ state=$(sed 's/^.*) //' "/proc/$pid/stat" | awk '{ print $1 }')
 [ "$state" = S ] || fail "the waiting tracer is in state '$state', not sleeping (S)"
 [ $((after - before)) -le 5 ] || fail "the waiting tracer used $((after - before)) ticks in a second"
 
-tmux -L "$sock" send-keys -t watch C-c
+tmux -S "$sock" send-keys -t watch C-c
 i=0
 while [ ! -s "$tmp/status" ] && [ $i -lt 200 ]; do
     sleep 0.1
@@ -112,7 +113,7 @@ done
 mkdir "$tmp/folder"
 save_by_rename 2 'a * 3'
 mv "$lesson" "$tmp/folder/lesson.yaml"
-tmux -L "$sock" -f /dev/null new-session -d -s gone -x 200 -y 50 \
+tmux -S "$sock" -f /dev/null new-session -d -s gone -x 200 -y 50 \
     "NO_COLOR=1 '$tracer' --watch '$tmp/folder/lesson.yaml' 2>'$tmp/gone.err'; echo \"exit status \$?\" > '$tmp/gone.status'" ||
     exit 99
 i=0
