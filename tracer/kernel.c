@@ -435,11 +435,11 @@ bool kernel_reduce_shape(const Shape *a, int axis, bool keepdims, Shape *out) {
 // One value from the n values x[0], x[step], ..., x[(n - 1) * step], in that order.
 static double reduce_line(const double *x, size_t n, size_t step, KernelReduce op) {
     if (op == KERNEL_SUM || op == KERNEL_MEAN || op == KERNEL_VAR) {
-        double sum = line_sum(x, n, step);
+        double sum = line_sum(x, n, step, 1.0);
         if (op == KERNEL_SUM)
             return sum;
         double mean = sum / (double)n;  // nan for n = 0, as numpy
-        return op == KERNEL_MEAN ? mean : line_var(x, n, step, mean);
+        return op == KERNEL_MEAN ? mean : line_var(x, n, step, 1.0, mean);
     }
     if (op == KERNEL_ALL || op == KERNEL_ANY) {
         // nan is nonzero, so it is true, as numpy's all and any count it

@@ -334,7 +334,7 @@ void kernel_grad_reduce(Tensor *din, const Tensor *dout, const Tensor *x, int ax
                 dline[line_extreme(line, n, inner, op == KERNEL_MIN) * inner] += g;
                 continue;
             }
-            double mean = line_sum(line, n, inner) / (double)n;
+            double mean = line_sum(line, n, inner, 1.0) / (double)n;
             for (size_t t = 0; t < n; t++) {
                 double v = line[t * inner];
                 dline[t * inner] += op == KERNEL_SUM    ? g

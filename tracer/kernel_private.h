@@ -70,20 +70,21 @@ static inline size_t index_value(double v, size_t limit) {
     return (size_t)v;
 }
 
-// The sum of x[0], x[step], ..., x[(n - 1) * step], added in that order.
-static inline double line_sum(const double *x, size_t n, size_t step) {
+// The sum of x[0], x[step], ..., x[(n - 1) * step], each times scale (1 for the values as
+// they are: x * 1 is x, bit for bit), added in that order.
+static inline double line_sum(const double *x, size_t n, size_t step, double scale) {
     double sum = 0.0;
     for (size_t i = 0; i < n; i++)
-        sum += x[i * step];
+        sum += x[i * step] * scale;
     return sum;
 }
 
 // Their population variance (divide by n) around their mean, in a second pass rather than as
 // E[x^2] - E[x]^2, which cancels catastrophically when the mean is large.
-static inline double line_var(const double *x, size_t n, size_t step, double mean) {
+static inline double line_var(const double *x, size_t n, size_t step, double scale, double mean) {
     double sq = 0.0;
     for (size_t i = 0; i < n; i++)
-        sq += (x[i * step] - mean) * (x[i * step] - mean);
+        sq += (x[i * step] * scale - mean) * (x[i * step] * scale - mean);
     return sq / (double)n;
 }
 
@@ -99,28 +100,14 @@ typedef struct LineStats {
     double mean, sd, scale;
 } LineStats;
 
-static inline double line_scaled_sum(const double *x, size_t n, size_t step, double scale) {
-    double sum = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sum += x[i * step] * scale;
-    return sum;
-}
-
-static inline double line_scaled_var(const double *x, size_t n, size_t step, double scale, double mean) {
-    double sq = 0.0;
-    for (size_t i = 0; i < n; i++)
-        sq += (x[i * step] * scale - mean) * (x[i * step] * scale - mean);
-    return sq / (double)n;
-}
-
 static inline LineStats line_stats_at(const double *x, size_t n, size_t step, bool centre, double eps,
                                       double scale) {
     LineStats s = {.scale = scale};
-    s.mean = centre ? line_scaled_sum(x, n, step, scale) / (double)n : 0.0;
+    s.mean = centre ? line_sum(x, n, step, scale) / (double)n : 0.0;
     // eps scales with the line; kept above 0 when that underflows, so that a constant line
     // still divides 0 by something positive.
     double scaled_eps = eps > 0.0 ? fmax(eps * scale * scale, DBL_TRUE_MIN) : eps;
-    s.sd = sqrt(line_scaled_var(x, n, step, scale, s.mean) + scaled_eps);
+    s.sd = sqrt(line_var(x, n, step, scale, s.mean) + scaled_eps);
     return s;
 }
 
