@@ -185,6 +185,49 @@ static void test_held_values_of_shapes_alone(void **state) {
     expect_held(plan, NULL, 0, SIZE_MAX, (PlanHeld){.peak = 7, .end = 7, .past = NEVER});
 }
 
+// CHAIN through the whole pipeline with 72 bytes of memory, 90% of which is room for 8 values.
+static int run_chain_in_72_bytes(Fixture *f, PipelineOptions opts) {
+    fixture_release(f);
+    opts.digits = -1;
+    opts.memory = 72;
+    return pipeline_run_bytes("t.yaml", CHAIN, strlen(CHAIN), &opts, &f->out, &f->diag);
+}
+
+static void expect_refused_at_d(const Fixture *f, const char *whose, const char *hint) {
+    char message[256];
+    snprintf(message, sizeof(message),
+             "at this step the lesson would hold 72 bytes of values at once, more than 90%% of the 72 bytes %s", whose);
+    assert_int_equal(f->diag.status, STATUS_LESSON_ERROR);
+    assert_int_equal(f->diag.line, 7);  // "  - d: c * 2": the step's expression
+    assert_int_equal(f->diag.col, 8);
+    assert_string_equal(f->diag.message, message);
+    assert_string_equal(f->diag.hint, hint);
+    assert_int_equal(f->out.len, 0);
+}
+
+// The whole text trace prints every stage, so it keeps them all; only the constant 2 goes,
+// after d: held 2, 4, 6, 7, then 9 at d, past the 8 there is room for. --only e frees as it
+// goes and holds 7 at most: it runs. JSON and --save keep every value: refused at d as well.
+static void test_pipeline_refuses_a_lesson_past_its_memory(void **state) {
+    Fixture *f = *state;
+    const char *smaller = "use smaller shapes (a smaller n, or smaller givens)";
+    char hint[256];
+    assert_int_equal(run_chain_in_72_bytes(f, (PipelineOptions){.memory_from = PIPELINE_MEMORY_MACHINE}),
+                     STATUS_LESSON_ERROR);
+    snprintf(hint, sizeof(hint), "%s; --only or --brief print less, and so hold less at once", smaller);
+    expect_refused_at_d(f, "this machine has", hint);
+    assert_int_equal(run_chain_in_72_bytes(f, (PipelineOptions){.only = "e"}), STATUS_OK);
+    fixture_expect_output(f, "e = d + a");
+    snprintf(hint, sizeof(hint), "%s; the text trace without --save frees the values it does not print", smaller);
+    assert_int_equal(
+        run_chain_in_72_bytes(f, (PipelineOptions){.format = OUTPUT_JSON, .memory_from = PIPELINE_MEMORY_CONTAINER}),
+        STATUS_LESSON_ERROR);
+    expect_refused_at_d(f, "this container may use", hint);
+    assert_int_equal(run_chain_in_72_bytes(f, (PipelineOptions){.only = "e", .save_dir = "/nonexistent/saved"}),
+                     STATUS_LESSON_ERROR);
+    expect_refused_at_d(f, "this machine has", hint);
+}
+
 // ---------------------------------------------------------------- every lesson, both ways
 
 // The text trace of path with opts, values freed or kept; fails on the first difference.
@@ -298,6 +341,8 @@ int main(int argc, char **argv) {
                                         fixture_teardown),
         cmocka_unit_test_setup_teardown(test_held_values_on_top_of_a_base, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_held_values_of_shapes_alone, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_pipeline_refuses_a_lesson_past_its_memory, fixture_setup,
+                                        fixture_teardown),
         cmocka_unit_test(test_every_lesson_prints_the_same_when_values_are_freed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
