@@ -215,9 +215,9 @@ static bool fits_memory(const Plan *plan, const bool *keep, const PipelineOption
     format_bytes(opts->memory, have, sizeof(have));
     const PlanNode *n = &plan->nodes[held.past];
     char message[256];
-    snprintf(message, sizeof(message), "%s %s would hold %s of values at once, more than %s of the %s %s",
+    snprintf(message, sizeof(message), "%s %s would hold %s of values at once, more than %.0f%% of the %s %s",
              n->kind == PLAN_GIVEN ? "with this given" : "at this step", base ? "the two lessons" : "the lesson", need,
-             PIPELINE_MEMORY_SHARE_TEXT, have, whose[opts->memory_from]);
+             PIPELINE_MEMORY_SHARE * 100, have, whose[opts->memory_from]);
     if (n->kind == PLAN_GIVEN)
         diag_error(diag, STATUS_LESSON_ERROR, &plan->lesson->doc->source, n->given->key->line, n->given->key->col,
                    strlen(n->given->name), "%s", message);

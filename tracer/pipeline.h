@@ -27,7 +27,6 @@ typedef enum PipelineMemory {
 // A run may fill this share of its memory with values; the rest is for the program itself,
 // the trace's text and the operations' scratch.
 #define PIPELINE_MEMORY_SHARE 0.9
-#define PIPELINE_MEMORY_SHARE_TEXT "90%"
 
 typedef struct PipelineOptions {
     OutputFormat format;
