@@ -14,6 +14,9 @@
 //
 //     test_alloc_failure --small-arenas --explain=Q --explain='S[0, 1]' lesson.yaml
 //
+// --only=STAGE runs the next lesson as text printing that stage alone as well, where values
+// are freed once read and a block's heads are read in place.
+//
 // After --program ORIGINAL EDITED, the rest of what the command line does with a lesson fails
 // the same way: --step's pages with --only, --from and --to, --save, --list with a lesson,
 // --diff ORIGINAL EDITED, --quiz with its conversation, --watch's start, and the course of
@@ -252,14 +255,19 @@ static int sweep_program(const char *path, const char *edited) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: test_alloc_failure LESSON.yaml... [--program ORIGINAL EDITED]\n");
+        fprintf(stderr, "usage: test_alloc_failure [--only=STAGE] LESSON.yaml... [--program ORIGINAL EDITED]\n");
         return 2;
     }
     int failures = 0;
     bool small_arenas = false;
     const char *explain[16];
     size_t n_explain = 0;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "--only=", 7) == 0) {
+            only = argv[i] + 7;
+            continue;
+        }
         if (strcmp(argv[i], "--small-arenas") == 0) {
             small_arenas = true;
             continue;
@@ -293,6 +301,13 @@ int main(int argc, char **argv) {
         failures += sweep(&job, "json");
         job.opts = &html;
         failures += sweep(&job, "html");
+        if (only) {
+            // a stage alone: the rest freed once read, and heads read in place
+            PipelineOptions chosen = text;
+            chosen.only = only;
+            job.opts = &chosen;
+            failures += sweep(&job, "text, --only");
+        }
         Job quiz = {.path = argv[i], .opts = &text, .run = run_quiz};
         failures += sweep(&quiz, "quiz");
         if (small_arenas) {
@@ -309,6 +324,7 @@ int main(int argc, char **argv) {
         }
         free(bytes);
         n_explain = 0;
+        only = NULL;
     }
     return failures ? 1 : 0;
 }

@@ -203,6 +203,89 @@ static void test_batched_products(void **state) {
     for_every_path_and_threads(batched);
 }
 
+// While malloc_fails is set, malloc (in this program and the tracer's library, linked with
+// --wrap=malloc) returns NULL, as it does when memory runs out.
+void *__real_malloc(size_t size);
+void *__wrap_malloc(size_t size);
+static bool malloc_fails;
+void *__wrap_malloc(size_t size) {
+    return malloc_fails ? NULL : __real_malloc(size);
+}
+
+// heads_in_place's products run without memory for their panels.
+static bool panels_fail;
+
+// The products of attention heads read and written in place, as the runner does for a
+// block that prints only its output (run.c): split_heads(Q) @ split_heads(K).T, read through
+// views of Q and K, then that @ split_heads(V) written straight into merge_heads' layout,
+// give the bits of the reference loop on contiguous copies made here by index.
+static void heads_in_place(const char *what) {
+    const size_t B = 2, n = 37, heads = 3, dh = 5, d = heads * dh, E = B * heads;
+    Tensor *q = random_tensor((Shape){3, {B, n, d}}), *k = random_tensor((Shape){3, {B, n, d}}),
+           *v = random_tensor((Shape){3, {B, n, d}});
+    // the copies: xh[b][h][i][j] = x[b][i][h * dh + j], kt[b][h][j][i] = k[b][i][h * dh + j]
+    double *qh = util_malloc(E * n * dh * sizeof(double)), *kt = util_malloc(E * n * dh * sizeof(double)),
+           *vh = util_malloc(E * n * dh * sizeof(double));
+    assert_true(qh && kt && vh);
+    for (size_t b = 0; b < B; b++)
+        for (size_t h = 0; h < heads; h++)
+            for (size_t i = 0; i < n; i++)
+                for (size_t j = 0; j < dh; j++) {
+                    size_t e = b * heads + h, from = (b * n + i) * d + h * dh + j;
+                    qh[(e * n + i) * dh + j] = q->data[from];
+                    kt[(e * dh + j) * n + i] = k->data[from];
+                    vh[(e * n + i) * dh + j] = v->data[from];
+                }
+    double *scores = util_malloc(E * n * n * sizeof(double)), *out = util_malloc(E * n * dh * sizeof(double));
+    assert_true(scores && out);
+    for (size_t e = 0; e < E; e++) {
+        gemm_reference(scores + e * n * n, qh + e * n * dh, kt + e * dh * n, n, dh, n);
+        gemm_reference(out + e * n * dh, scores + e * n * n, vh + e * n * dh, n, n, dh);
+    }
+    // the views
+    Shape split = {4, {B, heads, n, dh}}, split_t = {4, {B, heads, dh, n}};
+    size_t dense[3], qs[4], ks[4], kts[4], vs[4], merged_steps[4];
+    tensor_steps(q, dense);
+    kernel_split_heads_steps(&q->shape, dense, heads, qs);
+    kernel_split_heads_steps(&k->shape, dense, heads, ks);
+    kernel_split_heads_steps(&v->shape, dense, heads, vs);
+    kernel_transpose_steps(&split, ks, kts);
+    kernel_merge_heads_input_steps(&split, merged_steps);
+    Tensor *qv = tensor_create_view(&split, q->data, qs), *ktv = tensor_create_view(&split_t, k->data, kts),
+           *vv = tensor_create_view(&split, v->data, vs);
+    Tensor *got_scores = tensor_create(&(Shape){4, {B, heads, n, n}}), *merged = tensor_create(&v->shape);
+    assert_true(qv && ktv && vv && got_scores && merged);
+    Tensor *into = tensor_create_view(&split, merged->data, merged_steps);
+    assert_non_null(into);
+    malloc_fails = panels_fail;
+    kernel_matmul(got_scores, qv, ktv);
+    kernel_matmul(into, got_scores, vv);
+    malloc_fails = false;
+    char label[128];
+    snprintf(label, sizeof(label), "%s, Q_heads @ K_heads.T read in place", what);
+    assert_same_bits(got_scores->data, scores, E * n * n, label);
+    // merged[b][i][h * dh + j] is out[b][h][i][j]; and the view reads back what it wrote
+    Tensor *back = tensor_from_view(into);
+    assert_non_null(back);
+    snprintf(label, sizeof(label), "%s, weights @ V_heads written in place", what);
+    assert_same_bits(back->data, out, E * n * dh, label);
+    for (size_t b = 0; b < B; b++)
+        for (size_t h = 0; h < heads; h++)
+            for (size_t i = 0; i < n; i++)
+                assert_same_bits(merged->data + (b * n + i) * d + h * dh, out + ((b * heads + h) * n + i) * dh, dh,
+                                 label);
+    Tensor *all[] = {q, k, v, qv, ktv, vv, got_scores, merged, into, back};
+    for (size_t i = 0; i < ARRAY_LEN(all); i++)
+        tensor_destroy(all[i]);
+    double *bufs[] = {qh, kt, vh, scores, out};
+    for (size_t i = 0; i < ARRAY_LEN(bufs); i++)
+        util_free(bufs[i]);
+}
+
+static void test_heads_in_place(void **state) {
+    for_every_path_and_threads(heads_in_place);
+}
+
 // Values where the order shows: in index order 1 + 2^53 rounds to 2^53, - 2^53 gives 0, on
 // every lane of every tile; a sum from the other end, or a fused multiply-add keeping the
 // product 0.1 * 10 unrounded, would give something else.
@@ -252,15 +335,6 @@ static void test_order_shows(void **state) {
     for_every_path_and_threads(order_shows);
 }
 
-// While malloc_fails is set, malloc (in this program and the tracer's library, linked with
-// --wrap=malloc) returns NULL, as it does when memory runs out.
-void *__real_malloc(size_t size);
-void *__wrap_malloc(size_t size);
-static bool malloc_fails;
-void *__wrap_malloc(size_t size) {
-    return malloc_fails ? NULL : __real_malloc(size);
-}
-
 // Without memory for its packed panels, a product is still computed, by the reference loop:
 // the same bits as the packed paths.
 static void test_no_memory_for_panels(void **state) {
@@ -274,6 +348,12 @@ static void test_no_memory_for_panels(void **state) {
     malloc_fails = false;
     parallel_set_threads(0);
     assert_same_bits(got, want, n * m, "no memory for the packed panels");
+    // and read and written through steps
+    parallel_set_threads(1);
+    panels_fail = true;
+    heads_in_place("no memory for the packed panels, heads in place");
+    panels_fail = false;
+    parallel_set_threads(0);
     util_free(a);
     util_free(b);
     util_free(want);
@@ -293,6 +373,7 @@ int main(void) {
         cmocka_unit_test(test_dense_shapes),
         cmocka_unit_test(test_transposed_operands),
         cmocka_unit_test(test_batched_products),
+        cmocka_unit_test(test_heads_in_place),
         cmocka_unit_test(test_order_shows),
         cmocka_unit_test(test_no_memory_for_panels),
         cmocka_unit_test(test_unknown_path),

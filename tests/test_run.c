@@ -1,6 +1,8 @@
 // Tests of the runner's freeing: which node reads each value last (plan_last_readers), which
-// values a run keeps, and, on every lesson given on the command line, that the text trace is
-// byte for byte the same whether the values nothing prints are freed or kept.
+// values a run keeps, which stages it reads in place instead of copying (heads and their
+// transpose, with the same bits and notes), and, on every lesson given on the command line,
+// that the text trace is byte for byte the same whether the values nothing prints are freed
+// (and read in place) or kept.
 #include "trace_fixture.h"
 
 #include <stdio.h>
@@ -228,6 +230,132 @@ static void test_pipeline_refuses_a_lesson_past_its_memory(void **state) {
     expect_refused_at_d(f, "this machine has", hint);
 }
 
+// ---------------------------------------------------------------- read in place
+
+// Two heads over three tokens, the block's attention in small, on X / D (both yaml text).
+static char *heads_lesson(const char *x, const char *d) {
+    static char yaml[2048];
+    snprintf(yaml, sizeof(yaml),
+             "title: t\n"
+             "given:\n"
+             "  X: %s\n"
+             "  D: %s\n"
+             "  W_Q: {shape: [4, 4], init: random, seed: 1}\n"
+             "  W_K: {shape: [4, 4], init: random, seed: 2}\n"
+             "  W_V: {shape: [4, 4], init: random, seed: 3}\n"
+             "  W_O: {shape: [4, 4], init: random, seed: 4}\n"
+             "steps:\n"
+             "  - x: X / D\n"
+             "  - Q_heads: split_heads(x @ W_Q, 2)\n"
+             "  - K_heads: split_heads(x @ W_K, 2)\n"
+             "  - V_heads: split_heads(x @ W_V, 2)\n"
+             "  - scores: Q_heads @ K_heads.T / sqrt(2)\n"
+             "  - weights: softmax(scores)\n"
+             "  - heads_out: weights @ V_heads\n"
+             "  - merged: merge_heads(heads_out)\n"
+             "  - out: merged @ W_O\n",
+             x, d);
+    return yaml;
+}
+
+// Run the lesson in f keeping only `out` (and what extra explains), then keeping everything;
+// the same bits in out and the same notes on every stage either way. Gives how many stages
+// the first run read in place.
+static size_t in_place_and_copied(Fixture *f, const ExplainTarget *extra, size_t n_extra) {
+    const Plan *plan = f->plan;
+    bool *keep = calloc(plan->n_nodes, sizeof(bool));
+    assert_non_null(keep);
+    size_t out = node_of(plan, "out");
+    keep[out] = true;
+    Trace *in_place = run_plan(plan, 4, extra, n_extra, keep, &f->diag);
+    free(keep);
+    assert_non_null(in_place);
+    f->trace = run_plan(plan, 4, extra, n_extra, NULL, &f->diag);
+    assert_non_null(f->trace);
+    assert_int_equal(f->trace->n_in_place, 0);  // every value kept: nothing read in place
+    const Tensor *a = in_place->tensors[out], *b = f->trace->tensors[out];
+    assert_int_equal(a->size, b->size);
+    assert_memory_equal(a->data, b->data, a->size * sizeof(double));
+    assert_int_equal(in_place->n_stages, f->trace->n_stages);
+    for (size_t i = 0; i < in_place->n_stages; i++) {
+        const TraceStage *s = &in_place->stages[i], *t = &f->trace->stages[i];
+        assert_int_equal(s->n_notes, t->n_notes);
+        for (size_t k = 0; k < s->n_notes; k++)
+            assert_string_equal(s->notes[k], t->notes[k]);
+        assert_int_equal(s->n_work, t->n_work);
+        for (size_t k = 0; k < s->n_work; k++)
+            assert_string_equal(s->work[k], t->work[k]);
+        // every stage but out was released: a view, a product written ahead, or freed
+        assert_true(s->released == (s->node != out));
+    }
+    size_t n = in_place->n_in_place;
+    trace_destroy(in_place);
+    return n;
+}
+
+// Printing only the output, Q_heads, K_heads, K_heads.T and V_heads are views, and heads_out
+// is written straight into merged: five stages read in place, with the same bits as copies.
+static void test_heads_are_read_in_place(void **state) {
+    Fixture *f = *state;
+    fixture_plan(f, "t.yaml", heads_lesson("[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]", "[1, 2, 3, 4]"));
+    assert_int_equal(in_place_and_copied(f, NULL, 0), 5);
+}
+
+// A nan in x (0 / 0) reaches Q, K and V: nothing is read in place (the notes on the nan are
+// those of copies), and the output and every note are the same.
+static void test_a_nan_is_copied_not_read_in_place(void **state) {
+    Fixture *f = *state;
+    fixture_plan(f, "t.yaml", heads_lesson("[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]", "[1, 2, 0, 4]"));
+    assert_int_equal(in_place_and_copied(f, NULL, 0), 0);
+    // the nan's note names where it came from, the same in both runs (compared above)
+    bool said = false;
+    for (size_t i = 0; i < f->trace->n_stages; i++)
+        for (size_t k = 0; k < f->trace->stages[i].n_notes; k++)
+            said = said || strstr(f->trace->stages[i].notes[k], "nan") != NULL;
+    assert_true(said);
+}
+
+// Shown work reads values: a stage whose work is asked for, and the inputs of one, are copies.
+static void test_work_shown_is_not_read_in_place(void **state) {
+    Fixture *f = *state;
+    const Plan *plan =
+        fixture_plan(f, "t.yaml", heads_lesson("[[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]", "[1, 2, 3, 4]"));
+    // the work of K_heads.T (scores.1) needs its values, and that of heads_out its inputs':
+    // neither is read in place, nor K_heads, which K_heads.T copies, nor V_heads, which
+    // heads_out reads; Q_heads still is
+    ExplainTarget extra[2] = {{.node = node_of(plan, "scores.1"), .kind = EXPLAIN_ALL},
+                              {.node = node_of(plan, "heads_out"), .kind = EXPLAIN_ELEMENT, .n_index = 3}};
+    assert_int_equal(in_place_and_copied(f, extra, 2), 1);
+}
+
+static const char *block_path;  // tests/bench/gpt2_block.yaml
+
+// GPT-2's block at n = 128 (the benchmark's lesson with 1024 made 128) printing only its
+// output: its five head stages read in place, the output the same to the bit as with copies.
+static void test_the_block_reads_its_heads_in_place(void **state) {
+    Fixture *f = *state;
+    FILE *file = fopen(block_path, "rb");
+    assert_non_null(file);
+    static char text[16384], small[16384];
+    size_t len = fread(text, 1, sizeof(text) - 1, file);
+    fclose(file);
+    text[len] = '\0';
+    size_t at = 0;
+    for (const char *p = text; *p;) {
+        if (strncmp(p, "1024", 4) == 0) {
+            memcpy(small + at, "128", 3);
+            at += 3;
+            p += 4;
+        } else {
+            small[at++] = *p++;
+        }
+    }
+    small[at] = '\0';
+    assert_non_null(strstr(small, "n: 128"));
+    fixture_plan(f, "gpt2_block.yaml", small);
+    assert_int_equal(in_place_and_copied(f, NULL, 0), 5);
+}
+
 // ---------------------------------------------------------------- every lesson, both ways
 
 // The text trace of path with opts, values freed or kept; fails on the first difference.
@@ -325,12 +453,13 @@ static void test_every_lesson_prints_the_same_when_values_are_freed(void **state
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s LESSON.yaml...\n", argv[0]);
+    if (argc < 4 || strcmp(argv[1], "--block") != 0) {
+        fprintf(stderr, "usage: %s --block GPT2_BLOCK.yaml LESSON.yaml...\n", argv[0]);
         return 1;
     }
-    lesson_paths = argv + 1;
-    n_lesson_paths = (size_t)(argc - 1);
+    block_path = argv[2];
+    lesson_paths = argv + 3;
+    n_lesson_paths = (size_t)(argc - 3);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_last_readers_of_a_chain, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_last_readers_of_a_gradient, fixture_setup, fixture_teardown),
@@ -343,6 +472,10 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_held_values_of_shapes_alone, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_pipeline_refuses_a_lesson_past_its_memory, fixture_setup,
                                         fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_heads_are_read_in_place, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_a_nan_is_copied_not_read_in_place, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_work_shown_is_not_read_in_place, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_the_block_reads_its_heads_in_place, fixture_setup, fixture_teardown),
         cmocka_unit_test(test_every_lesson_prints_the_same_when_values_are_freed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,6 +69,17 @@ Tensor *eval_node(const Plan *plan, size_t i, Tensor *const *values, const Tenso
     out->is_count = n->is_count;
     if (n->kind != PLAN_OP || !n->has_values)
         return out;  // a gradient is complete (and never a count)
+    if (!eval_op_into(plan, i, values, in, out, arena, diag)) {
+        tensor_destroy(out);
+        return NULL;
+    }
+    return out;
+}
+
+bool eval_op_into(const Plan *plan, size_t i, Tensor *const *values, const Tensor **in, Tensor *out, Arena *arena,
+                  Diag *diag) {
+    const PlanNode *n = &plan->nodes[i];
+    ASSERT(n->kind == PLAN_OP && n->has_values);
     const char *names[EXPR_MAX_ARGS];
     for (size_t k = 0; k < n->n_args; k++) {
         in[k] = values[n->args[k]];
@@ -79,8 +90,7 @@ Tensor *eval_node(const Plan *plan, size_t i, Tensor *const *values, const Tenso
                .arena = arena, .problem = &problem};
     if (!n->op->compute(&r)) {
         locate_problem(plan, n, &problem, diag);
-        tensor_destroy(out);
-        return NULL;
+        return false;
     }
-    return out;
+    return true;
 }

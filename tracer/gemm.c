@@ -179,7 +179,7 @@ static size_t round_up(size_t x, size_t to) {
 // product, such as a vector times a matrix) by columns, in units of whole tiles.
 typedef struct Task {
     const PathInfo *path;
-    double *c;  // the first batch entry's output
+    const GemmOutput *c;
     const GemmMatrix *a, *b;
     size_t batch[2];
     size_t n, k, m;
@@ -228,6 +228,7 @@ static void blocked(const PathInfo *path, double *pack, double *c, size_t ldc, c
 static void run_units(void *ctx, size_t u0, size_t u1) {
     const Task *task = ctx;
     const GemmMatrix *a = task->a, *b = task->b;
+    const GemmOutput *out = task->c;
     size_t extent = task->by_rows ? task->n : task->m;
     size_t from = u0 * task->unit, to = u1 * task->unit < extent ? u1 * task->unit : extent;
     size_t row0 = task->by_rows ? from : 0, rows = task->by_rows ? to - from : task->n;
@@ -237,14 +238,14 @@ static void run_units(void *ctx, size_t u0, size_t u1) {
     double *pack = malloc(pack_size(task->path, task->k, cols) * sizeof(double));
     for (size_t i = 0; i < task->batch[0]; i++)
         for (size_t j = 0; j < task->batch[1]; j++) {
-            double *c = task->c + (i * task->batch[1] + j) * task->n * task->m + row0 * task->m + col0;
+            double *c = out->data + i * out->batch_step[0] + j * out->batch_step[1] + row0 * out->row_step + col0;
             const double *ad = a->data + i * a->batch_step[0] + j * a->batch_step[1] + row0 * a->row_step;
             const double *bd = b->data + i * b->batch_step[0] + j * b->batch_step[1] + col0 * b->col_step;
             if (pack)
-                blocked(task->path, pack, c, task->m, ad, a->row_step, a->col_step, bd, b->row_step, b->col_step,
+                blocked(task->path, pack, c, out->row_step, ad, a->row_step, a->col_step, bd, b->row_step, b->col_step,
                         rows, task->k, cols);
             else
-                strided_reference(c, task->m, ad, a->row_step, a->col_step, bd, b->row_step, b->col_step, rows,
+                strided_reference(c, out->row_step, ad, a->row_step, a->col_step, bd, b->row_step, b->col_step, rows,
                                   task->k, cols);
         }
     free(pack);
@@ -264,6 +265,12 @@ void gemm(double *c, const GemmMatrix *a, const GemmMatrix *b, size_t n, size_t 
 
 void gemm_batched(double *c, const GemmMatrix *a, const GemmMatrix *b, const size_t batch[2], size_t n, size_t k,
                   size_t m) {
+    GemmOutput out = {.data = c, .row_step = m, .batch_step = {batch[1] * n * m, n * m}};
+    gemm_batched_to(&out, a, b, batch, n, k, m);
+}
+
+void gemm_batched_to(const GemmOutput *c, const GemmMatrix *a, const GemmMatrix *b, const size_t batch[2],
+                     size_t n, size_t k, size_t m) {
     size_t entries = batch[0] * batch[1];
     if (entries == 0 || n == 0 || m == 0)
         return;

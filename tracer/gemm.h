@@ -43,6 +43,14 @@ typedef struct GemmMatrix {
     size_t batch_step[2];
 } GemmMatrix;
 
+// Where a product's values go: element (r, col) of batch entry (i, j) is
+// data[i * batch_step[0] + j * batch_step[1] + r * row_step + col], a row's columns side by side.
+typedef struct GemmOutput {
+    double *data;
+    size_t row_step;
+    size_t batch_step[2];
+} GemmOutput;
+
 // A contiguous row-major matrix (rows, cols) with no batch axes.
 GemmMatrix gemm_dense(const double *data, size_t rows, size_t cols);
 
@@ -52,6 +60,9 @@ void gemm(double *c, const GemmMatrix *a, const GemmMatrix *b, size_t n, size_t 
 // c + (i * batch[1] + j) * n * m = a[i, j] @ b[i, j].
 void gemm_batched(double *c, const GemmMatrix *a, const GemmMatrix *b, const size_t batch[2], size_t n,
                   size_t k, size_t m);
+// The same, each product written where c says: into another tensor's layout, with the same bits.
+void gemm_batched_to(const GemmOutput *c, const GemmMatrix *a, const GemmMatrix *b, const size_t batch[2],
+                     size_t n, size_t k, size_t m);
 
 // The readable triple loop every path must match bit for bit: c (n, m) = a (n, k) @ b (k, m),
 // contiguous row-major.

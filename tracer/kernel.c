@@ -61,26 +61,35 @@ void kernel_gemm(double *c, const double *a, const double *b, size_t n, size_t k
     gemm(c, &ga, &gb, n, k, m);
 }
 
-// A matmul operand as gemm reads it: its matrix (a vector as a row or a column) and the steps
-// of its batch axes through the broadcast batch shape (0 along a broadcast axis).
+// The step of each of the broadcast batch axes through an operand whose own batch axes are
+// `own` with steps `step` (0 along a broadcast axis), right-aligned into two slots: [h] is
+// (1, h), [b, h] is (b, h).
+static void batch_steps(size_t slots[2], const Shape *own, const size_t *step, const Shape *batch) {
+    size_t shift = batch->rank - own->rank;
+    for (size_t i = shift; i < batch->rank; i++)
+        slots[2 - batch->rank + i] = own->dim[i - shift] == 1 ? 0 : step[i - shift];
+}
+
+// A matmul operand as gemm reads it, its own values or those it views: its matrix (a vector as
+// a row or a column) and the steps of its batch axes through the broadcast batch shape.
 static GemmMatrix gemm_operand(const Tensor *t, const MatView *v, const Shape *batch) {
-    // row-major, so a column vector [k, 1] steps 1 from row to row too
-    GemmMatrix g = {.data = t->data, .row_step = v->cols, .col_step = 1};
-    size_t stride[TENSOR_MAX_RANK];
-    broadcast_strides(stride, &v->batch, batch);
-    // batch axes, right-aligned into two slots: [h] is (1, h), [b, h] is (b, h)
-    for (size_t i = 0; i < batch->rank; i++)
-        g.batch_step[2 - batch->rank + i] = stride[i] * v->rows * v->cols;
+    size_t step[TENSOR_MAX_RANK];
+    tensor_steps(t, step);
+    size_t r = t->shape.rank;
+    // a vector is one row (left) or one column (right), its values a step apart either way
+    GemmMatrix g = {.data = t->view ? t->view : t->data, .row_step = r >= 2 ? step[r - 2] : 1,
+                    .col_step = r >= 2 ? step[r - 1] : 1};
+    batch_steps(g.batch_step, &v->batch, step, batch);
     return g;
 }
 
-// out (..., n, m) = a (..., n, k) @ b (..., k, m), one product per (broadcast) batch entry
+// out (..., n, m) = a (..., n, k) @ b (..., k, m), one product per (broadcast) batch entry.
+// Any of the three may be a view (tensor.h); out's columns must be side by side.
 void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b) {
     Shape s;
     ASSERT(kernel_matmul_shape(&a->shape, &b->shape, &s));
-    expect_shape(out, &s);
-    expect_values(a);
-    expect_values(b);
+    ASSERT(shape_equal(&out->shape, &s));
+    ASSERT((out->data || out->view) && (a->data || a->view) && (b->data || b->view));
     MatView va = mat_view(&a->shape, true), vb = mat_view(&b->shape, false);
     Shape batch;
     ASSERT(kernel_broadcast_shape(&va.batch, &vb.batch, &batch));
@@ -89,7 +98,16 @@ void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b) {
     for (size_t i = 0; i < batch.rank; i++)
         entries[2 - batch.rank + i] = batch.dim[i];
     GemmMatrix ga = gemm_operand(a, &va, &batch), gb = gemm_operand(b, &vb, &batch);
-    gemm_batched(out->data, &ga, &gb, entries, va.rows, va.cols, vb.cols);
+    // the output's axes are the batch axes, then a's rows (if a is a matrix), then b's columns
+    size_t step[TENSOR_MAX_RANK];
+    tensor_steps(out, step);
+    size_t r = s.rank, rows_axis = a->shape.rank >= 2 ? 1 : 0;
+    ASSERT(r == batch.rank + rows_axis + (b->shape.rank >= 2));
+    ASSERT(b->shape.rank < 2 || step[r - 1] == 1);
+    GemmOutput c = {.data = out->view ? out->view : out->data,
+                    .row_step = rows_axis ? step[batch.rank] : 0};
+    batch_steps(c.batch_step, &batch, step, &batch);
+    gemm_batched_to(&c, &ga, &gb, entries, va.rows, va.cols, vb.cols);
 }
 
 // out (..., m, n) = a (..., n, m)
@@ -701,6 +719,38 @@ static void move_heads(double *merged, double *split, size_t batch, size_t heads
                 double *s = split + ((b * heads + h) * n + i) * d_head;
                 memcpy(to_split ? s : m, to_split ? m : s, d_head * sizeof(double));
             }
+}
+
+void kernel_transpose_steps(const Shape *a, const size_t *a_step, size_t *step) {
+    size_t r = a->rank;
+    memcpy(step, a_step, r * sizeof(size_t));
+    if (r >= 2) {
+        step[r - 2] = a_step[r - 1];
+        step[r - 1] = a_step[r - 2];
+    }
+}
+
+// Axes (..., n, d) become (..., heads, n, d / heads): head h starts h * d / heads columns in.
+void kernel_split_heads_steps(const Shape *x, const size_t *x_step, size_t heads, size_t *step) {
+    size_t r = x->rank;
+    ASSERT(r >= 2 && r < TENSOR_MAX_RANK && heads > 0 && x->dim[r - 1] % heads == 0);
+    memcpy(step, x_step, (r - 2) * sizeof(size_t));
+    step[r - 2] = x->dim[r - 1] / heads * x_step[r - 1];
+    step[r - 1] = x_step[r - 2];
+    step[r] = x_step[r - 1];
+}
+
+// x (..., heads, n, d_head) lies in the result (..., n, heads * d_head) as a split_heads view
+// of it.
+void kernel_merge_heads_input_steps(const Shape *x, size_t *step) {
+    Shape merged;
+    ASSERT(kernel_merge_heads_shape(x, &merged));
+    size_t dense[TENSOR_MAX_RANK], s = 1;
+    for (size_t i = merged.rank; i-- > 0;) {
+        dense[i] = s;
+        s *= merged.dim[i];
+    }
+    kernel_split_heads_steps(&merged, dense, x->dim[x->rank - 3], step);
 }
 
 // out (..., heads, n, d / heads) = x (..., n, d)

@@ -22,6 +22,8 @@ typedef struct Runner {
     size_t n_extra;
     size_t check_budget;  // what the finite-difference checks of gradients may still do
     IeeeWatch ieee;  // where the first nan was made, and whether its spreading was told
+    const unsigned char *mode;  // each node's NodeMode, NULL: every node computed
+    Tensor **pending;           // a merge_heads result its product has already written, by node
 } Runner;
 
 // The chain rule for one element of a gradient stage: each use's share at that element, with
@@ -195,10 +197,147 @@ static bool explain_requests(Runner *run, size_t i, const Tensor *out, const Ten
     return true;
 }
 
+// ---------------------------------------------------------------- values read in place
+
+// How a node gets its values. A layout operation (.T, split_heads) that nothing prints, read
+// only by matrix products, is a view of its input's values (tensor.h); a product that nothing
+// prints, read only by merge_heads, writes its values straight into merge_heads' result. The
+// bits are the same either way (the product sums each element in the same order wherever it
+// reads and writes), and so are the notes: a node is read in place only when its values are
+// all finite, where a layout operation or a product has nothing to note; otherwise it is
+// computed as any other.
+typedef enum NodeMode {
+    MODE_COMPUTE,
+    MODE_VIEW,  // a view of its input
+    MODE_INTO,  // a product written into its merge_heads reader's result
+} NodeMode;
+
+static bool all_finite(const double *v, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(v[k]))
+            return false;
+    return true;
+}
+
+// Each node's NodeMode, given the nodes kept to the end and those whose work is shown.
+static void plan_modes(const Plan *plan, const bool *keep, const bool *explained, unsigned char *mode) {
+    size_t n = plan->n_nodes, gradient = 0;  // one past the latest gradient, which reads all before it
+    for (size_t j = 0; j < n; j++)
+        if (plan->nodes[j].kind == PLAN_GRAD)
+            gradient = j + 1;
+    // which nodes read node k in place, and how many read it at all (from the last node back,
+    // so every reader's mode is known before its inputs')
+    for (size_t k = n; k-- > gradient;) {
+        const PlanNode *v = &plan->nodes[k];
+        mode[k] = MODE_COMPUTE;
+        if (v->kind != PLAN_OP || !v->has_values || v->is_count || keep[k] || explained[k])
+            continue;
+        size_t readers = 0, in_place = 0, merge = SIZE_MAX;
+        for (size_t j = k + 1; j < n; j++) {
+            const PlanNode *r = &plan->nodes[j];
+            for (size_t a = 0; a < r->n_args; a++) {
+                if (r->args[a] != k)
+                    continue;
+                readers++;
+                if (mode[j] == MODE_VIEW || (r->kind == PLAN_OP && r->op->reads_views && !explained[j]))
+                    in_place++;
+                if (r->kind == PLAN_OP && r->op->input_steps && r->has_values && !explained[j])
+                    merge = j;
+            }
+        }
+        const Shape *in = v->n_args ? &plan->nodes[v->args[0]].shape : NULL;
+        if (v->op->view && in && in->rank >= 2 && !plan->nodes[v->args[0]].is_count && readers &&
+            in_place == readers)
+            mode[k] = MODE_VIEW;
+        else if (v->op->reads_views && readers == 1 && merge != SIZE_MAX)
+            mode[k] = MODE_INTO;
+    }
+}
+
+// Node i in place: a view of its input, when that holds only finite values. NULL (and *done
+// false) to compute it as usual instead.
+static Tensor *view_value(Runner *run, size_t i, const Tensor **in, bool *done) {
+    const PlanNode *n = &run->plan->nodes[i];
+    const Tensor *x = run->trace->tensors[n->args[0]];
+    in[0] = x;
+    // a view's values were all finite when it was made
+    if (!x->view && !all_finite(x->data, x->size)) {
+        *done = false;
+        return NULL;
+    }
+    size_t x_step[TENSOR_MAX_RANK], step[TENSOR_MAX_RANK];
+    tensor_steps(x, x_step);
+    n->op->view(&x->shape, x_step, &n->attrs, step);
+    Tensor *out = tensor_create_view(&n->shape, x->view ? x->view : x->data, step);
+    if (!out)
+        diag_out_of_memory(run->diag);
+    return out;
+}
+
+// Product i written into the result of its one reader, merge_heads, made here and held until
+// that node runs. When a value is not finite the product gets values of its own instead.
+static Tensor *into_value(Runner *run, size_t i, const Tensor **in) {
+    const Plan *plan = run->plan;
+    const PlanNode *n = &plan->nodes[i];
+    size_t q = i + 1;
+    while (plan->nodes[q].n_args == 0 || plan->nodes[q].args[0] != i)
+        q++;  // the one reader, after i (plan_modes)
+    size_t step[TENSOR_MAX_RANK];
+    plan->nodes[q].op->input_steps(&n->shape, step);
+    Tensor *merged = tensor_create(&plan->nodes[q].shape);
+    Tensor *out = merged ? tensor_create_view(&n->shape, merged->data, step) : NULL;
+    Tensor *own = NULL;
+    if (!out) {
+        tensor_destroy(merged);
+        diag_out_of_memory(run->diag);
+        return NULL;
+    }
+    if (!eval_op_into(plan, i, run->trace->tensors, in, out, run->trace->arena, run->diag))
+        goto fail;
+    if (all_finite(merged->data, merged->size)) {
+        run->pending[q] = merged;
+        run->trace->n_in_place++;
+        return out;
+    }
+    if (!(own = tensor_from_view(out))) {
+        diag_out_of_memory(run->diag);
+        goto fail;
+    }
+    tensor_destroy(out);
+    tensor_destroy(merged);
+    return own;
+fail:
+    tensor_destroy(out);
+    tensor_destroy(merged);
+    return NULL;
+}
+
+// Node i's values, computed, read in place or already written by the product it merges.
+static Tensor *node_value(Runner *run, size_t i, const Tensor **in) {
+    const PlanNode *n = &run->plan->nodes[i];
+    if (run->pending && run->pending[i]) {
+        Tensor *out = run->pending[i];
+        run->pending[i] = NULL;
+        for (size_t k = 0; k < n->n_args; k++)
+            in[k] = run->trace->tensors[n->args[k]];
+        return out;
+    }
+    if (run->mode && run->mode[i] == MODE_VIEW) {
+        bool done = true;
+        Tensor *out = view_value(run, i, in, &done);
+        run->trace->n_in_place += out != NULL;
+        if (done)
+            return out;
+    }
+    if (run->mode && run->mode[i] == MODE_INTO)
+        return into_value(run, i, in);
+    return eval_node(run->plan, i, run->trace->tensors, in, run->trace->arena, run->diag);
+}
+
 static Tensor *node_tensor(Runner *run, size_t i) {
     const PlanNode *n = &run->plan->nodes[i];
     const Tensor *in[EXPR_MAX_ARGS];
-    Tensor *out = eval_node(run->plan, i, run->trace->tensors, in, run->trace->arena, run->diag);
+    Tensor *out = node_value(run, i, in);
     if (out && n->kind == PLAN_GRAD && n->is_stage) {
         // the values so far, this gradient's included, for the check to read
         run->trace->tensors[i] = out;
@@ -306,8 +445,9 @@ static void liveness_finish(Liveness *l) {
     *l = (Liveness){0};
 }
 
-// Bucket the nodes not kept by their last reader (a counting sort). False when memory runs out.
-static bool liveness_init(Liveness *l, const Plan *plan, const bool *keep) {
+// Bucket the nodes not kept by their last reader (a counting sort); a view's input lives as
+// long as the view. False when memory runs out.
+static bool liveness_init(Liveness *l, const Plan *plan, const bool *keep, const unsigned char *mode) {
     size_t n = plan->n_nodes;
     *l = (Liveness){0};
     size_t *last = util_calloc(n + 1, sizeof(size_t));
@@ -318,6 +458,11 @@ static bool liveness_init(Liveness *l, const Plan *plan, const bool *keep) {
     bool ok = last && cursor && l->starts && l->frees && l->stage_of;
     if (ok) {
         plan_last_readers(plan, last);
+        for (size_t k = n; k-- > 0;) {
+            size_t in = mode[k] == MODE_VIEW ? plan->nodes[k].args[0] : k;
+            if (last[in] < last[k])
+                last[in] = last[k];
+        }
         for (size_t k = 0; k < n; k++) {
             l->stage_of[k] = SIZE_MAX;
             if (!keep[k])
@@ -340,7 +485,7 @@ static bool liveness_init(Liveness *l, const Plan *plan, const bool *keep) {
 static void liveness_release(const Liveness *l, Trace *t, size_t j) {
     for (size_t f = l->starts[j]; f < l->starts[j + 1]; f++) {
         size_t k = l->frees[f];
-        if (!t->tensors[k]->data)
+        if (!t->tensors[k]->data && !t->tensors[k]->view)
             continue;  // shape-only: nothing to free
         tensor_release_values(t->tensors[k]);
         if (l->stage_of[k] != SIZE_MAX)
@@ -348,9 +493,39 @@ static void liveness_release(const Liveness *l, Trace *t, size_t j) {
     }
 }
 
+// With keep: each node's NodeMode, in *mode, and room for the merges written ahead, in
+// *pending. False when memory runs out.
+static bool plan_in_place(const Plan *plan, const ExplainTarget *extra, size_t n_extra, const bool *keep,
+                          unsigned char **mode, Tensor ***pending) {
+    size_t n = plan->n_nodes;
+    bool *explained = util_calloc(n + 1, sizeof(bool));
+    *mode = util_calloc(n + 1, 1);
+    *pending = util_calloc(n + 1, sizeof(Tensor *));
+    bool ok = explained && *mode && *pending;
+    if (ok) {
+        for (size_t k = 0; k < plan->n_explains; k++)
+            explained[plan->explains[k].node] = true;
+        for (size_t k = 0; k < n_extra; k++)
+            explained[extra[k].node] = true;
+        plan_modes(plan, keep, explained, *mode);
+    }
+    util_free(explained);
+    return ok;
+}
+
+// Free the modes, and any merge written ahead that a failed run never reached.
+static void in_place_finish(const Plan *plan, unsigned char *mode, Tensor **pending) {
+    for (size_t k = 0; pending && k < plan->n_nodes; k++)
+        tensor_destroy(pending[k]);
+    util_free(pending);
+    util_free(mode);
+}
+
 Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, const bool *keep,
                 Diag *diag) {
     Liveness live = {0};
+    unsigned char *mode = NULL;
+    Tensor **pending = NULL;
     Trace *t = util_calloc(1, sizeof(Trace));
     if (!t) {
         diag_out_of_memory(diag);
@@ -361,7 +536,8 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     t->tensors = util_calloc(plan->n_nodes, sizeof(Tensor *));
     if (!t->arena || !t->tensors ||
         !(t->stages = arena_array(t->arena, plan->n_nodes, sizeof(TraceStage))) ||
-        (keep && !liveness_init(&live, plan, keep)))
+        (keep && (!plan_in_place(plan, extra, n_extra, keep, &mode, &pending) ||
+                  !liveness_init(&live, plan, keep, mode))))
         goto oom;
     t->title = lesson->title;
     t->source = lesson->source;
@@ -372,7 +548,7 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     t->digits = digits;
     t->doc_first_slip = -1;
     Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra,
-                  .check_budget = BACKWARD_CHECK_LESSON_WORK};
+                  .check_budget = BACKWARD_CHECK_LESSON_WORK, .mode = mode, .pending = pending};
     for (size_t i = 0; i < plan->n_nodes; i++) {
         const PlanNode *n = &plan->nodes[i];
         run.notes.n_lines = 0;
@@ -392,6 +568,7 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
         if (keep)
             liveness_release(&live, t, i);
     }
+    in_place_finish(plan, mode, pending);
     liveness_finish(&live);
     return t;
 oom:
@@ -399,6 +576,7 @@ oom:
 fail:
     if (diag->status == STATUS_OK)
         diag_out_of_memory(diag);
+    in_place_finish(plan, mode, pending);
     liveness_finish(&live);
     trace_destroy(t);
     return NULL;

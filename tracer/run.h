@@ -20,6 +20,9 @@
 // end, because something prints, checks or quotes them after the run. Any other node's values
 // are freed as soon as the last node that reads them (plan_last_readers) has run, so a lesson
 // that prints only its last stage holds only what is still to be read; a stage so freed keeps
-// its shape and is marked released.
+// its shape and is marked released. With keep, a .T or split_heads that only matrix products
+// read is not copied but read by them in place, and a product that only merge_heads reads is
+// written straight into its result (Trace.n_in_place counts them), when their values are all
+// finite; the output is the same to the bit.
 Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, const bool *keep,
                 Diag *diag);

@@ -106,6 +106,43 @@ void tensor_destroy(Tensor *t) {
 void tensor_release_values(Tensor *t) {
     util_free(t->data);
     t->data = NULL;
+    t->view = NULL;
+}
+
+Tensor *tensor_create_view(const Shape *shape, double *values, const size_t *step) {
+    Tensor *t = tensor_alloc(shape, false);
+    if (!t)
+        return NULL;
+    t->view = values;
+    memcpy(t->step, step, shape->rank * sizeof(size_t));
+    return t;
+}
+
+void tensor_steps(const Tensor *t, size_t *step) {
+    if (t->view) {
+        memcpy(step, t->step, t->shape.rank * sizeof(size_t));
+        return;
+    }
+    size_t s = 1;
+    for (size_t i = t->shape.rank; i-- > 0;) {
+        step[i] = s;
+        s *= t->shape.dim[i];
+    }
+}
+
+Tensor *tensor_from_view(const Tensor *v) {
+    Tensor *t = tensor_create(&v->shape);
+    if (!t)
+        return NULL;
+    size_t idx[TENSOR_MAX_RANK];
+    for (size_t k = 0; k < t->size; k++) {
+        shape_unflatten(&v->shape, k, idx);
+        size_t off = 0;
+        for (size_t i = 0; i < v->shape.rank; i++)
+            off += idx[i] * v->step[i];
+        t->data[k] = v->view[off];
+    }
+    return t;
 }
 
 void shape_broadcast_index(const Shape *in, const Shape *out, const size_t *out_idx, size_t *idx) {

@@ -34,6 +34,11 @@ typedef struct Tensor {
     double *data;  // size values, row-major; NULL for a shape-only tensor
     // An exact integer count (numel and sums of counts): printed as 124,439,808.
     bool is_count;
+    // A view (data NULL): no values of its own, but another tensor's, in place. Element idx is
+    // view[idx[0] * step[0] + ... + idx[rank - 1] * step[rank - 1]]. The runner makes views of
+    // stages nothing prints (run.c), and only the matrix product reads or writes one.
+    double *view;
+    size_t step[TENSOR_MAX_RANK];
 } Tensor;
 
 // Labels of one axis: borrowed strings.
@@ -62,5 +67,12 @@ Tensor *tensor_create(const Shape *shape);
 Tensor *tensor_create_shape_only(const Shape *shape);
 Tensor *tensor_copy(const Tensor *t);
 void tensor_destroy(Tensor *t);  // accepts NULL
-// Free t's values and keep its shape: t becomes shape-only (data NULL).
+// Free t's values (or forget what it views) and keep its shape: t becomes shape-only.
 void tensor_release_values(Tensor *t);
+// A view of shape `shape` on values owned elsewhere, read with step (one per axis). NULL when
+// out of memory.
+Tensor *tensor_create_view(const Shape *shape, double *values, const size_t *step);
+// The step of each axis of t: a view's own, or those of its row-major values.
+void tensor_steps(const Tensor *t, size_t *step);
+// A tensor of a view's shape holding the values it reads, row-major. NULL when out of memory.
+Tensor *tensor_from_view(const Tensor *view);

@@ -129,6 +129,9 @@ typedef struct Trace {
     size_t n_stages;
     Tensor **tensors;  // every node's value, owned
     size_t n_tensors;
+    // Stages read in place instead of copied (run.h): views, and products written straight
+    // into their merge.
+    size_t n_in_place;
     // The document check over all stages with document values.
     size_t doc_printed;     // stages that carry document values
     size_t doc_agree;       // of those, how many agree (chained)
