@@ -106,6 +106,9 @@ void plan_last_readers(const Plan *plan, size_t *last);
 // What a run holds at once, counted in values (8 bytes each), as run_plan frees them: a node's
 // values are made when it runs, while its inputs are still held, and a node not kept goes
 // right after its last reader (plan_last_readers) has run. A shape-only node holds nothing.
+// Where run_plan reads values in place (a view of its input, a product written into its
+// merge's result) it holds no more than this counts: the view's input lives on, but the view
+// is counted as values of its own of the same size.
 typedef struct PlanHeld {
     size_t peak;       // the most values held at once
     size_t end;        // what is still held once the last node has run: the kept values
