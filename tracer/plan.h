@@ -108,7 +108,8 @@ void plan_last_readers(const Plan *plan, size_t *last);
 // right after its last reader (plan_last_readers) has run. A shape-only node holds nothing.
 // Where run_plan reads values in place (a view of its input, a product written into its
 // merge's result) it holds no more than this counts: the view's input lives on, but the view
-// is counted as values of its own of the same size.
+// is counted as values of its own of the same size. (Save for one moment: a product written
+// into its merge's result that turns out not finite is copied out, and holds both at once.)
 typedef struct PlanHeld {
     size_t peak;       // the most values held at once
     size_t end;        // what is still held once the last node has run: the kept values
