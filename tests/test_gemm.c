@@ -79,13 +79,17 @@ static void for_every_path_and_threads(CaseFn *f) {
 }
 
 // (n, k, m) triples: 1-wide, empty, odd, partial tiles of every path (MR 4, 6, 8; NR 4, 8,
-// 24), k past one KC block (256), n past one MC block (96), m past one NC block (2400).
+// 24), k past one KC block (256), n past one MC block (96), m past one NC block (2400), and
+// each side of the size below which the product is not packed.
 static const size_t shapes[][3] = {
     {1, 1, 1},   {1, 7, 1},   {7, 1, 9},   {0, 5, 3},   {4, 0, 6},   {3, 5, 0},   {5, 3, 1},
     {1, 3, 31},  {13, 17, 19}, {6, 8, 24}, {8, 24, 8},  {9, 25, 25}, {23, 29, 47}, {97, 31, 65},
     {33, 300, 29}, {101, 257, 50}, {2, 5, 2411}, {130, 64, 130},
     // big enough (over 2^18 multiply-adds a thread) for 7 threads: split by rows, by columns
     {130, 300, 70}, {3, 300, 2411},
+    // the small ones above go through the reference order (below 2^11 multiply-adds); with a
+    // longer k their rows and columns go through the packed tiles too
+    {1, 2100, 1}, {7, 300, 9}, {5, 500, 1}, {1, 100, 31}, {6, 400, 24}, {8, 300, 8}, {64, 0, 64},
 };
 
 static void dense_shapes(const char *what) {

@@ -328,6 +328,39 @@ static void test_work_shown_is_not_read_in_place(void **state) {
     assert_int_equal(in_place_and_copied(f, extra, 2), 1);
 }
 
+// A product with no heads at all (an empty slice) written into its merge: nothing to place,
+// and nothing goes wrong.
+static void test_no_heads_written_in_place(void **state) {
+    Fixture *f = *state;
+    fixture_plan(f, "t.yaml",
+                 "title: t\n"
+                 "given:\n"
+                 "  X: {shape: [2, 3, 4], init: ones}\n"
+                 "  W: {shape: [4, 4], init: ones}\n"
+                 "steps:\n"
+                 "  - out: merge_heads(X[0:0] @ W)\n");
+    assert_int_equal(in_place_and_copied(f, NULL, 0), 1);
+    assert_int_equal(f->trace->tensors[node_of(f->plan, "out")]->size, 0);
+}
+
+// A view beside a vector, on either side: split_heads(X, 2) @ w and u @ split_heads(X, 2).T,
+// each read in place with the bits of copies (the batch axis of the view against none).
+static void test_views_beside_vectors(void **state) {
+    Fixture *f = *state;
+    fixture_plan(f, "t.yaml",
+                 "title: t\n"
+                 "given:\n"
+                 "  X: {shape: [3, 4], init: random, seed: 7}\n"
+                 "  w: [0.5, -1.25]\n"
+                 "  u: [2.0, 0.75]\n"
+                 "steps:\n"
+                 "  - right: split_heads(X, 2) @ w\n"
+                 "  - left: u @ split_heads(X, 2).T\n"
+                 "  - out: right + left\n");
+    // split_heads(X, 2) twice and its transpose
+    assert_int_equal(in_place_and_copied(f, NULL, 0), 3);
+}
+
 static const char *block_path;  // tests/bench/gpt2_block.yaml
 
 // GPT-2's block at n = 128 (the benchmark's lesson with 1024 made 128) printing only its
@@ -338,6 +371,7 @@ static void test_the_block_reads_its_heads_in_place(void **state) {
     assert_non_null(file);
     static char text[16384], small[16384];
     size_t len = fread(text, 1, sizeof(text) - 1, file);
+    assert_true(feof(file));  // the whole lesson was read
     fclose(file);
     text[len] = '\0';
     size_t at = 0;
@@ -475,6 +509,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_heads_are_read_in_place, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_a_nan_is_copied_not_read_in_place, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_work_shown_is_not_read_in_place, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_heads_written_in_place, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_views_beside_vectors, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_the_block_reads_its_heads_in_place, fixture_setup, fixture_teardown),
         cmocka_unit_test(test_every_lesson_prints_the_same_when_values_are_freed),
     };

@@ -85,7 +85,8 @@ bool eval_op_into(const Plan *plan, size_t i, Tensor *const *values, const Tenso
         in[k] = values[n->args[k]];
         names[k] = plan->nodes[n->args[k]].display;
     }
-    OpProblem problem = {0};
+    OpProblem problem;
+    op_problem_clear(&problem);
     OpRun r = {.op = n->op, .out = out, .in = in, .in_names = names, .n_in = n->n_args, .attrs = &n->attrs,
                .arena = arena, .problem = &problem};
     if (!n->op->compute(&r)) {

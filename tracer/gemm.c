@@ -19,6 +19,9 @@
 enum { GEMM_KC = 256, GEMM_MC = 96, GEMM_NC = 2400 };
 // Below this many multiply-adds a second thread costs more than it saves.
 #define GEMM_THREAD_MIN_WORK ((size_t)1 << 18)
+// Below this many, so does packing: a hand-sized lesson's products (and the finite-difference
+// checks that run them again and again) go straight through the reference order.
+#define GEMM_PACK_MIN_WORK ((size_t)1 << 11)
 
 // ---------------------------------------------------------------- register tiles
 
@@ -274,13 +277,22 @@ void gemm_batched_to(const GemmOutput *c, const GemmMatrix *a, const GemmMatrix 
     size_t entries = batch[0] * batch[1];
     if (entries == 0 || n == 0 || m == 0)
         return;
+    size_t work = entries * n * m * (k ? k : 1);
+    if (work < GEMM_PACK_MIN_WORK) {
+        for (size_t i = 0; i < batch[0]; i++)
+            for (size_t j = 0; j < batch[1]; j++)
+                strided_reference(c->data + i * c->batch_step[0] + j * c->batch_step[1], c->row_step,
+                                  a->data + i * a->batch_step[0] + j * a->batch_step[1], a->row_step, a->col_step,
+                                  b->data + i * b->batch_step[0] + j * b->batch_step[1], b->row_step, b->col_step,
+                                  n, k, m);
+        return;
+    }
     const PathInfo *path = &paths[gemm_path()];
     Task task = {.path = path, .c = c, .a = a, .b = b, .batch = {batch[0], batch[1]}, .n = n, .k = k, .m = m};
     task.by_rows = n >= m || n >= 4 * path->mr * parallel_threads();
     task.unit = task.by_rows ? path->mr : path->nr;
     size_t units = ((task.by_rows ? n : m) + task.unit - 1) / task.unit;
     // each thread gets at least GEMM_THREAD_MIN_WORK multiply-adds
-    size_t work = entries * n * m * (k ? k : 1);
     size_t min_units = work / units ? (GEMM_THREAD_MIN_WORK + work / units - 1) / (work / units) : units;
     parallel_for(units, min_units ? min_units : 1, run_units, &task);
 }

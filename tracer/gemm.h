@@ -12,7 +12,9 @@
 // computes a tile of MR rows by NR columns in vector registers (each lane one output
 // element, so a vector's lanes never add into one another), and splits the rows (or, for a
 // short product, the columns) among threads. A sum cut into blocks of k is stored to c and
-// read back, which is exact. Which code runs is chosen once, from the CPU:
+// read back, which is exact. A product of fewer than 2^11 multiply-adds (a hand-sized
+// lesson's) is not worth packing and runs the reference order on its operands as they are.
+// Which code runs for the others is chosen once, from the CPU:
 //
 //     GEMM_PORTABLE   plain C (GCC vector extensions of 2 doubles)
 //     GEMM_AVX2       256-bit vectors, 6 x 8 tiles

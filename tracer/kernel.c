@@ -740,17 +740,20 @@ void kernel_split_heads_steps(const Shape *x, const size_t *x_step, size_t heads
     step[r] = x_step[r - 1];
 }
 
-// x (..., heads, n, d_head) lies in the result (..., n, heads * d_head) as a split_heads view
-// of it.
+// x (..., heads, n, d_head) lies in the result (..., n, heads * d_head): head h of row i
+// starts h * d_head values into that row. (No heads at all: there is nothing to place.)
 void kernel_merge_heads_input_steps(const Shape *x, size_t *step) {
-    Shape merged;
-    ASSERT(kernel_merge_heads_shape(x, &merged));
-    size_t dense[TENSOR_MAX_RANK], s = 1;
-    for (size_t i = merged.rank; i-- > 0;) {
-        dense[i] = s;
-        s *= merged.dim[i];
+    size_t r = x->rank;
+    ASSERT(r >= 3);
+    size_t heads = x->dim[r - 3], n = x->dim[r - 2], d_head = x->dim[r - 1];
+    step[r - 3] = d_head;
+    step[r - 2] = heads * d_head;
+    step[r - 1] = 1;
+    size_t s = n * heads * d_head;
+    for (size_t i = r - 3; i-- > 0;) {
+        step[i] = s;
+        s *= x->dim[i];
     }
-    kernel_split_heads_steps(&merged, dense, x->dim[x->rank - 3], step);
 }
 
 // out (..., heads, n, d / heads) = x (..., n, d)

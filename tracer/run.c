@@ -10,6 +10,19 @@
 #include "gradcheck.h"
 #include "ieee.h"
 
+// How a node gets its values: see "values read in place" below.
+typedef enum NodeMode {
+    MODE_COMPUTE,
+    MODE_VIEW,  // a view of its input
+    MODE_INTO,  // a product written into its merge_heads reader's result
+} NodeMode;
+
+typedef struct InPlace {
+    NodeMode *mode;    // by node
+    size_t *merge;     // MODE_INTO: the merge_heads node it writes into
+    Tensor **pending;  // a merge_heads result its product has already written, by node
+} InPlace;
+
 typedef struct Runner {
     const Plan *plan;
     Trace *trace;
@@ -22,8 +35,7 @@ typedef struct Runner {
     size_t n_extra;
     size_t check_budget;  // what the finite-difference checks of gradients may still do
     IeeeWatch ieee;  // where the first nan was made, and whether its spreading was told
-    const unsigned char *mode;  // each node's NodeMode, NULL: every node computed
-    Tensor **pending;           // a merge_heads result its product has already written, by node
+    InPlace in_place;  // which nodes are read in place; all NULL: every node computed
 } Runner;
 
 // The chain rule for one element of a gradient stage: each use's share at that element, with
@@ -206,11 +218,6 @@ static bool explain_requests(Runner *run, size_t i, const Tensor *out, const Ten
 // reads and writes), and so are the notes: a node is read in place only when its values are
 // all finite, where a layout operation or a product has nothing to note; otherwise it is
 // computed as any other.
-typedef enum NodeMode {
-    MODE_COMPUTE,
-    MODE_VIEW,  // a view of its input
-    MODE_INTO,  // a product written into its merge_heads reader's result
-} NodeMode;
 
 static bool all_finite(const double *v, size_t n) {
     for (size_t k = 0; k < n; k++)
@@ -219,39 +226,42 @@ static bool all_finite(const double *v, size_t n) {
     return true;
 }
 
-// Each node's NodeMode, given the nodes kept to the end and those whose work is shown.
-static void plan_modes(const Plan *plan, const bool *keep, const bool *explained, unsigned char *mode) {
+// Each node's NodeMode (and merge), given the nodes kept to the end and those whose work is
+// shown. One walk from the last node back, counting each node's readers as it passes them: a
+// node's readers all come after it, so its counts are complete when the walk reaches it. False
+// when memory runs out.
+static bool plan_modes(const Plan *plan, const bool *keep, const bool *explained, InPlace *ip) {
     size_t n = plan->n_nodes, gradient = 0;  // one past the latest gradient, which reads all before it
     for (size_t j = 0; j < n; j++)
         if (plan->nodes[j].kind == PLAN_GRAD)
             gradient = j + 1;
-    // which nodes read node k in place, and how many read it at all (from the last node back,
-    // so every reader's mode is known before its inputs')
-    for (size_t k = n; k-- > gradient;) {
+    // how many nodes read each node, how many of those in place
+    size_t *readers = util_calloc(n + 1, sizeof(size_t)), *in_place = util_calloc(n + 1, sizeof(size_t));
+    bool ok = readers && in_place;
+    for (size_t k = 0; ok && k < n; k++)
+        ip->merge[k] = SIZE_MAX;
+    for (size_t k = n; ok && k-- > 0;) {
         const PlanNode *v = &plan->nodes[k];
-        mode[k] = MODE_COMPUTE;
-        if (v->kind != PLAN_OP || !v->has_values || v->is_count || keep[k] || explained[k])
-            continue;
-        size_t readers = 0, in_place = 0, merge = SIZE_MAX;
-        for (size_t j = k + 1; j < n; j++) {
-            const PlanNode *r = &plan->nodes[j];
-            for (size_t a = 0; a < r->n_args; a++) {
-                if (r->args[a] != k)
-                    continue;
-                readers++;
-                if (mode[j] == MODE_VIEW || (r->kind == PLAN_OP && r->op->reads_views && !explained[j]))
-                    in_place++;
-                if (r->kind == PLAN_OP && r->op->input_steps && r->has_values && !explained[j])
-                    merge = j;
-            }
+        ip->mode[k] = MODE_COMPUTE;
+        if (k >= gradient && v->kind == PLAN_OP && v->has_values && !v->is_count && !keep[k] && !explained[k]) {
+            const PlanNode *x = v->n_args ? &plan->nodes[v->args[0]] : NULL;
+            if (v->op->view && x && x->shape.rank >= 2 && !x->is_count && readers[k] && in_place[k] == readers[k])
+                ip->mode[k] = MODE_VIEW;
+            else if (v->op->reads_views && readers[k] == 1 && ip->merge[k] != SIZE_MAX)
+                ip->mode[k] = MODE_INTO;
         }
-        const Shape *in = v->n_args ? &plan->nodes[v->args[0]].shape : NULL;
-        if (v->op->view && in && in->rank >= 2 && !plan->nodes[v->args[0]].is_count && readers &&
-            in_place == readers)
-            mode[k] = MODE_VIEW;
-        else if (v->op->reads_views && readers == 1 && merge != SIZE_MAX)
-            mode[k] = MODE_INTO;
+        bool reads_in_place = ip->mode[k] == MODE_VIEW || (v->kind == PLAN_OP && v->op->reads_views && !explained[k]);
+        bool merges = v->kind == PLAN_OP && v->op->input_steps && v->has_values && !explained[k];
+        for (size_t a = 0; a < v->n_args; a++) {
+            readers[v->args[a]]++;
+            in_place[v->args[a]] += reads_in_place;
+            if (merges)
+                ip->merge[v->args[a]] = k;
+        }
     }
+    util_free(readers);
+    util_free(in_place);
+    return ok;
 }
 
 // Node i in place: a view of its input, when that holds only finite values. NULL (and *done
@@ -279,9 +289,7 @@ static Tensor *view_value(Runner *run, size_t i, const Tensor **in, bool *done) 
 static Tensor *into_value(Runner *run, size_t i, const Tensor **in) {
     const Plan *plan = run->plan;
     const PlanNode *n = &plan->nodes[i];
-    size_t q = i + 1;
-    while (plan->nodes[q].n_args == 0 || plan->nodes[q].args[0] != i)
-        q++;  // the one reader, after i (plan_modes)
+    size_t q = run->in_place.merge[i];
     size_t step[TENSOR_MAX_RANK];
     plan->nodes[q].op->input_steps(&n->shape, step);
     Tensor *merged = tensor_create(&plan->nodes[q].shape);
@@ -295,7 +303,7 @@ static Tensor *into_value(Runner *run, size_t i, const Tensor **in) {
     if (!eval_op_into(plan, i, run->trace->tensors, in, out, run->trace->arena, run->diag))
         goto fail;
     if (all_finite(merged->data, merged->size)) {
-        run->pending[q] = merged;
+        run->in_place.pending[q] = merged;
         run->trace->n_in_place++;
         return out;
     }
@@ -315,21 +323,22 @@ fail:
 // Node i's values, computed, read in place or already written by the product it merges.
 static Tensor *node_value(Runner *run, size_t i, const Tensor **in) {
     const PlanNode *n = &run->plan->nodes[i];
-    if (run->pending && run->pending[i]) {
-        Tensor *out = run->pending[i];
-        run->pending[i] = NULL;
+    const InPlace *ip = &run->in_place;
+    if (ip->pending && ip->pending[i]) {
+        Tensor *out = ip->pending[i];
+        ip->pending[i] = NULL;
         for (size_t k = 0; k < n->n_args; k++)
             in[k] = run->trace->tensors[n->args[k]];
         return out;
     }
-    if (run->mode && run->mode[i] == MODE_VIEW) {
+    if (ip->mode && ip->mode[i] == MODE_VIEW) {
         bool done = true;
         Tensor *out = view_value(run, i, in, &done);
         run->trace->n_in_place += out != NULL;
         if (done)
             return out;
     }
-    if (run->mode && run->mode[i] == MODE_INTO)
+    if (ip->mode && ip->mode[i] == MODE_INTO)
         return into_value(run, i, in);
     return eval_node(run->plan, i, run->trace->tensors, in, run->trace->arena, run->diag);
 }
@@ -447,7 +456,7 @@ static void liveness_finish(Liveness *l) {
 
 // Bucket the nodes not kept by their last reader (a counting sort); a view's input lives as
 // long as the view. False when memory runs out.
-static bool liveness_init(Liveness *l, const Plan *plan, const bool *keep, const unsigned char *mode) {
+static bool liveness_init(Liveness *l, const Plan *plan, const bool *keep, const NodeMode *mode) {
     size_t n = plan->n_nodes;
     *l = (Liveness){0};
     size_t *last = util_calloc(n + 1, sizeof(size_t));
@@ -493,39 +502,41 @@ static void liveness_release(const Liveness *l, Trace *t, size_t j) {
     }
 }
 
-// With keep: each node's NodeMode, in *mode, and room for the merges written ahead, in
-// *pending. False when memory runs out.
+// With keep: which nodes are read in place, and room for the merges written ahead. False
+// when memory runs out.
 static bool plan_in_place(const Plan *plan, const ExplainTarget *extra, size_t n_extra, const bool *keep,
-                          unsigned char **mode, Tensor ***pending) {
+                          InPlace *ip) {
     size_t n = plan->n_nodes;
     bool *explained = util_calloc(n + 1, sizeof(bool));
-    *mode = util_calloc(n + 1, 1);
-    *pending = util_calloc(n + 1, sizeof(Tensor *));
-    bool ok = explained && *mode && *pending;
+    ip->mode = util_calloc(n + 1, sizeof(NodeMode));
+    ip->merge = util_calloc(n + 1, sizeof(size_t));
+    ip->pending = util_calloc(n + 1, sizeof(Tensor *));
+    bool ok = explained && ip->mode && ip->merge && ip->pending;
     if (ok) {
         for (size_t k = 0; k < plan->n_explains; k++)
             explained[plan->explains[k].node] = true;
         for (size_t k = 0; k < n_extra; k++)
             explained[extra[k].node] = true;
-        plan_modes(plan, keep, explained, *mode);
+        ok = plan_modes(plan, keep, explained, ip);
     }
     util_free(explained);
     return ok;
 }
 
 // Free the modes, and any merge written ahead that a failed run never reached.
-static void in_place_finish(const Plan *plan, unsigned char *mode, Tensor **pending) {
-    for (size_t k = 0; pending && k < plan->n_nodes; k++)
-        tensor_destroy(pending[k]);
-    util_free(pending);
-    util_free(mode);
+static void in_place_finish(const Plan *plan, InPlace *ip) {
+    for (size_t k = 0; ip->pending && k < plan->n_nodes; k++)
+        tensor_destroy(ip->pending[k]);
+    util_free(ip->pending);
+    util_free(ip->merge);
+    util_free(ip->mode);
+    *ip = (InPlace){0};
 }
 
 Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, const bool *keep,
                 Diag *diag) {
     Liveness live = {0};
-    unsigned char *mode = NULL;
-    Tensor **pending = NULL;
+    InPlace ip = {0};
     Trace *t = util_calloc(1, sizeof(Trace));
     if (!t) {
         diag_out_of_memory(diag);
@@ -536,8 +547,7 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     t->tensors = util_calloc(plan->n_nodes, sizeof(Tensor *));
     if (!t->arena || !t->tensors ||
         !(t->stages = arena_array(t->arena, plan->n_nodes, sizeof(TraceStage))) ||
-        (keep && (!plan_in_place(plan, extra, n_extra, keep, &mode, &pending) ||
-                  !liveness_init(&live, plan, keep, mode))))
+        (keep && (!plan_in_place(plan, extra, n_extra, keep, &ip) || !liveness_init(&live, plan, keep, ip.mode))))
         goto oom;
     t->title = lesson->title;
     t->source = lesson->source;
@@ -548,7 +558,7 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     t->digits = digits;
     t->doc_first_slip = -1;
     Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra,
-                  .check_budget = BACKWARD_CHECK_LESSON_WORK, .mode = mode, .pending = pending};
+                  .check_budget = BACKWARD_CHECK_LESSON_WORK, .in_place = ip};
     for (size_t i = 0; i < plan->n_nodes; i++) {
         const PlanNode *n = &plan->nodes[i];
         run.notes.n_lines = 0;
@@ -568,7 +578,7 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
         if (keep)
             liveness_release(&live, t, i);
     }
-    in_place_finish(plan, mode, pending);
+    in_place_finish(plan, &ip);
     liveness_finish(&live);
     return t;
 oom:
@@ -576,7 +586,7 @@ oom:
 fail:
     if (diag->status == STATUS_OK)
         diag_out_of_memory(diag);
-    in_place_finish(plan, mode, pending);
+    in_place_finish(plan, &ip);
     liveness_finish(&live);
     trace_destroy(t);
     return NULL;
