@@ -108,6 +108,128 @@ static void test_run_keeps_everything_by_default(void **state) {
             fail_msg("stage %s was freed", t->stages[i].name);
 }
 
+// ---------------------------------------------------------------- values held at once
+
+// CHAIN's nodes in order, with the values each holds: a 2, b 2, c 2, the constant 2 of
+// `c * 2` 1, d 2, e 2.
+static void expect_chain_order(const Plan *plan) {
+    assert_int_equal(plan->n_nodes, 6);
+    assert_int_equal(node_of(plan, "a"), 0);
+    assert_int_equal(node_of(plan, "b"), 1);
+    assert_int_equal(node_of(plan, "c"), 2);
+    assert_int_equal(plan->nodes[3].kind, PLAN_CONSTANT);
+    assert_int_equal(node_of(plan, "d"), 4);
+    assert_int_equal(node_of(plan, "e"), 5);
+}
+
+#define NEVER SIZE_MAX  // the limit is never passed (past_held then stays 0)
+
+// plan_held_values with keep, base and limit gives exactly want.
+static void expect_held(const Plan *plan, const bool *keep, size_t base, size_t limit, PlanHeld want) {
+    PlanHeld held;
+    assert_true(plan_held_values(plan, keep, base, limit, &held));
+    if (held.peak != want.peak || held.end != want.end || held.past != want.past ||
+        held.past_held != want.past_held)
+        fail_msg("base %zu, limit %zu: peak %zu, end %zu, past at node %zu holding %zu; expected %zu, %zu, %zu, %zu",
+                 base, limit, held.peak, held.end, held.past, held.past_held, want.peak, want.end, want.past,
+                 want.past_held);
+}
+
+// Every value kept: the held total only grows, 2, 4, 6, 7, 9, 11, and passes 8 at d.
+static void test_held_values_all_kept(void **state) {
+    Fixture *f = *state;
+    const Plan *plan = fixture_plan(f, "t.yaml", CHAIN);
+    expect_chain_order(plan);
+    expect_held(plan, NULL, 0, 8, (PlanHeld){.peak = 11, .end = 11, .past = 4, .past_held = 9});
+    // a limit the peak reaches but does not pass
+    expect_held(plan, NULL, 0, 11, (PlanHeld){.peak = 11, .end = 11, .past = NEVER});
+    // keeping every node by name is the same as keeping them all
+    bool keep[6] = {true, true, true, true, true, true};
+    expect_held(plan, keep, 0, 10, (PlanHeld){.peak = 11, .end = 11, .past = 5, .past_held = 11});
+}
+
+// Keeping only e: b goes after c, c and the constant after d, a and d after e. Held after each
+// node runs (before its frees): a 2, b 4, c 6 (b goes: 4), 2 5, d 7 (c, 2 go: 4), e 6 (a, d go:
+// 2). The peak is 7 of the 11 values the lesson makes, at d.
+static void test_held_values_freed_after_their_last_reader(void **state) {
+    Fixture *f = *state;
+    const Plan *plan = fixture_plan(f, "t.yaml", CHAIN);
+    expect_chain_order(plan);
+    bool keep[6] = {[5] = true};
+    expect_held(plan, keep, 0, 6, (PlanHeld){.peak = 7, .end = 2, .past = 4, .past_held = 7});
+    expect_held(plan, keep, 0, 7, (PlanHeld){.peak = 7, .end = 2, .past = NEVER});
+    // Keeping nothing: e too goes once it has run, and nothing is left.
+    bool none[6] = {false};
+    expect_held(plan, none, 0, SIZE_MAX, (PlanHeld){.peak = 7, .end = 0, .past = NEVER});
+}
+
+// Values held elsewhere (--diff's first lesson) count from the start: 10 + 2, ..., 10 + 11.
+static void test_held_values_on_top_of_a_base(void **state) {
+    Fixture *f = *state;
+    const Plan *plan = fixture_plan(f, "t.yaml", CHAIN);
+    expect_held(plan, NULL, 10, 20, (PlanHeld){.peak = 21, .end = 21, .past = 5, .past_held = 21});
+    // a base already past the limit passes it at the first node
+    expect_held(plan, NULL, 30, 20, (PlanHeld){.peak = 41, .end = 41, .past = 0, .past_held = 32});
+}
+
+// A shape-only given and what is computed from it hold nothing: x 3, the constant 2 1, y 3.
+static void test_held_values_of_shapes_alone(void **state) {
+    Fixture *f = *state;
+    const Plan *plan = fixture_plan(f, "t.yaml",
+                                    "title: t\n"
+                                    "given:\n"
+                                    "  W: {shape: [1000, 1000]}\n"
+                                    "  x: [1, 2, 3]\n"
+                                    "steps:\n"
+                                    "  - p: W.T\n"
+                                    "  - y: x * 2\n");
+    assert_false(plan->nodes[node_of(plan, "p")].has_values);
+    expect_held(plan, NULL, 0, SIZE_MAX, (PlanHeld){.peak = 7, .end = 7, .past = NEVER});
+}
+
+// CHAIN through the whole pipeline with 72 bytes of memory, 90% of which is room for 8 values.
+static int run_chain_in_72_bytes(Fixture *f, PipelineOptions opts) {
+    fixture_release(f);
+    opts.digits = -1;
+    opts.memory = 72;
+    return pipeline_run_bytes("t.yaml", CHAIN, strlen(CHAIN), &opts, &f->out, &f->diag);
+}
+
+static void expect_refused_at_d(const Fixture *f, const char *whose, const char *hint) {
+    char message[256];
+    snprintf(message, sizeof(message),
+             "at this step the lesson would hold 72 bytes of values at once, more than 90%% of the 72 bytes %s", whose);
+    assert_int_equal(f->diag.status, STATUS_LESSON_ERROR);
+    assert_int_equal(f->diag.line, 7);  // "  - d: c * 2": the step's expression
+    assert_int_equal(f->diag.col, 8);
+    assert_string_equal(f->diag.message, message);
+    assert_string_equal(f->diag.hint, hint);
+    assert_int_equal(f->out.len, 0);
+}
+
+// The whole text trace prints every stage, so it keeps them all; only the constant 2 goes,
+// after d: held 2, 4, 6, 7, then 9 at d, past the 8 there is room for. --only e frees as it
+// goes and holds 7 at most: it runs. JSON and --save keep every value: refused at d as well.
+static void test_pipeline_refuses_a_lesson_past_its_memory(void **state) {
+    Fixture *f = *state;
+    const char *smaller = "use smaller shapes (a smaller n, or smaller givens)";
+    char hint[256];
+    assert_int_equal(run_chain_in_72_bytes(f, (PipelineOptions){.memory_from = PIPELINE_MEMORY_MACHINE}),
+                     STATUS_LESSON_ERROR);
+    snprintf(hint, sizeof(hint), "%s; --only or --brief print less, and so hold less at once", smaller);
+    expect_refused_at_d(f, "this machine has", hint);
+    assert_int_equal(run_chain_in_72_bytes(f, (PipelineOptions){.only = "e"}), STATUS_OK);
+    fixture_expect_output(f, "e = d + a");
+    snprintf(hint, sizeof(hint), "%s; the text trace without --save frees the values it does not print", smaller);
+    assert_int_equal(
+        run_chain_in_72_bytes(f, (PipelineOptions){.format = OUTPUT_JSON, .memory_from = PIPELINE_MEMORY_CONTAINER}),
+        STATUS_LESSON_ERROR);
+    expect_refused_at_d(f, "this container may use", hint);
+    assert_int_equal(run_chain_in_72_bytes(f, (PipelineOptions){.only = "e", .save_dir = "/nonexistent/saved"}),
+                     STATUS_LESSON_ERROR);
+    expect_refused_at_d(f, "this machine has", hint);
+}
+
 // ---------------------------------------------------------------- read in place
 
 // Two heads over three tokens, the block's attention in small, on X / D (both yaml text).
@@ -377,6 +499,13 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_last_readers_of_a_gradient, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_run_frees_what_is_not_kept, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_run_keeps_everything_by_default, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_held_values_all_kept, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_held_values_freed_after_their_last_reader, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_held_values_on_top_of_a_base, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_held_values_of_shapes_alone, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_pipeline_refuses_a_lesson_past_its_memory, fixture_setup,
+                                        fixture_teardown),
         cmocka_unit_test_setup_teardown(test_heads_are_read_in_place, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_a_nan_is_copied_not_read_in_place, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_work_shown_is_not_read_in_place, fixture_setup, fixture_teardown),

@@ -1,6 +1,7 @@
 // main: the command line. Reads options, runs the pipeline, prints the trace or the error.
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -411,6 +412,61 @@ static int diff_lessons(const char *original, const char *edited, bool check, Pi
     return same ? STATUS_OK : STATUS_LESSON_ERROR;
 }
 
+// TRACER_MEMORY: a size such as 512M, 2G, 1.5GiB or 1073741824 (bytes); K, M, G and T count
+// in 1024s, with iB or B after them or not. 0 when it is not one.
+static double parse_memory(const char *text) {
+    size_t digits = strspn(text, "0123456789.");
+    char *end;
+    double bytes = strtod(text, &end);
+    if (digits == 0 || end != text + digits)  // no sign, no exponent, no hexadecimal
+        return 0;
+    static const char units[] = "KMGT";
+    const char *unit = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    if (unit) {
+        bytes = ldexp(bytes, 10 * (int)(unit - units + 1));
+        end++;
+        if (tolower((unsigned char)end[0]) == 'i' && toupper((unsigned char)end[1]) == 'B')
+            end += 2;
+    }
+    if (toupper((unsigned char)*end) == 'B')
+        end++;
+    return *end || !(bytes >= 1) || bytes > 0x1p64 ? 0 : bytes;
+}
+
+// The memory a run may use (opts->memory): TRACER_MEMORY when set; else the machine's
+// physical memory, or its container's limit when that is lower (cgroup v2's memory.max, v1's
+// memory.limit_in_bytes; "max" is no limit). False after saying what is wrong with TRACER_MEMORY.
+static bool memory_limit(PipelineOptions *opts) {
+    const char *setting = getenv("TRACER_MEMORY");
+    if (setting && setting[0]) {
+        opts->memory = parse_memory(setting);
+        opts->memory_from = PIPELINE_MEMORY_SETTING;
+        if (opts->memory > 0)
+            return true;
+        fprintf(stderr,
+                "tracer: TRACER_MEMORY must be a size such as 512M, 2G, 1.5GiB or 1073741824 (bytes), not '%s'\n",
+                setting);
+        fputs("hint: K, M, G and T count in 1024s; leave TRACER_MEMORY unset to use all of this machine's memory\n",
+              stderr);
+        return false;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    opts->memory = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    opts->memory_from = PIPELINE_MEMORY_MACHINE;
+    static const char *const limits[] = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
+    for (size_t i = 0; i < ARRAY_LEN(limits); i++) {
+        FILE *f = fopen(limits[i], "r");
+        unsigned long long bytes;
+        if (f && fscanf(f, "%llu", &bytes) == 1 && bytes > 0 && (opts->memory <= 0 || (double)bytes < opts->memory)) {
+            opts->memory = (double)bytes;
+            opts->memory_from = PIPELINE_MEMORY_CONTAINER;
+        }
+        if (f)
+            fclose(f);
+    }
+    return true;
+}
+
 // The most --explain requests one run takes, and the same number for messages.
 #define MAIN_MAX_EXPLAIN 64
 #define MAIN_TEXT_OF(n) #n
@@ -581,6 +637,8 @@ int main(int argc, char **argv) {
 
     opts.explain = explain;
     opts.n_explain = n_explain;
+    if (!memory_limit(&opts))
+        return STATUS_USAGE_ERROR;
     bool colour_errors = colour_stderr();
     const TraceChecks checks = {.check = check, .golden = golden, .golden_colour = terminal_colour, .strict = strict};
     // A lesson of the course may be named by number or name, the original of --diff too.

@@ -192,13 +192,54 @@ static void nodes_to_keep(const Plan *plan, const Narrator *narrator, const Pipe
     narrate_needs(narrator, plan, keep);
 }
 
+// Refuse, before it runs, a lesson that would hold more values at once than opts->memory
+// allows, at the node where it would first pass it. keep: as run_plan takes it; base: values
+// held besides (the first lesson of --diff); *end: what the run holds at its end.
+static bool fits_memory(const Plan *plan, const bool *keep, const PipelineOptions *opts, size_t base, size_t *end,
+                        Diag *diag) {
+    // main's memory is at most 2^64 bytes, so the room for values fits a size_t.
+    size_t limit = opts->memory > 0 ? (size_t)(opts->memory * PIPELINE_MEMORY_SHARE / sizeof(double)) : SIZE_MAX;
+    PlanHeld held;
+    if (!plan_held_values(plan, keep, base, limit, &held))
+        return diag_no_memory(diag);
+    *end = held.end;
+    if (held.past == SIZE_MAX)
+        return true;
+    static const char *const whose[] = {
+        [PIPELINE_MEMORY_MACHINE] = "this machine has",
+        [PIPELINE_MEMORY_CONTAINER] = "this container may use",
+        [PIPELINE_MEMORY_SETTING] = "TRACER_MEMORY allows",
+    };
+    char need[64], have[64];
+    format_bytes((double)held.past_held * sizeof(double), need, sizeof(need));
+    format_bytes(opts->memory, have, sizeof(have));
+    const PlanNode *n = &plan->nodes[held.past];
+    char message[256];
+    snprintf(message, sizeof(message), "%s %s would hold %s of values at once, more than %.0f%% of the %s %s",
+             n->kind == PLAN_GIVEN ? "with this given" : "at this step", base ? "the two lessons" : "the lesson", need,
+             PIPELINE_MEMORY_SHARE * 100, have, whose[opts->memory_from]);
+    if (n->kind == PLAN_GIVEN)
+        diag_error(diag, STATUS_LESSON_ERROR, &plan->lesson->doc->source, n->given->key->line, n->given->key->col,
+                   strlen(n->given->name), "%s", message);
+    else
+        plan_error_at(diag, plan->lesson, n->step, n->expr->start, n->expr->end - n->expr->start, "%s", message);
+    const char *less = keep ? "; --only or --brief print less, and so hold less at once"
+                       : opts->format != OUTPUT_TEXT || opts->save_dir
+                           ? "; the text trace without --save frees the values it does not print"
+                           : "";
+    diag_hint(diag, "use smaller shapes (a smaller n, or smaller givens)%s%s", less,
+              opts->memory_from == PIPELINE_MEMORY_SETTING ? "; or raise TRACER_MEMORY" : "");
+    return false;
+}
+
 // Check and run a lesson (with the command line's explain requests) into *plan and *trace,
 // its narration written with the values it quotes. With chosen (the diff passes NULL), it
 // receives a flag per node (and one more): the stages --only, --from and --to keep. With
 // free_unprinted, the values of what the text trace does not print are freed once nothing
-// else reads them; otherwise every value is kept.
+// else reads them; otherwise every value is kept. *held: the values held besides, before (so
+// that the lesson is refused if it does not fit beside them: fits_memory) and after the run.
 static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, bool free_unprinted, Plan **plan,
-                         Trace **trace, bool **chosen, Diag *diag) {
+                         Trace **trace, bool **chosen, size_t *held, Diag *diag) {
     ExplainTarget *targets = NULL;
     bool *keep = NULL;
     bool ok = false;
@@ -238,6 +279,10 @@ static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, bool free_
             nodes_to_keep(*plan, narrator, opts, *chosen, keep);
         }
     }
+    size_t end;
+    if (!fits_memory(*plan, keep, opts, *held, &end, diag))
+        goto done;
+    *held = end;
     *trace = run_plan(*plan, digits, targets, opts->n_explain, keep, diag);
     ok = *trace && doccheck_trace(*plan, *trace, diag) && claim_judge(*plan, *trace, diag) &&
          narrate_apply(narrator, *plan, *trace, diag);
@@ -286,7 +331,8 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     parallel_set_threads(opts->threads);
     // JSON, the web page and --save write every stage: only the text trace leaves some out.
     bool free_unprinted = opts->format == OUTPUT_TEXT && !opts->save_dir && !opts->keep_every_stage;
-    if (!trace_lesson(lesson, opts, free_unprinted, &plan, &trace, &chosen, diag))
+    size_t held = 0;
+    if (!trace_lesson(lesson, opts, free_unprinted, &plan, &trace, &chosen, &held, diag))
         goto done;
     bool choosing = opts->only || opts->from || opts->to;
     if (opts->claims_failed)
@@ -374,7 +420,8 @@ int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t s
     // Only the quiz's own requests: each stage's work is then the work of its questions.
     plan->n_explains = 0;
     int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : LESSON_DEFAULT_DIGITS;
-    if ((trace = run_plan(plan, digits, targets, n, NULL, diag)))
+    size_t held = 0;
+    if (fits_memory(plan, NULL, opts, 0, &held, diag) && (trace = run_plan(plan, digits, targets, n, NULL, diag)))
         *quiz = quiz_create(plan, trace, targets, n, marked, diag);
 done:;
     int status = diag->status;
@@ -415,13 +462,14 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     Plan *plans[2] = {NULL, NULL};
     Trace *traces[2] = {NULL, NULL};
     parallel_set_threads(opts->threads);
+    size_t held = 0;  // the first lesson's values stay while the second one runs
     for (size_t i = 0; i < 2; i++) {
         lessons[i] = lesson_load_file(paths[i], diag);
         if (!lessons[i]) {
             ASSERT(diag->status != STATUS_OK);  // the loader says why
             goto done;
         }
-        if (!trace_lesson(lessons[i], opts, false, &plans[i], &traces[i], NULL, diag))
+        if (!trace_lesson(lessons[i], opts, false, &plans[i], &traces[i], NULL, &held, diag))
             goto done;
     }
     // The edited lesson's digits, unless the command line says otherwise.

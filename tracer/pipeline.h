@@ -16,6 +16,18 @@ typedef enum OutputFormat {
     OUTPUT_HTML,
 } OutputFormat;
 
+// Where the memory a run may use was learned, for the message that refuses a lesson too big
+// for it.
+typedef enum PipelineMemory {
+    PIPELINE_MEMORY_MACHINE,    // the machine's physical memory
+    PIPELINE_MEMORY_CONTAINER,  // the limit of its container (a cgroup's memory.max)
+    PIPELINE_MEMORY_SETTING,    // TRACER_MEMORY
+} PipelineMemory;
+
+// A run may fill this share of its memory with values; the rest is for the program itself,
+// the trace's text and the operations' scratch.
+#define PIPELINE_MEMORY_SHARE 0.9
+
 typedef struct PipelineOptions {
     OutputFormat format;
     int digits;  // -1: the lesson's digits, or 4
@@ -36,6 +48,12 @@ typedef struct PipelineOptions {
     // Keep every stage's values to the end, even those the text trace does not print (a test
     // shows that freeing them changes nothing printed).
     bool keep_every_stage;
+    // The memory a run may use, in bytes (0: no limit). A lesson that would hold more values
+    // at once than PIPELINE_MEMORY_SHARE of it is refused before it runs, at the step where it
+    // would pass it (counting what the text trace frees as it goes); memory_from says whose
+    // limit it is.
+    double memory;
+    PipelineMemory memory_from;
 } PipelineOptions;
 
 // Read and trace the lesson at path. Returns a STATUS_* code; on failure diag says why.

@@ -2,6 +2,7 @@
 #include "plan.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +51,45 @@ void plan_last_readers(const Plan *plan, size_t *last) {
     for (size_t k = 0; k + 1 < gradient; k++)
         if (last[k] < gradient - 1)
             last[k] = gradient - 1;
+}
+
+// The values node k holds while it is held: none for a shape-only node.
+static size_t node_values(const PlanNode *node) {
+    size_t size = 0;
+    if (node->has_values)
+        shape_size(&node->shape, &size);
+    return size;
+}
+
+bool plan_held_values(const Plan *plan, const bool *keep, size_t base, size_t limit, PlanHeld *held) {
+    size_t n = plan->n_nodes;
+    *held = (PlanHeld){.peak = base, .end = base, .past = SIZE_MAX};
+    size_t *last = util_calloc(n + 1, sizeof(size_t));
+    size_t *freed = util_calloc(n + 1, sizeof(size_t));  // freed[j]: the values that go after node j
+    bool ok = last && freed;
+    if (ok) {
+        plan_last_readers(plan, last);
+        for (size_t k = 0; k < n; k++)
+            if (keep && !keep[k])
+                freed[last[k]] += node_values(&plan->nodes[k]);
+        // Every tensor with values holds at most TENSOR_MAX_VALUES and the checker holds them
+        // all together to PLAN_MAX_TOTAL_VALUES: past a base that small, no sum here overflows.
+        size_t now = base;
+        for (size_t j = 0; j < n; j++) {
+            now += node_values(&plan->nodes[j]);
+            if (now > held->peak)
+                held->peak = now;
+            if (now > limit && held->past == SIZE_MAX) {
+                held->past = j;
+                held->past_held = now;
+            }
+            now -= freed[j];
+        }
+        held->end = now;
+    }
+    util_free(last);
+    util_free(freed);
+    return ok;
 }
 
 int plan_error_at(Diag *diag, const Lesson *lesson, const LessonStep *step, size_t pos, size_t width,

@@ -103,6 +103,25 @@ const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *inde
 // reads every node before it, as the backward pass and its finite-difference check may.
 void plan_last_readers(const Plan *plan, size_t *last);
 
+// What a run holds at once, counted in values (8 bytes each), as run_plan frees them: a node's
+// values are made when it runs, while its inputs are still held, and a node not kept goes
+// right after its last reader (plan_last_readers) has run. A shape-only node holds nothing.
+// Where run_plan reads values in place (a view of its input, a product written into its
+// merge's result) it holds no more than this counts: the view's input lives on, but the view
+// is counted as values of its own of the same size. (Save for one moment: a product written
+// into its merge's result that turns out not finite is copied out, and holds both at once.)
+typedef struct PlanHeld {
+    size_t peak;       // the most values held at once
+    size_t end;        // what is still held once the last node has run: the kept values
+    size_t past;       // the first node at whose running more than `limit` values are held;
+                       // SIZE_MAX when none
+    size_t past_held;  // the values held then
+} PlanHeld;
+
+// Walk the plan in order with keep (one per node, as run_plan takes it; NULL: every value is
+// kept to the end) on top of `base` values already held elsewhere. False when memory runs out.
+bool plan_held_values(const Plan *plan, const bool *keep, size_t base, size_t limit, PlanHeld *held);
+
 // Resolve an explain request for a node: negative indices count from the end; a list one
 // shorter than the rank is a row. False with a message and a hint when it does not fit.
 bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec, ExplainTarget *out,

@@ -30,7 +30,10 @@ static FILE *sink(void) {
 }
 
 static int trace(const uint8_t *data, size_t size, OutputFormat format) {
-    PipelineOptions opts = {.format = format, .digits = -1, .colour = format == OUTPUT_TEXT};
+    // An odd-sized input runs with 256 KiB of memory, so that the refusal of a lesson too big
+    // for it is explored too (the fuzz build holds a lesson to 2^16 values, 512 KiB).
+    PipelineOptions opts = {.format = format, .digits = -1, .colour = format == OUTPUT_TEXT,
+                            .memory = size % 2 ? 256 * 1024 : 0, .memory_from = PIPELINE_MEMORY_SETTING};
     Diag diag;
     diag_init(&diag);
     StrBuf out;
