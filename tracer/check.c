@@ -1155,7 +1155,10 @@ static size_t compile_grad(Checker *c, const Expr *e) {
             c->uses_failed = true;  // its own error is already reported
             return NO_NODE;
         }
-        for (const LessonStep *s = c->step + 1; operand[k] == NO_NODE && s < c->lesson->steps + c->lesson->n_steps; s++)
+        // the steps after this one; a claim is none of them (it is checked after every step,
+        // and compile_name below says what is wrong with a name it cannot use)
+        const LessonStep *end = c->lesson->steps + c->lesson->n_steps;
+        for (const LessonStep *s = c->claiming ? end : c->step + 1; operand[k] == NO_NODE && s < end; s++)
             if (strcmp(s->name, a->name) == 0) {
                 token_error(c, a, "'%s' is the result of a later step (line %zu): grad cannot use it before it is computed",
                             a->name, s->key->line);
