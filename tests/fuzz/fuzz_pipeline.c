@@ -1,6 +1,8 @@
 // fuzz_pipeline: libFuzzer target for the whole path a lesson takes, from bytes to rendered
 // trace: load (YAML and lesson structure), check (names, shapes, sizes), run (the kernel),
 // render (text with colour, then JSON and HTML), and the printing of the error when a stage refuses.
+// A lesson that traces is also traced with --brief both with its unprinted values freed (and
+// read in place) and with all of them kept: any difference in the bytes is a finding.
 //
 //     CC=clang meson setup build-fuzz -Dfuzz=true -Db_sanitize=address,undefined \
 //         -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
@@ -59,10 +61,30 @@ static int trace(const uint8_t *data, size_t size, OutputFormat format) {
     return status;
 }
 
+// The lesson with --brief twice: values freed once nothing reads them and .T stages read in
+// place, then every value kept. The two must print the same bytes and fail the same way.
+static void brief_both_ways(const uint8_t *data, size_t size) {
+    StrBuf out[2];
+    Diag diag[2];
+    int status[2];
+    for (int k = 0; k < 2; k++) {
+        PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1, .brief = true, .keep_every_stage = k == 1};
+        diag_init(&diag[k]);
+        strbuf_init(&out[k]);
+        status[k] = pipeline_run_bytes("fuzz.yaml", (const char *)data, size, &opts, &out[k], &diag[k]);
+    }
+    if (status[0] != status[1] || strcmp(strbuf_str(&out[0]), strbuf_str(&out[1])) != 0 ||
+        strcmp(diag[0].message, diag[1].message) != 0)
+        __builtin_trap();
+    strbuf_finish(&out[0]);
+    strbuf_finish(&out[1]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (trace(data, size, OUTPUT_TEXT) == STATUS_OK) {
         trace(data, size, OUTPUT_JSON);
         trace(data, size, OUTPUT_HTML);
+        brief_both_ways(data, size);
     }
     return 0;
 }
