@@ -22,34 +22,42 @@ static bool moves(const Plan *plan, size_t u, bool *dirty) {
 }
 
 // y computed again with node v's element e moved by h: every node between v and y that
-// depends on v is recomputed; the rest keep their values. NAN when memory runs out.
+// depends on v is recomputed; the rest keep their values. The moved tensor and the nodes
+// recomputed are held in own, made on the first pass and written whole again by each one
+// after (as eval_node makes them: zeros, then the operation). NAN when memory runs out.
 static double perturbed_loss(const Plan *plan, Trace *trace, size_t v, size_t y, size_t e, double h,
-                             Tensor *const *values, Tensor **scratch, bool *dirty, Diag *diag) {
+                             Tensor *const *values, Tensor **scratch, Tensor **own, bool *dirty, Diag *diag) {
     memcpy(scratch, values, (y + 1) * sizeof(Tensor *));
     memset(dirty, 0, (y + 1) * sizeof(bool));
-    Tensor *moved = tensor_copy(values[v]);
-    if (!moved) {
+    if (!own[v] && !(own[v] = tensor_copy(values[v]))) {
         diag_out_of_memory(diag);
         return NAN;
     }
-    moved->data[e] += h;
-    scratch[v] = moved;
+    own[v]->data[e] = values[v]->data[e] + h;
+    scratch[v] = own[v];
     dirty[v] = true;
     bool ok = true;
     for (size_t u = v + 1; u <= y && ok; u++) {
+        const PlanNode *n = &plan->nodes[u];
         if (!moves(plan, u, dirty))
             continue;
+        if (!own[u]) {
+            own[u] = n->has_values ? tensor_create(&n->shape) : tensor_create_shape_only(&n->shape);
+            if (!own[u]) {
+                diag_out_of_memory(diag);
+                ok = false;
+                break;
+            }
+            own[u]->is_count = n->is_count;
+        } else if (n->has_values) {
+            memset(own[u]->data, 0, own[u]->size * sizeof(double));
+        }
         const Tensor *in[EXPR_MAX_ARGS];
-        scratch[u] = eval_node(plan, u, scratch, in, trace->arena, diag);
-        ok = scratch[u] != NULL;
-        if (!ok)
-            dirty[u] = false;
+        ok = !n->has_values || eval_op_into(plan, u, scratch, in, own[u], trace->arena, diag);
+        scratch[u] = own[u];
     }
-    double loss = ok ? scratch[y]->data[0] : NAN;
-    for (size_t u = v; u <= y; u++)
-        if (dirty[u])
-            tensor_destroy(scratch[u]);
-    return loss;
+    own[v]->data[e] = values[v]->data[e];
+    return ok ? scratch[y]->data[0] : NAN;
 }
 
 // The work of one forward pass from v to y: every node that depends on v, its multiply-adds
@@ -80,12 +88,13 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
     const PlanNode *n = &plan->nodes[i];
     size_t v = n->grad_wrt, y = n->grad_of;
     const Tensor *x = values[v], *grad = values[i];
-    Tensor **scratch = util_calloc(y + 1, sizeof(Tensor *));
+    Tensor **scratch = util_calloc(y + 1, sizeof(Tensor *)), **own = util_calloc(y + 1, sizeof(Tensor *));
     bool *dirty = util_calloc(y + 1, sizeof(bool));
-    bool ok = scratch && dirty;
+    bool ok = scratch && own && dirty;
     size_t samples = x->size <= BACKWARD_CHECK_ALL ? x->size : BACKWARD_CHECK_SAMPLES;
     if (ok && !isfinite(values[y]->data[0])) {
         util_free(scratch);
+        util_free(own);
         util_free(dirty);
         char text[64];
         format_short(values[y]->data[0], text, sizeof(text));
@@ -100,6 +109,7 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
         samples = work > allowed / 2 ? 0 : allowed / 2 / work;
     if (ok && samples == 0) {
         util_free(scratch);
+        util_free(own);
         util_free(dirty);
         if (allowed < BACKWARD_CHECK_WORK)
             snprintf(note, cap, "finite differences not checked: the lesson's earlier checks used up the time they "
@@ -119,8 +129,8 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
         // a step of 1e-5 (relative for large values): truncation error h^2 f'''/6 near 1e-11,
         // rounding error 1e-16 |y| / h near 1e-11 for losses of a few units
         double h = 1e-5 * fmax(1.0, fabs(x->data[e]));
-        double up = perturbed_loss(plan, trace, v, y, e, h, values, scratch, dirty, diag);
-        double down = perturbed_loss(plan, trace, v, y, e, -h, values, scratch, dirty, diag);
+        double up = perturbed_loss(plan, trace, v, y, e, h, values, scratch, own, dirty, diag);
+        double down = perturbed_loss(plan, trace, v, y, e, -h, values, scratch, own, dirty, diag);
         if (diag->status != STATUS_OK) {
             ok = false;
             break;
@@ -135,7 +145,10 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
             worst_fd = fd;
         }
     }
+    for (size_t u = 0; own && u <= y; u++)
+        tensor_destroy(own[u]);
     util_free(scratch);
+    util_free(own);
     util_free(dirty);
     if (!ok) {
         if (diag->status == STATUS_OK)
