@@ -199,6 +199,11 @@ size_t format_display_width(const char *s, size_t len) {
     size_t w = 0;
     for (size_t i = 0; i < len;) {
         unsigned char b = (unsigned char)s[i];
+        if (b < 0x80 && b != 0x1B) {  // ASCII, nearly all the text: one column each
+            w++;
+            i++;
+            continue;
+        }
         if (b == 0x1B) {  // a colour escape: ESC [ ... m
             while (i < len && s[i] != 'm')
                 i++;
