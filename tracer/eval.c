@@ -79,12 +79,17 @@ Tensor *eval_node(const Plan *plan, size_t i, Tensor *const *values, const Tenso
 bool eval_op_into(const Plan *plan, size_t i, Tensor *const *values, const Tensor **in, Tensor *out, Arena *arena,
                   Diag *diag) {
     const PlanNode *n = &plan->nodes[i];
+    for (size_t k = 0; k < n->n_args; k++)
+        in[k] = values[n->args[k]];
+    return eval_op_on(plan, i, in, out, arena, diag);
+}
+
+bool eval_op_on(const Plan *plan, size_t i, const Tensor *const *in, Tensor *out, Arena *arena, Diag *diag) {
+    const PlanNode *n = &plan->nodes[i];
     ASSERT(n->kind == PLAN_OP && n->has_values);
     const char *names[EXPR_MAX_ARGS];
-    for (size_t k = 0; k < n->n_args; k++) {
-        in[k] = values[n->args[k]];
+    for (size_t k = 0; k < n->n_args; k++)
         names[k] = plan->nodes[n->args[k]].display;
-    }
     OpProblem problem;
     op_problem_clear(&problem);
     OpRun r = {.op = n->op, .out = out, .in = in, .in_names = names, .n_in = n->n_args, .attrs = &n->attrs,

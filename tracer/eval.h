@@ -18,3 +18,5 @@ Tensor *eval_node(const Plan *plan, size_t i, Tensor *const *values, const Tenso
 // for an op that reads_views). False with a located error, as eval_node.
 bool eval_op_into(const Plan *plan, size_t i, Tensor *const *values, const Tensor **in, Tensor *out, Arena *arena,
                   Diag *diag);
+// The same with the inputs given: in[k] stands for the node's k-th argument, in its place.
+bool eval_op_on(const Plan *plan, size_t i, const Tensor *const *in, Tensor *out, Arena *arena, Diag *diag);

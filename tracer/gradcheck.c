@@ -4,6 +4,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,12 +22,130 @@ static bool moves(const Plan *plan, size_t u, bool *dirty) {
     return dirty[u];
 }
 
+// Room for the moved elements of a one-input elementwise operation: its input's, its result's
+// and their places.
+typedef struct Gather {
+    double *in, *out;
+    size_t *at;
+    size_t cap;
+} Gather;
+
+static bool gather_reserve(Gather *g, size_t size) {
+    if (g->cap >= size)
+        return true;
+    size_t bytes;
+    if (!util_mul_size(size, sizeof(double), &bytes))
+        return false;
+    double *in = util_malloc(bytes), *out = util_malloc(bytes);
+    size_t *at = util_malloc(size * sizeof(size_t));
+    if (!in || !out || !at) {
+        util_free(in);
+        util_free(out);
+        util_free(at);
+        return false;
+    }
+    util_free(g->in);
+    util_free(g->out);
+    util_free(g->at);
+    *g = (Gather){.in = in, .out = out, .at = at, .cap = size};
+    return true;
+}
+
+static void gather_free(Gather *g) {
+    util_free(g->in);
+    util_free(g->out);
+    util_free(g->at);
+}
+
+// Node u, a one-input elementwise operation (gelu, exp), computed again only where its input
+// moved: the rest of its values stay those it had, since the operation on the same bits gives
+// the same bits. The moved elements go through the operation together as one vector, each
+// computed exactly as in the whole. False, out untouched, when more than half of them moved:
+// the caller computes the whole. *ok false: the operation refused (diag says why).
+static bool recompute_moved(const Plan *plan, size_t u, Tensor *const *values, Tensor *const *scratch, Tensor *out,
+                            Gather *g, Arena *arena, bool *ok, Diag *diag) {
+    const PlanNode *n = &plan->nodes[u];
+    if (!n->op->elementwise || n->n_args != 1)
+        return false;
+    const Tensor *now = scratch[n->args[0]], *was = values[n->args[0]];
+    if (!now->data || !was->data || !values[u]->data || now->size != out->size || was->size != out->size)
+        return false;
+    size_t size = out->size, moved = 0;
+    uint64_t a, b;
+    for (size_t e = 0; e < size; e++) {
+        memcpy(&a, &now->data[e], sizeof(a));
+        memcpy(&b, &was->data[e], sizeof(b));
+        moved += a != b;
+    }
+    if (moved > size / 2 || !gather_reserve(g, moved))
+        return false;
+    for (size_t e = 0, j = 0; e < size; e++) {
+        memcpy(&a, &now->data[e], sizeof(a));
+        memcpy(&b, &was->data[e], sizeof(b));
+        if (a != b) {
+            g->in[j] = now->data[e];
+            g->at[j++] = e;
+        }
+    }
+    Tensor part = {.shape = {.rank = 1, .dim = {moved}}, .size = moved, .data = g->in, .is_count = now->is_count};
+    Tensor result = {.shape = {.rank = 1, .dim = {moved}}, .size = moved, .data = g->out, .is_count = out->is_count};
+    memset(result.data, 0, moved * sizeof(double));
+    const Tensor *in[1] = {&part};
+    if (!(*ok = eval_op_on(plan, u, in, &result, arena, diag)))
+        return true;
+    memcpy(out->data, values[u]->data, size * sizeof(double));
+    for (size_t j = 0; j < moved; j++)
+        out->data[g->at[j]] = result.data[j];
+    return true;
+}
+
+// What the passes of one gradient stage share: the tensors they compute into and which nodes
+// moved, reused from one pass to the next.
+typedef struct Passes {
+    const Plan *plan;
+    Trace *trace;
+    Tensor *const *values;
+    size_t v, y;
+    Tensor **scratch;  // the values a pass reads: own where a node moved, values where not
+    Tensor **own;      // made on the first pass that needs them
+    bool *dirty;
+    Gather gather;
+    bool shortcuts;
+    GradcheckShortcuts *taken;
+} Passes;
+
+static bool passes_init(Passes *p, const Plan *plan, Trace *trace, size_t i, Tensor *const *values, bool shortcuts,
+                        GradcheckShortcuts *taken) {
+    const PlanNode *n = &plan->nodes[i];
+    *p = (Passes){.plan = plan, .trace = trace, .values = values, .v = n->grad_wrt, .y = n->grad_of,
+                  .shortcuts = shortcuts, .taken = taken};
+    p->scratch = util_calloc(p->y + 1, sizeof(Tensor *));
+    p->own = util_calloc(p->y + 1, sizeof(Tensor *));
+    p->dirty = util_calloc(p->y + 1, sizeof(bool));
+    return p->scratch && p->own && p->dirty;
+}
+
+static void passes_finish(Passes *p) {
+    for (size_t u = 0; p->own && u <= p->y; u++)
+        tensor_destroy(p->own[u]);
+    util_free(p->scratch);
+    util_free(p->own);
+    util_free(p->dirty);
+    gather_free(&p->gather);
+}
+
 // y computed again with node v's element e moved by h: every node between v and y that
 // depends on v is recomputed; the rest keep their values. The moved tensor and the nodes
 // recomputed are held in own, made on the first pass and written whole again by each one
-// after (as eval_node makes them: zeros, then the operation). NAN when memory runs out.
-static double perturbed_loss(const Plan *plan, Trace *trace, size_t v, size_t y, size_t e, double h,
-                             Tensor *const *values, Tensor **scratch, Tensor **own, bool *dirty, Diag *diag) {
+// after (as eval_node makes them: zeros, then the operation). Two shortcuts keep the bits: a
+// node whose values come out as they were moves nothing after it, and a one-input elementwise
+// node is computed only where its input moved. NAN when memory runs out.
+static double perturbed_loss(Passes *p, size_t e, double h, Diag *diag) {
+    const Plan *plan = p->plan;
+    Tensor *const *values = p->values;
+    Tensor **scratch = p->scratch, **own = p->own;
+    bool *dirty = p->dirty;
+    size_t v = p->v, y = p->y;
     memcpy(scratch, values, (y + 1) * sizeof(Tensor *));
     memset(dirty, 0, (y + 1) * sizeof(bool));
     if (!own[v] && !(own[v] = tensor_copy(values[v]))) {
@@ -52,12 +171,50 @@ static double perturbed_loss(const Plan *plan, Trace *trace, size_t v, size_t y,
         } else if (n->has_values) {
             memset(own[u]->data, 0, own[u]->size * sizeof(double));
         }
-        const Tensor *in[EXPR_MAX_ARGS];
-        ok = !n->has_values || eval_op_into(plan, u, scratch, in, own[u], trace->arena, diag);
+        if (n->has_values && p->shortcuts &&
+            recompute_moved(plan, u, values, scratch, own[u], &p->gather, p->trace->arena, &ok, diag)) {
+            if (p->taken)
+                p->taken->in_part++;
+        } else if (n->has_values) {
+            const Tensor *in[EXPR_MAX_ARGS];
+            ok = eval_op_into(plan, u, scratch, in, own[u], p->trace->arena, diag);
+        }
         scratch[u] = own[u];
+        // the same bits as without the move (an embedding row no token reads, a masked score):
+        // nothing after it moves through this node
+        if (ok && p->shortcuts && n->has_values && values[u]->data &&
+            memcmp(own[u]->data, values[u]->data, own[u]->size * sizeof(double)) == 0) {
+            scratch[u] = values[u];
+            dirty[u] = false;
+            if (p->taken)
+                p->taken->unmoved++;
+        }
     }
     own[v]->data[e] = values[v]->data[e];
     return ok ? scratch[y]->data[0] : NAN;
+}
+
+// The central difference at element e of node v. The step is 1e-5, relative for large
+// values: truncation error h^2 f'''/6 near 1e-11, rounding error 1e-16 |y| / h near 1e-11 for
+// losses of a few units. False when memory runs out.
+static bool difference(Passes *p, size_t e, double *fd, Diag *diag) {
+    double h = 1e-5 * fmax(1.0, fabs(p->values[p->v]->data[e]));
+    double up = perturbed_loss(p, e, h, diag);
+    double down = perturbed_loss(p, e, -h, diag);
+    *fd = (up - down) / (2.0 * h);
+    return diag->status == STATUS_OK;
+}
+
+bool gradcheck_differences(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, const size_t *elements,
+                           size_t count, bool shortcuts, double *fd, GradcheckShortcuts *taken, Diag *diag) {
+    Passes p;
+    bool ok = passes_init(&p, plan, trace, i, values, shortcuts, taken);
+    for (size_t s = 0; s < count && ok; s++)
+        ok = difference(&p, elements[s], &fd[s], diag);
+    passes_finish(&p);
+    if (!ok && diag->status == STATUS_OK)
+        diag_out_of_memory(diag);
+    return ok;
 }
 
 // The work of one forward pass from v to y: every node that depends on v, its multiply-adds
@@ -88,14 +245,8 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
     const PlanNode *n = &plan->nodes[i];
     size_t v = n->grad_wrt, y = n->grad_of;
     const Tensor *x = values[v], *grad = values[i];
-    Tensor **scratch = util_calloc(y + 1, sizeof(Tensor *)), **own = util_calloc(y + 1, sizeof(Tensor *));
-    bool *dirty = util_calloc(y + 1, sizeof(bool));
-    bool ok = scratch && own && dirty;
     size_t samples = x->size <= BACKWARD_CHECK_ALL ? x->size : BACKWARD_CHECK_SAMPLES;
-    if (ok && !isfinite(values[y]->data[0])) {
-        util_free(scratch);
-        util_free(own);
-        util_free(dirty);
+    if (!isfinite(values[y]->data[0])) {
         char text[64];
         format_short(values[y]->data[0], text, sizeof(text));
         snprintf(note, cap, "finite differences not checked: %s is %s, and differences of it are not numbers",
@@ -103,14 +254,17 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
         return true;
     }
     // two forward passes per element checked, within the stage's and the lesson's budgets
+    bool *dirty = util_calloc(y + 1, sizeof(bool));
+    if (!dirty) {
+        diag_out_of_memory(diag);
+        return false;
+    }
     size_t allowed = *budget < BACKWARD_CHECK_WORK ? *budget : BACKWARD_CHECK_WORK;
-    size_t work = ok ? forward_work(plan, v, y, dirty, allowed / 2) : 0;
-    if (ok && work > allowed / 2 / samples)
+    size_t work = forward_work(plan, v, y, dirty, allowed / 2);
+    util_free(dirty);
+    if (work > allowed / 2 / samples)
         samples = work > allowed / 2 ? 0 : allowed / 2 / work;
-    if (ok && samples == 0) {
-        util_free(scratch);
-        util_free(own);
-        util_free(dirty);
+    if (samples == 0) {
         if (allowed < BACKWARD_CHECK_WORK)
             snprintf(note, cap, "finite differences not checked: the lesson's earlier checks used up the time they "
                                 "may take");
@@ -121,39 +275,26 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
         return true;
     }
     *budget -= 2 * samples * work;
+    // evenly spread over the tensor, the same elements on every run
+    _Static_assert(BACKWARD_CHECK_SAMPLES <= BACKWARD_CHECK_ALL, "a stage checks at most BACKWARD_CHECK_ALL");
+    size_t elements[BACKWARD_CHECK_ALL];
+    double fds[BACKWARD_CHECK_ALL];
+    for (size_t s = 0; s < samples; s++)
+        elements[s] = samples == x->size ? s : s * x->size / samples;
+    if (!gradcheck_differences(plan, trace, i, values, elements, samples, true, fds, NULL, diag))
+        return false;
     double worst = 0.0, scale = 0.0, worst_grad = 0.0, worst_fd = 0.0;
     size_t worst_at = 0;
-    for (size_t s = 0; s < samples && ok; s++) {
-        // evenly spread over the tensor, the same elements on every run
-        size_t e = samples == x->size ? s : s * x->size / samples;
-        // a step of 1e-5 (relative for large values): truncation error h^2 f'''/6 near 1e-11,
-        // rounding error 1e-16 |y| / h near 1e-11 for losses of a few units
-        double h = 1e-5 * fmax(1.0, fabs(x->data[e]));
-        double up = perturbed_loss(plan, trace, v, y, e, h, values, scratch, own, dirty, diag);
-        double down = perturbed_loss(plan, trace, v, y, e, -h, values, scratch, own, dirty, diag);
-        if (diag->status != STATUS_OK) {
-            ok = false;
-            break;
-        }
-        double fd = (up - down) / (2.0 * h), g = grad->data[e];
+    for (size_t s = 0; s < samples; s++) {
+        double fd = fds[s], g = grad->data[elements[s]];
         scale = fmax(scale, fmax(fabs(fd), fabs(g)));
         double diff = fabs(fd - g);
         if (!(diff <= worst)) {  // nan counts as the worst
             worst = diff;
-            worst_at = e;
+            worst_at = elements[s];
             worst_grad = g;
             worst_fd = fd;
         }
-    }
-    for (size_t u = 0; own && u <= y; u++)
-        tensor_destroy(own[u]);
-    util_free(scratch);
-    util_free(own);
-    util_free(dirty);
-    if (!ok) {
-        if (diag->status == STATUS_OK)
-            diag_out_of_memory(diag);
-        return false;
     }
     double rel = scale > 0 ? worst / scale : worst;
     char how_many[64];

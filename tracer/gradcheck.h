@@ -33,3 +33,17 @@
 // (start it at BACKWARD_CHECK_LESSON_WORK for a lesson). False when memory runs out.
 bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, size_t *budget, Diag *diag,
                     char *note, size_t cap);
+
+// The shortcuts the passes took, for tests: nodes whose values came out as they were, so that
+// nothing after them was computed again, and elementwise nodes computed only where their
+// input moved.
+typedef struct GradcheckShortcuts {
+    size_t unmoved, in_part;
+} GradcheckShortcuts;
+
+// The central differences of gradient node i's y at the given elements of its x (at most
+// BACKWARD_CHECK_ALL of them), into fd, as the note computes them: with the shortcuts, which
+// keep the bits, or without, every node that depends on x computed whole. taken may be NULL.
+// False when memory runs out.
+bool gradcheck_differences(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, const size_t *elements,
+                           size_t count, bool shortcuts, double *fd, GradcheckShortcuts *taken, Diag *diag);
