@@ -115,14 +115,15 @@ static bool token_error(Checker *c, const Expr *e, const char *fmt, ...) {
 static PlanNode *new_node(Checker *c, PlanKind kind, size_t *index) {
     Plan *p = c->plan;
     if (p->n_nodes == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 64;
-        PlanNode *nodes = arena_array(p->arena, cap, sizeof(PlanNode));
+        // never cleared ahead, since a node is 700 bytes and memory first touched costs a page
+        // fault; 256 of them are past malloc's mapping threshold, so the array has pages of its
+        // own, touched only as nodes are added, and growing it remaps them instead of copying
+        size_t cap = p->cap ? p->cap * 2 : 256, bytes;
+        PlanNode *nodes = util_mul_size(cap, sizeof(PlanNode), &bytes) ? util_realloc(p->nodes, bytes) : NULL;
         if (!nodes) {
             diag_out_of_memory(c->diag);
             return NULL;
         }
-        if (p->n_nodes)
-            memcpy(nodes, p->nodes, p->n_nodes * sizeof(PlanNode));
         p->nodes = nodes;
         p->cap = cap;
     }

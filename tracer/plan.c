@@ -23,6 +23,7 @@ void plan_destroy(Plan *plan) {
     if (!plan)
         return;
     arena_destroy(plan->arena);
+    util_free(plan->nodes);
     util_free(plan);
 }
 
