@@ -60,6 +60,30 @@ static void test_an_unread_row_moves_nothing(void **state) {
     assert_int_equal(none.in_part, 0);
 }
 
+// At -inf the step is inf: moved up, x[0] is nan (-inf + inf), and so is y; moved down, it is
+// still -inf, so exp's input moves at no element. Both passes, and x[1]'s, keep the bits.
+static void test_an_infinite_element_moves_nothing(void **state) {
+    Fixture *f = *state;
+    fixture_plan(f, "t.yaml",
+                 "title: t\n"
+                 "given:\n"
+                 "  x: [-.inf, 0.5]\n"
+                 "steps:\n"
+                 "  - y: sum(exp(x))\n"
+                 "  - dx: grad(y, x)\n");
+    const Trace *t = fixture_trace(f, NULL, 0);
+    size_t dx = gradient_of(f->plan, "x");
+    const size_t elements[2] = {0, 1};
+    double fast[2], slow[2];
+    GradcheckShortcuts taken = {0};
+    assert_true(gradcheck_differences(f->plan, f->trace, dx, t->tensors, elements, 2, true, fast, &taken, &f->diag));
+    assert_true(gradcheck_differences(f->plan, f->trace, dx, t->tensors, elements, 2, false, slow, NULL, &f->diag));
+    assert_memory_equal(fast, slow, sizeof(fast));
+    assert_true(isnan(fast[0]));
+    assert_double_equal(fast[1], exp(0.5), 1e-8 * exp(0.5));
+    assert_int_equal(taken.in_part, 4);  // exp at one element of two, or at none (x[0] down)
+}
+
 // Every gradient stage of every lesson given, at up to BACKWARD_CHECK_ALL of its elements:
 // the same bits with the shortcuts as without them.
 static void test_every_lesson_the_same_bits_either_way(void **state) {
@@ -105,6 +129,7 @@ int main(int argc, char **argv) {
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_an_unread_row_moves_nothing, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_an_infinite_element_moves_nothing, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_every_lesson_the_same_bits_either_way, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

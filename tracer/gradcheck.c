@@ -77,7 +77,13 @@ static bool recompute_moved(const Plan *plan, size_t u, Tensor *const *values, T
         memcpy(&b, &was->data[e], sizeof(b));
         moved += a != b;
     }
-    if (moved > size / 2 || !gather_reserve(g, moved))
+    if (moved > size / 2)
+        return false;
+    if (moved == 0) {  // an inf moved by h is still inf
+        memcpy(out->data, values[u]->data, size * sizeof(double));
+        return true;
+    }
+    if (!gather_reserve(g, moved))
         return false;
     for (size_t e = 0, j = 0; e < size; e++) {
         memcpy(&a, &now->data[e], sizeof(a));
