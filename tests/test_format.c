@@ -4,7 +4,9 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -222,6 +224,71 @@ static void test_style_that_does_not_fit(void **state) {
     assert_string_equal(buf, "99999999.00");
 }
 
+// The digits come from the tracer's own rounding where it can decide, printf's where it
+// cannot; glibc's printf rounds the exact binary value (ties to even), so it is the reference
+// here for values of every size, for ties, for near-ties built one unit in the last place
+// either side of k + 0.5, and for mantissas that round up into the next power of ten.
+static uint64_t next_random(uint64_t *s) {
+    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static void expect_printf(const FormatStyle *st, double v) {
+    char got[FORMAT_NUMBER_CAP], want[64];
+    format_with(st, v, got, sizeof(got));
+    bool e = st->notation == FORMAT_SCIENTIFIC ||
+             (st->notation == FORMAT_FIXED && fabs(v) >= FORMAT_FIXED_BELOW) ||
+             (st->notation == FORMAT_WHOLE && fabs(v) >= FORMAT_WHOLE_BELOW);
+    if (st->notation == FORMAT_WHOLE && !e)
+        return;  // grouped: checked by test_whole_numbers
+    snprintf(want, sizeof(want), e ? "%.*e" : "%.*f", st->decimals, v);
+    const char *w = want;
+    if (want[0] == '-' && strspn(want + 1, "0.") == strcspn(want + 1, "e"))
+        w++;  // -0.0000 prints as 0.0000
+    if (strcmp(got, w) != 0)
+        fail_msg("%a with %d decimals: got %s, printf %s", v, st->decimals, got, w);
+}
+
+static void test_digits_match_printf(void **state) {
+    (void)state;
+    uint64_t seed = 20261202;
+    for (int d = 0; d <= FORMAT_MAX_DECIMALS; d++) {
+        FormatStyle fixed = {FORMAT_FIXED, d}, sci = {FORMAT_SCIENTIFIC, d};
+        for (int i = 0; i < 3000; i++) {
+            uint64_t r = next_random(&seed);
+            // magnitudes from 2^-80 to 2^80, any mantissa, either sign
+            double v = ldexp((double)(r >> 11) / 0x1p53, (int)(r % 161) - 80) * (r & 1024 ? -1 : 1);
+            expect_printf(&fixed, v);
+            expect_printf(&sci, v);
+            // k + 0.5 in the last decimal, and the doubles either side of it
+            double k = (double)(next_random(&seed) % 100000000);
+            for (int shift = 0; shift <= 22 && shift <= d + 8; shift += d + 8) {
+                double tie = (k + 0.5) / pow(10, d);
+                double around[] = {tie, nextafter(tie, 0), nextafter(tie, INFINITY),
+                                   nextafter(nextafter(tie, 0), 0), k / pow(10, d)};
+                for (size_t j = 0; j < sizeof(around) / sizeof(around[0]); j++) {
+                    expect_printf(&fixed, around[j]);
+                    expect_printf(&fixed, -around[j]);
+                    expect_printf(&sci, around[j] * 1e-7);
+                }
+            }
+        }
+        // mantissas of all nines, which round up into the next power of ten
+        for (int e = -30; e <= 30; e++) {
+            double nines = (1.0 - 0.5 * pow(10, -d - 1)) * pow(10, e);
+            double edge[] = {nines, nextafter(nines, 0), nextafter(nines, INFINITY), pow(10, e),
+                             nextafter(pow(10, e), 0), 0.0, -0.0, 0x1p-1074, 1.7976931348623157e308};
+            for (size_t j = 0; j < sizeof(edge) / sizeof(edge[0]); j++) {
+                expect_printf(&fixed, edge[j]);
+                expect_printf(&sci, edge[j]);
+                expect_printf(&sci, -edge[j]);
+            }
+        }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ordinary_numbers_stay_fixed),
@@ -235,6 +302,7 @@ int main(void) {
         cmocka_unit_test(test_exact_and_short),
         cmocka_unit_test(test_longest_numbers_fit),
         cmocka_unit_test(test_style_that_does_not_fit),
+        cmocka_unit_test(test_digits_match_printf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,118 @@ static double last_unit(int digits) {
         1e-13, 1e-14, 1e-15, 1e-16,
     };
     return units[clamp_decimals(digits)];
+}
+
+// ---------------------------------------------------------------- digits without printf
+//
+// printf's %.*f and %.*e round the exact binary value to the nearest decimal, ties to even, and
+// take a thousand instructions or more for it; a trace prints every value. Scaled by an exact
+// power of ten, a value is one rounding away from its exact product. Below 2^52 every k + 0.5
+// is a double, and rounding never crosses a double: the rounded product lies on the same side
+// of each tie as the exact one, or on it. So unless it lands on a tie, it rounds to the same
+// whole number as the exact product, and the digits are that number's. Products on a tie and
+// values too large for a double to hold as an integer are left to printf, which gives the same
+// characters.
+
+// 10^0 to 10^22, each exact in a double.
+static const double exact_powers[] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+#define EXACT_POWER_MAX 22
+
+// The whole number nearest the exact product |v| * 10^shift (a quotient for a negative shift),
+// when the rounded product decides it; false otherwise.
+static bool scaled_whole(double v, int shift, uint64_t *whole) {
+    if (shift > EXACT_POWER_MAX || shift < -EXACT_POWER_MAX)
+        return false;
+    double a = fabs(v);
+    double scaled = shift >= 0 ? a * exact_powers[shift] : a / exact_powers[-shift];
+    if (!(scaled < 0x1p52))
+        return false;
+    double below = floor(scaled), fraction = scaled - below;  // both exact below 2^52
+    if (fraction == 0.5)
+        return false;
+    *whole = (uint64_t)below + (fraction > 0.5);
+    return true;
+}
+
+// The decimal digits of q, at least `width` of them (zeros in front), at out; their count.
+static size_t put_digits(uint64_t q, size_t width, char *out) {
+    char rev[24];
+    size_t n = 0;
+    do {
+        rev[n++] = (char)('0' + q % 10);
+        q /= 10;
+    } while (q);
+    while (n < width)
+        rev[n++] = '0';
+    for (size_t i = 0; i < n; i++)
+        out[i] = rev[n - 1 - i];
+    return n;
+}
+
+// q / 10^decimals with `decimals` places ("%.*f" of it), after a sign; the length.
+static size_t put_point(uint64_t q, int decimals, bool negative, char *out) {
+    size_t at = 0;
+    if (negative)
+        out[at++] = '-';
+    char digits[24];
+    size_t n = put_digits(q, (size_t)decimals + 1, digits), whole = n - (size_t)decimals;
+    memcpy(out + at, digits, whole);
+    at += whole;
+    if (decimals > 0) {
+        out[at++] = '.';
+        memcpy(out + at, digits + whole, (size_t)decimals);
+        at += (size_t)decimals;
+    }
+    out[at] = '\0';
+    return at;
+}
+
+// "%.*f" of a finite v, as printf writes it; false: printf must.
+static bool fixed_digits(double v, int decimals, char *buf) {
+    uint64_t q;
+    if (!scaled_whole(v, decimals, &q))
+        return false;
+    put_point(q, decimals, signbit(v), buf);
+    return true;
+}
+
+// "%.*e" of a finite v, as printf writes it; false: printf must. The exponent e is the one
+// that puts the mantissa, v / 10^(e - decimals), in [10^decimals, 10^(decimals+1)). Rounding
+// never crosses those bounds, which are doubles: a rounded product strictly between them comes
+// from an exact one between them, and one on a bound is left to printf, as is a mantissa that
+// rounds up to 10^(decimals+1) (9.99996 to 4 decimals).
+static bool scientific_digits(double v, int decimals, char *buf) {
+    int e = 0;
+    uint64_t q = 0;
+    if (v != 0) {
+        double a = fabs(v), low = exact_powers[decimals], high = exact_powers[decimals + 1];
+        e = (int)floor(log10(a));  // within one of the true exponent
+        bool inside = false;
+        for (int tries = 0; tries < 2 && !inside; tries++) {
+            int shift = decimals - e;
+            if (shift > EXACT_POWER_MAX || shift < -EXACT_POWER_MAX)
+                return false;
+            double scaled = shift >= 0 ? a * exact_powers[shift] : a / exact_powers[-shift];
+            if (scaled > low && scaled < high)
+                inside = true;
+            else if (scaled == low || scaled == high)
+                return false;
+            else
+                e += scaled < low ? -1 : 1;
+        }
+        if (!inside || !scaled_whole(v, decimals - e, &q) || q >= (uint64_t)high)
+            return false;
+    }
+    // q has decimals + 1 digits (or is 0): q / 10^decimals is the mantissa
+    size_t at = put_point(q, decimals, signbit(v), buf);
+    buf[at++] = 'e';
+    buf[at++] = e < 0 ? '-' : '+';
+    at += put_digits((uint64_t)(e < 0 ? -e : e), 2, buf + at);
+    buf[at] = '\0';
+    return true;
 }
 
 // "-0.0000" and "-0.0000e+00" print without the sign: a value that rounds to zero is zero.
@@ -86,7 +199,8 @@ FormatStyle format_style(const double *values, size_t n, int digits, bool whole)
 // best without a separator (1024 positions, 3000 in a softmax input).
 static void grouped(double v, char *buf, size_t cap) {
     char digits[FORMAT_NUMBER_CAP];
-    put(digits, sizeof(digits), "%.0f", fabs(v));
+    if (!fixed_digits(fabs(v), 0, digits))
+        put(digits, sizeof(digits), "%.0f", fabs(v));
     size_t n = strlen(digits), out = 0;
     bool group = n > 4;
     char text[FORMAT_NUMBER_CAP + FORMAT_NUMBER_CAP / 3];
@@ -101,6 +215,11 @@ static void grouped(double v, char *buf, size_t cap) {
     put(buf, cap, "%s", text);
 }
 
+static void scientific(double v, int decimals, char *buf, size_t cap) {
+    if (!scientific_digits(v, decimals, buf))
+        put(buf, cap, "%.*e", decimals, v);
+}
+
 void format_with(const FormatStyle *style, double v, char *buf, size_t cap) {
     ASSERT(cap >= FORMAT_NUMBER_CAP);
     if (non_finite(v, buf, cap) >= 0)
@@ -111,17 +230,18 @@ void format_with(const FormatStyle *style, double v, char *buf, size_t cap) {
             grouped(v, buf, cap);
             return;
         }
-        put(buf, cap, "%.*e", style->decimals, v);  // a lone value past 15 digits
+        scientific(v, style->decimals, buf, cap);  // a lone value past 15 digits
         break;
     case FORMAT_SCIENTIFIC:
-        put(buf, cap, "%.*e", style->decimals, v);
+        scientific(v, style->decimals, buf, cap);
         break;
     case FORMAT_FIXED:
         if (fabs(v) >= FORMAT_FIXED_BELOW) {  // a caller's style that does not fit this value
-            put(buf, cap, "%.*e", style->decimals, v);
+            scientific(v, style->decimals, buf, cap);
             break;
         }
-        put(buf, cap, "%.*f", style->decimals, v);
+        if (!fixed_digits(v, style->decimals, buf))
+            put(buf, cap, "%.*f", style->decimals, v);
         break;
     }
     drop_negative_zero(buf);
