@@ -157,6 +157,9 @@ static void test_shape_text(void **state) {
     char small[6];  // cut, but always terminated
     shape_format(&s, small, sizeof(small));
     assert_string_equal(small, "[2, 3");
+    Shape widest = {4, {0, SIZE_MAX, 10, 1}};  // 2^64 - 1 has 20 digits
+    shape_format(&widest, buf, sizeof(buf));
+    assert_string_equal(buf, "[0, 18446744073709551615, 10, 1]");
 }
 
 // Offsets in row-major order: [1, 2, 3] of [2, 3, 4] is 1*12 + 2*4 + 3 = 23, and back.

@@ -25,15 +25,29 @@ bool shape_equal(const Shape *a, const Shape *b) {
 }
 
 void shape_format(const Shape *shape, char *buf, size_t cap) {
+    ASSERT(shape->rank <= TENSOR_MAX_RANK);
+    // written by hand, not by snprintf: a lesson formats a shape for every step it checks
+    char text[2 + TENSOR_MAX_RANK * (20 + 2)];  // "[", 20 digits and ", " per dimension, "]"
     size_t used = 0;
-    int n = snprintf(buf, cap, "[");
-    used = n > 0 ? (size_t)n : 0;
-    for (size_t i = 0; i < shape->rank && used < cap; i++) {
-        n = snprintf(buf + used, cap - used, "%s%zu", i ? ", " : "", shape->dim[i]);
-        used += n > 0 ? (size_t)n : 0;
+    text[used++] = '[';
+    for (size_t i = 0; i < shape->rank; i++) {
+        if (i) {
+            text[used++] = ',';
+            text[used++] = ' ';
+        }
+        char digits[20];
+        size_t n = 0;
+        for (size_t d = shape->dim[i]; n == 0 || d; d /= 10)
+            digits[n++] = (char)('0' + d % 10);
+        while (n)
+            text[used++] = digits[--n];
     }
-    if (used < cap)
-        snprintf(buf + used, cap - used, "]");
+    text[used++] = ']';
+    if (cap == 0)
+        return;
+    size_t keep = used < cap ? used : cap - 1;  // cut as snprintf cuts
+    memcpy(buf, text, keep);
+    buf[keep] = '\0';
 }
 
 void index_format(const size_t *idx, size_t rank, char *buf, size_t cap) {
