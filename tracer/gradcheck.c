@@ -246,11 +246,54 @@ static size_t forward_work(const Plan *plan, size_t v, size_t y, bool *dirty, si
     return work;
 }
 
+// The note of gradient node i from the central differences fds at the sampled elements: the
+// largest difference, relative to the largest value, decides.
+static void compare_note(const Plan *plan, size_t i, Tensor *const *values, const size_t *elements,
+                         const double *fds, size_t samples, char *note, size_t cap) {
+    const PlanNode *n = &plan->nodes[i];
+    const Tensor *x = values[n->grad_wrt], *grad = values[i];
+    double worst = 0.0, scale = 0.0, worst_grad = 0.0, worst_fd = 0.0;
+    size_t worst_at = 0;
+    for (size_t s = 0; s < samples; s++) {
+        double fd = fds[s], g = grad->data[elements[s]];
+        scale = fmax(scale, fmax(fabs(fd), fabs(g)));
+        double diff = fabs(fd - g);
+        if (!(diff <= worst)) {  // nan counts as the worst
+            worst = diff;
+            worst_at = elements[s];
+            worst_grad = g;
+            worst_fd = fd;
+        }
+    }
+    double rel = scale > 0 ? worst / scale : worst;
+    char how_many[64];
+    if (samples == x->size)
+        snprintf(how_many, sizeof(how_many), "all %zu element%s", x->size, x->size == 1 ? "" : "s");
+    else
+        snprintf(how_many, sizeof(how_many), "%zu of %zu elements", samples, x->size);
+    // 1e-6 of the largest gradient: far above the error of the differences themselves, far
+    // below any wrong derivative; a large y rounds each of its values by more, which a
+    // difference over 2h magnifies (the step is at least 1e-5)
+    double y_size = fabs(values[n->grad_of]->data[0]);
+    double noise = scale > 0 ? 1e3 * DBL_EPSILON * fmax(1.0, y_size) / 1e-5 / scale : 0;
+    if (rel <= fmax(1e-6, noise)) {
+        if (rel == 0)
+            snprintf(note, cap, "finite differences agree exactly (%s)", how_many);
+        else
+            snprintf(note, cap, "finite differences agree: largest relative difference %.0e (%s)", rel, how_many);
+    } else {
+        snprintf(note, cap,
+                 "finite differences DISAGREE: largest relative difference %.1e at element %zu (gradient %.6g, "
+                 "finite difference %.6g; %s)",
+                 rel, worst_at, worst_grad, worst_fd, how_many);
+    }
+}
+
 bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, size_t *budget, Diag *diag,
                     char *note, size_t cap) {
     const PlanNode *n = &plan->nodes[i];
     size_t v = n->grad_wrt, y = n->grad_of;
-    const Tensor *x = values[v], *grad = values[i];
+    const Tensor *x = values[v];
     size_t samples = x->size <= BACKWARD_CHECK_ALL ? x->size : BACKWARD_CHECK_SAMPLES;
     if (!isfinite(values[y]->data[0])) {
         char text[64];
@@ -289,40 +332,6 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
         elements[s] = samples == x->size ? s : s * x->size / samples;
     if (!gradcheck_differences(plan, trace, i, values, elements, samples, true, fds, NULL, diag))
         return false;
-    double worst = 0.0, scale = 0.0, worst_grad = 0.0, worst_fd = 0.0;
-    size_t worst_at = 0;
-    for (size_t s = 0; s < samples; s++) {
-        double fd = fds[s], g = grad->data[elements[s]];
-        scale = fmax(scale, fmax(fabs(fd), fabs(g)));
-        double diff = fabs(fd - g);
-        if (!(diff <= worst)) {  // nan counts as the worst
-            worst = diff;
-            worst_at = elements[s];
-            worst_grad = g;
-            worst_fd = fd;
-        }
-    }
-    double rel = scale > 0 ? worst / scale : worst;
-    char how_many[64];
-    if (samples == x->size)
-        snprintf(how_many, sizeof(how_many), "all %zu element%s", x->size, x->size == 1 ? "" : "s");
-    else
-        snprintf(how_many, sizeof(how_many), "%zu of %zu elements", samples, x->size);
-    // 1e-6 of the largest gradient: far above the error of the differences themselves, far
-    // below any wrong derivative; a large y rounds each of its values by more, which a
-    // difference over 2h magnifies (the step is at least 1e-5)
-    double y_size = fabs(values[y]->data[0]);
-    double noise = scale > 0 ? 1e3 * DBL_EPSILON * fmax(1.0, y_size) / 1e-5 / scale : 0;
-    if (rel <= fmax(1e-6, noise)) {
-        if (rel == 0)
-            snprintf(note, cap, "finite differences agree exactly (%s)", how_many);
-        else
-            snprintf(note, cap, "finite differences agree: largest relative difference %.0e (%s)", rel, how_many);
-    } else {
-        snprintf(note, cap,
-                 "finite differences DISAGREE: largest relative difference %.1e at element %zu (gradient %.6g, "
-                 "finite difference %.6g; %s)",
-                 rel, worst_at, worst_grad, worst_fd, how_many);
-    }
+    compare_note(plan, i, values, elements, fds, samples, note, cap);
     return true;
 }
