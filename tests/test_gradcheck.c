@@ -2,7 +2,8 @@
 // as they were stops the pass there, and a one-input elementwise node is computed only where
 // its input moved. Both must leave every difference with the bits of the whole computation:
 // checked on a lesson whose answer is known by hand, and on every gradient stage of every
-// lesson given on the command line.
+// lesson given on the command line. Then the note where an element cannot be checked (x or
+// its difference not finite) and where the gradient itself is not finite.
 #include "trace_fixture.h"
 
 #include <stdio.h>
@@ -84,6 +85,84 @@ static void test_an_infinite_element_moves_nothing(void **state) {
     assert_int_equal(taken.in_part, 4);  // exp at one element of two, or at none (x[0] down)
 }
 
+// The note under dy/dx of the lesson "given x, y = <y>, dx = grad(y, x)", as the run writes
+// it, and the work it took off the budget.
+static const char *note_spent(Fixture *f, const char *x, const char *y, size_t *spent) {
+    static char note[OP_MESSAGE_MAX];
+    char yaml[256];
+    snprintf(yaml, sizeof(yaml), "title: t\ngiven:\n  x: %s\nsteps:\n  - y: %s\n  - dx: grad(y, x)\n", x, y);
+    fixture_plan(f, "t.yaml", yaml);
+    const Trace *t = fixture_trace(f, NULL, 0);
+    size_t budget = BACKWARD_CHECK_LESSON_WORK;
+    assert_true(gradcheck_note(f->plan, f->trace, gradient_of(f->plan, "x"), t->tensors, &budget, &f->diag, note,
+                               sizeof(note)));
+    *spent = BACKWARD_CHECK_LESSON_WORK - budget;
+    return note;
+}
+
+static const char *note_of(Fixture *f, const char *x, const char *y) {
+    size_t spent;
+    return note_spent(f, x, y, &spent);
+}
+
+static void expect_in(const char *note, const char *text) {
+    if (!strstr(note, text))
+        fail_msg("the note lacks\n  %s\nnote:\n  %s", text, note);
+}
+
+// At x = -inf a step is inf and y moved by it is nan: element 0 cannot be checked. The other
+// two are, where dy/dx = exp(x) and the differences agree with it.
+static void test_an_infinite_x_is_left_out(void **state) {
+    Fixture *f = *state;
+    const char *note = note_of(f, "[-.inf, 0.5, 1.0]", "sum(exp(x))");
+    expect_in(note, "finite differences agree: largest relative difference ");
+    expect_in(note, " (2 of 3 elements; element 0 left out, where x is -inf and a difference is not a number)");
+    // two left out, of three: the one left is still compared, where dy/dx = -2x exp(-x^2)
+    note = note_of(f, "[-.inf, 0.5, .inf]", "sum(exp(-x * x))");
+    expect_in(note, "finite differences agree: largest relative difference ");
+    expect_in(note, " (1 of 3 elements; 2 left out, where x or the difference is not finite: first element 0, where "
+                    "x is -inf)");
+}
+
+// The passes of an element left out for its x are not run, nor counted: two elements of three
+// take two thirds of the work of three.
+static void test_no_passes_where_x_is_not_finite(void **state) {
+    Fixture *f = *state;
+    size_t all, two;
+    note_spent(f, "[0.25, 0.5, 1.0]", "sum(exp(x))", &all);
+    note_spent(f, "[-.inf, 0.5, 1.0]", "sum(exp(x))", &two);
+    assert_true(all > 0);
+    assert_int_equal(3 * two, 2 * all);
+}
+
+// sqrt(x) at x = 0 is 0, and a step below 0 is nan: the difference there is nan, and the
+// element is left out; at x = 4 it is 1 / (2 sqrt(4)) = 0.25 both ways.
+static void test_a_difference_that_is_not_finite_is_left_out(void **state) {
+    Fixture *f = *state;
+    const char *note = note_of(f, "[0.0, 4.0]", "sum(sqrt(x))");
+    expect_in(note, "finite differences agree: largest relative difference ");
+    expect_in(note, " (1 of 2 elements; element 0 left out, where x is 0 and the difference is nan)");
+}
+
+// exp(-inf) = 0, so y = 0 is finite, but no element of x is: nothing can be compared.
+static void test_no_element_to_check(void **state) {
+    Fixture *f = *state;
+    const char *note = note_of(f, "[-.inf, -.inf]", "sum(exp(x))");
+    assert_string_equal(note, "finite differences not checked: x or the difference is not finite at all 2 "
+                              "elements (first element 0, where x is -inf)");
+}
+
+// y = sum(sqrt(x ** 2)) = |0| + |2|. At x = 0 the chain rule multiplies 0.5 / sqrt(0) = inf by
+// 2 * 0 = 0: the gradient is nan, while the difference is (sqrt(h^2) - sqrt((-h)^2)) / 2h = 0
+// exactly. At x = 2 both are 1 (0.5 / 2 * 2 * 2). The nan is the worst, and the element after
+// it, which agrees, does not take its place.
+static void test_a_gradient_that_is_not_finite_disagrees(void **state) {
+    Fixture *f = *state;
+    const char *note = note_of(f, "[0.0, 2.0]", "sum(sqrt(x ** 2))");
+    assert_string_equal(note, "finite differences DISAGREE: the gradient is nan at element 0, where the finite "
+                              "difference is 0 (all 2 elements)");
+}
+
 // Every gradient stage of every lesson given, at up to BACKWARD_CHECK_ALL of its elements:
 // the same bits with the shortcuts as without them.
 static void test_every_lesson_the_same_bits_either_way(void **state) {
@@ -130,6 +209,12 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_an_unread_row_moves_nothing, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_an_infinite_element_moves_nothing, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_an_infinite_x_is_left_out, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_passes_where_x_is_not_finite, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_a_difference_that_is_not_finite_is_left_out, fixture_setup,
+                                        fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_no_element_to_check, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_a_gradient_that_is_not_finite_disagrees, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_every_lesson_the_same_bits_either_way, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

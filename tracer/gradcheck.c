@@ -246,11 +246,113 @@ static size_t forward_work(const Plan *plan, size_t v, size_t y, bool *dirty, si
     return work;
 }
 
+// Why an element was left out of the comparison, in the note's words: "where x is -inf" (a
+// step from it is not a number), or "where x is 0 and the difference is nan" (y a step away is
+// not finite, as sqrt just below 0). When it is the only one left out, the note has no "where
+// x or the difference is not finite" before it, so the first says why as well.
+static void left_out_where(const char *name, double x, double fd, bool alone, char *buf, size_t cap) {
+    char x_text[32], fd_text[32];
+    format_short(x, x_text, sizeof(x_text));
+    format_short(fd, fd_text, sizeof(fd_text));
+    if (!isfinite(x))
+        snprintf(buf, cap, "where %s is %s%s", name, x_text, alone ? " and a difference is not a number" : "");
+    else
+        snprintf(buf, cap, "where %s is %s and the difference is %s", name, x_text, fd_text);
+}
+
+// The note of gradient node i from the central differences fds at the sampled elements (nan
+// where x is not finite). An element where x or the difference is not finite cannot be
+// checked: it is left out, and the note names the first. A gradient that is not finite where
+// the difference is, is a disagreement.
+static void compare_note(const Plan *plan, size_t i, Tensor *const *values, const size_t *elements,
+                         const double *fds, size_t samples, char *note, size_t cap) {
+    const PlanNode *n = &plan->nodes[i];
+    const char *name = plan->nodes[n->grad_wrt].name;
+    const Tensor *x = values[n->grad_wrt], *grad = values[i];
+    double worst = 0.0, scale = 0.0, worst_grad = 0.0, worst_fd = 0.0;
+    size_t worst_at = 0, left_out = 0, first_out = 0;
+    for (size_t s = 0; s < samples; s++) {
+        double fd = fds[s], g = grad->data[elements[s]];
+        if (!isfinite(fd)) {
+            if (left_out++ == 0)
+                first_out = s;
+            continue;
+        }
+        // a g that is not finite makes diff inf or nan, reported as such before scale is used
+        // (fmax would pass over a nan)
+        scale = fmax(scale, fmax(fabs(fd), fabs(g)));
+        double diff = fabs(fd - g);
+        if (!isnan(worst) && !(diff <= worst)) {  // nan counts as the worst, and stays the worst
+            worst = diff;
+            worst_at = elements[s];
+            worst_grad = g;
+            worst_fd = fd;
+        }
+    }
+    char where[192] = "";
+    if (left_out > 0)
+        left_out_where(name, x->data[elements[first_out]], fds[first_out], left_out == 1 && left_out < samples, where,
+                       sizeof(where));
+    if (left_out == samples) {
+        char tried[96];
+        if (x->size == 1)
+            snprintf(tried, sizeof(tried), "its one element");
+        else if (samples == 1)
+            snprintf(tried, sizeof(tried), "the one element sampled of %zu", x->size);
+        else if (samples == x->size)
+            snprintf(tried, sizeof(tried), "all %zu elements", samples);
+        else
+            snprintf(tried, sizeof(tried), "all %zu elements sampled of %zu", samples, x->size);
+        snprintf(note, cap,
+                 "finite differences not checked: %s or the difference is not finite at %s (%selement %zu, %s)",
+                 name, tried, samples == 1 ? "" : "first ", elements[first_out], where);
+        return;
+    }
+    char how_many[320];
+    size_t checked = samples - left_out;
+    if (left_out == 1)
+        snprintf(how_many, sizeof(how_many), "%zu of %zu elements; element %zu left out, %s", checked, x->size,
+                 elements[first_out], where);
+    else if (left_out > 1)
+        snprintf(how_many, sizeof(how_many),
+                 "%zu of %zu elements; %zu left out, where %s or the difference is not finite: first element %zu, %s",
+                 checked, x->size, left_out, name, elements[first_out], where);
+    else if (samples == x->size)
+        snprintf(how_many, sizeof(how_many), "all %zu element%s", x->size, x->size == 1 ? "" : "s");
+    else
+        snprintf(how_many, sizeof(how_many), "%zu of %zu elements", samples, x->size);
+    if (!isfinite(worst)) {
+        char g_text[32];
+        format_short(worst_grad, g_text, sizeof(g_text));
+        snprintf(note, cap, "finite differences DISAGREE: the gradient is %s at element %zu, where the finite "
+                            "difference is %.6g (%s)",
+                 g_text, worst_at, worst_fd, how_many);
+        return;
+    }
+    double rel = scale > 0 ? worst / scale : worst;
+    // 1e-6 of the largest gradient: far above the error of the differences themselves, far
+    // below any wrong derivative; a large y rounds each of its values by more, which a
+    // difference over 2h magnifies (the step is at least 1e-5)
+    double y_size = fabs(values[n->grad_of]->data[0]);
+    double noise = scale > 0 ? 1e3 * DBL_EPSILON * fmax(1.0, y_size) / 1e-5 / scale : 0;
+    if (rel <= fmax(1e-6, noise)) {
+        if (rel == 0)
+            snprintf(note, cap, "finite differences agree exactly (%s)", how_many);
+        else
+            snprintf(note, cap, "finite differences agree: largest relative difference %.0e (%s)", rel, how_many);
+    } else {
+        snprintf(note, cap,
+                 "finite differences DISAGREE: largest relative difference %.1e at element %zu (gradient %.6g, "
+                 "finite difference %.6g; %s)",
+                 rel, worst_at, worst_grad, worst_fd, how_many);
+    }
+}
+
 bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, size_t *budget, Diag *diag,
                     char *note, size_t cap) {
     const PlanNode *n = &plan->nodes[i];
     size_t v = n->grad_wrt, y = n->grad_of;
-    const Tensor *x = values[v], *grad = values[i];
+    const Tensor *x = values[v];
     size_t samples = x->size <= BACKWARD_CHECK_ALL ? x->size : BACKWARD_CHECK_SAMPLES;
     if (!isfinite(values[y]->data[0])) {
         char text[64];
@@ -280,49 +382,23 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
                      plan->nodes[v].name, plan->nodes[y].name);
         return true;
     }
-    *budget -= 2 * samples * work;
     // evenly spread over the tensor, the same elements on every run
     _Static_assert(BACKWARD_CHECK_SAMPLES <= BACKWARD_CHECK_ALL, "a stage checks at most BACKWARD_CHECK_ALL");
     size_t elements[BACKWARD_CHECK_ALL];
-    double fds[BACKWARD_CHECK_ALL];
     for (size_t s = 0; s < samples; s++)
         elements[s] = samples == x->size ? s : s * x->size / samples;
-    if (!gradcheck_differences(plan, trace, i, values, elements, samples, true, fds, NULL, diag))
+    // a step from an x that is not finite is not a number (-inf + inf is nan): its passes are
+    // not run, and its difference is left out as nan
+    size_t tried[BACKWARD_CHECK_ALL], n_tried = 0;
+    for (size_t s = 0; s < samples; s++)
+        if (isfinite(x->data[elements[s]]))
+            tried[n_tried++] = elements[s];
+    *budget -= 2 * n_tried * work;
+    double fds[BACKWARD_CHECK_ALL], tried_fds[BACKWARD_CHECK_ALL];
+    if (!gradcheck_differences(plan, trace, i, values, tried, n_tried, true, tried_fds, NULL, diag))
         return false;
-    double worst = 0.0, scale = 0.0, worst_grad = 0.0, worst_fd = 0.0;
-    size_t worst_at = 0;
-    for (size_t s = 0; s < samples; s++) {
-        double fd = fds[s], g = grad->data[elements[s]];
-        scale = fmax(scale, fmax(fabs(fd), fabs(g)));
-        double diff = fabs(fd - g);
-        if (!(diff <= worst)) {  // nan counts as the worst
-            worst = diff;
-            worst_at = elements[s];
-            worst_grad = g;
-            worst_fd = fd;
-        }
-    }
-    double rel = scale > 0 ? worst / scale : worst;
-    char how_many[64];
-    if (samples == x->size)
-        snprintf(how_many, sizeof(how_many), "all %zu element%s", x->size, x->size == 1 ? "" : "s");
-    else
-        snprintf(how_many, sizeof(how_many), "%zu of %zu elements", samples, x->size);
-    // 1e-6 of the largest gradient: far above the error of the differences themselves, far
-    // below any wrong derivative; a large y rounds each of its values by more, which a
-    // difference over 2h magnifies (the step is at least 1e-5)
-    double y_size = fabs(values[y]->data[0]);
-    double noise = scale > 0 ? 1e3 * DBL_EPSILON * fmax(1.0, y_size) / 1e-5 / scale : 0;
-    if (rel <= fmax(1e-6, noise)) {
-        if (rel == 0)
-            snprintf(note, cap, "finite differences agree exactly (%s)", how_many);
-        else
-            snprintf(note, cap, "finite differences agree: largest relative difference %.0e (%s)", rel, how_many);
-    } else {
-        snprintf(note, cap,
-                 "finite differences DISAGREE: largest relative difference %.1e at element %zu (gradient %.6g, "
-                 "finite difference %.6g; %s)",
-                 rel, worst_at, worst_grad, worst_fd, how_many);
-    }
+    for (size_t s = 0, k = 0; s < samples; s++)
+        fds[s] = k < n_tried && tried[k] == elements[s] ? tried_fds[k++] : NAN;
+    compare_note(plan, i, values, elements, fds, samples, note, cap);
     return true;
 }

@@ -29,8 +29,11 @@
 
 // Checks gradient node i against central finite differences of the forward pass (run again
 // from the perturbed tensor to y) and writes a note for the trace: "finite differences agree:
-// largest relative difference 3e-10 (all 12 elements)". The work it does comes off *budget
-// (start it at BACKWARD_CHECK_LESSON_WORK for a lesson). False when memory runs out.
+// largest relative difference 3e-10 (all 12 elements)". An element where x or the difference
+// is not finite cannot be checked: it is left out, and the note names the first ("2 of 3
+// elements; element 0 left out, where x is -inf and a difference is not a number"). The work
+// it does comes off *budget (start it at BACKWARD_CHECK_LESSON_WORK for a lesson). False when
+// memory runs out.
 bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, size_t *budget, Diag *diag,
                     char *note, size_t cap);
 
