@@ -162,6 +162,70 @@ static void test_shape_text(void **state) {
     assert_string_equal(buf, "[0, 18446744073709551615, 10, 1]");
 }
 
+// Blocks of every size, small ones from the huge-page region and large ones from the C library:
+// each aligned as malloc's, none overlapping another, each keeping what was written to it.
+// 1,500 blocks of up to 300,000 bytes pass the region's 8 MiB, so later ones come from malloc.
+static void test_blocks_of_every_size(void **state) {
+    (void)state;
+    enum { N = 1500 };
+    static unsigned char *blocks[N];
+    static size_t sizes[N];
+    uint64_t r = 7;
+    for (size_t i = 0; i < N; i++) {
+        r = r * 6364136223846793005u + 1442695040888963407u;
+        sizes[i] = i % 10 == 9 ? (size_t)(r >> 40) % 300000 : (size_t)(r >> 40) % 2000;
+        blocks[i] = util_malloc(sizes[i]);
+        assert_non_null(blocks[i]);
+        assert_int_equal((uintptr_t)blocks[i] % 16, 0);
+        memset(blocks[i], (int)(i % 251), sizes[i]);
+        if (i % 3 == 0) {  // freed early: its block serves a later size of its class
+            util_free(blocks[i]);
+            blocks[i] = NULL;
+        }
+    }
+    for (size_t i = 0; i < N; i++)
+        for (size_t k = 0; blocks[i] && k < sizes[i]; k++)
+            if (blocks[i][k] != (unsigned char)(i % 251))
+                fail_msg("block %zu of %zu bytes changed at byte %zu", i, sizes[i], k);
+    for (size_t i = 0; i < N; i++)
+        util_free(blocks[i]);
+}
+
+// A block freed dirty and handed out again by calloc is zeros; realloc keeps what a block held
+// when it grows within its size class, into a larger class and past the region to malloc's,
+// and when it shrinks.
+static void test_calloc_and_realloc_keep_their_promises(void **state) {
+    (void)state;
+    unsigned char *dirty = util_malloc(100);
+    assert_non_null(dirty);
+    memset(dirty, 0xab, 100);
+    util_free(dirty);
+    unsigned char *zeros = util_calloc(25, 4);
+    assert_non_null(zeros);
+    for (size_t k = 0; k < 100; k++)
+        assert_int_equal(zeros[k], 0);
+    util_free(zeros);
+
+    unsigned char *p = util_malloc(20);
+    assert_non_null(p);
+    for (size_t k = 0; k < 20; k++)
+        p[k] = (unsigned char)(k * 7 % 256);
+    size_t grown[] = {30, 1000, 5000, 70000, 400000, 1 << 20, 10};
+    size_t kept = 20;
+    for (size_t g = 0; g < sizeof(grown) / sizeof(grown[0]); g++) {
+        p = util_realloc(p, grown[g]);
+        assert_non_null(p);
+        size_t check = grown[g] < kept ? grown[g] : kept;
+        for (size_t k = 0; k < check; k++)
+            if (p[k] != (unsigned char)(k * 7 % 256))
+                fail_msg("realloc to %zu bytes lost byte %zu", grown[g], k);
+        for (size_t k = 0; k < grown[g]; k++)
+            p[k] = (unsigned char)(k * 7 % 256);
+        kept = grown[g];
+    }
+    util_free(p);
+}
+
 // Offsets in row-major order: [1, 2, 3] of [2, 3, 4] is 1*12 + 2*4 + 3 = 23, and back.
 static void test_flatten(void **state) {
     (void)state;
@@ -206,6 +270,8 @@ int main(void) {
         cmocka_unit_test(test_strbuf_sink_that_fails),
         cmocka_unit_test(test_printf_that_cannot_encode),
         cmocka_unit_test(test_strbuf_past_half_of_memory),
+        cmocka_unit_test(test_blocks_of_every_size),
+        cmocka_unit_test(test_calloc_and_realloc_keep_their_promises),
         cmocka_unit_test(test_shape_text),
         cmocka_unit_test(test_flatten),
         cmocka_unit_test(test_create_and_copy),

@@ -116,8 +116,7 @@ static PlanNode *new_node(Checker *c, PlanKind kind, size_t *index) {
     Plan *p = c->plan;
     if (p->n_nodes == p->cap) {
         // never cleared ahead, since a node is 700 bytes and memory first touched costs a page
-        // fault; 256 of them are past malloc's mapping threshold, so the array has pages of its
-        // own, touched only as nodes are added, and growing it remaps them instead of copying
+        // fault: its pages are touched only as nodes are added
         size_t cap = p->cap ? p->cap * 2 : 256, bytes;
         PlanNode *nodes = util_mul_size(cap, sizeof(PlanNode), &bytes) ? util_realloc(p->nodes, bytes) : NULL;
         if (!nodes) {
