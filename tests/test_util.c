@@ -94,6 +94,35 @@ static void test_strbuf(void **state) {
     strbuf_finish(&sb);
 }
 
+// printf into the room a buffer has left, for every length around the edge of that room (text
+// that fits, that fits but for its NUL, that does not fit), and characters one at a time
+// across a growth: each time the text is what was asked for, whole.
+static void test_strbuf_printf_at_the_edge_of_its_room(void **state) {
+    (void)state;
+    for (size_t before = 50; before < 70; before++)
+        for (int width = 1; width < 20; width++) {
+            StrBuf sb;
+            strbuf_init(&sb);
+            char want[128];
+            memset(want, 'a', before);
+            strbuf_append(&sb, want, before);
+            strbuf_printf(&sb, "%0*d", width, 7);
+            snprintf(want + before, sizeof(want) - before, "%0*d", width, 7);
+            assert_false(sb.failed);
+            assert_int_equal(sb.len, before + (size_t)width);
+            assert_string_equal(strbuf_str(&sb), want);
+            strbuf_finish(&sb);
+        }
+    StrBuf sb;
+    strbuf_init(&sb);
+    for (int i = 0; i < 1000; i++)
+        strbuf_putc(&sb, (char)('a' + i % 26));
+    assert_int_equal(sb.len, 1000);
+    assert_int_equal(strlen(strbuf_str(&sb)), 1000);
+    assert_int_equal(sb.data[999], 'a' + 999 % 26);
+    strbuf_finish(&sb);
+}
+
 // A sink that refuses to be written (a full disk) fails the buffer and keeps why; the text is
 // dropped, not kept growing.
 static void test_strbuf_sink_that_fails(void **state) {
@@ -267,6 +296,7 @@ int main(void) {
         cmocka_unit_test(test_failure_hook),
         cmocka_unit_test(test_arena),
         cmocka_unit_test(test_strbuf),
+        cmocka_unit_test(test_strbuf_printf_at_the_edge_of_its_room),
         cmocka_unit_test(test_strbuf_sink_that_fails),
         cmocka_unit_test(test_printf_that_cannot_encode),
         cmocka_unit_test(test_strbuf_past_half_of_memory),

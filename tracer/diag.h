@@ -49,25 +49,27 @@ typedef struct DiagWarning {
 } DiagWarning;
 
 typedef struct Diag {
+    // What diag_init sets comes first, all of it in the first 4 KiB: a Diag lives on the stack
+    // of the call that runs a lesson, and each page of it written is a page fault of its own.
     int status;             // STATUS_OK while nothing went wrong
-    char path[512];         // empty when the error has no file
     size_t line, col;       // 1-based; 0 when unknown
     size_t width;           // how many columns the caret underlines (at least 1)
+    size_t source_col;  // the caret's column within source_line (1-based)
+    size_t n_warnings;
+    size_t warnings_dropped;  // past DIAG_MAX_WARNINGS
+    size_t n_more;
+    bool more_dropped;  // DIAG_MAX_ERRORS were found and the rest of the lesson was not checked
+    bool out_of_memory;  // the error is diag_out_of_memory's: no fault of the lesson
+    char path[512];         // empty when the error has no file
     char message[1024];
     char hint[1024];        // may be empty
     // The quoted line, without its newline; may be empty. A long line is cut to a window
     // around the caret ("..." marks the cut), and bytes a terminal would act on are shown as '?'.
     char source_line[512];
-    size_t source_col;  // the caret's column within source_line (1-based)
     // Warnings: one line each ("lessons/x.yaml:3:7: warning: ..."), kept whatever the status.
     DiagWarning warnings[DIAG_MAX_WARNINGS];
-    size_t n_warnings;
-    size_t warnings_dropped;  // past DIAG_MAX_WARNINGS
     // Errors after the first, in the same file, in the order found (see diag_append).
     DiagMore more[DIAG_MAX_ERRORS - 1];
-    size_t n_more;
-    bool more_dropped;  // DIAG_MAX_ERRORS were found and the rest of the lesson was not checked
-    bool out_of_memory;  // the error is diag_out_of_memory's: no fault of the lesson
 } Diag;
 
 void diag_init(Diag *d);

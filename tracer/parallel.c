@@ -38,6 +38,10 @@ static void *run_chunk(void *arg) {
 void parallel_for(size_t n, size_t min_items, ParallelFn *fn, void *ctx) {
     if (n == 0)
         return;
+    if (n < 2 * min_items) {  // one chunk: the calling thread, without the bookkeeping
+        fn(ctx, 0, n);
+        return;
+    }
     size_t threads = parallel_threads();
     size_t most = min_items ? n / min_items : n;
     if (threads > most)

@@ -75,11 +75,28 @@ static void format_value(const Ctx *c, const Tensor *t, const int *decimals, siz
     format_with(&c->notation->style, t->data[k], buf, cap);
 }
 
+// A row or column's label, or its index; cut to cap - 1 bytes as snprintf would (a table is
+// drawn with thousands of them: no printf here).
 static void index_label(const Labels *l, size_t i, char *buf, size_t cap) {
-    if (l->items && i < l->n)
-        snprintf(buf, cap, "%s", l->items[i]);
-    else
-        snprintf(buf, cap, "%zu", i);
+    if (cap == 0)
+        return;
+    char digits[24];
+    const char *text = l->items && i < l->n ? l->items[i] : NULL;
+    size_t len;
+    if (text) {
+        len = strlen(text);
+    } else {
+        char *p = digits + sizeof(digits);
+        do
+            *--p = (char)('0' + i % 10);
+        while (i /= 10);
+        text = p;
+        len = (size_t)(digits + sizeof(digits) - p);
+    }
+    if (len >= cap)
+        len = cap - 1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
 }
 
 // How a tensor is drawn: numbers in a table, with cells coloured by value, with a shade

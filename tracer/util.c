@@ -385,21 +385,39 @@ void strbuf_puts(StrBuf *sb, const char *s) {
 }
 
 void strbuf_putc(StrBuf *sb, char c) {
+    if (!sb->failed && sb->len + 2 <= sb->cap) {  // room for it and the NUL: the common case
+        sb->data[sb->len++] = c;
+        sb->data[sb->len] = '\0';
+        strbuf_wrote(sb);
+        return;
+    }
     strbuf_append(sb, &c, 1);
 }
 
+// Printed once into the room the buffer has; only text that does not fit is printed again,
+// into a buffer grown for it.
 void strbuf_vprintf(StrBuf *sb, const char *fmt, va_list ap) {
+    if (sb->failed)
+        return;
+    size_t room = sb->cap > sb->len ? sb->cap - sb->len : 0;
     va_list copy;
     va_copy(copy, ap);
-    int n = vsnprintf(NULL, 0, fmt, copy);
+    int n = vsnprintf(room ? sb->data + sb->len : NULL, room, fmt, copy);
     va_end(copy);
     if (n < 0) {
         sb->failed = true;
+        if (room)
+            sb->data[sb->len] = '\0';
         return;
     }
-    if (!strbuf_reserve(sb, (size_t)n))
-        return;
-    vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    if ((size_t)n >= room) {
+        if (!strbuf_reserve(sb, (size_t)n)) {
+            if (room)
+                sb->data[sb->len] = '\0';
+            return;
+        }
+        vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
+    }
     sb->len += (size_t)n;
     strbuf_wrote(sb);
 }
