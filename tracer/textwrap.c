@@ -36,8 +36,12 @@ static size_t char_bytes(const char *s, size_t len) {
 static size_t fit_prefix(const char *s, size_t len, size_t cols) {
     size_t i = 0, w = 0;
     while (i < len) {
-        size_t n = char_bytes(s + i, len - i);
-        size_t cw = format_display_width(s + i, n);
+        unsigned char b = (unsigned char)s[i];
+        size_t n = 1, cw = 1;  // ASCII, nearly all the text: one byte, one column
+        if (b >= 0x80 || b == 0x1B) {
+            n = char_bytes(s + i, len - i);
+            cw = format_display_width(s + i, n);
+        }
         if (w + cw > cols && i > 0)
             break;
         w += cw;
