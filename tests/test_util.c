@@ -66,6 +66,14 @@ static void test_arena(void **state) {
     assert_non_null(big);
     big[99999] = 'x';
     assert_string_equal(arena_printf(a, "%d %s", 42, "tokens"), "42 tokens");
+    // text of every length around the 256 bytes printed on the stack comes out whole
+    for (int width = 250; width < 262; width++) {
+        char want[300];
+        snprintf(want, sizeof(want), "%0*d!", width, 7);
+        const char *got = arena_printf(a, "%0*d!", width, 7);
+        assert_non_null(got);
+        assert_string_equal(got, want);
+    }
     assert_string_equal(arena_strndup(a, "abcdef", 3), "abc");
     arena_destroy(a);
     arena_destroy(NULL);

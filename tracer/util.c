@@ -293,16 +293,23 @@ char *arena_strdup(Arena *arena, const char *s) {
     return arena_strndup(arena, s, strlen(s));
 }
 
+// Printed once into a buffer on the stack, which nearly every name and note fits; only longer
+// text is printed a second time, into room made for it.
 char *arena_printf(Arena *arena, const char *fmt, ...) {
+    char buf[256];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
+    int n = vsnprintf(buf, sizeof(buf), fmt, ap);
     va_end(ap);
     if (n < 0)
         return NULL;
     char *s = arena_alloc(arena, (size_t)n + 1);
     if (!s)
         return NULL;
+    if ((size_t)n < sizeof(buf)) {
+        memcpy(s, buf, (size_t)n + 1);
+        return s;
+    }
     va_start(ap, fmt);
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
