@@ -80,9 +80,9 @@ static bool scaled_whole(double v, int shift, uint64_t *whole) {
     return true;
 }
 
-// The decimal digits of q, at least `width` of them (zeros in front), at out; their count.
-static size_t put_digits(uint64_t q, size_t width, char *out) {
+size_t format_digits(uint64_t q, size_t width, char *out) {
     char rev[24];
+    ASSERT(width <= sizeof(rev));
     size_t n = 0;
     do {
         rev[n++] = (char)('0' + q % 10);
@@ -101,7 +101,7 @@ static size_t put_point(uint64_t q, int decimals, bool negative, char *out) {
     if (negative)
         out[at++] = '-';
     char digits[24];
-    size_t n = put_digits(q, (size_t)decimals + 1, digits), whole = n - (size_t)decimals;
+    size_t n = format_digits(q, (size_t)decimals + 1, digits), whole = n - (size_t)decimals;
     memcpy(out + at, digits, whole);
     at += whole;
     if (decimals > 0) {
@@ -153,7 +153,7 @@ static bool scientific_digits(double v, int decimals, char *buf) {
     size_t at = put_point(q, decimals, signbit(v), buf);
     buf[at++] = 'e';
     buf[at++] = e < 0 ? '-' : '+';
-    at += put_digits((uint64_t)(e < 0 ? -e : e), 2, buf + at);
+    at += format_digits((uint64_t)(e < 0 ? -e : e), 2, buf + at);
     buf[at] = '\0';
     return true;
 }

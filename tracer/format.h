@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 // The most decimals a number is printed with: the lesson's digits are at most 12
 // (LESSON_MAX_DIGITS) and 17 significant digits hold every double.
@@ -74,6 +75,10 @@ void format_short(double v, char *buf, size_t cap);
 // combining accents none, everything else one. ANSI colour escapes take none. The same on
 // every machine (no locale), so golden files do not depend on where they were made.
 size_t format_display_width(const char *s, size_t len);
+// The decimal digits of q, at least width of them (zeros in front), at out without a NUL
+// (room for 20 or width, width at most 24); their count. Counts, indices and labels are written with it rather
+// than printf, which costs a thousand instructions and more a number.
+size_t format_digits(uint64_t q, size_t width, char *out);
 // A size in bytes in the largest binary unit that keeps it at least 1: "1 GiB", "74.5 GiB",
 // "512 bytes".
 void format_bytes(double bytes, char *buf, size_t cap);

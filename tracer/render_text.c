@@ -81,18 +81,8 @@ static void index_label(const Labels *l, size_t i, char *buf, size_t cap) {
     if (cap == 0)
         return;
     char digits[24];
-    const char *text = l->items && i < l->n ? l->items[i] : NULL;
-    size_t len;
-    if (text) {
-        len = strlen(text);
-    } else {
-        char *p = digits + sizeof(digits);
-        do
-            *--p = (char)('0' + i % 10);
-        while (i /= 10);
-        text = p;
-        len = (size_t)(digits + sizeof(digits) - p);
-    }
+    const char *text = l->items && i < l->n ? l->items[i] : digits;
+    size_t len = text == digits ? format_digits(i, 1, digits) : strlen(text);
     if (len >= cap)
         len = cap - 1;
     memcpy(buf, text, len);

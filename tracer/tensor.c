@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "format.h"
 #include "util.h"
 
 bool shape_size(const Shape *shape, size_t *size) {
@@ -35,12 +36,7 @@ void shape_format(const Shape *shape, char *buf, size_t cap) {
             text[used++] = ',';
             text[used++] = ' ';
         }
-        char digits[20];
-        size_t n = 0;
-        for (size_t d = shape->dim[i]; n == 0 || d; d /= 10)
-            digits[n++] = (char)('0' + d % 10);
-        while (n)
-            text[used++] = digits[--n];
+        used += format_digits(shape->dim[i], 1, text + used);
     }
     text[used++] = ']';
     if (cap == 0)
