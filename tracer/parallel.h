@@ -19,5 +19,5 @@ void parallel_set_threads(size_t threads);
 size_t parallel_threads(void);
 // fn(ctx, begin, end) over contiguous chunks covering [0, n), one chunk per thread, with at
 // least min_items items in each (so small loops stay on the calling thread). fn must not
-// allocate through util (its failure-injection hook counts from one thread).
+// allocate through util (its failure-injection hook counts, and its pool serves, one thread).
 void parallel_for(size_t n, size_t min_items, ParallelFn *fn, void *ctx);

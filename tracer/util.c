@@ -3,7 +3,6 @@
 #include "util.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,10 +31,12 @@ size_t util_fail_allocation(size_t n) {
 // and on a virtual machine a fault can cost 10 µs and more: a hand-sized lesson spent a
 // millisecond or two in them. Blocks up to POOL_LARGEST bytes come instead from one region that
 // the kernel is asked to back with huge pages of 2 MiB (MADV_HUGEPAGE), each faulted in at once;
-// a hand-sized lesson fits in the first. Each block starts with a 16-byte header naming its size class; a freed block goes
-// on its class's list for the next allocation of that class. When the region is full, or
-// cannot be had, blocks come from the C library as before. Under AddressSanitizer every block
-// comes from the C library, so that each keeps its own bounds.
+// a hand-sized lesson fits in the first. Each block starts with a 16-byte header naming its
+// size class; a freed block goes on its class's list for the next allocation of that class.
+// When the region is full, or cannot be had, blocks come from the C library as before. Under
+// AddressSanitizer every block comes from the C library, so that each keeps its own bounds.
+// Like the failure-injection hook above, the pool takes no lock: only the calling thread
+// allocates through util (the chunks of parallel_for do not, see parallel.h).
 
 #if defined(__SANITIZE_ADDRESS__)
 #define POOL_ENABLED 0
@@ -60,12 +61,11 @@ typedef struct PoolBlock {
 } PoolBlock;
 
 static struct {
-    pthread_mutex_t lock;  // the finite-difference checks allocate from several threads
     char *base;            // NULL: not made yet, or the C library serves everything
     size_t used;
     bool tried;
     PoolBlock *free[POOL_CLASSES];
-} pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} pool;
 
 static size_t class_size(size_t c) {
     if (c < 64)
@@ -112,7 +112,6 @@ static void *pool_alloc(size_t size) {
     if (!POOL_ENABLED || size > POOL_LARGEST)
         return NULL;
     size_t c = class_of(size);
-    pthread_mutex_lock(&pool.lock);
     if (!pool.tried)
         pool_make();
     char *block = NULL;
@@ -124,7 +123,6 @@ static void *pool_alloc(size_t size) {
         pool.used += POOL_HEADER + class_size(c);
         memcpy(block, &c, sizeof(c));
     }
-    pthread_mutex_unlock(&pool.lock);
     return block ? block + POOL_HEADER : NULL;
 }
 
@@ -137,11 +135,9 @@ static size_t pool_block_size(const void *ptr) {
 static void pool_free(void *ptr) {
     size_t c;
     memcpy(&c, (char *)ptr - POOL_HEADER, sizeof(c));
-    pthread_mutex_lock(&pool.lock);
     PoolBlock *b = ptr;
     b->next = pool.free[c];
     pool.free[c] = b;
-    pthread_mutex_unlock(&pool.lock);
 }
 
 void *util_malloc(size_t size) {
