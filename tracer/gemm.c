@@ -19,8 +19,9 @@
 enum { GEMM_KC = 256, GEMM_MC = 96, GEMM_NC = 2400 };
 // Below this many multiply-adds a second thread costs more than it saves.
 #define GEMM_THREAD_MIN_WORK ((size_t)1 << 18)
-// Below this many, so does packing: a hand-sized lesson's products (and the finite-difference
-// checks that run them again and again) go straight through the reference order.
+// A product (one entry of a batch) of fewer is not packed either: a hand-sized lesson's
+// products, and the finite-difference checks that run them again and again, go straight
+// through the reference order.
 #define GEMM_PACK_MIN_WORK ((size_t)1 << 11)
 
 // ---------------------------------------------------------------- register tiles
@@ -289,6 +290,27 @@ static void run_units(void *ctx, size_t u0, size_t u1) {
     free(pack);
 }
 
+// Products too small to pack, entries e0 to e1 of the batch (flattened), each alone.
+typedef struct SmallTask {
+    const GemmOutput *c;
+    const GemmMatrix *a, *b;
+    size_t batch1;  // entries along the second batch axis
+    size_t n, k, m;
+} SmallTask;
+
+static void run_small(void *ctx, size_t e0, size_t e1) {
+    const SmallTask *t = ctx;
+    const GemmOutput *c = t->c;
+    const GemmMatrix *a = t->a, *b = t->b;
+    for (size_t e = e0; e < e1; e++) {
+        size_t i = e / t->batch1, j = e % t->batch1;
+        small_product(c->data + i * c->batch_step[0] + j * c->batch_step[1], c->row_step,
+                      a->data + i * a->batch_step[0] + j * a->batch_step[1], a->row_step, a->col_step,
+                      b->data + i * b->batch_step[0] + j * b->batch_step[1], b->row_step, b->col_step, t->n, t->k,
+                      t->m);
+    }
+}
+
 // ---------------------------------------------------------------- entry points
 
 GemmMatrix gemm_dense(const double *data, size_t rows, size_t cols) {
@@ -312,14 +334,11 @@ void gemm_batched_to(const GemmOutput *c, const GemmMatrix *a, const GemmMatrix 
     size_t entries = batch[0] * batch[1];
     if (entries == 0 || n == 0 || m == 0)
         return;
-    size_t work = entries * n * m * (k ? k : 1);
-    if (work < GEMM_PACK_MIN_WORK) {
-        for (size_t i = 0; i < batch[0]; i++)
-            for (size_t j = 0; j < batch[1]; j++)
-                small_product(c->data + i * c->batch_step[0] + j * c->batch_step[1], c->row_step,
-                                  a->data + i * a->batch_step[0] + j * a->batch_step[1], a->row_step, a->col_step,
-                                  b->data + i * b->batch_step[0] + j * b->batch_step[1], b->row_step, b->col_step,
-                                  n, k, m);
+    size_t per_entry = n * m * (k ? k : 1), work = entries * per_entry;
+    if (per_entry < GEMM_PACK_MIN_WORK) {
+        // many small products (a gradient stage's passes run together) split by entries
+        SmallTask task = {.c = c, .a = a, .b = b, .batch1 = batch[1], .n = n, .k = k, .m = m};
+        parallel_for(entries, (GEMM_THREAD_MIN_WORK + per_entry - 1) / per_entry, run_small, &task);
         return;
     }
     const PathInfo *path = &paths[gemm_path()];
