@@ -44,8 +44,8 @@ static void test_an_unread_row_moves_nothing(void **state) {
     const size_t elements[6] = {0, 1, 2, 3, 4, 5};
     double fast[6], slow[6];
     GradcheckShortcuts taken = {0}, none = {0};
-    assert_true(gradcheck_differences(f->plan, f->trace, dE, t->tensors, elements, 6, true, fast, &taken, &f->diag));
-    assert_true(gradcheck_differences(f->plan, f->trace, dE, t->tensors, elements, 6, false, slow, &none, &f->diag));
+    assert_true(gradcheck_differences(f->plan, f->trace, dE, t->tensors, elements, 6, GRADCHECK_SHORTCUTS, fast, &taken, &f->diag));
+    assert_true(gradcheck_differences(f->plan, f->trace, dE, t->tensors, elements, 6, GRADCHECK_WHOLE, slow, &none, &f->diag));
     assert_memory_equal(fast, slow, sizeof(fast));
     // the row no id reads: y does not move at all, to the last bit
     assert_true(fast[2] == 0.0 && fast[3] == 0.0);
@@ -77,8 +77,8 @@ static void test_an_infinite_element_moves_nothing(void **state) {
     const size_t elements[2] = {0, 1};
     double fast[2], slow[2];
     GradcheckShortcuts taken = {0};
-    assert_true(gradcheck_differences(f->plan, f->trace, dx, t->tensors, elements, 2, true, fast, &taken, &f->diag));
-    assert_true(gradcheck_differences(f->plan, f->trace, dx, t->tensors, elements, 2, false, slow, NULL, &f->diag));
+    assert_true(gradcheck_differences(f->plan, f->trace, dx, t->tensors, elements, 2, GRADCHECK_SHORTCUTS, fast, &taken, &f->diag));
+    assert_true(gradcheck_differences(f->plan, f->trace, dx, t->tensors, elements, 2, GRADCHECK_WHOLE, slow, NULL, &f->diag));
     assert_memory_equal(fast, slow, sizeof(fast));
     assert_true(isnan(fast[0]));
     assert_double_equal(fast[1], exp(0.5), 1e-8 * exp(0.5));
@@ -164,10 +164,10 @@ static void test_a_gradient_that_is_not_finite_disagrees(void **state) {
 }
 
 // Every gradient stage of every lesson given, at up to BACKWARD_CHECK_ALL of its elements:
-// the same bits with the shortcuts as without them.
+// the same bits with the shortcuts as without them, and with all the passes run at once.
 static void test_every_lesson_the_same_bits_either_way(void **state) {
     Fixture *f = *state;
-    GradcheckShortcuts taken = {0};
+    GradcheckShortcuts taken = {0}, together = {0};
     size_t stages = 0, differences = 0;
     for (size_t l = 0; l < n_lesson_paths; l++) {
         fixture_plan_file(f, lesson_paths[l]);
@@ -179,24 +179,33 @@ static void test_every_lesson_the_same_bits_either_way(void **state) {
             size_t count = t->tensors[n->grad_wrt]->size;
             count = count < BACKWARD_CHECK_ALL ? count : BACKWARD_CHECK_ALL;
             size_t elements[BACKWARD_CHECK_ALL];
-            double fast[BACKWARD_CHECK_ALL], slow[BACKWARD_CHECK_ALL];
+            double fast[BACKWARD_CHECK_ALL], slow[BACKWARD_CHECK_ALL], stacked[BACKWARD_CHECK_ALL];
             for (size_t k = 0; k < count; k++)
                 elements[k] = k;
-            assert_true(gradcheck_differences(f->plan, f->trace, i, t->tensors, elements, count, true, fast, &taken,
-                                              &f->diag));
-            assert_true(gradcheck_differences(f->plan, f->trace, i, t->tensors, elements, count, false, slow, NULL,
-                                              &f->diag));
+            assert_true(gradcheck_differences(f->plan, f->trace, i, t->tensors, elements, count, GRADCHECK_SHORTCUTS,
+                                              fast, &taken, &f->diag));
+            assert_true(gradcheck_differences(f->plan, f->trace, i, t->tensors, elements, count, GRADCHECK_WHOLE, slow,
+                                              NULL, &f->diag));
+            assert_true(gradcheck_differences(f->plan, f->trace, i, t->tensors, elements, count, GRADCHECK_STACKED,
+                                              stacked, &together, &f->diag));
             if (memcmp(fast, slow, count * sizeof(double)) != 0)
                 fail_msg("%s, stage %s: the shortcuts change a finite difference", lesson_paths[l], n->name);
+            for (size_t k = 0; k < count; k++)
+                if (memcmp(&stacked[k], &slow[k], sizeof(double)) != 0)
+                    fail_msg("%s, stage %s, element %zu: %.17g all passes at once, %.17g one at a time",
+                             lesson_paths[l], n->name, k, stacked[k], slow[k]);
             stages++;
             differences += count;
         }
     }
-    print_message("%zu gradient stages, %zu differences the same both ways; %zu nodes found unmoved, %zu computed "
-                  "in part\n",
-                  stages, differences, taken.unmoved, taken.in_part);
+    print_message("%zu gradient stages, %zu differences the same all three ways; one pass at a time, %zu nodes found "
+                  "unmoved and %zu computed in part; all at once, %zu nodes computed for every pass together, %zu "
+                  "in part, %zu found unmoved\n",
+                  stages, differences, taken.unmoved, taken.in_part, together.stacked, together.in_part,
+                  together.unmoved);
     assert_true(stages > 0);
     assert_true(taken.unmoved > 0 && taken.in_part > 0);
+    assert_true(together.stacked > 0 && together.in_part > 0 && together.unmoved > 0);
 }
 
 int main(int argc, char **argv) {

@@ -353,6 +353,34 @@ static bool resolve_index(const OpAttrs *attrs, const Tensor *const *in, KernelA
     return true;
 }
 
+// The rows of x that x[...] reads, when every index is known before running and none gathers
+// a list or adds an axis: a row is read when each item on its leading axes takes its place
+// there (the item on the last axis, if any, picks within the row).
+static bool rows_read_index(const OpAttrs *at, const Shape *in, size_t k, bool *rows) {
+    if (k != 0 || at->index_input != OP_NO_INDEX_INPUT || in->rank == 0 || at->n_index > in->rank)
+        return false;
+    for (size_t i = 0; i < at->n_index; i++)
+        if (at->index[i].kind == KERNEL_INDEX_LIST || at->index[i].kind == KERNEL_INDEX_NEW)
+            return false;
+    size_t width = in->dim[in->rank - 1], size;
+    if (width == 0 || !shape_size(in, &size))
+        return false;
+    Shape leading = {.rank = in->rank - 1};
+    memcpy(leading.dim, in->dim, leading.rank * sizeof(size_t));
+    size_t idx[TENSOR_MAX_RANK];
+    for (size_t r = 0; r < size / width; r++) {
+        shape_unflatten(&leading, r, idx);
+        bool read = true;
+        for (size_t i = 0; i < at->n_index && i < leading.rank && read; i++) {
+            const KernelAxisIndex *it = &at->index[i];
+            read = it->kind == KERNEL_INDEX_ALL || (it->kind == KERNEL_INDEX_AT && idx[i] == it->start) ||
+                   (it->kind == KERNEL_INDEX_RANGE && idx[i] >= it->start && idx[i] < it->stop);
+        }
+        rows[r] = rows[r] || read;
+    }
+    return true;
+}
+
 static bool grad_index(OpGrad *g) {
     KernelAxisIndex index[KERNEL_MAX_INDEX];
     size_t *list;
@@ -419,7 +447,8 @@ static bool grad_concat(OpGrad *g) {
 static const OpDef ops[] = {
     {.name = "index", .syntax = OP_INDEXING, .token = '[', .symbol = "[]",
      .about = "indexing: pick rows, columns or ranges", .params = {OP_X, OP_X}, .infer = infer_index,
-     .compute = compute_index, .explain = explain_index, .integers = INTEGERS_IF_FIRST, .grad = grad_index,
+     .compute = compute_index, .explain = explain_index, .integers = INTEGERS_IF_FIRST, .rows_read = rows_read_index,
+     .grad = grad_index,
      .no_grad = OP_NO_GRAD(1), .grad_formula = {"%g put back in the places %y took from %0"},
      .explain_grad = explain_grad_index},
     {.name = "take", .about = "look up table entries by index",
