@@ -123,7 +123,7 @@ static bool in_part(const Plan *plan, size_t u, Tensor *const *values, const dou
     bool by_rows = in_w > 1 || out_w > 1 || rows_alone(plan, n);
     // the units computed alone, elements or rows, and how many of them make a row of u
     size_t units = was->size / in_w, total = units * copies, moved = 0;
-    size_t per_row = by_rows ? 1 : row_width(&n->shape);
+    size_t per_row = by_rows ? 1 : row_width(&n->shape), rows = per_row ? units / per_row : 0;
     // elements: no more than half, as computing one is cheap; rows: no more than three quarters
     size_t most = by_rows ? total / 4 * 3 : total / 2;
     if (!gather_reserve(g, most * in_w, most * out_w, most)) {
@@ -131,15 +131,23 @@ static bool in_part(const Plan *plan, size_t u, Tensor *const *values, const dou
         diag_out_of_memory(diag);
         return true;
     }
+    // row by row, the rows y needs, then element by element in a row that moved
     for (size_t c = 0; c < copies; c++)
-        for (size_t r = 0; r < units; r++) {
-            const double *unit = now + (c * units + r) * in_w;
-            if ((need && per_row && !need[r / per_row]) || !row_moved(unit, was->data + r * in_w, in_w))
+        for (size_t r = 0; r < rows; r++) {
+            const double *row = now + (c * units + r * per_row) * in_w, *row_was = was->data + r * per_row * in_w;
+            if ((need && !need[r]) || !row_moved(row, row_was, per_row * in_w))
                 continue;
-            if (moved == most)
-                return false;
-            memcpy(g->in + moved * in_w, unit, in_w * sizeof(double));
-            g->at[moved++] = c * units + r;
+            for (size_t q = 0; q < per_row; q++) {
+                if (per_row > 1 && !row_moved(row + q, row_was + q, 1))
+                    continue;
+                if (moved == most)
+                    return false;
+                if (in_w == 1)
+                    g->in[moved] = row[q];
+                else
+                    memcpy(g->in + moved * in_w, row, in_w * sizeof(double));
+                g->at[moved++] = c * units + r * per_row + q;
+            }
         }
     for (size_t c = 0; c < copies; c++)
         memcpy(out + c * result->size, result->data, result->size * sizeof(double));
@@ -147,16 +155,20 @@ static bool in_part(const Plan *plan, size_t u, Tensor *const *values, const dou
         return true;
     Tensor part = {.shape = {.rank = by_rows ? 2 : 1, .dim = {moved, in_w}}, .size = moved * in_w, .data = g->in,
                    .is_count = plan->nodes[n->args[0]].is_count};
+    // no zeros first: the operations computed in part write every value of their result
     Tensor changed = {.shape = {.rank = by_rows ? 2 : 1, .dim = {moved, out_w}}, .size = moved * out_w,
                       .data = g->out, .is_count = n->is_count};
-    memset(changed.data, 0, changed.size * sizeof(double));
     const Tensor *in[EXPR_MAX_ARGS] = {&part};
     for (size_t k = 1; k < n->n_args; k++)
         in[k] = values[n->args[k]];
     if (!(*ok = eval_op_on(plan, u, in, &changed, arena, diag)))
         return true;
-    for (size_t j = 0; j < moved; j++)
-        memcpy(out + g->at[j] * out_w, g->out + j * out_w, out_w * sizeof(double));
+    for (size_t j = 0; j < moved; j++) {
+        if (out_w == 1)
+            out[g->at[j]] = g->out[j];
+        else
+            memcpy(out + g->at[j] * out_w, g->out + j * out_w, out_w * sizeof(double));
+    }
     return true;
 }
 
@@ -402,8 +414,11 @@ static void stacks_finish(Stacks *s) {
 }
 
 // The shape of a stack of a node's copies as an operation with a result of rank `rank` reads
-// it: the passes in front, then the node's own shape padded with 1s to that rank.
-static Shape stacked_shape(const Shape *own, size_t passes, size_t rank) {
+// it: the passes in front, then the node's own shape, padded with 1s to that rank unless the
+// operation takes its stacks unpadded (OpDef.stack_prepends).
+static Shape stacked_shape(const OpDef *op, const Shape *own, size_t passes, size_t rank) {
+    if (op->stack_prepends || rank < own->rank)
+        rank = own->rank;
     Shape s = {.rank = rank + 1, .dim = {passes}};
     for (size_t i = 1; i <= rank - own->rank; i++)
         s.dim[i] = 1;
@@ -412,15 +427,17 @@ static Shape stacked_shape(const Shape *own, size_t passes, size_t rank) {
     return s;
 }
 
-// Can node n be computed once for the whole stack? Its stacked inputs must be ones the
-// operation takes stacked, of no more axes than the result, and one more axis must fit.
-static bool computes_stacked(const Stacks *s, const PlanNode *n) {
-    if (n->shape.rank + 1 > TENSOR_MAX_RANK)
+// Can node n be computed once for the whole stack, with these attrs? Its stacked inputs must
+// be ones the operation takes stacked, each of them and the result with room for one more
+// axis, and its attrs must have a stacked form when they change.
+static bool computes_stacked(const Stacks *s, const PlanNode *n, OpAttrs *attrs) {
+    const OpDef *op = n->op;
+    if (n->shape.rank + 1 > TENSOR_MAX_RANK || (op->stack_attrs && !op->stack_attrs(&n->attrs, attrs)))
         return false;
     for (size_t k = 0; k < n->n_args; k++) {
         const Shape *own = &s->plan->nodes[n->args[k]].shape;
-        if (s->copies[n->args[k]] && (!(n->op->stacks & OP_STACKS(k)) || own->rank < n->op->stack_min_rank ||
-                                      own->rank > n->shape.rank))
+        if (s->copies[n->args[k]] && (!(op->stacks & OP_STACKS(k)) || own->rank < op->stack_min_rank ||
+                                      own->rank + 1 > TENSOR_MAX_RANK))
             return false;
     }
     return true;
@@ -436,7 +453,8 @@ static bool compute_copies(Stacks *s, size_t u, double *out, Diag *diag) {
     size_t passes = s->passes, size = s->values[u]->size;
     Tensor args[EXPR_MAX_ARGS];
     const Tensor *in[EXPR_MAX_ARGS];
-    if (computes_stacked(s, n)) {
+    OpAttrs attrs;
+    if (computes_stacked(s, n, &attrs)) {
         bool ok = true;
         bool others_whole = n->n_args > 0 && s->copies[n->args[0]];
         for (size_t k = 1; k < n->n_args; k++)
@@ -448,22 +466,39 @@ static bool compute_copies(Stacks *s, size_t u, double *out, Diag *diag) {
                 s->taken->in_part++;
             return ok;
         }
-        for (size_t k = 0; k < n->n_args; k++) {
-            size_t a = n->args[k];
+        double *tiles = NULL;  // the inputs repeated along the stack, one after another
+        size_t tiled = 0;
+        for (size_t k = 0; k < n->n_args; k++)
+            if (!s->copies[n->args[k]] && (n->op->stack_tiles & OP_STACKS(k)))
+                tiled += passes * s->values[n->args[k]]->size;
+        if (tiled && !(tiles = util_malloc(tiled * sizeof(double)))) {
+            diag_out_of_memory(diag);
+            return false;
+        }
+        for (size_t k = 0, at = 0; k < n->n_args; k++) {
+            size_t a = n->args[k], a_size = s->values[a]->size;
             const PlanNode *an = &plan->nodes[a];
             in[k] = s->values[a];
-            if (s->copies[a]) {
-                args[k] = (Tensor){.shape = stacked_shape(&an->shape, passes, n->shape.rank),
-                                   .size = passes * s->values[a]->size, .data = s->copies[a],
-                                   .is_count = an->is_count};
+            double *data = s->copies[a];
+            if (!data && (n->op->stack_tiles & OP_STACKS(k))) {
+                data = tiles + at;
+                for (size_t c = 0; c < passes; c++)
+                    memcpy(data + c * a_size, s->values[a]->data, a_size * sizeof(double));
+                at += passes * a_size;
+            }
+            if (data) {
+                args[k] = (Tensor){.shape = stacked_shape(n->op, &an->shape, passes, n->shape.rank),
+                                   .size = passes * a_size, .data = data, .is_count = an->is_count};
                 in[k] = &args[k];
             }
         }
-        Tensor result = {.shape = stacked_shape(&n->shape, passes, n->shape.rank), .size = passes * size,
+        Tensor result = {.shape = stacked_shape(n->op, &n->shape, passes, n->shape.rank), .size = passes * size,
                          .data = out, .is_count = n->is_count};
         if (s->taken)
             s->taken->stacked++;
-        return eval_op_on(plan, u, in, &result, arena, diag);
+        ok = eval_op_with(plan, u, n->op->stack_attrs ? &attrs : &n->attrs, in, &result, arena, diag);
+        util_free(tiles);
+        return ok;
     }
     memset(out, 0, passes * size * sizeof(double));
     for (size_t c = 0; c < passes; c++) {

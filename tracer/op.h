@@ -268,6 +268,13 @@ struct OpDef {
     // stage at once this way.
     unsigned stacks;
     size_t stack_min_rank;
+    // Stacked inputs take the new axis in front of their own shape, without the padding
+    // (indexing, cross_entropy); stack_attrs, when set, gives the attrs that compute the same
+    // on them (false: it cannot), and the inputs in stack_tiles, when not stacked themselves,
+    // are repeated along the new axis (cross_entropy's targets, one per row).
+    bool stack_prepends;
+    bool (*stack_attrs)(const OpAttrs *attrs, OpAttrs *stacked);
+    unsigned stack_tiles;
     // Each last-axis row of the result comes from the same row of input 0 alone, with the
     // other inputs whole (softmax, layernorm, the left of a matrix product by one matrix):
     // the checks compute again only the rows whose input moved.

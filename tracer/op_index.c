@@ -381,6 +381,22 @@ static bool rows_read_index(const OpAttrs *at, const Shape *in, size_t k, bool *
     return true;
 }
 
+// x[...] on copies of x stacked along a new first axis: the same items after a ':' for that
+// axis, as long as a list of indices stays where it was (numpy moves one to the front when
+// a ':' parts it from the whole numbers around it, x[0, :, [2, 0]]).
+static bool stack_attrs_index(const OpAttrs *at, OpAttrs *stacked) {
+    if (at->n_index + 1 > KERNEL_MAX_INDEX)
+        return false;
+    *stacked = *at;
+    stacked->index[0] = (KernelAxisIndex){.kind = KERNEL_INDEX_ALL};
+    memcpy(stacked->index + 1, at->index, at->n_index * sizeof(KernelAxisIndex));
+    stacked->n_index = at->n_index + 1;
+    if (at->index_input != OP_NO_INDEX_INPUT)
+        stacked->index_input = at->index_input + 1;
+    size_t list = kernel_index_list_axis(at->index, at->n_index);
+    return kernel_index_list_axis(stacked->index, stacked->n_index) == (list == KERNEL_NO_AXIS ? list : list + 1);
+}
+
 static bool grad_index(OpGrad *g) {
     KernelAxisIndex index[KERNEL_MAX_INDEX];
     size_t *list;
@@ -448,6 +464,7 @@ static const OpDef ops[] = {
     {.name = "index", .syntax = OP_INDEXING, .token = '[', .symbol = "[]",
      .about = "indexing: pick rows, columns or ranges", .params = {OP_X, OP_X}, .infer = infer_index,
      .compute = compute_index, .explain = explain_index, .integers = INTEGERS_IF_FIRST, .rows_read = rows_read_index,
+     .stacks = OP_STACKS(0), .stack_prepends = true, .stack_attrs = stack_attrs_index,
      .grad = grad_index,
      .no_grad = OP_NO_GRAD(1), .grad_formula = {"%g put back in the places %y took from %0"},
      .explain_grad = explain_grad_index},
