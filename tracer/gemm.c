@@ -139,14 +139,55 @@ static void strided_reference(double *c, size_t ldc, const double *a, size_t ars
 // every x86-64; each lane is the same multiply and add as the scalar loop).
 typedef double Pair __attribute__((vector_size(2 * sizeof(double))));
 
-// A product too small to pack, in the same order: when b's rows are contiguous, each row of c
-// is summed in place, p outer and j inner. Every element still gets 0.0, then each a[i][p] *
+// Rows of a product too small to pack with m columns, m fixed when compiled and at most 16:
+// each row of c is summed in registers, p outer and j inner, and stored once. Every element
+// gets 0.0, then each a[i][p] * b[p][j] in p order, as in the reference.
+static inline __attribute__((always_inline)) void narrow_product(double *c, size_t ldc, const double *a, size_t ars,
+                                                                 size_t acs, const double *b, size_t brs, size_t n,
+                                                                 size_t k, const size_t m) {
+    for (size_t i = 0; i < n; i++) {
+        Pair acc[8] = {{0.0, 0.0}};
+        double last = 0.0;  // an odd m's last column
+        for (size_t p = 0; p < k; p++) {
+            const double x = a[i * ars + p * acs];
+            const Pair xx = {x, x};
+            const double *brow = b + p * brs;
+            for (size_t j = 0; j + 2 <= m; j += 2) {
+                Pair y;
+                memcpy(&y, brow + j, sizeof(y));
+                acc[j / 2] += xx * y;
+            }
+            if (m % 2)
+                last += x * brow[m - 1];
+        }
+        double *row = c + i * ldc;
+        for (size_t j = 0; j + 2 <= m; j += 2)
+            memcpy(row + j, &acc[j / 2], sizeof(Pair));
+        if (m % 2)
+            row[m - 1] = last;
+    }
+}
+
+// A product too small to pack, in the same order: when b's rows are contiguous and c has at
+// most 16 columns, in registers (narrow_product); otherwise each row of c is summed in place,
+// p outer and j inner. Every element still gets 0.0, then each a[i][p] *
 // b[p][j] in p order, so the bits are the reference's; the j loop runs two columns at a time.
 static void small_product(double *c, size_t ldc, const double *a, size_t ars, size_t acs, const double *b,
                           size_t brs, size_t bcs, size_t n, size_t k, size_t m) {
     if (bcs != 1) {
         strided_reference(c, ldc, a, ars, acs, b, brs, bcs, n, k, m);
         return;
+    }
+    switch (m) {
+#define NARROW(M)                                                \
+    case M:                                                      \
+        narrow_product(c, ldc, a, ars, acs, b, brs, n, k, M);    \
+        return;
+        NARROW(1) NARROW(2) NARROW(3) NARROW(4) NARROW(5) NARROW(6) NARROW(7) NARROW(8)
+        NARROW(9) NARROW(10) NARROW(11) NARROW(12) NARROW(13) NARROW(14) NARROW(15) NARROW(16)
+#undef NARROW
+    default:
+        break;
     }
     for (size_t i = 0; i < n; i++) {
         double *restrict row = c + i * ldc;
