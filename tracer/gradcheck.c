@@ -102,6 +102,18 @@ static bool part_widths(const Plan *plan, const PlanNode *n, bool rows_too, size
     return true;
 }
 
+// What in_part reads and writes: node u's input 0 in `copies` copies side by side (its other
+// inputs are as they were), and room for the result's copies.
+typedef struct Part {
+    const double *now;     // input 0's copies
+    size_t copies;
+    bool rows_too;         // by rows as well as by elements (part_widths)
+    const bool *need;      // the rows of u that y needs; NULL: all
+    const bool *moved_in;  // per copy, the rows of input 0 that may have moved; NULL: look at each
+    bool *moved_out;       // per copy, the rows of u computed again; NULL: not kept
+    double *out;           // the result's copies
+} Part;
+
 // Node u computed again only where its input 0 moved, in `copies` copies side by side: now
 // holds that input's copies (the other inputs are as they were), and out receives the
 // result's copies. The rest of the result stays as it was, since the operation on the same
@@ -111,11 +123,13 @@ static bool part_widths(const Plan *plan, const PlanNode *n, bool rows_too, size
 // False, out untouched, when too much of the input moved for the part to be worth it: the
 // caller computes the whole. *ok false: the operation refused or memory ran out (diag says
 // why).
-static bool in_part(const Plan *plan, size_t u, Tensor *const *values, const double *now, size_t copies,
-                    bool rows_too, const bool *need, double *out, Gather *g, Arena *arena, bool *ok, Diag *diag) {
+static bool in_part(const Plan *plan, size_t u, Tensor *const *values, const Part *p, Gather *g, Arena *arena,
+                    bool *ok, Diag *diag) {
     const PlanNode *n = &plan->nodes[u];
-    size_t in_w, out_w;
-    if (!part_widths(plan, n, rows_too, &in_w, &out_w))
+    const double *now = p->now;
+    const bool *need = p->need;
+    size_t in_w, out_w, copies = p->copies;
+    if (!part_widths(plan, n, p->rows_too, &in_w, &out_w))
         return false;
     const Tensor *was = values[n->args[0]], *result = values[u];
     if (!was->data || !result->data || was->size / in_w != result->size / out_w)
@@ -131,12 +145,17 @@ static bool in_part(const Plan *plan, size_t u, Tensor *const *values, const dou
         diag_out_of_memory(diag);
         return true;
     }
-    // row by row, the rows y needs, then element by element in a row that moved
+    // row by row, the rows y needs, then element by element in a row that moved; a row said to
+    // have moved (moved_in) is taken whole unseen, as computing it again gives its own bits
+    if (p->moved_out)
+        memset(p->moved_out, 0, copies * rows * sizeof(bool));
     for (size_t c = 0; c < copies; c++)
         for (size_t r = 0; r < rows; r++) {
             const double *row = now + (c * units + r * per_row) * in_w, *row_was = was->data + r * per_row * in_w;
-            if ((need && !need[r]) || !row_moved(row, row_was, per_row * in_w))
+            bool known = p->moved_in != NULL;
+            if ((need && !need[r]) || (known ? !p->moved_in[c * rows + r] : !row_moved(row, row_was, per_row * in_w)))
                 continue;
+            size_t before = moved;
             for (size_t q = 0; q < per_row; q++) {
                 if (per_row > 1 && !row_moved(row + q, row_was + q, 1))
                     continue;
@@ -148,7 +167,10 @@ static bool in_part(const Plan *plan, size_t u, Tensor *const *values, const dou
                     memcpy(g->in + moved * in_w, row, in_w * sizeof(double));
                 g->at[moved++] = c * units + r * per_row + q;
             }
+            if (p->moved_out && moved > before)
+                p->moved_out[c * rows + r] = true;
         }
+    double *out = p->out;
     for (size_t c = 0; c < copies; c++)
         memcpy(out + c * result->size, result->data, result->size * sizeof(double));
     if (moved == 0)  // an inf moved by h is still inf
@@ -245,8 +267,8 @@ static double perturbed_loss(Passes *p, size_t e, double h, Diag *diag) {
             memset(own[u]->data, 0, own[u]->size * sizeof(double));
         }
         if (n->has_values && p->shortcuts && n->n_args == 1 && scratch[n->args[0]]->data &&
-            in_part(plan, u, values, scratch[n->args[0]]->data, 1, false, NULL, own[u]->data, &p->gather, p->trace->arena,
-                    &ok, diag)) {
+            in_part(plan, u, values, &(Part){.now = scratch[n->args[0]]->data, .copies = 1, .out = own[u]->data},
+                    &p->gather, p->trace->arena, &ok, diag)) {
             if (p->taken)
                 p->taken->in_part++;
         } else if (n->has_values) {
@@ -306,6 +328,8 @@ typedef struct Stacks {
     bool *dirty;        // this round: the nodes whose copies differ from their values
     size_t *last_read;  // the last node up to y that reads each node (0: none)
     double **copies;    // this round: each node's copies, one per pass; NULL: read its values
+    bool **moved;       // this round: per copy, the rows of a node computed again in part (and
+                        // of x, the one moved); NULL: not known
     size_t passes;      // in this round
     Gather gather;
     GradcheckShortcuts *taken;
@@ -341,7 +365,8 @@ static bool stacks_init(Stacks *s, const Plan *plan, Trace *trace, size_t i, Ten
     s->dirty = util_calloc(y + 1, sizeof(bool));
     s->last_read = util_calloc(y + 1, sizeof(size_t));
     s->copies = util_calloc(y + 1, sizeof(double *));
-    if (!s->moves || !s->need || !s->needed || !s->dirty || !s->last_read || !s->copies) {
+    s->moved = util_calloc(y + 1, sizeof(bool *));
+    if (!s->moves || !s->need || !s->needed || !s->dirty || !s->last_read || !s->copies || !s->moved) {
         *no_memory = true;
         return false;
     }
@@ -393,11 +418,17 @@ static bool stacks_init(Stacks *s, const Plan *plan, Trace *trace, size_t i, Ten
     return true;
 }
 
+// Node u's copies, and what is known of where they moved, are no longer read.
+static void stacks_free_node(Stacks *s, size_t u) {
+    util_free(s->copies[u]);
+    s->copies[u] = NULL;
+    util_free(s->moved[u]);
+    s->moved[u] = NULL;
+}
+
 static void stacks_free_copies(Stacks *s) {
-    for (size_t u = s->v; s->copies && u <= s->y; u++) {
-        util_free(s->copies[u]);
-        s->copies[u] = NULL;
-    }
+    for (size_t u = s->v; s->copies && s->moved && u <= s->y; u++)
+        stacks_free_node(s, u);
 }
 
 static void stacks_finish(Stacks *s) {
@@ -410,6 +441,7 @@ static void stacks_finish(Stacks *s) {
     util_free(s->dirty);
     util_free(s->last_read);
     util_free(s->copies);
+    util_free(s->moved);
     gather_free(&s->gather);
 }
 
@@ -444,7 +476,7 @@ static bool computes_stacked(const Stacks *s, const PlanNode *n, OpAttrs *attrs)
 }
 
 // Node u's copies into out (room for every pass's copy): once for the stack, only where its
-// input moved, or once per copy. Each writes every value of its result (once per copy, into
+// input moved (the rows computed again in s->moved[u]), or once per copy. Each writes every value of its result (once per copy, into
 // zeros, as eval_node makes a result). False with diag filled when the operation refuses.
 static bool compute_copies(Stacks *s, size_t u, double *out, Diag *diag) {
     const Plan *plan = s->plan;
@@ -459,12 +491,22 @@ static bool compute_copies(Stacks *s, size_t u, double *out, Diag *diag) {
         bool others_whole = n->n_args > 0 && s->copies[n->args[0]];
         for (size_t k = 1; k < n->n_args; k++)
             others_whole = others_whole && !s->copies[n->args[k]];
-        if (others_whole &&
-            in_part(plan, u, s->values, s->copies[n->args[0]], passes, true, s->need[u], out, &s->gather, arena, &ok,
-                    diag)) {
-            if (s->taken)
-                s->taken->in_part++;
-            return ok;
+        if (others_whole) {
+            size_t rows = rows_of(&n->shape, size);
+            bool *moved = util_malloc(passes * rows * sizeof(bool) + 1);
+            if (!moved) {
+                diag_out_of_memory(diag);
+                return false;
+            }
+            Part part = {.now = s->copies[n->args[0]], .copies = passes, .rows_too = true, .need = s->need[u],
+                         .moved_in = s->moved[n->args[0]], .moved_out = moved, .out = out};
+            if (in_part(plan, u, s->values, &part, &s->gather, arena, &ok, diag)) {
+                s->moved[u] = moved;
+                if (s->taken)
+                    s->taken->in_part++;
+                return ok;
+            }
+            util_free(moved);
         }
         double *tiles = NULL;  // the inputs repeated along the stack, one after another
         size_t tiled = 0;
@@ -532,12 +574,18 @@ static bool stacks_round(Stacks *s, const size_t *elements, size_t first, double
         diag_out_of_memory(diag);
         return false;
     }
+    size_t x_width = row_width(&plan->nodes[v].shape), x_rows = rows_of(&plan->nodes[v].shape, x->size);
+    if (!(s->moved[v] = util_calloc(passes * x_rows + 1, sizeof(bool)))) {
+        diag_out_of_memory(diag);
+        return false;
+    }
     for (size_t c = 0; c < passes; c++) {
         double *copy = s->copies[v] + c * x->size;
         memcpy(copy, x->data, x->size * sizeof(double));
         size_t pass = first + c, e = elements[pass / 2];
         double h = step_at(x, e);
         copy[e] = x->data[e] + (pass % 2 ? -h : h);
+        s->moved[v][c * x_rows + e / x_width] = true;
     }
     s->dirty[v] = true;
     for (size_t u = v + 1; u <= y; u++) {
@@ -562,20 +610,19 @@ static bool stacks_round(Stacks *s, const size_t *elements, size_t first, double
         size_t width = row_width(&n->shape), rows = rows_of(&n->shape, size);
         for (size_t c = 0; c < passes && unmoved; c++)
             for (size_t r = 0; r < rows && unmoved; r++)
-                unmoved = !s->need[u][r] || !row_moved(out + c * size + r * width, values[u]->data + r * width, width);
+                unmoved = !s->need[u][r] ||
+                          (s->moved[u] ? !s->moved[u][c * rows + r]
+                                       : !row_moved(out + c * size + r * width, values[u]->data + r * width, width));
         if (unmoved) {
-            util_free(out);
-            s->copies[u] = NULL;
+            stacks_free_node(s, u);
             s->dirty[u] = false;
             if (s->taken)
                 s->taken->unmoved++;
         }
         for (size_t k = 0; k < n->n_args; k++) {
             size_t a = n->args[k];
-            if (s->last_read[a] == u) {
-                util_free(s->copies[a]);
-                s->copies[a] = NULL;
-            }
+            if (s->last_read[a] == u)
+                stacks_free_node(s, a);
         }
     }
     for (size_t c = 0; c < passes; c++)
