@@ -131,6 +131,30 @@ static void test_strbuf_printf_at_the_edge_of_its_room(void **state) {
     strbuf_finish(&sb);
 }
 
+// A string repeated: a rule of box-drawing characters (three bytes each) and padding of one
+// byte, none at all, and a count whose bytes overflow, which fails the buffer.
+static void test_strbuf_repeat(void **state) {
+    (void)state;
+    StrBuf sb;
+    strbuf_init(&sb);
+    strbuf_puts(&sb, "[");
+    strbuf_repeat(&sb, " ", 3);
+    strbuf_repeat(&sb, "\u2500", 4);
+    strbuf_repeat(&sb, "x", 0);
+    strbuf_puts(&sb, "]");
+    assert_false(sb.failed);
+    assert_string_equal(strbuf_str(&sb), "[   \u2500\u2500\u2500\u2500]");
+    assert_int_equal(sb.len, 1 + 3 + 4 * 3 + 1);
+    for (int i = 0; i < 200; i++)  // across growths
+        strbuf_repeat(&sb, "ab", 7);
+    assert_int_equal(sb.len, 17 + 200 * 14);
+    assert_int_equal(strlen(strbuf_str(&sb)), sb.len);
+    assert_memory_equal(sb.data + sb.len - 4, "abab", 4);
+    strbuf_repeat(&sb, "ab", SIZE_MAX / 2 + 1);
+    assert_true(sb.failed);
+    strbuf_finish(&sb);
+}
+
 // A sink that refuses to be written (a full disk) fails the buffer and keeps why; the text is
 // dropped, not kept growing.
 static void test_strbuf_sink_that_fails(void **state) {
@@ -305,6 +329,7 @@ int main(void) {
         cmocka_unit_test(test_arena),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_strbuf_printf_at_the_edge_of_its_room),
+        cmocka_unit_test(test_strbuf_repeat),
         cmocka_unit_test(test_strbuf_sink_that_fails),
         cmocka_unit_test(test_printf_that_cannot_encode),
         cmocka_unit_test(test_strbuf_past_half_of_memory),

@@ -38,13 +38,11 @@ static size_t text_width(const char *s) {
 }
 
 static void pad(StrBuf *out, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        strbuf_putc(out, ' ');
+    strbuf_repeat(out, " ", n);
 }
 
 static void repeat(StrBuf *out, const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++)
-        strbuf_puts(out, s);
+    strbuf_repeat(out, s, n);
 }
 
 // Formatted text wrapped to the width of this part of the page (textwrap_line).

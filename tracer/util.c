@@ -387,6 +387,23 @@ void strbuf_puts(StrBuf *sb, const char *s) {
     strbuf_append(sb, s, strlen(s));
 }
 
+void strbuf_repeat(StrBuf *sb, const char *s, size_t n) {
+    size_t len = strlen(s), total;
+    if (!util_mul_size(len, n, &total) || !strbuf_reserve(sb, total)) {
+        sb->failed = true;
+        return;
+    }
+    char *at = sb->data + sb->len;
+    if (len == 1)
+        memset(at, s[0], n);
+    else
+        for (size_t i = 0; i < n; i++)
+            memcpy(at + i * len, s, len);
+    sb->len += total;
+    sb->data[sb->len] = '\0';
+    strbuf_wrote(sb);
+}
+
 void strbuf_putc(StrBuf *sb, char c) {
     if (!sb->failed && sb->len + 2 <= sb->cap) {  // room for it and the NUL: the common case
         sb->data[sb->len++] = c;

@@ -78,6 +78,7 @@ void strbuf_clear(StrBuf *sb);  // empty again, keeping the memory
 void strbuf_append(StrBuf *sb, const char *s, size_t n);
 void strbuf_puts(StrBuf *sb, const char *s);
 void strbuf_putc(StrBuf *sb, char c);
+void strbuf_repeat(StrBuf *sb, const char *s, size_t n);  // s, n times: rules and padding
 void strbuf_printf(StrBuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strbuf_vprintf(StrBuf *sb, const char *fmt, va_list ap);
 const char *strbuf_str(const StrBuf *sb);  // "" when empty
