@@ -108,21 +108,21 @@ static void cell_colour(const Ctx *c, StrBuf *out, const Heatmap *h, double v) {
         strbuf_printf(out, "\033[48;5;%dm\033[38;5;%dm", heatmap_xterm256(bg), ink.r ? 231 : 16);
 }
 
-// The widest label or number in column ci of the rows shown.
-static size_t column_width(const Ctx *c, const Tensor *t, const int *decimals, size_t offset, size_t cols,
-                           const size_t *ri, size_t nr, const Labels *col_labels, size_t ci) {
+// The numbers of a table's cells, each formatted once: for its column's width, then for the
+// cell itself. Cell k of row r is cells[r * nc + k] (empty for a gap).
+typedef char Cell[64];
+
+// The widest label or number in column k (index ci) of the rows shown.
+static size_t column_width(Cell *cells, size_t nc, const size_t *ri, size_t nr, const Labels *col_labels,
+                           size_t ci, size_t k) {
     char buf[64];
     if (ci == CORNERS_GAP)
         return 1;  // a gap column holds one "…"
     index_label(col_labels, ci, buf, sizeof(buf));
     size_t w = text_width(buf);
-    for (size_t r = 0; r < nr; r++) {
-        if (ri[r] == CORNERS_GAP)
-            continue;
-        format_value(c, t, decimals, offset + ri[r] * cols + ci, buf, sizeof(buf));
-        if (strlen(buf) > w)
-            w = strlen(buf);
-    }
+    for (size_t r = 0; r < nr; r++)
+        if (ri[r] != CORNERS_GAP && strlen(cells[r * nc + k]) > w)
+            w = strlen(cells[r * nc + k]);
     return w;
 }
 
@@ -211,12 +211,30 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
             if (text_width(buf) > label_w)
                 label_w = text_width(buf);
         }
+    size_t all_nc = nc, all_ci[CORNERS_COLS + 1];
+    memcpy(all_ci, ci, nc * sizeof(size_t));
+    Cell *cells = util_malloc(nr * all_nc * sizeof(Cell) + 1);
+    if (!cells) {
+        out->failed = true;
+        return;
+    }
+    for (size_t r = 0; r < nr; r++)
+        for (size_t k = 0; k < all_nc; k++)
+            if (ri[r] != CORNERS_GAP && all_ci[k] != CORNERS_GAP)
+                format_value(c, t, decimals, offset + ri[r] * cols + all_ci[k], cells[r * all_nc + k], sizeof(Cell));
     size_t width[CORNERS_COLS + 1];
     for (size_t k = 0; k < nc; k++)
-        width[k] = column_width(c, t, decimals, offset, cols, ri, nr, col_labels, ci[k]);
+        width[k] = column_width(cells, all_nc, ri, nr, col_labels, ci[k], k);
     size_t left = vector ? 0 : label_w + 1;
     size_t room = limit > indent + left ? limit - indent - left : 0;
     size_t needed = fit_columns(room, ci, width, &nc);
+    // where each column kept stood before some were left out (they keep their order)
+    size_t slot[CORNERS_COLS + 1];
+    for (size_t k = 0, j = 0; k < nc; k++) {
+        while (ci[k] != CORNERS_GAP && all_ci[j] != ci[k])
+            j++;
+        slot[k] = j;
+    }
     size_t inner = 1;
     for (size_t k = 0; k < nc; k++)
         inner += width[k] + 2;
@@ -260,11 +278,9 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
             const char *cell = ri[r] == CORNERS_GAP ? "⋮" : "…";
             bool value = ri[r] != CORNERS_GAP && ci[k] != CORNERS_GAP;
             if (value) {
-                size_t at = offset + ri[r] * cols + ci[k];
-                format_value(c, t, decimals, at, buf, sizeof(buf));
-                cell = buf;
+                cell = cells[r * all_nc + slot[k]];
                 if (colour)
-                    cell_colour(c, &box, &draw->heat, t->data[at]);
+                    cell_colour(c, &box, &draw->heat, t->data[offset + ri[r] * cols + ci[k]]);
             }
             pad(&box, (colour ? 1 : 2) + width[k] - text_width(cell));
             strbuf_puts(&box, cell);
@@ -295,6 +311,7 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
     }
     out->failed = out->failed || box.failed;
     strbuf_finish(&box);
+    util_free(cells);
     size_t n_rows = 0, n_cols = 0;
     for (size_t r = 0; r < nr; r++)
         n_rows += ri[r] != CORNERS_GAP;
