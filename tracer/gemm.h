@@ -13,7 +13,8 @@
 // element, so a vector's lanes never add into one another), and splits the rows (or, for a
 // short product, the columns) among threads. A sum cut into blocks of k is stored to c and
 // read back, which is exact. A product of fewer than 2^11 multiply-adds (a hand-sized
-// lesson's) is not worth packing and runs the reference order on its operands as they are.
+// lesson's) is not worth packing and runs the reference order on its operands as they are,
+// a batch of them split among threads by entries.
 // Which code runs for the others is chosen once, from the CPU:
 //
 //     GEMM_PORTABLE   plain C (GCC vector extensions of 2 doubles)

@@ -313,8 +313,8 @@ static bool difference(Passes *p, size_t e, double *fd, Diag *diag) {
 // stacked inputs (OpDef.stacks) is computed once for the whole stack, any other once per
 // copy, so a stage pays for each operation's set-up once rather than once per pass. Each copy
 // is computed as its pass would compute it alone, so the bits are those of one pass at a
-// time. At most STACK_BYTES of copies are made for one round of passes; more passes take more
-// rounds, each reusing the memory of the round before.
+// time. A round of passes makes at most STACK_BYTES of copies (one pass alone when its copies
+// are more); more passes take more rounds, each reusing the memory of the round before.
 enum { STACK_BYTES = 256 * 1024 };
 
 typedef struct Stacks {

@@ -38,8 +38,9 @@ bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *val
                     char *note, size_t cap);
 
 // The shortcuts the passes took, for tests: nodes whose values came out as they were, so that
-// nothing after them was computed again; elementwise nodes computed only where their input
-// moved; and nodes computed once for all the passes of a stage.
+// nothing after them was computed again; nodes computed only where their input moved (the
+// elements of an elementwise one; all at once, also the rows of softmax, the norms and a
+// product); and nodes computed once for all the passes of a stage.
 typedef struct GradcheckShortcuts {
     size_t unmoved, in_part, stacked;
 } GradcheckShortcuts;

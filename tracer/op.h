@@ -261,8 +261,8 @@ struct OpDef {
     // note on an inf or a nan can name its operands: "exp(800)", "inf / inf".
     bool elementwise;
     // Inputs that may come with one more axis in front (bit k: input k, OP_STACKS(k)), the
-    // lesson's shape padded with 1s to the result's rank after it: the result then has that
-    // axis in front too, and each slice along it holds, to the bit, what the operation gives
+    // lesson's shape after it, padded with 1s to the result's rank when it has fewer axes: the
+    // result then has that axis in front too, and each slice along it holds, to the bit, what the operation gives
     // on that slice of the inputs alone. A stacked input has at least stack_min_rank axes of
     // its own. The finite-difference checks (gradcheck.c) run all the passes of a gradient
     // stage at once this way.

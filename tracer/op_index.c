@@ -383,18 +383,29 @@ static bool rows_read_index(const OpAttrs *at, const Shape *in, size_t k, bool *
 
 // x[...] on copies of x stacked along a new first axis: the same items after a ':' for that
 // axis, as long as a list of indices stays where it was (numpy moves one to the front when
-// a ':' parts it from the whole numbers around it, x[0, :, [2, 0]]).
+// a ':' parts it from the whole numbers around it, x[0, :, [2, 0]]). An index that is a
+// tensor (x[0, :, ids]) is a list or a whole number only once it runs: it is taken as a list,
+// the kind that can move.
 static bool stack_attrs_index(const OpAttrs *at, OpAttrs *stacked) {
-    if (at->n_index + 1 > KERNEL_MAX_INDEX)
+    size_t n = at->n_index;
+    if (n + 1 > KERNEL_MAX_INDEX)
         return false;
     *stacked = *at;
     stacked->index[0] = (KernelAxisIndex){.kind = KERNEL_INDEX_ALL};
-    memcpy(stacked->index + 1, at->index, at->n_index * sizeof(KernelAxisIndex));
-    stacked->n_index = at->n_index + 1;
+    memcpy(stacked->index + 1, at->index, n * sizeof(KernelAxisIndex));
+    stacked->n_index = n + 1;
     if (at->index_input != OP_NO_INDEX_INPUT)
         stacked->index_input = at->index_input + 1;
-    size_t list = kernel_index_list_axis(at->index, at->n_index);
-    return kernel_index_list_axis(stacked->index, stacked->n_index) == (list == KERNEL_NO_AXIS ? list : list + 1);
+    // where a list stands, before and after, with a tensor index taken as a list
+    KernelAxisIndex before[KERNEL_MAX_INDEX], after[KERNEL_MAX_INDEX];
+    memcpy(before, at->index, n * sizeof(KernelAxisIndex));
+    memcpy(after, stacked->index, (n + 1) * sizeof(KernelAxisIndex));
+    if (at->index_input != OP_NO_INDEX_INPUT) {
+        before[at->index_input].kind = KERNEL_INDEX_LIST;
+        after[at->index_input + 1].kind = KERNEL_INDEX_LIST;
+    }
+    size_t list = kernel_index_list_axis(before, n);
+    return kernel_index_list_axis(after, n + 1) == (list == KERNEL_NO_AXIS ? list : list + 1);
 }
 
 static bool grad_index(OpGrad *g) {

@@ -109,7 +109,7 @@ static void cell_colour(const Ctx *c, StrBuf *out, const Heatmap *h, double v) {
 }
 
 // The numbers of a table's cells, each formatted once: for its column's width, then for the
-// cell itself. Cell k of row r is cells[r * nc + k] (empty for a gap).
+// cell itself. Cell k of row r is cells[r * nc + k] (not written, nor read, for a gap).
 typedef char Cell[64];
 
 // The widest label or number in column k (index ci) of the rows shown.
