@@ -163,6 +163,32 @@ static void test_a_gradient_that_is_not_finite_disagrees(void **state) {
                               "difference is 0 (all 2 elements)");
 }
 
+// An empty stage on the way to y (a slice of no rows) has a gradient of no elements: there is
+// nothing to move, and the note says so instead of dividing the check's time among none.
+static void test_an_empty_stage_is_not_checked(void **state) {
+    Fixture *f = *state;
+    fixture_plan(f, "t.yaml",
+                 "title: t\n"
+                 "given:\n"
+                 "  A: [[1.0, 2.0], [3.0, 4.0]]\n"
+                 "steps:\n"
+                 "  - e: A[0:0] * 2.0\n"
+                 "  - y: sum(e) + sum(A * A)\n"
+                 "  - dA: grad(y, A)\n");
+    const Trace *t = fixture_trace(f, NULL, 0);
+    char note[OP_MESSAGE_MAX];
+    size_t budget = BACKWARD_CHECK_LESSON_WORK;
+    assert_true(gradcheck_note(f->plan, f->trace, gradient_of(f->plan, "e"), t->tensors, &budget, &f->diag, note,
+                               sizeof(note)));
+    assert_string_equal(note, "finite differences not checked: e has no elements to move");
+    assert_int_equal(budget, BACKWARD_CHECK_LESSON_WORK);
+    // A itself, all 4 elements: d(sum(A * A))/dA = 2A
+    assert_true(gradcheck_note(f->plan, f->trace, gradient_of(f->plan, "A"), t->tensors, &budget, &f->diag, note,
+                               sizeof(note)));
+    expect_in(note, "finite differences agree");
+    expect_in(note, "(all 4 elements)");
+}
+
 // Every gradient stage of every lesson given, at up to BACKWARD_CHECK_ALL of its elements:
 // the same bits with the shortcuts as without them, and with all the passes run at once.
 static void test_every_lesson_the_same_bits_either_way(void **state) {
@@ -224,6 +250,7 @@ int main(int argc, char **argv) {
                                         fixture_teardown),
         cmocka_unit_test_setup_teardown(test_no_element_to_check, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_a_gradient_that_is_not_finite_disagrees, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_an_empty_stage_is_not_checked, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_every_lesson_the_same_bits_either_way, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
