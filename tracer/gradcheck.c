@@ -89,14 +89,17 @@ static bool rows_alone(const Plan *plan, const PlanNode *n) {
 }
 
 // How node n's result is computed in part: element by element (a one-input elementwise
-// operation: widths 1), or, when rows_too, row by row (rows_alone: the widths of the rows).
-// False: not in part.
-static bool part_widths(const Plan *plan, const PlanNode *n, bool rows_too, size_t *in_width, size_t *out_width) {
+// operation: widths 1), or, when rows_too, row by row (rows_alone: the widths of the rows, and
+// *by_rows). False: not in part.
+static bool part_widths(const Plan *plan, const PlanNode *n, bool rows_too, size_t *in_width, size_t *out_width,
+                        bool *by_rows) {
     *in_width = *out_width = 1;
+    *by_rows = false;
     if (n->op->elementwise && n->n_args == 1)
         return true;
     if (!rows_too || !rows_alone(plan, n))
         return false;
+    *by_rows = true;
     *in_width = row_width(&plan->nodes[n->args[0]].shape);
     *out_width = row_width(&n->shape);
     return true;
@@ -129,12 +132,12 @@ static bool in_part(const Plan *plan, size_t u, Tensor *const *values, const Par
     const double *now = p->now;
     const bool *need = p->need;
     size_t in_w, out_w, copies = p->copies;
-    if (!part_widths(plan, n, p->rows_too, &in_w, &out_w))
+    bool by_rows;
+    if (!part_widths(plan, n, p->rows_too, &in_w, &out_w, &by_rows))
         return false;
     const Tensor *was = values[n->args[0]], *result = values[u];
     if (!was->data || !result->data || was->size / in_w != result->size / out_w)
         return false;
-    bool by_rows = in_w > 1 || out_w > 1 || rows_alone(plan, n);
     // the units computed alone, elements or rows, and how many of them make a row of u
     size_t units = was->size / in_w, total = units * copies, moved = 0;
     size_t per_row = by_rows ? 1 : row_width(&n->shape), rows = per_row ? units / per_row : 0;

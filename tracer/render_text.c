@@ -41,10 +41,6 @@ static void pad(StrBuf *out, size_t n) {
     strbuf_repeat(out, " ", n);
 }
 
-static void repeat(StrBuf *out, const char *s, size_t n) {
-    strbuf_repeat(out, s, n);
-}
-
 // Formatted text wrapped to the width of this part of the page (textwrap_line).
 static void wrapf(const Ctx *c, StrBuf *out, size_t indent, size_t hang, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
@@ -169,7 +165,7 @@ static size_t fit_columns(size_t room, size_t *ci, size_t *width, size_t *nc) {
 static void shade_picture(StrBuf *out, const Tensor *t, size_t offset, size_t cols, const size_t *ri, size_t nr,
                           const size_t *ci, size_t nc, const Heatmap *h, bool beside) {
     strbuf_puts(out, beside ? "\n┌" : "┌");
-    repeat(out, "─", 2 * nc);
+    strbuf_repeat(out, "─", 2 * nc);
     strbuf_puts(out, "┐\n");
     for (size_t r = 0; r < nr; r++) {
         strbuf_puts(out, "│");
@@ -185,7 +181,7 @@ static void shade_picture(StrBuf *out, const Tensor *t, size_t offset, size_t co
         strbuf_puts(out, "│\n");
     }
     strbuf_puts(out, "└");
-    repeat(out, "─", 2 * nc);
+    strbuf_repeat(out, "─", 2 * nc);
     strbuf_puts(out, "┘\n");
 }
 
@@ -256,7 +252,7 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
     strbuf_putc(&box, '\n');
     pad(&box, left);
     strbuf_puts(&box, "┌");
-    repeat(&box, "─", inner);
+    strbuf_repeat(&box, "─", inner);
     strbuf_puts(&box, "┐\n");
     bool colour = draw->picture == PIC_COLOUR;
     for (size_t r = 0; r < nr; r++) {
@@ -291,7 +287,7 @@ static void matrix(const Ctx *c, StrBuf *out, const Tensor *t, const int *decima
     }
     pad(&box, left);
     strbuf_puts(&box, "└");
-    repeat(&box, "─", inner);
+    strbuf_repeat(&box, "─", inner);
     strbuf_puts(&box, "┘\n");
     if (draw->picture == PIC_SHADES) {
         // Beside the table where it fits, else under its cells.
@@ -377,7 +373,7 @@ static void bars(const Ctx *c, StrBuf *out, const Tensor *t, const Labels *label
         if (h->scale == HEAT_DIVERGING)
             p = p < 0 ? p : fabs(2 * p - 1);  // by |value|
         size_t e = p <= 0 ? 0 : (size_t)(p * (double)(bar_w * 8) + 0.5);
-        repeat(out, "█", e / 8);
+        strbuf_repeat(out, "█", e / 8);
         strbuf_puts(out, eighths[e % 8]);
         pad(out, bar_w - e / 8 - (e % 8 ? 1 : 0));
         format_value(c, t, NULL, idx[k], buf, sizeof(buf));
@@ -780,7 +776,7 @@ static void header(const Ctx *c, StrBuf *out) {
     wrapf(c, out, 0, 0, "%s%s%s", st->bold, tr->title, st->reset);
     // The underline as wide as the title's longest line.
     size_t underline = textwrap_block_width(out->data ? out->data + before : "");
-    repeat(out, "=", underline);
+    strbuf_repeat(out, "=", underline);
     strbuf_putc(out, '\n');
     if (tr->source)
         wrapf(c, out, 0, 2, "Source: %s", tr->source);
