@@ -18,7 +18,7 @@ import sys
 # check_compile (check_call), which compiles an indexing with check_compile_index.
 LAYERS = [
     "util", "format", "tensor", "diag", "parallel", "gemm", "kernel", "kernel_grad",
-    "yamldoc", "lesson", "expr", "trace",
+    "yamldoc", "lesson_loader", "lesson_values", "lesson_given", "lesson_step", "lesson", "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",
