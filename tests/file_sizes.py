@@ -4,9 +4,8 @@
 Usage: file_sizes.py TRACER_DIR
 
 Every .c and .h file under TRACER_DIR has at most 1,000 lines, and every file of the checking
-stage (the check/ folder; in a flat tracer/, check*.c, check*.h and backward.*) at most 700: a
-file that grows past that does more than one job and is split by job, as the checker is into
-names, calls, indexing and the backward pass.
+stage (TRACER_DIR/check) at most 700: a file that grows past that does more than one job and is
+split by job, as the checker is into names, calls, indexing and the backward pass.
 """
 import os
 import sys
@@ -25,11 +24,7 @@ def main():
     sources = sorted(os.path.join(d, name) for d, _, names in os.walk(root) for name in names
                      if name.endswith((".c", ".h")))
     check_dir = os.path.join(root, "check")
-    if os.path.isdir(check_dir):
-        check = [p for p in sources if os.path.dirname(p) == check_dir]
-    else:
-        check = [p for p in sources if os.path.dirname(p) == root and
-                 (os.path.basename(p).startswith("check") or os.path.basename(p).startswith("backward."))]
+    check = [p for p in sources if os.path.dirname(p) == check_dir]
     failures = []
     if not sources or not check:
         failures.append(f"no {'sources' if not sources else 'files of the checking stage'} found under {root}")
