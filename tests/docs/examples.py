@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Run every example of the documentation, and compare the output it shows.
 
-Usage: examples.py TRACER MARKDOWN...      run the examples of each file
-       examples.py --self-test TRACER      check that this checker catches broken examples
+Usage: examples.py [--not-run N] TRACER MARKDOWN...   run the examples of each file
+       examples.py --self-test TRACER                   check that this checker catches broken examples
+
+With --not-run N, exactly N blocks must be marked not-run: one more is a change to state
+(doc/internals.md lists them), not one to slip in.
 
 Each Markdown file runs in a folder of its own, holding copies of lessons/ and golden/, a link
 to tests/, and build/tracer/tracer; `tracer` is on PATH and TRACER_COURSE is the checkout, so
@@ -231,6 +234,9 @@ def self_test(tracer):
 def main(argv):
     if len(argv) >= 2 and argv[0] == "--self-test":
         return self_test(argv[1])
+    expected_not_run = None
+    if len(argv) >= 2 and argv[0] == "--not-run":
+        expected_not_run, argv = int(argv[1]), argv[2:]
     if len(argv) < 2:
         print(__doc__)
         return 2
@@ -239,6 +245,9 @@ def main(argv):
         runner.markdown(path)
     for block in runner.not_run:
         print(f"not run: {block.where()}: {block.text.strip().splitlines()[0]}")
+    if expected_not_run is not None and len(runner.not_run) != expected_not_run:
+        runner.failures.append(f"{len(runner.not_run)} blocks are marked not-run, where {expected_not_run} are "
+                               "expected: run the new one, or state it in doc/internals.md and in tests/docs/meson.build")
     for failure in runner.failures:
         print("FAIL: " + failure)
     print(f"{runner.ran} examples run, {len(runner.not_run)} not run, {len(runner.failures)} failed")
