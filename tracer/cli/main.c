@@ -12,7 +12,7 @@
 #include "ask.h"
 #include "config.h"
 #include "course.h"
-#include "diff.h"
+#include "text_diff.h"
 #include "parallel.h"
 #include "pipeline.h"
 #include "render.h"
@@ -219,8 +219,8 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     strbuf_init(&diff);
     char now[1024];
     snprintf(now, sizeof(now), "%s (traced now)", lesson);
-    diff_stage_summary(expected, trace, golden, lesson, &diff);
-    bool equal = diff_unified(expected, trace, golden, now, colour, &diff);
+    text_diff_stage_summary(expected, trace, golden, lesson, &diff);
+    bool equal = text_diff_unified(expected, trace, golden, now, colour, &diff);
     int status = STATUS_OK;
     if (equal) {
         printf("%s matches %s\n", lesson, golden);
