@@ -37,7 +37,7 @@ LAYERS = [
     "eval", "gradcheck", "run",
     "doccheck", "claim", "quiz", "narrate", "verdict",
     "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save",
-    "text_diff", "compare", "pipeline",
+    "text_diff", "lesson_diff", "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",
     # The program, outside the libraries: the --quiz conversation, the --step pager, main.

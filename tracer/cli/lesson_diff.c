@@ -1,5 +1,5 @@
-// compare: two traces side by side, stage by stage.
-#include "compare.h"
+// lesson_diff: two traces side by side, stage by stage.
+#include "lesson_diff.h"
 
 #include <math.h>
 #include <string.h>
@@ -77,7 +77,7 @@ static void number(StrBuf *out, const Tensor *t, double v, int digits, const cha
 static bool small(const Tensor *t) {
     const Shape *s = &t->shape;
     size_t rows = s->rank >= 2 ? s->dim[0] : 1, cols = s->rank ? s->dim[s->rank - 1] : 1;
-    return t->data && s->rank <= 2 && rows <= COMPARE_SIDE_BY_SIDE_ROWS && cols <= COMPARE_SIDE_BY_SIDE_COLS;
+    return t->data && s->rank <= 2 && rows <= LESSON_DIFF_SIDE_BY_SIDE_ROWS && cols <= LESSON_DIFF_SIDE_BY_SIDE_COLS;
 }
 
 static size_t rows_of(const Tensor *t) {
@@ -242,7 +242,7 @@ static void changed_claims(StrBuf *out, const Trace *a, const Trace *b, const Te
     }
 }
 
-bool compare_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits, bool colour,
+bool lesson_diff_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits, bool colour,
                     StrBuf *out) {
     const TextDiffStyle st = text_diff_style(colour);
     text_diff_names(out, a_name, b_name, colour);
