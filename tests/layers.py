@@ -41,7 +41,7 @@ LAYERS = [
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",
     # The program, outside the libraries: the --quiz conversation, the --step pager, main.
-    "ask", "step", "main",
+    "ask", "pager", "main",
 ]
 
 # Headers of no module of their own, by the module they belong to; config.h is generated.

@@ -16,7 +16,7 @@
 #include "parallel.h"
 #include "pipeline.h"
 #include "render.h"
-#include "step.h"
+#include "pager.h"
 #include "watch.h"
 
 static const char usage[] =
@@ -152,10 +152,10 @@ static int step_lesson(const char *lesson, PipelineOptions *opts, bool fixed_wid
         if (status == STATUS_OK)
             opts->save_dir = NULL;
         if (status == STATUS_OK)
-            status = step_through(strbuf_str(&out), &pages, opts->colour, &at);
+            status = pager_show(strbuf_str(&out), &pages, opts->colour, &at);
         pipeline_pages_finish(&pages);
         strbuf_finish(&out);
-        if (status != STEP_RESIZED)
+        if (status != PAGER_RESIZED)
             return status;
         if (!fixed_width)
             opts->width = default_width();
