@@ -260,29 +260,6 @@ struct OpDef {
     // Each element of the result comes from the same element of each input (broadcast), so a
     // note on an inf or a nan can name its operands: "exp(800)", "inf / inf".
     bool elementwise;
-    // Inputs that may come with one more axis in front (bit k: input k, OP_STACKS(k)), the
-    // lesson's shape after it, padded with 1s to the result's rank when it has fewer axes: the
-    // result then has that axis in front too, and each slice along it holds, to the bit, what the operation gives
-    // on that slice of the inputs alone. A stacked input has at least stack_min_rank axes of
-    // its own. The finite-difference checks (gradcheck.c) run all the passes of a gradient
-    // stage at once this way.
-    unsigned stacks;
-    size_t stack_min_rank;
-    // Stacked inputs take the new axis in front of their own shape, without the padding
-    // (indexing, cross_entropy); stack_attrs, when set, gives the attrs that compute the same
-    // on them (false: it cannot), and the inputs in stack_tiles, when not stacked themselves,
-    // are repeated along the new axis (cross_entropy's targets, one per row).
-    bool stack_prepends;
-    bool (*stack_attrs)(const OpAttrs *attrs, OpAttrs *stacked);
-    unsigned stack_tiles;
-    // Each last-axis row of the result comes from the same row of input 0 alone, with the
-    // other inputs whole (softmax, layernorm, the left of a matrix product by one matrix):
-    // the checks compute again only the rows whose input moved.
-    bool rows_alone;
-    // Marks true the last-axis rows of input k that the result reads at all, when the
-    // operation can tell from its attrs (an index known before running): false when it cannot,
-    // and the checks take every row. NULL: cannot tell.
-    bool (*rows_read)(const OpAttrs *attrs, const Shape *in, size_t k, bool *rows);
     // Each last-axis row of the result is a probability distribution (softmax): renderers draw
     // it as a picture by default.
     bool distribution;
@@ -321,7 +298,6 @@ bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out,
 // ---------------------------------------------------------------- for the families
 
 #define OP_NO_GRAD(k) (1u << (k))  // OpDef.no_grad: input k carries no gradient
-#define OP_STACKS(k) (1u << (k))   // OpDef.stacks: input k may be stacked
 
 #define OP_X {"x", PARAM_TENSOR, false, 0}
 #define OP_TENSOR(n) {n, PARAM_TENSOR, false, 0}

@@ -244,19 +244,18 @@ static bool grad_copy(OpGrad *g) {
     {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = shown,          \
      .about = what " (numpy broadcasting)", .variant = kind, .params = {OP_X, OP_X},                   \
      .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, .fold = fold_binary, \
-     .integers = whole, .elementwise = true, .stacks = OP_STACKS(0) | OP_STACKS(1), .grad = grad_binary,      \
+     .integers = whole, .elementwise = true, .grad = grad_binary,                                            \
      .grad_formula = {share_a, share_b}}
 #define UNARY(op_name, what, kind, whole, formula)                                                        \
     {.name = op_name, .about = what, .variant = kind, .params = {OP_X}, .infer = op_infer_same,         \
      .compute = compute_unary, .explain = explain_unary, .integers = whole, .elementwise = true,         \
-     .stacks = OP_STACKS(0), .grad = grad_unary, .grad_formula = {formula}}
+     .grad = grad_unary, .grad_formula = {formula}}
 
 #define COMPARE(op_name, tok, sym, what, kind)                                                       \
     {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = " " sym " ",     \
      .about = what ": 1 where true, 0 where false (numpy broadcasting)", .variant = kind,              \
      .params = {OP_X, OP_X}, .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, \
-     .notes = note_truth_count, .fold = fold_binary, .integers = INTEGERS_ALWAYS, .truth = true,           \
-     .stacks = OP_STACKS(0) | OP_STACKS(1)}
+     .notes = note_truth_count, .fold = fold_binary, .integers = INTEGERS_ALWAYS, .truth = true}
 
 static const OpDef ops[] = {
     BINARY("add", '+', "+", " + ", "elementwise sum", KERNEL_ADD, INTEGERS_IF_INPUTS, "%g", "%g"),
@@ -280,7 +279,7 @@ static const OpDef ops[] = {
      .compute = compute_allclose, .notes = note_allclose, .explain = explain_allclose, .integers = INTEGERS_ALWAYS, .truth = true},
     {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
      .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
-     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true, .stacks = OP_STACKS(0),
+     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
      .grad = grad_unary, .grad_formula = {"-%g"}},
     UNARY("exp", "elementwise e^x", KERNEL_EXP, INTEGERS_NEVER, "%g * %y"),
     UNARY("log", "elementwise natural logarithm", KERNEL_LOG, INTEGERS_NEVER, "%g / %0"),
@@ -295,8 +294,7 @@ static const OpDef ops[] = {
     UNARY("silu", "elementwise SiLU: x * sigmoid(x) = x / (1 + e^-x)", KERNEL_SILU, INTEGERS_NEVER, "%g * silu'(%0)"),
     {.name = "copy", .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
      .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST, .elementwise = true,
-     .stacks = OP_STACKS(0), .grad = grad_copy,
-     .grad_formula = {"%g"}},
+     .grad = grad_copy, .grad_formula = {"%g"}},
 };
 
 const OpFamily op_family_elementwise = OP_FAMILY(ops);
