@@ -227,12 +227,36 @@ typedef enum OpIntegers {
     INTEGERS_IF_FIRST,   // whole when the first argument is (indexing, take, transpose, ...)
 } OpIntegers;
 
+// Whether a result is a truth value, 1 (true) or 0 (false), element by element, so that a claim
+// may end in the operation, and what a claim that ends in it says where it is false.
+typedef enum OpTruth {
+    TRUTH_NONE,      // not a truth value (the default)
+    TRUTH_COMPARES,  // a comparison, element by element: "at [0, 1] 0.3000 < 0.2000 is false"
+    TRUTH_CLOSE,     // allclose: where the two are furthest apart, and the largest difference
+    TRUTH_ALL,       // all: the first false value it reads, and how many more there are
+    TRUTH_ANY,       // any: none of the values it reads is true
+} OpTruth;
+
+// Where an elementwise operation leaves the real numbers, in a learner's words. A note on an inf
+// or a nan that the operation makes from finite numbers (ieee.c) writes the operation with its
+// operands ("log(0)", "1 / 0") and ends with one of these; NULL: with what IEEE arithmetic gives
+// (an overflow, or no value).
+typedef struct OpDomain {
+    const char *zero_gives_inf;      // operand zero_operand is 0 and the result infinite: why
+    size_t zero_operand;
+    const char *negative_gives_nan;  // the first operand is negative and the result nan: why
+    const char *overflow_hint;       // said after an overflow from a positive first operand
+} OpDomain;
+
 struct OpDef {
     const char *name;    // as written in a call, or a word for an operator ("matmul")
     OpSyntax syntax;     // OP_FUNCTION (0) unless an operator
     char token;          // operators: the character the expression parser gives ('@', '^' for **)
     const char *symbol;  // operators: how the shape line writes it ("@", "**", ".T")
     const char *work_symbol;  // infix operators: how shown work writes it (" × " for *)
+    // Infix operators that bind tighter than a minus in front (**): -8 ** 0.5 is -(8 ** 0.5), so
+    // a negative left operand is written in brackets, (-8) ** 0.5.
+    bool binds_before_minus;
     const char *about;   // one line for a learner: "matrix product: rows of A against columns of B"
     int variant;         // KernelBinary, KernelUnary or KernelReduce, for families
     OpParam params[OP_MAX_PARAMS];
@@ -260,13 +284,12 @@ struct OpDef {
     // Each element of the result comes from the same element of each input (broadcast), so a
     // note on an inf or a nan can name its operands: "exp(800)", "inf / inf".
     bool elementwise;
+    OpDomain domain;     // elementwise operations: where they give inf or nan from finite numbers
     // Each last-axis row of the result is a probability distribution (softmax): renderers draw
     // it as a picture by default.
     bool distribution;
     OpIntegers integers;
-    // The result is a truth value, 1 (true) or 0 (false), element by element: a claim may end
-    // in this operation (comparisons, allclose, all, any).
-    bool truth;
+    OpTruth truth;
     // The derivative (a vector-Jacobian product through kernel_grad): adds input g->input's
     // share of g->dout to g->din; false only when memory runs out. NULL: no derivative, and
     // grad(y, x) refuses to pass back through the operation (argmax).
