@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""No module of the tracer calls up: each uses only the modules below it in LAYERS.
+"""No module of the tracer calls up: each uses only the modules below it in LAYERS (or in its own
+layer, where a layer is a tuple of modules).
 
 Usage: layers.py NM TRACER_DIR LIBRARY.a...  (tracer/ and the libraries of its folders)
 
@@ -24,16 +25,19 @@ import sys
 FOLDERS = ["base", "kernel", "lesson", "ops", "check", "run", "judge", "render", "cli"]
 
 # Lowest first. The families of operations (op_*) sit between op (their shared helpers) and
-# ops (the table that finds them).
+# ops (the table that finds them). A tuple is one layer whose modules use each other: the
+# loader's files read into lesson.h's types while lesson calls them, and an indexing compiles
+# its index with check_compile (check_call), which compiles an indexing with
+# check_compile_index. The checker's other files share its state (check_state).
 LAYERS = [
     "util", "format", "tensor", "diag",
     "parallel", "gemm", "kernel", "kernel_grad",
-    "yamldoc", "lesson", "expr", "trace",
+    "yamldoc", ("lesson_loader", "lesson_values", "lesson_given", "lesson_step", "lesson"), "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",
     "ops", "ieee",
-    "plan", "backward", "check", "lint",
+    "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",
     "eval", "gradcheck", "run",
     "doccheck", "claim", "quiz", "narrate", "verdict",
     "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save",
@@ -117,16 +121,19 @@ def main():
             defines[module].add(name)
     owner = {name: m for m, names in defines.items() for name in names}
     failures = []
-    unknown = sorted(m for m in defines if m not in LAYERS)
+    rank = {}
+    for i, layer in enumerate(LAYERS):
+        for m in layer if isinstance(layer, tuple) else (layer,):
+            rank[m] = i
+    unknown = sorted(m for m in defines if m not in rank)
     if unknown:
         failures.append("modules missing from LAYERS in tests/layers.py (place them by what they "
                         "use): " + ", ".join(unknown))
-    rank = {m: i for i, m in enumerate(LAYERS)}
     folder_rank = {f: i for i, f in enumerate(FOLDERS)}
     for m in sorted(folders, key=lambda m: rank.get(m, -1)):
         if folders[m] not in folder_rank:
             failures.append(f"{m} is in a library of no folder listed in FOLDERS: {folders[m]}")
-    placed = [m for m in LAYERS if m in folders and folders[m] in folder_rank]
+    placed = [m for m in sorted(rank, key=rank.get) if m in folders and folders[m] in folder_rank]
     for lower, higher in zip(placed, placed[1:]):
         if folder_rank[folders[lower]] > folder_rank[folders[higher]]:
             failures.append(f"{higher} (tracer/{folders[higher]}) is listed above {lower} "
@@ -149,7 +156,7 @@ def main():
     if failures:
         return 1
     print(f"{len(defines)} modules in {len(set(folders.values()))} folders, {edges} uses and "
-          f"{includes} includes between them, every one downwards")
+          f"{includes} includes between them, every one downwards or within a layer")
     return 0
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lessons against lessons/lesson.schema.json, as an editor checks them while they are typed.
 
-Usage: schema_check.py SCHEMA --loader LESSON_C --valid LESSON... --valid-dir DIR...
+Usage: schema_check.py SCHEMA --loader LOADER_C... --valid LESSON... --valid-dir DIR...
                         --invalid LESSON... --header LESSON...
                         [--trace-schema TRACE_SCHEMA --tracer TRACER --traces LESSON...]
 
@@ -9,8 +9,8 @@ Usage: schema_check.py SCHEMA --loader LESSON_C --valid LESSON... --valid-dir DI
 refuses) must be rejected by the schema too; --header lessons must open with the
 `# yaml-language-server: $schema=PATH` comment, PATH leading from the lesson to SCHEMA; and
 the keys and words the loader knows (TOP_KEYS, GIVEN_KEYS, STEP_RESERVED, INIT_NAMES,
-DISTRIBUTION_NAMES and PICTURE_NAMES in tracer/lesson/lesson.c) must be the schema's, so one added to
-the loader cannot be forgotten here.
+DISTRIBUTION_NAMES and PICTURE_NAMES, each in one of the loader's sources tracer/lesson/lesson*.c)
+must be the schema's, so one added to the loader cannot be forgotten here.
 
 With --traces, the JSON trace (`tracer --format json`) of each lesson must validate against
 TRACE_SCHEMA (doc/trace.schema.json), whose words for a picture must be the loader's
@@ -152,8 +152,7 @@ def main(argv):
                   os.path.samefile(os.path.join(os.path.dirname(path), m.group(1)), schema_path)):
             print(f"{path}: $schema={m.group(1)} does not lead to {schema_path}")
             failures += 1
-    for path in groups["--loader"]:
-        failures += check_keys(path, schema)
+    failures += check_keys(groups["--loader"], schema)
     traces = groups.pop("--traces")
     if traces:
         failures += check_traces(groups.pop("--trace-schema")[0], groups.pop("--tracer")[0], traces, load,
@@ -168,15 +167,18 @@ def main(argv):
     return 0
 
 
-def loader_keys(path, array):
-    """The strings of `static const char *const ARRAY[] = {...};` in the loader's source."""
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
-    m = re.search(r"\b" + array + r"\[\]\s*=\s*\{(.*?)\};", source, re.S)
-    return set(re.findall(r'"([^"]*)"', m.group(1))) if m else None
+def loader_keys(paths, array):
+    """The strings of `static const char *const ARRAY[] = {...};` in the loader's sources."""
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            source = f.read()
+        m = re.search(r"\b" + array + r"\[\]\s*=\s*\{(.*?)\};", source, re.S)
+        if m:
+            return set(re.findall(r'"([^"]*)"', m.group(1)))
+    return None
 
 
-def check_keys(path, schema):
+def check_keys(paths, schema):
     defs = schema["$defs"]
     places = [
         ("TOP_KEYS", "the top of a lesson", set(schema["properties"])),
@@ -187,8 +189,9 @@ def check_keys(path, schema):
         ("PICTURE_NAMES", "show", set(defs["step"]["properties"]["show"]["enum"])),
     ]
     failures = 0
+    path = "the loader (" + ", ".join(paths) + ")"
     for array, where, in_schema in places:
-        in_loader = loader_keys(path, array)
+        in_loader = loader_keys(paths, array)
         if in_loader is None:
             print(f"{path}: no {array} array to compare with the schema")
             failures += 1
@@ -222,10 +225,9 @@ def check_traces(schema_path, tracer, lessons, load, loaders):
     validator = Draft202012Validator(schema)
     failures = 0
     words = set(schema["$defs"]["picture"]["enum"])
-    for path in loaders:
-        if loader_keys(path, "PICTURE_NAMES") != words:
-            print(f"{schema_path}: the words for a picture {sorted(words)} are not {path}'s PICTURE_NAMES")
-            failures += 1
+    if loader_keys(loaders, "PICTURE_NAMES") != words:
+        print(f"{schema_path}: the words for a picture {sorted(words)} are not the loader's PICTURE_NAMES")
+        failures += 1
     shown = 0
     for lesson in lessons:
         run = subprocess.run([tracer, "--format", "json", lesson], capture_output=True, text=True)

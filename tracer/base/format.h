@@ -61,9 +61,9 @@ void format_number(double v, int digits, char *buf, size_t cap);
 void format_whole(double v, int digits, char *buf, size_t cap);
 // A whole number in messages and sizes: format_whole with 4 decimals past 15 digits.
 void format_count(double v, char *buf, size_t cap);
-// A number as a document printed it, `places` after the point (lesson.c counts them: "0.20" 2,
-// "1e-3" 3, "2.69e43" -41): fixed when that is short, else scientific with the same last
-// place, so "1e-300" prints as 1e-300 and not as 300 decimals.
+// A number as a document printed it, `places` after the point (lesson_values.c counts them:
+// "0.20" 2, "1e-3" 3, "2.69e43" -41): fixed when that is short, else scientific with the same
+// last place, so "1e-300" prints as 1e-300 and not as 300 decimals.
 void format_places(double v, int places, char *buf, size_t cap);
 // 17 significant digits, so the text reads back to the same double; "inf", "-inf", "nan".
 void format_exact(double v, char *buf, size_t cap);

@@ -3,8 +3,8 @@
 // The checker lays the backward pass out as plan nodes of kind PLAN_GRAD, one per node on a
 // differentiable way from the x's to y, in backward order: each gathers the shares its uses
 // pass back (each operation's .grad in the op table). Running them is running the plan; this
-// module finds the way at check time and computes a gradient node at run time (gradcheck.h
-// checks it).
+// module finds the way and lays the pass out at check time (backward_compile_grad, for the
+// checker's files) and computes a gradient node at run time (gradcheck.h checks it).
 //
 //     bool *on = ...;   // plan->n_nodes entries
 //     size_t blocker;
@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "diag.h"
+#include "expr.h"
 #include "plan.h"
 #include "tensor.h"
 
@@ -35,3 +36,11 @@ BackwardPath backward_path(const Plan *plan, size_t n_nodes, size_t y, const siz
 // The value of gradient node i (PLAN_GRAD) from the values of earlier nodes; NULL when memory
 // runs out.
 Tensor *backward_gradient(const Plan *plan, size_t i, Tensor *const *values);
+
+// The checker's state (check_state.h).
+typedef struct Checker Checker;
+
+// grad(y, x) in an expression of the step being checked: the gradient node of the scalar stage
+// y with respect to x, a given or an earlier stage, or NO_NODE with the error. The first grad
+// of each y lays out its backward pass; later ones find their x in it.
+size_t backward_compile_grad(Checker *c, const Expr *e);

@@ -1,0 +1,340 @@
+// lesson_given: what a lesson is given: the label lists under labels: (which givens and steps
+// name for their rows and columns) and the tensors under given:.
+#include "lesson_given.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "format.h"
+#include "lesson_values.h"
+
+static const char *const GIVEN_KEYS[] = {"values", "about", "rows",         "cols",  "document",
+                                         "shape",  "init",  "distribution", "scale", "seed"};
+static const char *const INIT_NAMES[] = {"zeros", "ones", "identity", "random"};
+static const char *const DISTRIBUTION_NAMES[] = {"uniform", "normal"};
+
+// ---------------------------------------------------------------- labels
+
+static bool parse_label_words(Loader *L, const Node *node, const char *what, LabelList *list) {
+    if (node->kind != NODE_SEQUENCE)
+        return lesson_fail(L, node, "write the words as a list: [The, cat, sat]",
+                           "%s must be a list of words, but this is %s", what,
+                           yamldoc_kind_name(node->kind));
+    if (node->n_items == 0)
+        return lesson_fail(L, node, "write at least one word: [The, cat, sat]",
+                           "%s is an empty list", what);
+    list->items = arena_array(L->lesson->arena, node->n_items, sizeof(char *));
+    if (!list->items)
+        return diag_no_memory(L->diag);
+    for (size_t i = 0; i < node->n_items; i++) {
+        const Node *item = node->items[i];
+        if (item->kind != NODE_SCALAR)
+            return lesson_fail(L, item, "write the words as a list: [The, cat, sat]",
+                               "a label must be a word, but this is %s", yamldoc_kind_name(item->kind));
+        list->items[i] = item->text;
+    }
+    list->n = node->n_items;
+    list->node = node;
+    return true;
+}
+
+// The slot of the label list called name: where it is, or the empty slot it would take.
+static size_t label_slot(const Loader *L, const char *name) {
+    size_t at = lesson_hash_name(name) & (L->cap_label_slots - 1);
+    while (L->label_slots[at] && strcmp(L->lesson->labels[L->label_slots[at] - 1].name, name) != 0)
+        at = (at + 1) & (L->cap_label_slots - 1);
+    return at;
+}
+
+bool lesson_load_labels(Loader *L, const Node *node) {
+    Lesson *lesson = L->lesson;
+    if (lesson_is_null(node))
+        return true;
+    if (node->kind != NODE_MAPPING)
+        return lesson_fail(L, node, "write one list a line, like `tokens: [The, cat, sat]`",
+                           "labels: must be a mapping of names to lists of words, but this is %s",
+                           yamldoc_kind_name(node->kind));
+    lesson->labels = arena_array(lesson->arena, node->n_pairs, sizeof(LabelList));
+    for (L->cap_label_slots = 16; L->cap_label_slots < 2 * (node->n_pairs + 1); L->cap_label_slots *= 2)
+        ;
+    L->label_slots = arena_array(lesson->arena, L->cap_label_slots, sizeof(size_t));
+    if ((node->n_pairs && !lesson->labels) || !L->label_slots)
+        return diag_no_memory(L->diag);
+    for (size_t i = 0; i < node->n_pairs; i++) {
+        const NodePair *pair = &node->pairs[i];
+        LabelList *list = &lesson->labels[i];
+        const char *what = arena_printf(lesson->arena, "the labels '%s'", pair->key->text);
+        if (!what)
+            return diag_no_memory(L->diag);
+        list->name = pair->key->text;
+        if (!parse_label_words(L, pair->value, what, list))
+            return false;
+        lesson->n_labels++;
+        L->label_slots[label_slot(L, list->name)] = lesson->n_labels;  // YAML keys are unique
+    }
+    return true;
+}
+
+// rows: tokens (a list under labels:) or rows: [The, cat, sat] (inline).
+bool lesson_parse_label_ref(Loader *L, const char *key, const Node *node, const LabelList **out) {
+    Lesson *lesson = L->lesson;
+    if (node->kind == NODE_SCALAR) {
+        size_t found = L->label_slots ? L->label_slots[label_slot(L, node->text)] : 0;
+        if (found) {
+            *out = &lesson->labels[found - 1];
+            return true;
+        }
+        const char **names = arena_array(lesson->arena, lesson->n_labels + 1, sizeof(char *));
+        if (!names)
+            return diag_no_memory(L->diag);
+        for (size_t i = 0; i < lesson->n_labels; i++)
+            names[i] = lesson->labels[i].name;
+        const char *hint = lesson_suggest(L, node->text, names, lesson->n_labels,
+                                          "define it under labels:, or write the words here: "
+                                          "[The, cat, sat]");
+        if (node->text_len == 0)
+            return lesson_fail(L, node, hint, "%s: needs the name of a label list or a list of words",
+                               key);
+        return lesson_fail(L, node, hint, "there is no label list named '%s' under labels:",
+                           node->text);
+    }
+    if (node->kind == NODE_MAPPING)
+        return lesson_fail(L, node, "write rows: tokens (a list under labels:) or rows: [The, cat, sat]",
+                           "%s: must name a label list or list the words, but this is a mapping", key);
+    LabelList *list = arena_alloc(lesson->arena, sizeof(LabelList));
+    const char *what = arena_printf(lesson->arena, "%s:", key);
+    if (!list || !what)
+        return diag_no_memory(L->diag);
+    if (!parse_label_words(L, node, what, list))
+        return false;
+    *out = list;
+    return true;
+}
+
+// A given's rows: and cols: must label an axis it has; a step's are checked once its shape is
+// known. A list of the wrong length is only a warning (a student who adds a token to X has not
+// yet added its word): the axis is then shown by position.
+static bool check_given_labels(Loader *L, LessonGiven *g) {
+    char shape[64];
+    shape_format(&g->shape, shape, sizeof(shape));
+    if (g->rows) {
+        if (g->shape.rank < 2)
+            return lesson_fail(L, g->rows_node, "label a list's only axis with cols:",
+                               "rows: labels the second-to-last axis, but '%s' has shape %s", g->name,
+                               shape);
+        size_t n = g->shape.dim[g->shape.rank - 2];
+        if (g->rows->n != n) {
+            diag_warning(L->diag, L->src->path, g->rows_node->line, g->rows_node->col,
+                         "rows: gives %zu labels, but '%s' has %zu rows (shape %s): its rows are shown by position",
+                         g->rows->n, g->name, n, shape);
+            g->rows = NULL;
+        }
+    }
+    if (g->cols) {
+        if (g->shape.rank < 1)
+            return lesson_fail(L, g->cols_node, "a single number has no axis to label",
+                               "cols: labels the last axis, but '%s' is a single number", g->name);
+        size_t n = g->shape.dim[g->shape.rank - 1];
+        if (g->cols->n != n) {
+            diag_warning(L->diag, L->src->path, g->cols_node->line, g->cols_node->col,
+                         "cols: gives %zu labels, but '%s' has %zu columns (shape %s): its columns are shown by "
+                         "position",
+                         g->cols->n, g->name, n, shape);
+            g->cols = NULL;
+        }
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------- givens
+
+// The keys of a given written as a mapping.
+typedef struct GivenKeys {
+    const NodePair *values, *about, *rows, *cols, *document, *shape, *init, *distribution,
+        *scale, *seed;
+} GivenKeys;
+
+static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
+    const NodePair *random_only[] = {k->distribution, k->scale, k->seed};
+    g->init = GIVEN_SHAPE_ONLY;
+    if (k->init) {
+        const Node *v = k->init->value;
+        static const GivenInit inits[] = {GIVEN_ZEROS, GIVEN_ONES, GIVEN_IDENTITY, GIVEN_RANDOM};
+        _Static_assert(ARRAY_LEN(inits) == ARRAY_LEN(INIT_NAMES), "one init for each of its names");
+        const size_t n = ARRAY_LEN(INIT_NAMES);
+        size_t i = v->kind == NODE_SCALAR ? lesson_find_name(v->text, INIT_NAMES, n) : n;
+        if (i == n)
+            return lesson_fail(L, v,
+                               lesson_suggest(L, v->kind == NODE_SCALAR ? v->text : "", INIT_NAMES, n,
+                                       "init: is zeros, ones, identity or random"),
+                               "unknown init: %s", lesson_describe(L, v));
+        g->init = inits[i];
+    }
+    for (size_t i = 0; i < ARRAY_LEN(random_only); i++)
+        if (random_only[i] && g->init != GIVEN_RANDOM)
+            return lesson_fail(L, random_only[i]->key, "add init: random, or remove this line",
+                               "%s: only applies to init: random", random_only[i]->key->text);
+    char shape[64];
+    shape_format(&g->shape, shape, sizeof(shape));
+    if (g->init == GIVEN_IDENTITY &&
+        (g->shape.rank < 2 || g->shape.dim[g->shape.rank - 1] != g->shape.dim[g->shape.rank - 2]))
+        return lesson_fail(L, k->init->value, "an identity matrix is square, like shape: [4, 4]",
+                           "init: identity needs the last two sizes equal, but the shape is %s", shape);
+    g->distribution = KERNEL_NORMAL;
+    g->scale = 1;
+    g->seed = 0;
+    if (k->distribution) {
+        const Node *v = k->distribution->value;
+        static const KernelDistribution distributions[] = {KERNEL_UNIFORM, KERNEL_NORMAL};
+        _Static_assert(ARRAY_LEN(distributions) == ARRAY_LEN(DISTRIBUTION_NAMES), "one distribution per name");
+        const size_t n = ARRAY_LEN(DISTRIBUTION_NAMES);
+        size_t i = v->kind == NODE_SCALAR ? lesson_find_name(v->text, DISTRIBUTION_NAMES, n) : n;
+        if (i == n)
+            return lesson_fail(L, v,
+                               lesson_suggest(L, v->kind == NODE_SCALAR ? v->text : "", DISTRIBUTION_NAMES, n,
+                                       "distribution: is uniform or normal"),
+                               "unknown distribution: %s", lesson_describe(L, v));
+        g->distribution = distributions[i];
+    }
+    if (k->scale) {
+        if (!lesson_parse_number(L, k->scale->value, &g->scale, NULL))
+            return false;
+        if (!isfinite(g->scale) || g->scale < 0)
+            return lesson_fail(L, k->scale->value, "write a scale like 0.02",
+                               "scale: must be a finite number of at least 0, but this is '%s'",
+                               k->scale->value->text);
+    }
+    if (k->seed && !lesson_whole_number(k->seed->value, &g->seed))
+        return lesson_fail(L, k->seed->value, lesson_whole_hint(k->seed->value, NULL),
+                           "seed: must be a whole number from 0 to %llu, but this is %s",
+                           (unsigned long long)UINT64_MAX, lesson_describe(L, k->seed->value));
+    return true;
+}
+
+static bool load_given_shape(Loader *L, const GivenKeys *k, LessonGiven *g) {
+    if (!lesson_parse_shape(L, k->shape->value, &g->shape) || !load_given_init(L, k, g))
+        return false;
+    char shape[64], count[32], limit[32], bytes[32], limit_bytes[32];
+    shape_format(&g->shape, shape, sizeof(shape));
+    size_t size;
+    if (!shape_size(&g->shape, &size))
+        return lesson_fail(L, k->shape->value, "the sizes of a shape multiply to its number of values",
+                           "shape %s has more values than a 64-bit count can hold", shape);
+    if (g->init == GIVEN_SHAPE_ONLY || size <= TENSOR_MAX_VALUES)
+        return true;
+    format_count((double)size, count, sizeof(count));
+    format_count((double)TENSOR_MAX_VALUES, limit, sizeof(limit));
+    format_bytes((double)size * sizeof(double), bytes, sizeof(bytes));
+    format_bytes((double)TENSOR_MAX_VALUES * sizeof(double), limit_bytes, sizeof(limit_bytes));
+    return lesson_fail(L, k->shape->value,
+                       "leave out init: to make it shape-only (a shape without values), or make it "
+                       "smaller",
+                       "shape %s needs %s values (%s); a tensor holds at most %s values (%s)", shape,
+                       count, bytes, limit, limit_bytes);
+}
+
+static bool load_given_mapping(Loader *L, const Node *key, const Node *node, LessonGiven *g) {
+    GivenKeys k = {0};
+    const NodePair **slots[] = {&k.values, &k.about, &k.rows,         &k.cols,  &k.document,
+                                &k.shape,  &k.init,  &k.distribution, &k.scale, &k.seed};
+    _Static_assert(ARRAY_LEN(slots) == ARRAY_LEN(GIVEN_KEYS), "one slot per given key");
+    for (size_t i = 0; i < node->n_pairs; i++) {
+        const NodePair *pair = &node->pairs[i];
+        size_t at = lesson_find_name(pair->key->text, GIVEN_KEYS, ARRAY_LEN(GIVEN_KEYS));
+        if (at == ARRAY_LEN(GIVEN_KEYS))
+            return lesson_fail(L, pair->key,
+                               lesson_suggest(L, pair->key->text, GIVEN_KEYS, ARRAY_LEN(GIVEN_KEYS),
+                                       "a given takes values:, about:, rows:, cols:, document:, or "
+                                       "shape: with init:, distribution:, scale:, seed:"),
+                               "unknown key '%s' in given '%s'", pair->key->text, g->name);
+        *slots[at] = pair;
+    }
+    if (k.values && k.shape) {
+        const NodePair *later = k.values < k.shape ? k.shape : k.values;  // pairs in file order
+        return lesson_fail(L, later->key, "values: lists the numbers; shape: alone only gives the size",
+                           "given '%s' has both values: and shape:; write one of them", g->name);
+    }
+    if (!k.values && !k.shape)
+        return lesson_fail(L, key, "write values: [...] or shape: [...]",
+                           "given '%s' has neither values: nor shape:", g->name);
+    if (k.values) {
+        const NodePair *shape_keys[] = {k.init, k.distribution, k.scale, k.seed};
+        for (size_t i = 0; i < ARRAY_LEN(shape_keys); i++)
+            if (shape_keys[i])
+                return lesson_fail(L, shape_keys[i]->key, "use shape: instead of values:",
+                                   "%s: goes with shape:, not with values:", shape_keys[i]->key->text);
+        if (k.values->value->kind == NODE_MAPPING)
+            return lesson_fail(L, k.values->value, LESSON_NUMBER_HINT,
+                               "values: must be a number or a list of numbers, but this is a mapping");
+        Values v;
+        if (!lesson_parse_values(L, k.values->value, false, &v))
+            return false;
+        g->init = GIVEN_VALUES;
+        g->shape = v.shape;
+        g->values = v.values;
+        g->value_nodes = v.nodes;
+    } else if (!load_given_shape(L, &k, g)) {
+        return false;
+    }
+    if (k.about && !lesson_parse_text(L, "about", k.about->value, &g->about))
+        return false;
+    g->about_node = k.about ? k.about->value : NULL;
+    if (k.rows) {
+        g->rows_node = k.rows->value;
+        if (!lesson_parse_label_ref(L, "rows", g->rows_node, &g->rows))
+            return false;
+    }
+    if (k.cols) {
+        g->cols_node = k.cols->value;
+        if (!lesson_parse_label_ref(L, "cols", g->cols_node, &g->cols))
+            return false;
+    }
+    if (!check_given_labels(L, g))
+        return false;
+    return !k.document || lesson_parse_document(L, k.document->value, &g->document);
+}
+
+static bool load_given(Loader *L, const NodePair *pair, LessonGiven *g) {
+    g->name = pair->key->text;
+    g->key = pair->key;
+    g->value = pair->value;
+    if (!lesson_check_name(L, pair->key))
+        return false;
+    const Node *node = pair->value;
+    if (node->kind == NODE_MAPPING)
+        return load_given_mapping(L, pair->key, node, g);
+    if (lesson_is_null(node))
+        return lesson_fail(L, pair->key,
+                           "write a number, a list like [1, 2], or a mapping with values: or shape:",
+                           "given '%s' has no value", g->name);
+    Values v;
+    if (!lesson_parse_values(L, node, false, &v))
+        return false;
+    g->init = GIVEN_VALUES;
+    g->shape = v.shape;
+    g->values = v.values;
+    g->value_nodes = v.nodes;
+    return true;
+}
+
+bool lesson_load_givens(Loader *L, const Node *node) {
+    Lesson *lesson = L->lesson;
+    if (lesson_is_null(node))
+        return true;
+    if (node->kind != NODE_MAPPING)
+        return lesson_fail(L, node, "write one given a line, like `X: [[1, 0], [0, 1]]`",
+                           "given: must be a mapping of names to values, but this is %s",
+                           yamldoc_kind_name(node->kind));
+    lesson->givens = arena_array(lesson->arena, node->n_pairs, sizeof(LessonGiven));
+    if (node->n_pairs && !lesson->givens)
+        return diag_no_memory(L->diag);
+    for (size_t i = 0; i < node->n_pairs; i++) {
+        Diag *diag = lesson_item_start(L);
+        bool ok = load_given(L, &node->pairs[i], &lesson->givens[lesson->n_givens]);
+        if (!lesson_item_done(L, diag, ok, true))
+            return false;
+        lesson->n_givens += ok;
+    }
+    return true;
+}
+

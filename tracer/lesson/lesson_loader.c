@@ -1,0 +1,154 @@
+// lesson_loader: what every part of the loader shares: errors located at a node, suggestions,
+// the names given and steps define, text values, and loading one item at a time.
+#include "lesson_loader.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const NAME_HINT =
+    "a name starts with a letter or _ and has only letters, digits and _, like W_Q or scores2";
+
+static bool fail_at(Loader *L, size_t line, size_t col, size_t width, const char *hint,
+                    const char *fmt, va_list ap) {
+    char message[sizeof(L->diag->message)];
+    vsnprintf(message, sizeof(message), fmt, ap);
+    if (diag_error(L->diag, STATUS_LESSON_ERROR, L->src, line, col, width, "%s", message) ==
+            STATUS_LESSON_ERROR &&
+        hint && hint[0])
+        diag_hint(L->diag, "%s", hint);
+    return false;
+}
+
+// A lesson error at node (hint may be NULL). Always returns false.
+bool lesson_fail(Loader *L, const Node *node, const char *hint, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fail_at(L, node->line, node->col, yamldoc_node_width(node), hint, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+// A lesson error about the file as a whole: line 1, column 1.
+bool lesson_fail_top(Loader *L, const char *hint, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fail_at(L, 1, 1, 1, hint, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+// "did you mean 'steps'?" when a candidate is close, else `otherwise`.
+const char *lesson_suggest(Loader *L, const char *name, const char *const *candidates, size_t n,
+                           const char *otherwise) {
+    const char *best = diag_closest(name, candidates, n);
+    if (!best)
+        return otherwise;
+    const char *hint = arena_printf(L->lesson->arena, "did you mean '%s'?", best);
+    return hint ? hint : otherwise;
+}
+
+bool lesson_is_null(const Node *node) {
+    return node->kind == NODE_SCALAR && node->style == SCALAR_PLAIN && node->text_len == 0;
+}
+
+bool lesson_is_quoted(const Node *node) {
+    return node->style == SCALAR_SINGLE_QUOTED || node->style == SCALAR_DOUBLE_QUOTED;
+}
+
+static bool is_identifier(const char *s) {
+    if (!(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+        return false;
+    for (const char *p = s + 1; *p; p++)
+        if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+              (*p >= '0' && *p <= '9')))
+            return false;
+    return true;
+}
+
+size_t lesson_find_name(const char *name, const char *const *names, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(name, names[i]) == 0)
+            return i;
+    return n;
+}
+
+uint64_t lesson_hash_name(const char *s) {
+    uint64_t h = 14695981039346656037u;  // FNV-1a
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+// Define the name of key; false with a located error when it is taken already.
+static bool define_name(Loader *L, const Node *key) {
+    if (2 * (L->n_names + 1) > L->cap_names) {
+        size_t cap = L->cap_names ? 2 * L->cap_names : 64;
+        NameSlot *slots = arena_array(L->lesson->arena, cap, sizeof(NameSlot));
+        if (!slots)
+            return diag_no_memory(L->diag);
+        for (size_t i = 0; i < L->cap_names; i++) {
+            if (!L->names[i].name)
+                continue;
+            size_t at = lesson_hash_name(L->names[i].name) & (cap - 1);
+            while (slots[at].name)
+                at = (at + 1) & (cap - 1);
+            slots[at] = L->names[i];
+        }
+        L->names = slots;
+        L->cap_names = cap;
+    }
+    size_t at = lesson_hash_name(key->text) & (L->cap_names - 1);
+    for (; L->names[at].name; at = (at + 1) & (L->cap_names - 1))
+        if (strcmp(L->names[at].name, key->text) == 0)
+            return lesson_fail(L, key, "each name is defined once; give this one another name",
+                               "the name '%s' is already defined on line %zu", key->text,
+                               L->names[at].key->line);
+    L->names[at] = (NameSlot){.name = key->text, .key = key};
+    L->n_names++;
+    return true;
+}
+
+bool lesson_check_name(Loader *L, const Node *key) {
+    if (!is_identifier(key->text))
+        return lesson_fail(L, key, NAME_HINT, "'%s' is not a valid name", key->text);
+    return define_name(L, key);
+}
+
+// ---------------------------------------------------------------- text, and one item at a time
+
+// title:, source:, intro:, outro:
+bool lesson_parse_text(Loader *L, const char *key, const Node *node, const char **out) {
+    if (node->kind != NODE_SCALAR)
+        return lesson_fail(L, node, "put the text after the key, in quotes if it holds ': '",
+                           "%s: must be text, but this is %s", key, yamldoc_kind_name(node->kind));
+    *out = node->text;
+    return true;
+}
+
+// Start loading one given or step on its own: its errors go to L->item.
+Diag *lesson_item_start(Loader *L) {
+    Diag *diag = L->diag;
+    diag_init(L->item);
+    L->diag = L->item;
+    return diag;
+}
+
+// The given or step is loaded (ok) or not: keep what it reported and go on with the next. False
+// when loading must stop: memory ran out, or DIAG_MAX_ERRORS errors are enough for one run.
+bool lesson_item_done(Loader *L, Diag *diag, bool ok, bool more_follow) {
+    L->diag = diag;
+    L->failed |= !ok;
+    if (!ok && L->item->status != STATUS_LESSON_ERROR) {
+        diag->status = STATUS_OK;  // only that is reported
+        diag->n_more = 0;
+        diag_out_of_memory(diag);
+        return false;
+    }
+    if (!diag_append(diag, L->item)) {
+        diag->more_dropped = more_follow;
+        return false;
+    }
+    return true;
+}
+
