@@ -1,0 +1,447 @@
+// cli: the tables of options and modes, and reading a command line with them.
+#include "cli.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "parallel.h"
+#include "render.h"
+
+// ---------------------------------------------------------------- checking values
+
+static int set_format(Command *cmd, const char *value) {
+    static const char *const names[] = {[OUTPUT_TEXT] = "text", [OUTPUT_JSON] = "json", [OUTPUT_HTML] = "html"};
+    for (size_t f = 0; f < ARRAY_LEN(names); f++)
+        if (!strcmp(value, names[f])) {
+            cmd->opts.format = (OutputFormat)f;
+            return STATUS_OK;
+        }
+    return cli_usage_error("--format must be text, json or html, not '%s'", value);
+}
+
+// A whole number from lo to hi in *out; false for anything else ("", "3x", "-1", too large).
+static bool whole_number(const char *value, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long n = strtol(value, &end, 10);
+    if (*value == '\0' || *end != '\0' || errno || n < lo || n > hi)
+        return false;
+    *out = n;
+    return true;
+}
+
+static int set_digits(Command *cmd, const char *value) {
+    long d;
+    if (!whole_number(value, 0, 12, &d))
+        return cli_usage_error("--digits must be a whole number from 0 to 12, not '%s'", value);
+    cmd->opts.digits = (int)d;
+    return STATUS_OK;
+}
+
+static int set_color(Command *cmd, const char *value) {
+    if (strcmp(value, "auto") && strcmp(value, "always") && strcmp(value, "never"))
+        return cli_usage_error("--color must be auto, always or never, not '%s'", value);
+    return STATUS_OK;
+}
+
+#define CLI_TEXT_OF(n) #n
+#define CLI_TEXT(n) CLI_TEXT_OF(n)
+
+static int set_explain(Command *cmd, const char *value) {
+    if (cmd->opts.n_explain == CLI_MAX_EXPLAIN)
+        return cli_usage_error("at most %s --explain options", CLI_TEXT(CLI_MAX_EXPLAIN));
+    cmd->explain[cmd->opts.n_explain++] = value;
+    return STATUS_OK;
+}
+
+static int set_width(Command *cmd, const char *value) {
+    long w;
+    if (!whole_number(value, RENDER_MIN_WIDTH, RENDER_MAX_WIDTH, &w))
+        return cli_usage_error("--width must be a whole number of columns from 40 to 400, not '%s'", value);
+    cmd->opts.width = (size_t)w;
+    return STATUS_OK;
+}
+
+static int set_threads(Command *cmd, const char *value) {
+    long t;
+    if (!whole_number(value, 1, PARALLEL_MAX_THREADS, &t))
+        return cli_usage_error("--threads must be a whole number from 1 to " PARALLEL_MAX_THREADS_TEXT ", not '%s'",
+                               value);
+    cmd->opts.threads = (size_t)t;
+    return STATUS_OK;
+}
+
+static int set_save(Command *cmd, const char *value) {
+    if (*value == '\0')
+        return cli_usage_error("--save needs a folder name");
+    cmd->opts.save_dir = value;
+    return STATUS_OK;
+}
+
+static int set_quiz_seed(Command *cmd, const char *value) {
+    char *end;
+    errno = 0;
+    cmd->quiz_seed = strtoull(value, &end, 10);
+    if (!isdigit((unsigned char)value[0]) || *end != '\0' || errno)
+        return cli_usage_error("--quiz-seed must be a whole number from 0 to 18446744073709551615, not '%s'", value);
+    return STATUS_OK;
+}
+
+static int print_help(void) {
+    StrBuf help;
+    strbuf_init(&help);
+    cli_help(&help);
+    fputs(strbuf_str(&help), stdout);
+    strbuf_finish(&help);
+    return cli_flush_stdout("the help");
+}
+
+static int print_version(void) {
+    fputs("tracer " TRACER_VERSION "\n", stdout);
+    return cli_flush_stdout("the version");
+}
+
+// ---------------------------------------------------------------- the options
+
+const CliOptionDef cli_options[CLI_OPTION_COUNT] = {
+    [CLI_FORMAT] = {.name = "--format", .value = "text|json|html", .set = set_format,
+                    .help = "text for people (default), json for tools, html for a\nself-contained web page"},
+    [CLI_DIGITS] = {.name = "--digits", .value = "N", .set = set_digits,
+                    .help = "decimals to print (0 to 12; default: the lesson's, or 4)"},
+    [CLI_COLOR] = {.name = "--color", .alias = "--colour", .value = "auto|always|never", .set = set_color,
+                   .help = "colour when stdout is a terminal and NO_COLOR is unset (auto)"},
+    [CLI_EXPLAIN] = {.name = "--explain", .value = "STAGE[i,j]", .set = set_explain,
+                     .help = "show the arithmetic of one element (STAGE[i] a row, STAGE\n"
+                             "alone every element); may be given several times"},
+    [CLI_WIDTH] = {.name = "--width", .value = "N", .set = set_width,
+                   .help = "fit the text trace in N columns (40 to 400; default: the\n"
+                           "terminal's width, else $COLUMNS, else 80)"},
+    [CLI_HEATMAP] = {.name = "--heatmap",
+                     .help = "a picture of every tensor (attention weights get one in\n"
+                             "colour anyway): cells coloured by value, or shades"},
+    [CLI_BRIEF] = {.name = "--brief", .help = "hide intermediates (weights.1) and the givens' values"},
+    [CLI_ONLY] = {.name = "--only", .value = "NAME,...", .help = "print only these stages"},
+    [CLI_FROM] = {.name = "--from", .value = "NAME", .help = "print the stages from this one on"},
+    [CLI_TO] = {.name = "--to", .value = "NAME", .help = "print the stages up to this one"},
+    [CLI_STEP] = {.name = "--step",
+                  .help = "in a terminal, one stage at a time: Enter or space next,\n"
+                          "b back, a step's number (6, 4a) and Enter that step, q quits"},
+    [CLI_CHECK] = {.name = "--check",
+                   .help = "compare the trace with the lesson's golden file; exit 1 and\n"
+                           "print a diff when they differ"},
+    [CLI_GOLDEN] = {.name = "--golden", .value = "FILE",
+                    .help = "the golden file for --check (default: golden/NAME.txt beside\nthe lessons folder)",
+                    .needs = CLI_BIT(CLI_CHECK), .why = "names the golden file of --check"},
+    [CLI_DIFF] = {.name = "--diff",
+                  .help = "run an original lesson and your edited copy; print, stage\n"
+                          "by stage, what changed; exit 0 same, 1 differ, 2 trouble"},
+    [CLI_STRICT] = {.name = "--strict", .help = "exit 1 when one of the lesson's claims fails"},
+    [CLI_QUIZ] = {.name = "--quiz",
+                  .help = "ask the value of chosen elements, one at a time, and show\n"
+                          "the work of a wrong answer; answers are read one a line"},
+    [CLI_QUIZ_SEED] = {.name = "--quiz-seed", .value = "N", .set = set_quiz_seed,
+                       .help = "which elements --quiz chooses when the lesson marks none\n(default 1)",
+                       .needs = CLI_BIT(CLI_QUIZ), .why = "chooses the questions of --quiz"},
+    [CLI_THREADS] = {.name = "--threads", .value = "N", .set = set_threads,
+                     .help = "threads to compute with (default: one per CPU); the trace\nis the same for every N"},
+    [CLI_SAVE] = {.name = "--save", .value = "DIR", .set = set_save,
+                  .help = "also write every stage as DIR/STAGE.npy (float64) and\nDIR/manifest.json listing them"},
+    [CLI_WATCH] = {.name = "--watch", .help = "trace the lesson again each time it is saved (Ctrl-C stops)"},
+    [CLI_LIST] = {.name = "--list",
+                  .help = "list the installed lessons with their titles; with a lesson,\n"
+                          "list its stages (the names --explain takes)"},
+    [CLI_VERSION] = {.name = "--version", .help = "print the tracer's version", .now = print_version},
+    [CLI_HELP] = {.name = "--help", .alias = "-h", .help = "print this help", .now = print_help},
+};
+
+// ---------------------------------------------------------------- the modes
+
+#define FORMAT(f) (1u << (f))
+#define EVERY_FORMAT (FORMAT(OUTPUT_TEXT) | FORMAT(OUTPUT_JSON) | FORMAT(OUTPUT_HTML))
+
+// What decides the stages a trace shows and how it shows them.
+#define VIEW_OPTIONS                                                                                                 \
+    (CLI_BIT(CLI_DIGITS) | CLI_BIT(CLI_COLOR) | CLI_BIT(CLI_EXPLAIN) | CLI_BIT(CLI_WIDTH) | CLI_BIT(CLI_HEATMAP) | \
+     CLI_BIT(CLI_BRIEF) | CLI_BIT(CLI_ONLY) | CLI_BIT(CLI_FROM) | CLI_BIT(CLI_TO))
+// A trace printed whole: its stages, their files (--save), and the verdict of its claims.
+#define TRACE_OPTIONS (VIEW_OPTIONS | CLI_BIT(CLI_THREADS) | CLI_BIT(CLI_SAVE) | CLI_BIT(CLI_STRICT))
+
+// A mode that takes another mode's option is taken by it in turn (tests/test_cli.c checks),
+// so that two modes given together are refused whichever is read first.
+const CliMode cli_modes[] = {
+    {.option = CLI_LIST, .does = "lists the course's lessons, or a lesson's stages", .run = cmd_list,
+     .max_lessons = 1},
+    {.option = CLI_WATCH, .does = "traces one lesson again at each save", .run = cmd_watch,
+     .min_lessons = 1, .max_lessons = 1,
+     .takes = TRACE_OPTIONS | CLI_BIT(CLI_CHECK) | CLI_BIT(CLI_GOLDEN), .formats = EVERY_FORMAT},
+    {.option = CLI_DIFF, .does = "prints its own text report", .run = cmd_diff,
+     .min_lessons = 1, .max_lessons = 2,  // cmd_diff names the second one missing
+     .takes = CLI_BIT(CLI_DIGITS) | CLI_BIT(CLI_COLOR) | CLI_BIT(CLI_THREADS), .formats = FORMAT(OUTPUT_TEXT)},
+    {.option = CLI_STEP, .does = "shows the text trace in a terminal", .run = cmd_step,
+     .min_lessons = 1, .max_lessons = 1,
+     .takes = VIEW_OPTIONS | CLI_BIT(CLI_THREADS) | CLI_BIT(CLI_SAVE), .formats = FORMAT(OUTPUT_TEXT)},
+    {.option = CLI_QUIZ, .does = "asks questions of its own and prints no trace", .run = cmd_quiz,
+     .min_lessons = 1, .max_lessons = 1,
+     .takes = CLI_BIT(CLI_DIGITS) | CLI_BIT(CLI_COLOR) | CLI_BIT(CLI_WIDTH) | CLI_BIT(CLI_THREADS) |
+              CLI_BIT(CLI_QUIZ_SEED),
+     .formats = FORMAT(OUTPUT_TEXT)},
+    {.option = CLI_CHECK, .does = "compares the text trace with its golden file", .run = cmd_trace,
+     .min_lessons = 1, .max_lessons = 1,
+     .takes = TRACE_OPTIONS | CLI_BIT(CLI_GOLDEN) | CLI_BIT(CLI_WATCH), .formats = FORMAT(OUTPUT_TEXT)},
+    {.option = CLI_NO_OPTION, .does = "traces the lesson", .run = cmd_trace, .min_lessons = 1, .max_lessons = 1,
+     .takes = TRACE_OPTIONS, .formats = EVERY_FORMAT},
+};
+const size_t cli_n_modes = ARRAY_LEN(cli_modes);
+
+bool cli_mode_takes(const CliMode *mode, CliOption option, OutputFormat format) {
+    if (option == CLI_FORMAT)
+        return mode->formats & FORMAT(format);
+    return option == mode->option || (mode->takes & CLI_BIT(option));
+}
+
+// ---------------------------------------------------------------- reading the command line
+
+static const char usage_head[] =
+    "usage: tracer [options] LESSON.yaml\n"
+    "       tracer [options] NUMBER|NAME   a lesson of the installed course: 02, the_cat_sat\n"
+    "       tracer --list [LESSON]\n"
+    "       tracer --diff ORIGINAL.yaml EDITED.yaml\n"
+    "\n"
+    "Run a lesson and print every tensor of its computation.\n"
+    "\n"
+    "options:\n";
+static const char usage_tail[] =
+    "\n"
+    "exit status: 0 done, 1 the lesson has an error (or differs from its golden file, or\n"
+    "             a claim fails under --strict),\n"
+    "             2 usage or file error\n";
+
+// The column the options' help starts in.
+#define HELP_COLUMN 23
+
+void cli_help(StrBuf *out) {
+    strbuf_puts(out, usage_head);
+    for (size_t o = 0; o < CLI_OPTION_COUNT; o++) {
+        const CliOptionDef *def = &cli_options[o];
+        size_t start = out->len;
+        strbuf_printf(out, "  %s%s%s", def->name, def->value ? " " : "", def->value ? def->value : "");
+        // A long name and value get a line of their own, their help below.
+        size_t used = out->len - start;
+        if (used >= HELP_COLUMN) {
+            strbuf_putc(out, '\n');
+            used = 0;
+        }
+        strbuf_repeat(out, " ", HELP_COLUMN - used);
+        for (const char *line = def->help; *line;) {
+            size_t len = strcspn(line, "\n");
+            strbuf_append(out, line, len);
+            strbuf_putc(out, '\n');
+            line += len;
+            if (*line == '\n') {
+                line++;
+                strbuf_repeat(out, " ", HELP_COLUMN);
+            }
+        }
+    }
+    strbuf_puts(out, usage_tail);
+}
+
+static CliOption find_option(const char *name, size_t len) {
+    for (size_t o = 0; o < CLI_OPTION_COUNT; o++) {
+        const char *alias = cli_options[o].alias;
+        if ((strlen(cli_options[o].name) == len && !memcmp(name, cli_options[o].name, len)) ||
+            (alias && strlen(alias) == len && !memcmp(name, alias, len)))
+            return (CliOption)o;
+    }
+    return CLI_NO_OPTION;
+}
+
+static CliOption first_option(CliOptions set) {
+    CliOption o = 0;
+    while (o < CLI_OPTION_COUNT && !(set & CLI_BIT(o)))
+        o++;
+    return o;
+}
+
+// "--save", or "--format json" for a value of --format.
+static void put_option(StrBuf *out, const Command *cmd, CliOption option) {
+    strbuf_puts(out, cli_options[option].name);
+    if (option == CLI_FORMAT)
+        strbuf_printf(out, " %s", cmd->value[CLI_FORMAT]);
+}
+
+// When mode is given and refuses an option given with it, says so: "--step shows the text
+// trace in a terminal; leave out --check and --format json".
+static int refuse(const Command *cmd, const CliMode *mode) {
+    CliOption refused[CLI_OPTION_COUNT];
+    size_t n = 0;
+    for (size_t o = 0; o < CLI_OPTION_COUNT; o++)
+        if (cli_has(cmd, (CliOption)o) && !cli_mode_takes(mode, (CliOption)o, cmd->opts.format))
+            refused[n++] = (CliOption)o;
+    if (n == 0)
+        return STATUS_OK;
+    StrBuf list;
+    strbuf_init(&list);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            strbuf_puts(&list, i + 1 == n ? " and " : ", ");
+        put_option(&list, cmd, refused[i]);
+    }
+    int status = cli_usage_error("%s %s; leave out %s", cli_options[mode->option].name, mode->does,
+                                 list.failed ? "the other options" : strbuf_str(&list));
+    strbuf_finish(&list);
+    return status;
+}
+
+// The mode the options choose; an option a mode given does not take, an option without the
+// one it needs, or lessons too many or too few for the mode are usage errors. extra_lesson:
+// the lesson after the first CLI_MAX_LESSONS.
+static int choose_mode(Command *cmd, const char *extra_lesson) {
+    for (size_t m = 0; m < cli_n_modes && !cmd->mode; m++)
+        if (cli_modes[m].option == CLI_NO_OPTION || cli_has(cmd, cli_modes[m].option))
+            cmd->mode = &cli_modes[m];
+    // Every mode given refuses what it does not take, the plain trace through `needs` below.
+    for (size_t m = 0; m < cli_n_modes; m++) {
+        const CliMode *mode = &cli_modes[m];
+        int status = mode->option != CLI_NO_OPTION && cli_has(cmd, mode->option) ? refuse(cmd, mode) : STATUS_OK;
+        if (status != STATUS_OK)
+            return status;
+    }
+    for (size_t o = 0; o < CLI_OPTION_COUNT; o++) {
+        const CliOptionDef *def = &cli_options[o];
+        if (cli_has(cmd, (CliOption)o) && def->needs && !(cmd->given & def->needs))
+            return cli_usage_error("%s %s; add %s", def->name, def->why, cli_options[first_option(def->needs)].name);
+    }
+    size_t max = cmd->mode->max_lessons;
+    if (cmd->n_lessons > max) {
+        const char *extra = max < CLI_MAX_LESSONS ? cmd->lessons[max] : extra_lesson;
+        return max == 1 ? cli_usage_error("only one lesson at a time: '%s' is a second one", extra)
+                        : cli_usage_error("%s compares two lessons: '%s' is a third one",
+                                          cli_options[cmd->mode->option].name, extra);
+    }
+    if (cmd->n_lessons < cmd->mode->min_lessons)
+        return cli_usage_error("no lesson given");
+    return STATUS_OK;
+}
+
+// Colour and width, from the options and the terminal.
+static void settle(Command *cmd) {
+    const char *colour = cmd->value[CLI_COLOR] ? cmd->value[CLI_COLOR] : "auto";
+    const char *no_colour = getenv("NO_COLOR"), *colorterm = getenv("COLORTERM");
+    bool check = cli_has(cmd, CLI_CHECK);
+    cmd->terminal_colour = !strcmp(colour, "always") ||
+                           (!strcmp(colour, "auto") && isatty(STDOUT_FILENO) && !(no_colour && no_colour[0]));
+    cmd->opts.colour = !check && cmd->opts.format == OUTPUT_TEXT && cmd->terminal_colour;
+    cmd->opts.truecolour = colorterm && (!strcmp(colorterm, "truecolor") || !strcmp(colorterm, "24bit"));
+    cmd->opts.only = cmd->value[CLI_ONLY];
+    cmd->opts.from = cmd->value[CLI_FROM];
+    cmd->opts.to = cmd->value[CLI_TO];
+    cmd->opts.heatmap = cli_has(cmd, CLI_HEATMAP);
+    cmd->opts.brief = cli_has(cmd, CLI_BRIEF);
+    cmd->opts.explain = cmd->explain;
+    // Golden files are traced at 80 columns, whatever the terminal's width.
+    cmd->fixed_width = cmd->opts.width != 0;
+    if (!cmd->opts.width)
+        cmd->opts.width = check ? RENDER_DEFAULT_WIDTH : cli_default_width();
+    cmd->colour_errors = cli_colour_stderr();
+}
+
+int cli_parse(int argc, char **argv, Command *cmd) {
+    *cmd = (Command){.opts = {.format = OUTPUT_TEXT, .digits = -1}, .quiz_seed = 1};
+    const char *extra_lesson = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (arg[0] != '-' || arg[1] == '\0') {
+            if (cmd->n_lessons < CLI_MAX_LESSONS)
+                cmd->lessons[cmd->n_lessons] = arg;
+            else if (cmd->n_lessons == CLI_MAX_LESSONS)
+                extra_lesson = arg;
+            cmd->n_lessons++;
+            continue;
+        }
+        // --opt=value and --opt value both work.
+        const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+        int len = eq ? (int)(eq - arg) : (int)strlen(arg);
+        CliOption option = find_option(arg, (size_t)len);
+        if (option == CLI_NO_OPTION)
+            return cli_usage_error("unknown option '%s'", arg);
+        const CliOptionDef *def = &cli_options[option];
+        const char *value = NULL;
+        if (def->value) {
+            if (eq)
+                value = eq + 1;
+            else if (i + 1 < argc)
+                value = argv[++i];
+            else
+                return cli_usage_error("option %.*s needs a value", len, arg);
+        } else if (eq) {
+            return cli_usage_error("option %.*s takes no value", len, arg);
+        }
+        if (def->now)
+            return def->now();
+        cmd->given |= CLI_BIT(option);
+        cmd->value[option] = value;
+        int status = value && def->set ? def->set(cmd, value) : STATUS_OK;
+        if (status != STATUS_OK)
+            return status;
+    }
+    int status = choose_mode(cmd, extra_lesson);
+    if (status == STATUS_OK)
+        settle(cmd);
+    return status;
+}
+
+// ---------------------------------------------------------------- for the handlers
+
+// The mistake, then the usage line: the whole help would bury the one line that matters.
+int cli_usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("tracer: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs("\nusage: tracer [options] LESSON.yaml   (tracer --help lists the options)\n", stderr);
+    return STATUS_USAGE_ERROR;
+}
+
+size_t cli_default_width(void) {
+    long cols = 0;
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+        cols = ws.ws_col;
+    } else {
+        const char *env = getenv("COLUMNS");
+        char *end;
+        cols = env && *env ? strtol(env, &end, 10) : 0;
+        if (cols <= 0 || *end != '\0')
+            cols = RENDER_DEFAULT_WIDTH;
+    }
+    return cols < RENDER_MIN_WIDTH ? RENDER_MIN_WIDTH : cols > RENDER_MAX_WIDTH ? RENDER_MAX_WIDTH : (size_t)cols;
+}
+
+void cli_print_diagnostics(const Diag *diag, bool colour) {
+    diag_print_warnings(diag, stderr, colour);
+    if (diag->status != STATUS_OK)
+        diag_print(diag, stderr, colour);
+}
+
+bool cli_colour_stderr(void) {
+    const char *no_colour = getenv("NO_COLOR");
+    return isatty(STDERR_FILENO) && !(no_colour && no_colour[0]);
+}
+
+int cli_flush_stdout(const char *what) {
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tracer: cannot write %s: %s\n", what, strerror(errno));
+        return STATUS_USAGE_ERROR;
+    }
+    return STATUS_OK;
+}
