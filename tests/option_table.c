@@ -1,4 +1,4 @@
-// The command line's tables (tracer/cli.c) as text, for the tests that hold the help, the
+// The command line's tables (tracer/cli/cli.c) as text, for the tests that hold the help, the
 // manual page, bash completion and the tracer's refusals to them (tests/options_agree.sh):
 //     option --format text|json|html     every option, in the order of the help
 //     option --heatmap

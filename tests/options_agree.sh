@@ -1,6 +1,6 @@
 #!/bin/sh
-# The command line's table of options and modes (tracer/cli.c, printed by tests/option_table.c)
-# against what a user reads and types:
+# The command line's tables of options and modes (tracer/cli/cli.c, printed by
+# tests/option_table.c) against what a user reads and types:
 #   - tracer --help shows every option of the table with its value, in its order, and no other;
 #   - the manual page has an entry (.TP) under OPTIONS for every option, and for no other;
 #   - bash completion completes every option and no other, and the words of a value such as
