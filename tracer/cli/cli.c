@@ -96,11 +96,7 @@ static int set_quiz_seed(Command *cmd, const char *value) {
 }
 
 static int print_help(void) {
-    StrBuf help;
-    strbuf_init(&help);
-    cli_help(&help);
-    fputs(strbuf_str(&help), stdout);
-    strbuf_finish(&help);
+    cli_help(stdout);
     return cli_flush_stdout("the help");
 }
 
@@ -227,31 +223,27 @@ static const char usage_tail[] =
 // The column the options' help starts in.
 #define HELP_COLUMN 23
 
-void cli_help(StrBuf *out) {
-    strbuf_puts(out, usage_head);
+void cli_help(FILE *out) {
+    fputs(usage_head, out);
     for (size_t o = 0; o < CLI_OPTION_COUNT; o++) {
         const CliOptionDef *def = &cli_options[o];
-        size_t start = out->len;
-        strbuf_printf(out, "  %s%s%s", def->name, def->value ? " " : "", def->value ? def->value : "");
+        int used = fprintf(out, "  %s%s%s", def->name, def->value ? " " : "", def->value ? def->value : "");
         // A long name and value get a line of their own, their help below.
-        size_t used = out->len - start;
         if (used >= HELP_COLUMN) {
-            strbuf_putc(out, '\n');
+            fputc('\n', out);
             used = 0;
         }
-        strbuf_repeat(out, " ", HELP_COLUMN - used);
-        for (const char *line = def->help; *line;) {
-            size_t len = strcspn(line, "\n");
-            strbuf_append(out, line, len);
-            strbuf_putc(out, '\n');
-            line += len;
-            if (*line == '\n') {
-                line++;
-                strbuf_repeat(out, " ", HELP_COLUMN);
-            }
+        fprintf(out, "%*s", HELP_COLUMN - used, "");
+        for (const char *line = def->help;;) {
+            int len = (int)strcspn(line, "\n");
+            fprintf(out, "%.*s\n", len, line);
+            if (line[len] == '\0')
+                break;
+            line += len + 1;
+            fprintf(out, "%*s", HELP_COLUMN, "");
         }
     }
-    strbuf_puts(out, usage_tail);
+    fputs(usage_tail, out);
 }
 
 static CliOption find_option(const char *name, size_t len) {
@@ -271,13 +263,6 @@ static CliOption first_option(CliOptions set) {
     return o;
 }
 
-// "--save", or "--format json" for a value of --format.
-static void put_option(StrBuf *out, const Command *cmd, CliOption option) {
-    strbuf_puts(out, cli_options[option].name);
-    if (option == CLI_FORMAT)
-        strbuf_printf(out, " %s", cmd->value[CLI_FORMAT]);
-}
-
 // When mode is given and refuses an option given with it, says so: "--step shows the text
 // trace in a terminal; leave out --check and --format json".
 static int refuse(const Command *cmd, const CliMode *mode) {
@@ -288,17 +273,17 @@ static int refuse(const Command *cmd, const CliMode *mode) {
             refused[n++] = (CliOption)o;
     if (n == 0)
         return STATUS_OK;
-    StrBuf list;
-    strbuf_init(&list);
+    // Every option's name with ", " before it, and --format's value (a valid one) after it.
+    char list[CLI_OPTION_COUNT * 24];
+    size_t len = 0;
     for (size_t i = 0; i < n; i++) {
-        if (i)
-            strbuf_puts(&list, i + 1 == n ? " and " : ", ");
-        put_option(&list, cmd, refused[i]);
+        const char *sep = i == 0 ? "" : i + 1 == n ? " and " : ", ";
+        bool format = refused[i] == CLI_FORMAT;
+        len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s%s%s", sep, cli_options[refused[i]].name,
+                                format ? " " : "", format ? cmd->value[CLI_FORMAT] : "");
+        ASSERT(len < sizeof(list));
     }
-    int status = cli_usage_error("%s %s; leave out %s", cli_options[mode->option].name, mode->does,
-                                 list.failed ? "the other options" : strbuf_str(&list));
-    strbuf_finish(&list);
-    return status;
+    return cli_usage_error("%s %s; leave out %s", cli_options[mode->option].name, mode->does, list);
 }
 
 // The mode the options choose; an option a mode given does not take, an option without the

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "diag.h"
 #include "pipeline.h"
@@ -114,7 +115,7 @@ int cli_parse(int argc, char **argv, Command *cmd);
 // Whether mode takes option given with the --format value format (ignored for other options).
 bool cli_mode_takes(const CliMode *mode, CliOption option, OutputFormat format);
 // The help, from the table of options.
-void cli_help(StrBuf *out);
+void cli_help(FILE *out);
 
 // For the handlers of the modes.
 // The mistake on stderr, then the usage line; returns STATUS_USAGE_ERROR.
