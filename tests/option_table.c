@@ -1,5 +1,5 @@
-// The command line's tables (tracer/cli/cli.c) as text, for the tests that hold the help, the
-// manual page, bash completion and the tracer's refusals to them (tests/options_agree.sh):
+// The command line's tables (tracer/cli/cli.c, modes.c) as text, for the test that holds the
+// help, the manual page, bash completion and the tracer's refusals to them (options_agree.sh):
 //     option --format text|json|html     every option, in the order of the help
 //     option --heatmap
 //     refuse --diff --save               a mode given with an option it does not take
@@ -8,14 +8,15 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "modes.h"
 
 int main(void) {
     static const char *const formats[] = {[OUTPUT_TEXT] = "text", [OUTPUT_JSON] = "json", [OUTPUT_HTML] = "html"};
     for (size_t o = 0; o < CLI_OPTION_COUNT; o++)
         printf("option %s%s%s\n", cli_options[o].name, cli_options[o].value ? " " : "",
                cli_options[o].value ? cli_options[o].value : "");
-    for (size_t m = 0; m < cli_n_modes; m++) {
-        const CliMode *mode = &cli_modes[m];
+    for (size_t m = 0; m < modes_count; m++) {
+        const CliMode *mode = &modes[m];
         if (mode->option == CLI_NO_OPTION)
             continue;
         for (size_t o = 0; o < CLI_OPTION_COUNT; o++) {

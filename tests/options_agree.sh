@@ -1,5 +1,5 @@
 #!/bin/sh
-# The command line's tables of options and modes (tracer/cli/cli.c, printed by
+# The command line's tables of options and modes (tracer/cli/cli.c and modes.c, printed by
 # tests/option_table.c) against what a user reads and types:
 #   - tracer --help shows every option of the table with its value, in its order, and no other;
 #   - the manual page has an entry (.TP) under OPTIONS for every option, and for no other;

@@ -13,11 +13,12 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "modes.h"
 
 static const CliMode *mode_of(CliOption option) {
-    for (size_t m = 0; m < cli_n_modes; m++)
-        if (cli_modes[m].option == option)
-            return &cli_modes[m];
+    for (size_t m = 0; m < modes_count; m++)
+        if (modes[m].option == option)
+            return &modes[m];
     return NULL;
 }
 
@@ -25,9 +26,9 @@ static const CliMode *mode_of(CliOption option) {
 // option (--watch --check), the other takes its option too.
 static void test_modes_exclude_each_other_both_ways(void **state) {
     (void)state;
-    for (size_t a = 0; a < cli_n_modes; a++)
-        for (size_t b = 0; b < cli_n_modes; b++) {
-            const CliMode *x = &cli_modes[a], *y = &cli_modes[b];
+    for (size_t a = 0; a < modes_count; a++)
+        for (size_t b = 0; b < modes_count; b++) {
+            const CliMode *x = &modes[a], *y = &modes[b];
             if (a == b || x->option == CLI_NO_OPTION || y->option == CLI_NO_OPTION)
                 continue;
             if (cli_mode_takes(x, y->option, OUTPUT_TEXT) != cli_mode_takes(y, x->option, OUTPUT_TEXT))
@@ -45,7 +46,7 @@ static void test_plain_trace_refuses_only_through_a_mode(void **state) {
     (void)state;
     const CliMode *plain = mode_of(CLI_NO_OPTION);
     assert_non_null(plain);
-    assert_ptr_equal(plain, &cli_modes[cli_n_modes - 1]);  // chosen when no other is
+    assert_ptr_equal(plain, &modes[modes_count - 1]);  // chosen when no other is
     for (size_t o = 0; o < CLI_OPTION_COUNT; o++) {
         const CliOptionDef *def = &cli_options[o];
         if (cli_mode_takes(plain, (CliOption)o, OUTPUT_TEXT) || mode_of((CliOption)o) || def->now)
@@ -99,7 +100,7 @@ static int parse(Command *cmd, ...) {
     for (char *arg; (arg = va_arg(ap, char *));)
         argv[argc++] = arg;
     va_end(ap);
-    return cli_parse(argc, argv, cmd);
+    return cli_parse(argc, argv, modes, modes_count, cmd);
 }
 
 static void test_the_options_choose_the_mode(void **state) {

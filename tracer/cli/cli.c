@@ -1,4 +1,4 @@
-// cli: the tables of options and modes, and reading a command line with them.
+// cli: the table of options, and reading a command line with it and a table of modes.
 #include "cli.h"
 
 #include <ctype.h>
@@ -10,7 +10,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "cmd.h"
 #include "config.h"
 #include "parallel.h"
 #include "render.h"
@@ -160,46 +159,9 @@ const CliOptionDef cli_options[CLI_OPTION_COUNT] = {
 
 // ---------------------------------------------------------------- the modes
 
-#define FORMAT(f) (1u << (f))
-#define EVERY_FORMAT (FORMAT(OUTPUT_TEXT) | FORMAT(OUTPUT_JSON) | FORMAT(OUTPUT_HTML))
-
-// What decides the stages a trace shows and how it shows them.
-#define VIEW_OPTIONS                                                                                                 \
-    (CLI_BIT(CLI_DIGITS) | CLI_BIT(CLI_COLOR) | CLI_BIT(CLI_EXPLAIN) | CLI_BIT(CLI_WIDTH) | CLI_BIT(CLI_HEATMAP) | \
-     CLI_BIT(CLI_BRIEF) | CLI_BIT(CLI_ONLY) | CLI_BIT(CLI_FROM) | CLI_BIT(CLI_TO))
-// A trace printed whole: its stages, their files (--save), and the verdict of its claims.
-#define TRACE_OPTIONS (VIEW_OPTIONS | CLI_BIT(CLI_THREADS) | CLI_BIT(CLI_SAVE) | CLI_BIT(CLI_STRICT))
-
-// A mode that takes another mode's option is taken by it in turn (tests/test_cli.c checks),
-// so that two modes given together are refused whichever is read first.
-const CliMode cli_modes[] = {
-    {.option = CLI_LIST, .does = "lists the course's lessons, or a lesson's stages", .run = cmd_list,
-     .max_lessons = 1},
-    {.option = CLI_WATCH, .does = "traces one lesson again at each save", .run = cmd_watch,
-     .min_lessons = 1, .max_lessons = 1,
-     .takes = TRACE_OPTIONS | CLI_BIT(CLI_CHECK) | CLI_BIT(CLI_GOLDEN), .formats = EVERY_FORMAT},
-    {.option = CLI_DIFF, .does = "prints its own text report", .run = cmd_diff,
-     .min_lessons = 1, .max_lessons = 2,  // cmd_diff names the second one missing
-     .takes = CLI_BIT(CLI_DIGITS) | CLI_BIT(CLI_COLOR) | CLI_BIT(CLI_THREADS), .formats = FORMAT(OUTPUT_TEXT)},
-    {.option = CLI_STEP, .does = "shows the text trace in a terminal", .run = cmd_step,
-     .min_lessons = 1, .max_lessons = 1,
-     .takes = VIEW_OPTIONS | CLI_BIT(CLI_THREADS) | CLI_BIT(CLI_SAVE), .formats = FORMAT(OUTPUT_TEXT)},
-    {.option = CLI_QUIZ, .does = "asks questions of its own and prints no trace", .run = cmd_quiz,
-     .min_lessons = 1, .max_lessons = 1,
-     .takes = CLI_BIT(CLI_DIGITS) | CLI_BIT(CLI_COLOR) | CLI_BIT(CLI_WIDTH) | CLI_BIT(CLI_THREADS) |
-              CLI_BIT(CLI_QUIZ_SEED),
-     .formats = FORMAT(OUTPUT_TEXT)},
-    {.option = CLI_CHECK, .does = "compares the text trace with its golden file", .run = cmd_trace,
-     .min_lessons = 1, .max_lessons = 1,
-     .takes = TRACE_OPTIONS | CLI_BIT(CLI_GOLDEN) | CLI_BIT(CLI_WATCH), .formats = FORMAT(OUTPUT_TEXT)},
-    {.option = CLI_NO_OPTION, .does = "traces the lesson", .run = cmd_trace, .min_lessons = 1, .max_lessons = 1,
-     .takes = TRACE_OPTIONS, .formats = EVERY_FORMAT},
-};
-const size_t cli_n_modes = ARRAY_LEN(cli_modes);
-
 bool cli_mode_takes(const CliMode *mode, CliOption option, OutputFormat format) {
     if (option == CLI_FORMAT)
-        return mode->formats & FORMAT(format);
+        return mode->formats & CLI_FORMAT_BIT(format);
     return option == mode->option || (mode->takes & CLI_BIT(option));
 }
 
@@ -289,13 +251,13 @@ static int refuse(const Command *cmd, const CliMode *mode) {
 // The mode the options choose; an option a mode given does not take, an option without the
 // one it needs, or lessons too many or too few for the mode are usage errors. extra_lesson:
 // the lesson after the first CLI_MAX_LESSONS.
-static int choose_mode(Command *cmd, const char *extra_lesson) {
-    for (size_t m = 0; m < cli_n_modes && !cmd->mode; m++)
-        if (cli_modes[m].option == CLI_NO_OPTION || cli_has(cmd, cli_modes[m].option))
-            cmd->mode = &cli_modes[m];
+static int choose_mode(Command *cmd, const CliMode *modes, size_t n_modes, const char *extra_lesson) {
+    for (size_t m = 0; m < n_modes && !cmd->mode; m++)
+        if (modes[m].option == CLI_NO_OPTION || cli_has(cmd, modes[m].option))
+            cmd->mode = &modes[m];
     // Every mode given refuses what it does not take, the plain trace through `needs` below.
-    for (size_t m = 0; m < cli_n_modes; m++) {
-        const CliMode *mode = &cli_modes[m];
+    for (size_t m = 0; m < n_modes; m++) {
+        const CliMode *mode = &modes[m];
         int status = mode->option != CLI_NO_OPTION && cli_has(cmd, mode->option) ? refuse(cmd, mode) : STATUS_OK;
         if (status != STATUS_OK)
             return status;
@@ -339,7 +301,7 @@ static void settle(Command *cmd) {
     cmd->colour_errors = cli_colour_stderr();
 }
 
-int cli_parse(int argc, char **argv, Command *cmd) {
+int cli_parse(int argc, char **argv, const CliMode *modes, size_t n_modes, Command *cmd) {
     *cmd = (Command){.opts = {.format = OUTPUT_TEXT, .digits = -1}, .quiz_seed = 1};
     const char *extra_lesson = NULL;
     for (int i = 1; i < argc; i++) {
@@ -378,7 +340,7 @@ int cli_parse(int argc, char **argv, Command *cmd) {
         if (status != STATUS_OK)
             return status;
     }
-    int status = choose_mode(cmd, extra_lesson);
+    int status = choose_mode(cmd, modes, n_modes, extra_lesson);
     if (status == STATUS_OK)
         settle(cmd);
     return status;

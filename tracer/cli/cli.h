@@ -1,11 +1,11 @@
 // cli: the command line as two tables, as git's commands[]: the options, each declared once
-// (its name, the value it takes, its help), and the modes (the plain trace, --check, --watch,
-// --step, --quiz, --diff, --list), each with its handler, its lessons and the options it
-// takes. The help, which options exclude each other and the messages that refuse them are
-// all read from the tables.
+// (its name, the value it takes, its help), here, and the modes (the plain trace, --check,
+// --watch, --step, --quiz, --diff, --list), each with its handler, its lessons and the
+// options it takes, in modes.c above the handlers. The help, which options exclude each
+// other and the messages that refuse them are all read from the tables.
 //
 //     Command cmd;
-//     int status = cli_parse(argc, argv, &cmd);  // a usage error is said here
+//     int status = cli_parse(argc, argv, modes, modes_count, &cmd);  // modes.h; says an error
 //     if (status == STATUS_OK && cmd.mode)       // no mode: --help or --version is done
 //         status = cmd.mode->run(&cmd);          // once its lessons are found in the course
 #pragma once
@@ -80,13 +80,11 @@ typedef struct CliMode {
     int (*run)(const Command *cmd);
     size_t min_lessons, max_lessons;
     CliOptions takes;  // the options it takes besides its own (--format: see formats)
-    unsigned formats;  // the --format values it takes: bit 1 << OUTPUT_x
+    unsigned formats;  // the --format values it takes: bit CLI_FORMAT_BIT(OUTPUT_x)
 } CliMode;
+#define CLI_FORMAT_BIT(format) (1u << (format))
 
 extern const CliOptionDef cli_options[CLI_OPTION_COUNT];
-// In the order a mode is chosen: the first whose option is given, else the plain trace (last).
-extern const CliMode cli_modes[];
-extern const size_t cli_n_modes;
 
 // The command line, read.
 struct Command {
@@ -108,10 +106,11 @@ static inline bool cli_has(const Command *cmd, CliOption option) {
     return cmd->given & CLI_BIT(option);
 }
 
-// Reads argv into cmd: the options, the mode they choose and its lessons, refusing an option
-// the mode does not take. STATUS_OK, or STATUS_USAGE_ERROR once said on stderr; cmd->mode is
+// Reads argv into cmd: the options, the mode they choose of modes (the first whose option is
+// given; the last, the plain trace, when none is) and its lessons, refusing an option a mode
+// given does not take. STATUS_OK, or STATUS_USAGE_ERROR once said on stderr; cmd->mode is
 // NULL when nothing is left to do (--help, --version).
-int cli_parse(int argc, char **argv, Command *cmd);
+int cli_parse(int argc, char **argv, const CliMode *modes, size_t n_modes, Command *cmd);
 // Whether mode takes option given with the --format value format (ignored for other options).
 bool cli_mode_takes(const CliMode *mode, CliOption option, OutputFormat format);
 // The help, from the table of options.

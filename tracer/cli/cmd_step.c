@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "step.h"
+#include "pager.h"
 
 // The trace is traced again at the terminal's new width when the window is resized (unless
 // --width fixed it).
@@ -28,10 +28,10 @@ int cmd_step(const Command *cmd) {
         if (status == STATUS_OK)
             opts.save_dir = NULL;
         if (status == STATUS_OK)
-            status = step_through(strbuf_str(&out), &pages, opts.colour, &at);
+            status = pager_show(strbuf_str(&out), &pages, opts.colour, &at);
         pipeline_pages_finish(&pages);
         strbuf_finish(&out);
-        if (status != STEP_RESIZED)
+        if (status != PAGER_RESIZED)
             return status;
         if (!cmd->fixed_width)
             opts.width = cli_default_width();

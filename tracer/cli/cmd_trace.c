@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "diff.h"
+#include "text_diff.h"
 
 // golden/NAME.txt in the folder beside the lesson's folder: lessons/x.yaml -> golden/x.txt,
 // /course/lessons/x.yaml -> /course/golden/x.txt, x.yaml -> ../golden/x.txt.
@@ -83,8 +83,8 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     strbuf_init(&diff);
     char now[1024];
     snprintf(now, sizeof(now), "%s (traced now)", lesson);
-    diff_stage_summary(expected, trace, golden, lesson, &diff);
-    bool equal = diff_unified(expected, trace, golden, now, colour, &diff);
+    text_diff_stage_summary(expected, trace, golden, lesson, &diff);
+    bool equal = text_diff_unified(expected, trace, golden, now, colour, &diff);
     int status = STATUS_OK;
     if (equal) {
         printf("%s matches %s\n", lesson, golden);

@@ -1,5 +1,5 @@
-// main: the command line. Reads it with the tables of cli.c, finds the lessons in the course,
-// and runs the mode's handler (cmd_<mode>.c).
+// main: the command line. Reads it with the tables of cli.c and modes.c, finds the lessons in
+// the course, and runs the mode's handler (cmd_<mode>.c).
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +9,7 @@
 
 #include "cli.h"
 #include "course.h"
+#include "modes.h"
 
 // TRACER_MEMORY: a size such as 512M, 2G, 1.5GiB or 1073741824 (bytes); K, M, G and T count
 // in 1024s, with iB or B after them or not. 0 when it is not one.
@@ -67,7 +68,7 @@ static bool memory_limit(PipelineOptions *opts) {
 
 int main(int argc, char **argv) {
     Command cmd;
-    int status = cli_parse(argc, argv, &cmd);
+    int status = cli_parse(argc, argv, modes, modes_count, &cmd);
     if (status != STATUS_OK || !cmd.mode)  // a usage error, or --help or --version done
         return status;
     if (cmd.n_lessons && !memory_limit(&cmd.opts))
