@@ -44,8 +44,10 @@ LAYERS = [
     "text_diff", "lesson_diff", "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",
-    # The program, outside the libraries: the --quiz conversation, the --step pager, main.
-    "ask", "pager", "main",
+    # The program, outside the libraries: the --quiz conversation, the --step pager, the
+    # command line's options, the handlers of its modes, the table of modes, main.
+    "ask", "pager", "cli", "cmd", "cmd_list", "cmd_trace", "cmd_watch", "cmd_step", "cmd_quiz", "cmd_diff",
+    "modes", "main",
 ]
 
 # Headers of no module of their own, by the module they belong to; config.h is generated.
