@@ -14,7 +14,7 @@ import sys
 # Lowest first. The families of operations (op_*) sit between op (their shared helpers) and
 # ops (the table that finds them).
 LAYERS = [
-    "util", "format", "tensor", "diag", "parallel", "gemm", "kernel", "kernel_grad",
+    "util", "format", "tensor", "diag", "backend", "kernel", "kernel_grad",
     "yamldoc", "lesson", "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",

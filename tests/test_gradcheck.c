@@ -4,6 +4,7 @@
 // checked on a lesson whose answer is known by hand, and on every gradient stage of every
 // lesson given on the command line. Then the note where an element cannot be checked (x or
 // its difference not finite) and where the gradient itself is not finite.
+#include "fast_layer.h"
 #include "trace_fixture.h"
 
 #include <stdio.h>
@@ -235,6 +236,7 @@ static void test_every_lesson_the_same_bits_either_way(void **state) {
 }
 
 int main(int argc, char **argv) {
+    test_install_fast_layer();
     lesson_paths = argv + 1;
     n_lesson_paths = argc > 1 ? (size_t)(argc - 1) : 0;
     if (n_lesson_paths == 0) {

@@ -10,14 +10,17 @@
 #include <unistd.h>
 
 #include "ask.h"
+#include "backend.h"
 #include "config.h"
 #include "course.h"
 #include "diff.h"
-#include "parallel.h"
 #include "pipeline.h"
 #include "render.h"
 #include "step.h"
 #include "watch.h"
+#if TRACER_FAST
+#include "fast/fast.h"
+#endif
 
 static const char usage[] =
     "usage: tracer [options] LESSON.yaml\n"
@@ -473,6 +476,9 @@ static bool memory_limit(PipelineOptions *opts) {
 #define MAIN_TEXT(n) MAIN_TEXT_OF(n)
 
 int main(int argc, char **argv) {
+#if TRACER_FAST
+    fast_install();
+#endif
     PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
     const char *colour = "auto", *lesson = NULL, *edited = NULL, *golden = NULL;
     bool check = false, step = false, diff = false, strict = false, quiz = false, watch = false, list = false;
@@ -530,8 +536,8 @@ int main(int argc, char **argv) {
             char *end;
             errno = 0;
             long t = strtol(value, &end, 10);
-            if (*value == '\0' || *end != '\0' || errno || t < 1 || t > PARALLEL_MAX_THREADS)
-                return usage_error("--threads must be a whole number from 1 to " PARALLEL_MAX_THREADS_TEXT ", not '%s'",
+            if (*value == '\0' || *end != '\0' || errno || t < 1 || t > BACKEND_MAX_THREADS)
+                return usage_error("--threads must be a whole number from 1 to " BACKEND_MAX_THREADS_TEXT ", not '%s'",
                                    value);
             opts.threads = (size_t)t;
         } else if (!strcmp(name, "--save")) {

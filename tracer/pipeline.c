@@ -1,12 +1,12 @@
 // pipeline: load, check, run and render one lesson.
 #include "pipeline.h"
 
+#include "backend.h"
 #include "check.h"
 #include "claim.h"
 #include "compare.h"
 #include "doccheck.h"
 #include "format.h"
-#include "parallel.h"
 #include "lesson.h"
 #include "lint.h"
 #include "narrate.h"
@@ -328,7 +328,7 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     bool *chosen = NULL, *shown = NULL;
     StrBuf text;
     strbuf_init(&text);
-    parallel_set_threads(opts->threads);
+    backend_set_threads(opts->threads);
     // JSON, the web page and --save write every stage: only the text trace leaves some out.
     bool free_unprinted = opts->format == OUTPUT_TEXT && !opts->save_dir && !opts->keep_every_stage;
     size_t held = 0;
@@ -400,7 +400,7 @@ int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t s
     Lesson *lesson = lesson_load_file(path, diag);
     if (!lesson)
         return load_failed(diag);
-    parallel_set_threads(opts->threads);
+    backend_set_threads(opts->threads);
     if (!(plan = check_lesson(lesson, diag)))
         goto done;
     // Room for every node, and for each element of every row a quiz: mark asks.
@@ -461,7 +461,7 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     Lesson *lessons[2] = {NULL, NULL};
     Plan *plans[2] = {NULL, NULL};
     Trace *traces[2] = {NULL, NULL};
-    parallel_set_threads(opts->threads);
+    backend_set_threads(opts->threads);
     size_t held = 0;  // the first lesson's values stay while the second one runs
     for (size_t i = 0; i < 2; i++) {
         lessons[i] = lesson_load_file(paths[i], diag);
