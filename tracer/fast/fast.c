@@ -4,6 +4,7 @@
 #include "backend.h"
 #include "gemm.h"
 #include "parallel.h"
+#include "pool.h"
 
 static const Backend fast_backend = {
     .name = "fast",
@@ -13,5 +14,6 @@ static const Backend fast_backend = {
 };
 
 void fast_install(void) {
+    pool_install();
     backend_install(&fast_backend);
 }

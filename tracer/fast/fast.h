@@ -5,9 +5,11 @@
 //     gemm.c      the matrix product, packed into panels and computed in AVX-512, AVX2 or
 //                 portable vector tiles (tested bit for bit against the reference loop)
 //     parallel.c  the kernels' loops split among threads (--threads)
+//     pool.c      small allocations from one region of huge pages, not a page fault each
 //
 //     int main(void) { fast_install(); ... }   // before the first lesson runs
 #pragma once
 
-// Replace the reference's product and loops with the fast layer's.
+// Replace the reference's product, loops and small allocations with the fast layer's; before
+// the first allocation.
 void fast_install(void);
