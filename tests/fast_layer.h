@@ -5,7 +5,7 @@
 #include "config.h"
 
 #if TRACER_FAST
-#include "fast/fast.h"
+#include "fast.h"
 #endif
 
 static inline void test_install_fast_layer(void) {

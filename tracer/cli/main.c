@@ -19,7 +19,7 @@
 #include "step.h"
 #include "watch.h"
 #if TRACER_FAST
-#include "fast/fast.h"
+#include "fast.h"
 #endif
 
 static const char usage[] =
