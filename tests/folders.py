@@ -11,7 +11,8 @@ header:
   folder reaches above it, even one that no source of the folder includes yet);
 - one header of each folder below must be found;
 - one header of each folder above must not: the compiler stops at the probe's include.
-The folders and their order are tests/layers.py's FOLDERS, which its nm check shares.
+The folders and their order are tests/layers.py's FOLDERS, which its nm check shares. A folder
+built only with an option (OPTIONAL_FOLDERS: the fast layer) is left out of a build without it.
 """
 import json
 import os
@@ -21,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-from layers import FOLDERS
+from layers import FOLDERS, OPTIONAL_FOLDERS
 
 # Arguments that name what a command reads or writes, each with the value after it.
 WITH_VALUE = {"-o", "-c", "-MQ", "-MF", "-MT"}
@@ -61,18 +62,19 @@ def main():
         in_tracer = os.path.dirname(os.path.dirname(source)) == tracer
         if in_tracer and folder not in commands:
             commands[folder] = (entry["directory"], probe_command(entry))
+    built = [f for f in FOLDERS if f in commands or f not in OPTIONAL_FOLDERS]
     probes = 0
     with tempfile.TemporaryDirectory() as tmp:
         probe = os.path.join(tmp, "probe.c")
-        for rank, folder in enumerate(FOLDERS):
+        for rank, folder in enumerate(built):
             if folder not in commands:
                 failures.append(f"no source of tracer/{folder} in {build}/compile_commands.json")
                 continue
             directory, command = commands[folder]
             wanted = [(h, True) for h in headers[folder]]
-            for other in FOLDERS[:rank]:
+            for other in built[:rank]:
                 wanted.append((headers[other][0], True))
-            for other in FOLDERS[rank + 1:]:
+            for other in built[rank + 1:]:
                 wanted.append((headers[other][0], False))
             for header, found in wanted:
                 with open(probe, "w", encoding="utf-8") as fh:

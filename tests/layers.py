@@ -22,7 +22,9 @@ import subprocess
 import sys
 
 # Lowest first, as in tracer/meson.build.
-FOLDERS = ["base", "kernel", "lesson", "ops", "check", "run", "judge", "render", "cli"]
+FOLDERS = ["base", "kernel", "lesson", "ops", "check", "run", "judge", "render", "fast", "cli"]
+# Folders built only with an option: without it they have no library and no source to check.
+OPTIONAL_FOLDERS = {"fast"}  # -Dfast=false builds none of it
 
 # Lowest first. The families of operations (op_*) sit between op (their shared helpers) and
 # ops (the table that finds them). A tuple is one layer whose modules use each other: the
@@ -31,7 +33,7 @@ FOLDERS = ["base", "kernel", "lesson", "ops", "check", "run", "judge", "render",
 # check_compile_index. The checker's other files share its state (check_state).
 LAYERS = [
     "util", "format", "tensor", "diag",
-    "parallel", "gemm", "kernel", "kernel_grad",
+    "backend", "kernel", "kernel_grad",
     "yamldoc", ("lesson_loader", "lesson_values", "lesson_given", "lesson_step", "lesson"), "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
@@ -41,6 +43,8 @@ LAYERS = [
     "eval", "gradcheck", "run",
     "doccheck", "claim", "quiz", "narrate", "verdict",
     "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save",
+    # The fast layer: each replaces a part of the reference below it with the same bits.
+    "pool", "parallel", "gemm", "fast",
     "text_diff", "lesson_diff", "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",

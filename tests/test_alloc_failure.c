@@ -28,6 +28,7 @@
 
 #include "ask.h"
 #include "course.h"
+#include "fast_layer.h"
 #include "pipeline.h"
 #include "watch.h"
 
@@ -254,6 +255,7 @@ static int sweep_program(const char *path, const char *edited) {
 }
 
 int main(int argc, char **argv) {
+    test_install_fast_layer();
     if (argc < 2) {
         fprintf(stderr, "usage: test_alloc_failure [--only=STAGE] LESSON.yaml... [--program ORIGINAL EDITED]\n");
         return 2;

@@ -14,9 +14,11 @@
 
 #include <cmocka.h>
 
+#include "backend.h"
+#include "fast.h"
 #include "gemm.h"
-#include "parallel.h"
 #include "kernel.h"
+#include "parallel.h"
 #include "tensor.h"
 #include "util.h"
 
@@ -153,7 +155,8 @@ static Tensor *random_tensor(Shape s) {
 }
 
 // kernel_matmul over batches, broadcast batches and vectors against one reference product per
-// batch entry, worked out here from the shapes alone.
+// batch entry, worked out here from the shapes alone; and the reference tracer's own product
+// (no fast layer installed) on the same operands, which must give the same bits.
 static void batched(const char *what) {
     struct {
         Shape a, b;
@@ -173,6 +176,11 @@ static void batched(const char *what) {
         Tensor *got = tensor_create(&s);
         assert_non_null(got);
         kernel_matmul(got, a, b);
+        Tensor *plain = tensor_create(&s);
+        assert_non_null(plain);
+        backend_install(NULL);
+        kernel_matmul(plain, a, b);
+        fast_install();
         // the matrices: a vector a is a row, a vector b a column
         size_t ar = a->shape.rank, br = b->shape.rank;
         size_t n = ar == 1 ? 1 : a->shape.dim[ar - 2], k = a->shape.dim[ar - 1];
@@ -196,6 +204,9 @@ static void batched(const char *what) {
         char label[128];
         snprintf(label, sizeof(label), "%s, batched case %zu", what, c);
         assert_same_bits(got->data, want, got->size, label);
+        snprintf(label, sizeof(label), "%s, batched case %zu, the reference tracer's product", what, c);
+        assert_same_bits(plain->data, want, plain->size, label);
+        tensor_destroy(plain);
         util_free(want);
         tensor_destroy(a);
         tensor_destroy(b);
@@ -373,6 +384,7 @@ static void test_unknown_path(void **state) {
 }
 
 int main(void) {
+    fast_install();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense_shapes),
         cmocka_unit_test(test_transposed_operands),

@@ -4,6 +4,7 @@
 // line agrees with its backward pass. Then the note, with its number worked out by hand and
 // with numpy, where an element cannot be checked (x or its difference not finite) and where
 // the gradient itself is not finite.
+#include "fast_layer.h"
 #include "trace_fixture.h"
 
 #include <float.h>
@@ -248,6 +249,7 @@ static void test_every_lesson_agrees_with_its_backward_pass(void **state) {
 }
 
 int main(int argc, char **argv) {
+    test_install_fast_layer();
     lesson_paths = argv + 1;
     n_lesson_paths = argc > 1 ? (size_t)(argc - 1) : 0;
     if (n_lesson_paths == 0) {

@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "fast.h"
 #include "kernel.h"
 #include "parallel.h"
 #include "tensor.h"
@@ -138,6 +139,7 @@ static void test_every_item_once(void **state) {
 }
 
 int main(void) {
+    fast_install();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_and_elementwise),
         cmocka_unit_test(test_random_fill),

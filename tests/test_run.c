@@ -3,6 +3,7 @@
 // transpose, with the same bits and notes), and, on every lesson given on the command line,
 // that the text trace is byte for byte the same whether the values nothing prints are freed
 // (and read in place) or kept.
+#include "fast_layer.h"
 #include "trace_fixture.h"
 
 #include <stdio.h>
@@ -487,6 +488,7 @@ static void test_every_lesson_prints_the_same_when_values_are_freed(void **state
 }
 
 int main(int argc, char **argv) {
+    test_install_fast_layer();
     if (argc < 4 || strcmp(argv[1], "--block") != 0) {
         fprintf(stderr, "usage: %s --block GPT2_BLOCK.yaml LESSON.yaml...\n", argv[0]);
         return 1;

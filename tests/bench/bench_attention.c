@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "../fast_layer.h"
 #include "kernel.h"
 #include "tensor.h"
 
@@ -23,6 +24,7 @@ static Tensor *random_tensor(size_t rows, size_t cols, uint64_t seed) {
 }
 
 int main(void) {
+    test_install_fast_layer();
     const size_t n = 1024, d = 768, dh = 64;
     Tensor *x = random_tensor(n, d, 1), *w = random_tensor(d, d, 2), *wq = random_tensor(d, dh, 3);
     Shape ps = {.rank = 2, .dim = {n, d}}, qs = {.rank = 2, .dim = {n, dh}}, ss = {.rank = 2, .dim = {n, n}};

@@ -31,6 +31,18 @@ void *util_realloc(void *ptr, size_t size);
 void util_free(void *ptr);
 char *util_strdup(const char *s);
 
+// Where a fast layer may serve small blocks instead of the C library (fast/pool.c): alloc
+// gives a block of at least size bytes, or NULL to leave it to the C library; owns tells its
+// blocks from the library's; size is how many bytes a block of its holds; release takes one
+// back. Installed before the first allocation, and never taken away while a block is out.
+typedef struct UtilSmallBlocks {
+    void *(*alloc)(size_t size);
+    bool (*owns)(const void *ptr);
+    size_t (*size)(const void *ptr);
+    void (*release)(void *ptr);
+} UtilSmallBlocks;
+void util_install_small_blocks(const UtilSmallBlocks *blocks);
+
 // Test hook: the allocation `n` calls from now fails (1 = the next one); 0 turns it off.
 // Returns how many allocations have been made since the last call, so a test can
 // first count the allocations of a run and then fail each one in turn.

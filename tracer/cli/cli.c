@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "parallel.h"
+#include "backend.h"
 #include "render.h"
 
 // ---------------------------------------------------------------- checking values
@@ -71,8 +71,8 @@ static int set_width(Command *cmd, const char *value) {
 
 static int set_threads(Command *cmd, const char *value) {
     long t;
-    if (!whole_number(value, 1, PARALLEL_MAX_THREADS, &t))
-        return cli_usage_error("--threads must be a whole number from 1 to " PARALLEL_MAX_THREADS_TEXT ", not '%s'",
+    if (!whole_number(value, 1, BACKEND_MAX_THREADS, &t))
+        return cli_usage_error("--threads must be a whole number from 1 to " BACKEND_MAX_THREADS_TEXT ", not '%s'",
                                value);
     cmd->opts.threads = (size_t)t;
     return STATUS_OK;

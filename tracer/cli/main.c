@@ -10,6 +10,9 @@
 #include "cli.h"
 #include "course.h"
 #include "modes.h"
+#if TRACER_FAST
+#include "fast.h"
+#endif
 
 // TRACER_MEMORY: a size such as 512M, 2G, 1.5GiB or 1073741824 (bytes); K, M, G and T count
 // in 1024s, with iB or B after them or not. 0 when it is not one.
@@ -67,6 +70,9 @@ static bool memory_limit(PipelineOptions *opts) {
 }
 
 int main(int argc, char **argv) {
+#if TRACER_FAST
+    fast_install();
+#endif
     Command cmd;
     int status = cli_parse(argc, argv, modes, modes_count, &cmd);
     if (status != STATUS_OK || !cmd.mode)  // a usage error, or --help or --version done

@@ -1,12 +1,12 @@
 // pipeline: load, check, run and render one lesson.
 #include "pipeline.h"
 
+#include "backend.h"
 #include "check.h"
 #include "claim.h"
 #include "lesson_diff.h"
 #include "doccheck.h"
 #include "format.h"
-#include "parallel.h"
 #include "lesson.h"
 #include "lint.h"
 #include "narrate.h"
@@ -180,18 +180,6 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
 // The nodes whose values outlive the run (run.h): those the text trace prints, and those the
 // document check, the claims and the narration read afterwards. chosen: the stages --only,
 // --from and --to keep.
-static void nodes_to_keep(const Plan *plan, const Narrator *narrator, const PipelineOptions *opts, const bool *chosen,
-                          bool *keep) {
-    RenderOptions ro = {.brief = opts->brief};
-    for (size_t i = 0; i < plan->n_nodes; i++) {
-        const PlanNode *n = &plan->nodes[i];
-        keep[i] = n->is_stage && render_text_prints_values(&ro, n->stage_kind, chosen[i]);
-    }
-    doccheck_needs(plan, keep);
-    claim_needs(plan, keep);
-    narrate_needs(narrator, plan, keep);
-}
-
 // Refuse, before it runs, a lesson that would hold more values at once than opts->memory
 // allows, at the node where it would first pass it. keep: as run_plan takes it; base: values
 // held besides (the first lesson of --diff); *end: what the run holds at its end.
@@ -232,64 +220,174 @@ static bool fits_memory(const Plan *plan, const bool *keep, const PipelineOption
     return false;
 }
 
+// ---------------------------------------------------------------- the phases of a run
+//
+// A lesson, once loaded, goes through the phases of `phases` below, in that order; the first
+// that fails stops it with its located error in diag. What each phase makes, the next ones
+// read from the LessonRun they share.
+
+typedef struct LessonRun {
+    Lesson *lesson;
+    const PipelineOptions *opts;
+    bool choose;          // --only, --from and --to choose stages (the diff does not)
+    bool free_unprinted;  // the values nothing reads after the run are freed during it
+    Diag *diag;
+    Narrator *narrator;
+    Plan *plan;
+    ExplainTarget *targets;  // the command line's --explain, resolved
+    int digits;
+    bool *chosen;   // per node (and one more): the stages --only, --from and --to keep
+    bool *keep;     // per node (and one more): values read after the run; NULL: keep every one
+    size_t *held;   // values held besides, before the run and after it
+    Trace *trace;
+} LessonRun;
+
+static bool no_memory(LessonRun *r) {
+    return diag_no_memory(r->diag);
+}
+
+static bool prepare_narration(LessonRun *r) {
+    return (r->narrator = narrate_prepare(r->lesson, r->diag)) != NULL;
+}
+
+static bool check_names_and_shapes(LessonRun *r) {
+    return (r->plan = check_lesson(r->lesson, r->diag)) != NULL;
+}
+
+static bool check_narration(LessonRun *r) {
+    return narrate_check(r->narrator, r->plan, r->diag);
+}
+
+static bool warn_of_likely_slips(LessonRun *r) {
+    lint_plan(r->plan, r->diag);
+    return true;
+}
+
+static bool resolve_explain_requests(LessonRun *r) {
+    const PipelineOptions *opts = r->opts;
+    r->digits = opts->digits >= 0 ? opts->digits : r->lesson->digits >= 0 ? r->lesson->digits : LESSON_DEFAULT_DIGITS;
+    if (!opts->n_explain)
+        return true;
+    if (!(r->targets = util_calloc(opts->n_explain, sizeof(ExplainTarget))))
+        return no_memory(r);
+    for (size_t i = 0; i < opts->n_explain; i++)
+        if (!parse_explain(r->plan, opts->explain[i], &r->targets[i], r->diag))
+            return false;
+    return true;
+}
+
+static bool choose_printed_stages(LessonRun *r) {
+    if (!r->choose)
+        return true;
+    if (!(r->chosen = util_calloc(r->plan->n_nodes + 1, sizeof(bool))))
+        return no_memory(r);
+    return choose_stages(r->plan, r->opts, r->chosen, r->diag);
+}
+
+// What each reader of the trace reads once the plan has run, marking the nodes whose values it
+// reads: the text trace the caller prints, and the phases after the run (the table below).
+static void text_reads(const LessonRun *r, bool *keep) {
+    RenderOptions ro = {.brief = r->opts->brief};
+    for (size_t i = 0; i < r->plan->n_nodes; i++) {
+        const PlanNode *n = &r->plan->nodes[i];
+        keep[i] = keep[i] || (n->is_stage && render_text_prints_values(&ro, n->stage_kind, r->chosen[i]));
+    }
+}
+
+static void document_reads(const LessonRun *r, bool *keep) {
+    doccheck_needs(r->plan, keep);
+}
+
+static void claims_read(const LessonRun *r, bool *keep) {
+    claim_needs(r->plan, keep);
+}
+
+static void narration_reads(const LessonRun *r, bool *keep) {
+    narrate_needs(r->narrator, r->plan, keep);
+}
+
+static bool refuse_what_does_not_fit(LessonRun *r) {
+    size_t end;
+    if (!fits_memory(r->plan, r->keep, r->opts, *r->held, &end, r->diag))
+        return false;
+    *r->held = end;
+    return true;
+}
+
+static bool run_the_plan(LessonRun *r) {
+    r->trace = run_plan(r->plan, r->digits, r->targets, r->opts->n_explain, r->keep, r->diag);
+    return r->trace != NULL;
+}
+
+static bool compare_with_the_document(LessonRun *r) {
+    return doccheck_trace(r->plan, r->trace, r->diag);
+}
+
+static bool judge_the_claims(LessonRun *r) {
+    return claim_judge(r->plan, r->trace, r->diag);
+}
+
+static bool write_the_narration(LessonRun *r) {
+    return narrate_apply(r->narrator, r->plan, r->trace, r->diag);
+}
+
+static bool keep_what_is_read_later(LessonRun *r);
+
+typedef struct Phase {
+    bool (*run)(LessonRun *r);  // false: stop, with diag saying why
+    // What the phase reads of the trace once the plan has run (NULL: nothing); every value it
+    // reads is kept to the end, all others may be freed once their last reader has run.
+    void (*reads)(const LessonRun *r, bool *keep);
+} Phase;
+
+static const Phase phases[] = {
+    {prepare_narration, NULL},
+    {check_names_and_shapes, NULL},
+    {check_narration, NULL},
+    {warn_of_likely_slips, NULL},
+    {resolve_explain_requests, NULL},
+    {choose_printed_stages, NULL},
+    {keep_what_is_read_later, NULL},
+    {refuse_what_does_not_fit, NULL},
+    {run_the_plan, NULL},
+    {compare_with_the_document, document_reads},
+    {judge_the_claims, claims_read},
+    {write_the_narration, narration_reads},
+    // then the caller prints the trace: text_reads
+};
+
+static bool keep_what_is_read_later(LessonRun *r) {
+    if (!r->choose || !r->free_unprinted)
+        return true;
+    if (!(r->keep = util_calloc(r->plan->n_nodes + 1, sizeof(bool))))
+        return no_memory(r);
+    text_reads(r, r->keep);
+    for (size_t p = 0; p < ARRAY_LEN(phases); p++)
+        if (phases[p].reads)
+            phases[p].reads(r, r->keep);
+    return true;
+}
+
 // Check and run a lesson (with the command line's explain requests) into *plan and *trace,
-// its narration written with the values it quotes. With chosen (the diff passes NULL), it
-// receives a flag per node (and one more): the stages --only, --from and --to keep. With
-// free_unprinted, the values of what the text trace does not print are freed once nothing
-// else reads them; otherwise every value is kept. *held: the values held besides, before (so
-// that the lesson is refused if it does not fit beside them: fits_memory) and after the run.
+// its narration written with the values it quotes: every phase in order. With chosen (the
+// diff passes NULL), it receives a flag per node (and one more): the stages --only, --from
+// and --to keep. With free_unprinted, the values of what the text trace does not print are
+// freed once nothing else reads them; otherwise every value is kept. *held: the values held
+// besides, before (so that the lesson is refused if it does not fit beside them) and after.
 static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, bool free_unprinted, Plan **plan,
                          Trace **trace, bool **chosen, size_t *held, Diag *diag) {
-    ExplainTarget *targets = NULL;
-    bool *keep = NULL;
-    bool ok = false;
-    *trace = NULL;
-    *plan = NULL;
-    Narrator *narrator = narrate_prepare(lesson, diag);
-    if (!narrator)
-        return false;
-    *plan = check_lesson(lesson, diag);
-    if (!*plan || !narrate_check(narrator, *plan, diag))
-        goto done;
-    lint_plan(*plan, diag);
-    int digits = opts->digits >= 0 ? opts->digits : lesson->digits >= 0 ? lesson->digits : LESSON_DEFAULT_DIGITS;
-    if (opts->n_explain) {
-        targets = util_calloc(opts->n_explain, sizeof(ExplainTarget));
-        if (!targets) {
-            diag_out_of_memory(diag);
-            goto done;
-        }
-        for (size_t i = 0; i < opts->n_explain; i++)
-            if (!parse_explain(*plan, opts->explain[i], &targets[i], diag))
-                goto done;
-    }
-    if (chosen) {
-        *chosen = util_calloc((*plan)->n_nodes + 1, sizeof(bool));
-        if (!*chosen) {
-            diag_out_of_memory(diag);
-            goto done;
-        }
-        if (!choose_stages(*plan, opts, *chosen, diag))
-            goto done;
-        if (free_unprinted) {
-            if (!(keep = util_calloc((*plan)->n_nodes + 1, sizeof(bool)))) {
-                diag_out_of_memory(diag);
-                goto done;
-            }
-            nodes_to_keep(*plan, narrator, opts, *chosen, keep);
-        }
-    }
-    size_t end;
-    if (!fits_memory(*plan, keep, opts, *held, &end, diag))
-        goto done;
-    *held = end;
-    *trace = run_plan(*plan, digits, targets, opts->n_explain, keep, diag);
-    ok = *trace && doccheck_trace(*plan, *trace, diag) && claim_judge(*plan, *trace, diag) &&
-         narrate_apply(narrator, *plan, *trace, diag);
-done:
-    util_free(keep);
-    util_free(targets);
-    narrate_destroy(narrator);
+    LessonRun r = {.lesson = lesson, .opts = opts, .choose = chosen != NULL, .free_unprinted = free_unprinted,
+                   .diag = diag, .held = held};
+    bool ok = true;
+    for (size_t p = 0; ok && p < ARRAY_LEN(phases); p++)
+        ok = phases[p].run(&r);
+    *plan = r.plan;
+    *trace = r.trace;
+    if (chosen)
+        *chosen = r.chosen;
+    util_free(r.keep);
+    util_free(r.targets);
+    narrate_destroy(r.narrator);
     return ok;
 }
 
@@ -328,7 +426,7 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     bool *chosen = NULL, *shown = NULL;
     StrBuf text;
     strbuf_init(&text);
-    parallel_set_threads(opts->threads);
+    backend_set_threads(opts->threads);
     // JSON, the web page and --save write every stage: only the text trace leaves some out.
     bool free_unprinted = opts->format == OUTPUT_TEXT && !opts->save_dir && !opts->keep_every_stage;
     size_t held = 0;
@@ -400,7 +498,7 @@ int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t s
     Lesson *lesson = lesson_load_file(path, diag);
     if (!lesson)
         return load_failed(diag);
-    parallel_set_threads(opts->threads);
+    backend_set_threads(opts->threads);
     if (!(plan = check_lesson(lesson, diag)))
         goto done;
     // Room for every node, and for each element of every row a quiz: mark asks.
@@ -461,7 +559,7 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     Lesson *lessons[2] = {NULL, NULL};
     Plan *plans[2] = {NULL, NULL};
     Trace *traces[2] = {NULL, NULL};
-    parallel_set_threads(opts->threads);
+    backend_set_threads(opts->threads);
     size_t held = 0;  // the first lesson's values stay while the second one runs
     for (size_t i = 0; i < 2; i++) {
         lessons[i] = lesson_load_file(paths[i], diag);

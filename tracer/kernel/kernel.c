@@ -8,9 +8,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "gemm.h"
+#include "backend.h"
 #include "kernel_private.h"
-#include "parallel.h"
 #include "util.h"
 
 // Work below this many values stays on one thread (a thread costs microseconds to start).
@@ -55,10 +54,11 @@ bool kernel_matmul_shape(const Shape *a, const Shape *b, Shape *out) {
 
 // ---------------------------------------------------------------- matrix product
 
-// c (n, m) = a (n, k) @ b (k, m), contiguous: gemm.h holds the order of every sum.
+// c (n, m) = a (n, k) @ b (k, m), contiguous: backend.h holds the order of every sum.
 void kernel_gemm(double *c, const double *a, const double *b, size_t n, size_t k, size_t m) {
-    GemmMatrix ga = gemm_dense(a, n, k), gb = gemm_dense(b, k, m);
-    gemm(c, &ga, &gb, n, k, m);
+    BackendMatrix ga = {.data = a, .row_step = k, .col_step = 1}, gb = {.data = b, .row_step = m, .col_step = 1};
+    BackendOutput out = {.data = c, .row_step = m};
+    backend_product(&out, &ga, &gb, (const size_t[2]){1, 1}, n, k, m);
 }
 
 // The step of each of the broadcast batch axes through an operand whose own batch axes are
@@ -70,14 +70,14 @@ static void batch_steps(size_t slots[2], const Shape *own, const size_t *step, c
         slots[2 - batch->rank + i] = own->dim[i - shift] == 1 ? 0 : step[i - shift];
 }
 
-// A matmul operand as gemm reads it, its own values or those it views: its matrix (a vector as
+// A matmul operand as the product reads it, its own values or those it views: its matrix (a vector as
 // a row or a column) and the steps of its batch axes through the broadcast batch shape.
-static GemmMatrix gemm_operand(const Tensor *t, const MatView *v, const Shape *batch) {
+static BackendMatrix product_operand(const Tensor *t, const MatView *v, const Shape *batch) {
     size_t step[TENSOR_MAX_RANK];
     tensor_steps(t, step);
     size_t r = t->shape.rank;
     // a vector is one row (left) or one column (right), its values a step apart either way
-    GemmMatrix g = {.data = t->view ? t->view : t->data, .row_step = r >= 2 ? step[r - 2] : 1,
+    BackendMatrix g = {.data = t->view ? t->view : t->data, .row_step = r >= 2 ? step[r - 2] : 1,
                     .col_step = r >= 2 ? step[r - 1] : 1};
     batch_steps(g.batch_step, &v->batch, step, batch);
     return g;
@@ -104,14 +104,14 @@ void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b) {
         ASSERT(out->shape.dim[i] == batch.dim[i]);
     ASSERT(!rows_axis || out->shape.dim[batch.rank] == va.rows);
     ASSERT(b->shape.rank < 2 || out->shape.dim[r - 1] == vb.cols);
-    GemmMatrix ga = gemm_operand(a, &va, &batch), gb = gemm_operand(b, &vb, &batch);
+    BackendMatrix ga = product_operand(a, &va, &batch), gb = product_operand(b, &vb, &batch);
     size_t step[TENSOR_MAX_RANK];
     tensor_steps(out, step);
     ASSERT(b->shape.rank < 2 || step[r - 1] == 1);
-    GemmOutput c = {.data = out->view ? out->view : out->data,
+    BackendOutput c = {.data = out->view ? out->view : out->data,
                     .row_step = rows_axis ? step[batch.rank] : 0};
     batch_steps(c.batch_step, &batch, step, &batch);
-    gemm_batched_to(&c, &ga, &gb, entries, va.rows, va.cols, vb.cols);
+    backend_product(&c, &ga, &gb, entries, va.rows, va.cols, vb.cols);
 }
 
 // out (..., m, n) = a (..., n, m)
@@ -256,7 +256,7 @@ void kernel_binary(Tensor *out, const Tensor *a, const Tensor *b, KernelBinary o
     BinaryJob j = {.out = out, .a = a, .b = b, .op = op, .a_whole = a->size == out->size, .b_whole = b->size == out->size};
     // No broadcasting but of a single value: the whole tensor is one line.
     if ((j.a_whole || a->size == 1) && (j.b_whole || b->size == 1)) {
-        parallel_for(out->size, min_items(1), binary_lines, &j);
+        backend_for(out->size, min_items(1), binary_lines, &j);
         return;
     }
     walk_init(&j.walk, &s, &a->shape, &b->shape);
@@ -264,7 +264,7 @@ void kernel_binary(Tensor *out, const Tensor *a, const Tensor *b, KernelBinary o
     j.sa = j.walk.stride[0][s.rank - 1];
     j.sb = j.walk.stride[1][s.rank - 1];
     j.walk.rank--;  // walk the other axes; the last is the line
-    parallel_for(out->size / j.len, min_items(j.len), binary_lines, &j);
+    backend_for(out->size / j.len, min_items(j.len), binary_lines, &j);
 }
 
 bool kernel_isclose(double a, double b, double rtol, double atol) {
@@ -339,7 +339,7 @@ void kernel_unary(Tensor *out, const Tensor *a, KernelUnary op) {
     expect_shape(out, &a->shape);
     expect_values(a);
     UnaryJob j = {.out = out, .a = a, .op = op};
-    parallel_for(a->size, min_items(1), unary_values, &j);
+    backend_for(a->size, min_items(1), unary_values, &j);
 }
 
 // ---------------------------------------------------------------- rows
@@ -379,7 +379,7 @@ void kernel_softmax(Tensor *out, const Tensor *a) {
     expect_shape(out, &a->shape);
     expect_values(a);
     RowsJob job = {.out = out, .x = a, .d = last_dim(&a->shape)};
-    parallel_for(row_count(a), min_items(job.d), softmax_rows, &job);
+    backend_for(row_count(a), min_items(job.d), softmax_rows, &job);
 }
 
 static void layernorm_rows(void *ctx, size_t begin, size_t end) {
@@ -400,7 +400,7 @@ void kernel_layernorm(Tensor *out, const Tensor *x, const Tensor *gamma, const T
     size_t d, rows;
     expect_norm(out, x, gamma, beta, &d, &rows);
     RowsJob job = {.out = out, .x = x, .gamma = gamma, .beta = beta, .eps = eps, .d = d};
-    parallel_for(rows, min_items(d), layernorm_rows, &job);
+    backend_for(rows, min_items(d), layernorm_rows, &job);
 }
 
 // out (..., d) = x / sqrt(mean(x^2) + eps) * gamma (d), each row of x (..., d) alone
@@ -916,7 +916,7 @@ void kernel_fill_random(Tensor *out, KernelDistribution dist, double scale, uint
     ASSERT(dist == KERNEL_UNIFORM || dist == KERNEL_NORMAL);
     RandomJob j = {.out = out, .dist = dist, .scale = scale, .seed = seed};
     size_t items = dist == KERNEL_UNIFORM ? out->size : (out->size + 1) / 2;
-    parallel_for(items, min_items(dist == KERNEL_UNIFORM ? 1 : 2), random_chunk, &j);
+    backend_for(items, min_items(dist == KERNEL_UNIFORM ? 1 : 2), random_chunk, &j);
 }
 
 // ---------------------------------------------------------------- loss

@@ -4,7 +4,7 @@
 // shape (the *_shape functions compute it), and reads inputs whose shapes the caller has
 // checked: a shape that does not fit is a programming error (ASSERT), never a user error.
 // Sums run in one fixed order (index order, left to right), so results are the same on every
-// run; no -ffast-math. Large kernels split their rows or values among threads (parallel.h);
+// run; no -ffast-math. A fast layer may split large kernels' rows or values among threads (backend.h);
 // each value is still computed exactly as on one thread, so the thread count changes no bit.
 //
 //     Shape s;
@@ -31,9 +31,9 @@ bool kernel_matmul_shape(const Shape *a, const Shape *b, Shape *out);
 // ---------------------------------------------------------------- matrix product
 
 // c (n, m) = a (n, k) @ b (k, m), all row-major and contiguous. Every c[i][j] is summed as
-// gemm.h says: s = 0.0, then s = s + a[i][p] * b[p][j] for p = 0, 1, ..., k - 1, each multiply
+// backend.h says: s = 0.0, then s = s + a[i][p] * b[p][j] for p = 0, 1, ..., k - 1, each multiply
 // and each add rounded on its own (no fused multiply-add), so the bits are the same on every
-// CPU, vector width and thread count (parallel_set_threads). gemm_reference is the plain loop.
+// CPU, vector width and thread count. backend_reference_product is the plain loop.
 void kernel_gemm(double *c, const double *a, const double *b, size_t n, size_t k, size_t m);
 // out = a @ b with the shapes of kernel_matmul_shape (batched over leading axes).
 void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b);

@@ -7,7 +7,7 @@
 //
 // a multiply rounded to double, then an add rounded to double, in increasing p, with no fused
 // multiply-add (the build has -ffp-contract=off, and no path calls an FMA instruction). That
-// is exactly gemm_reference's triple loop. The fast path only changes which elements are
+// is exactly backend_reference_product's loop (backend.h), the reference's product. The fast path only changes which elements are
 // computed together and when: it packs panels of a and b, blocks them for the caches,
 // computes a tile of MR rows by NR columns in vector registers (each lane one output
 // element, so a vector's lanes never add into one another), and splits the rows (or, for a
@@ -30,6 +30,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "backend.h"
+
 typedef enum GemmPath {
     GEMM_PORTABLE,
     GEMM_AVX2,
@@ -37,22 +39,9 @@ typedef enum GemmPath {
     GEMM_PATH_COUNT,
 } GemmPath;
 
-// An operand: element (r, col) of batch entry b is data[off(b) + r * row_step + col * col_step],
-// where off(b) walks up to two leading (batch) axes with their own steps (0 repeats an
-// operand along a broadcast axis). A transposed matrix is the same data with the steps swapped.
-typedef struct GemmMatrix {
-    const double *data;
-    size_t row_step, col_step;
-    size_t batch_step[2];
-} GemmMatrix;
-
-// Where a product's values go: element (r, col) of batch entry (i, j) is
-// data[i * batch_step[0] + j * batch_step[1] + r * row_step + col], a row's columns side by side.
-typedef struct GemmOutput {
-    double *data;
-    size_t row_step;
-    size_t batch_step[2];
-} GemmOutput;
+// The operands and the output as the seam (backend.h) hands them over.
+typedef BackendMatrix GemmMatrix;
+typedef BackendOutput GemmOutput;
 
 // A contiguous row-major matrix (rows, cols) with no batch axes.
 GemmMatrix gemm_dense(const double *data, size_t rows, size_t cols);

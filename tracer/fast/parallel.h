@@ -8,11 +8,12 @@
 
 #include <stddef.h>
 
-// The most threads a loop uses.
-#define PARALLEL_MAX_THREADS 256
-#define PARALLEL_MAX_THREADS_TEXT "256"
+#include "backend.h"
 
-typedef void ParallelFn(void *ctx, size_t begin, size_t end);
+// The most threads a loop uses.
+#define PARALLEL_MAX_THREADS BACKEND_MAX_THREADS
+
+typedef BackendLoopFn ParallelFn;
 
 // Threads for the loops that follow; 0 means one per online CPU (the default).
 void parallel_set_threads(size_t threads);
