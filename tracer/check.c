@@ -1187,6 +1187,14 @@ static size_t compile_grad(Checker *c, const Expr *e) {
             return b->gradient[x];
     if (!backward_work(c, e, y + 1) || !grad_way_exists(c, e, y, x))
         return NO_NODE;
+    // A claim is worked out, not shown: the stages of a new backward pass would have no place.
+    if (c->claiming) {
+        expr_error(c, e, "a claim can only read a gradient that a step takes: no step takes grad(%s, %s)",
+                   e->args[0]->name, e->args[1]->name);
+        diag_hint(c->diag, "take it in a step first, as `d%s: grad(%s, %s)`, then claim about it", e->args[1]->name,
+                  e->args[0]->name, e->args[1]->name);
+        return NO_NODE;
+    }
     const Backward *b = build_backward(c, e, y, x);
     return b ? b->gradient[x] : NO_NODE;
 }
@@ -1672,7 +1680,7 @@ static bool add_claim(Checker *c, const LessonClaim *claim, PlanClaim *out) {
     }
     if (claim->step) {
         size_t own = find_name(c, claim->step->name);
-        if (own != NO_NODE && own > after)
+        if (own != NO_NODE && own != FAILED_NODE && own > after)  // a failed step's error is reported
             after = own;
     }
     // A constant read by a claim (1 in x == 1) sits in no stage: the claim follows the givens.
