@@ -1798,6 +1798,8 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
     for (size_t i = 0; i < plan->n_nodes; i++)
         if (!(plan->nodes[i].display = display_name(&c, &plan->nodes[i])))
             goto fail;
+    if (!plan_index_stages(plan))
+        goto fail;
     return plan;
 fail:
     if (diag->status != STATUS_LESSON_ERROR || out_of_memory) {
