@@ -1537,7 +1537,8 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     shape_size(&g->shape, &n_values);
     n->is_count = g->init == GIVEN_VALUES && g->value_nodes;
     for (size_t i = 0; n->is_count && i < n_values; i++)
-        n->is_count = is_whole(g->values[i]) && !strpbrk(g->value_nodes[i]->text, ".eE");
+        n->is_count = is_whole(g->values[i]) && fabs(g->values[i]) <= TENSOR_EXACT_COUNT &&
+                      !strpbrk(g->value_nodes[i]->text, ".eE");
     if (!check_document(c, n, g->document, g->name))
         return false;
     n->name = g->name;

@@ -303,9 +303,7 @@ static bool write_placeholder(const Narrator *n, const NarratedText *t, const Pl
         format_places(x, p->part->decimals, buf, sizeof(buf));
         break;
     case NARRATION_PERCENT:
-        format_places(x * 100, p->part->decimals, buf, sizeof(buf));
-        if (isfinite(x))
-            strcat(buf, "%");
+        format_percent(x, p->part->decimals, buf, sizeof(buf));
         break;
     case NARRATION_SHORT:
         format_short(x, buf, sizeof(buf));
