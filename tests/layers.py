@@ -1,45 +1,111 @@
 #!/usr/bin/env python3
 """No module of the tracer calls up: each uses only the modules below it in LAYERS.
 
-Usage: layers.py NM LIBTRACER.a
+Usage: layers.py NM TRACER_DIR LIBRARY.a...  (tracer/ and the libraries of its folders)
 
-Reads the symbol table of every object file in the library with nm: a module (an object
+Reads the symbol table of every object file in the libraries with nm: a module (an object
 file, file.c.o) depends on another when it uses (U) a symbol the other defines. Each such
 use must go down the list below, so the modules form no cycle and a newcomer can read them
 from the bottom up: the kernel knows nothing of lessons, the ops nothing of the checker.
+
+Each library is a folder of tracer/ (libbase.a is tracer/base), and LAYERS lists the modules
+folder by folder in FOLDERS' order, so the order of the folders (which the build enforces
+for headers, tests/folders.py) and the order of the modules agree.
+
+The includes of every file in TRACER_DIR go down the list too, also within a folder: a
+header that only declares (a type, say) is a use the symbols cannot show.
 """
+import os
+import re
 import subprocess
 import sys
+
+# Lowest first, as in tracer/meson.build.
+FOLDERS = ["base", "kernel", "lesson", "ops", "check", "run", "judge", "render", "cli"]
 
 # Lowest first. The families of operations (op_*) sit between op (their shared helpers) and
 # ops (the table that finds them).
 LAYERS = [
-    "util", "format", "tensor", "diag", "parallel", "gemm", "kernel", "kernel_grad",
+    "util", "format", "tensor", "diag",
+    "parallel", "gemm", "kernel", "kernel_grad",
     "yamldoc", "lesson", "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",
-    "ops", "ieee", "plan", "backward", "check", "lint", "eval", "gradcheck", "run", "doccheck", "claim",
-    "quiz", "narrate",
-    "heatmap", "corners", "verdict", "textwrap", "render_text", "render_json", "render_html", "save", "diff",
-    "compare",
-    "pipeline",
+    "ops", "ieee",
+    "plan", "backward", "check", "lint",
+    "eval", "gradcheck", "run",
+    "doccheck", "claim", "quiz", "narrate", "verdict",
+    "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save",
+    "text_diff", "lesson_diff", "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",
+    # The program, outside the libraries: the --quiz conversation, the --step pager, main.
+    "ask", "pager", "main",
 ]
+
+# Headers of no module of their own, by the module they belong to; config.h is generated.
+HEADER_MODULES = {"gemm_tile": "gemm", "kernel_private": "kernel", "render": "render_text",
+                  "config": None}
+
+
+def folder_of(path):
+    """The folder of tracer/ a library or a member of a thin archive is from: libbase.a -> base."""
+    for part in reversed(path.split("/")):
+        if part.startswith("lib") and (part.endswith(".a") or part.endswith(".a.p")):
+            return part[len("lib"):].split(".a")[0]
+    return None
+
+
+def include_failures(tracer, rank):
+    """Every #include "x.h" of tracer/'s files that reaches above its own module."""
+    failures, includes = [], 0
+    for folder in sorted(os.listdir(tracer)):
+        path = os.path.join(tracer, folder)
+        if not os.path.isdir(path):
+            continue
+        for name in sorted(os.listdir(path)):
+            stem, ext = os.path.splitext(name)
+            if ext not in (".c", ".h"):
+                continue
+            module = HEADER_MODULES.get(stem, stem)
+            with open(os.path.join(path, name), encoding="utf-8") as fh:
+                for number, line in enumerate(fh, 1):
+                    m = re.match(r'\s*#\s*include\s+"([^"]+)\.h"', line)
+                    if not m:
+                        continue
+                    other = HEADER_MODULES.get(m.group(1), m.group(1))
+                    if other is None:
+                        continue
+                    includes += 1
+                    if module not in rank or other not in rank:
+                        missing = module if module not in rank else other
+                        failures.append(f"tracer/{folder}/{name}:{number}: {missing} is missing "
+                                        "from LAYERS in tests/layers.py")
+                    elif rank[other] > rank[module]:
+                        failures.append(f"tracer/{folder}/{name}:{number} includes {m.group(1)}.h, "
+                                        f"of {other}, which is above {module}")
+    return failures, includes
 
 
 def main():
-    nm, library = sys.argv[1], sys.argv[2]
-    out = subprocess.run([nm, library], check=True, capture_output=True, text=True).stdout
-    defines, uses = {}, {}
+    nm, tracer, libraries = sys.argv[1], sys.argv[2], sys.argv[3:]
+    out = subprocess.run([nm] + libraries, check=True, capture_output=True, text=True).stdout
+    defines, uses, folders = {}, {}, {}
     module = None
+    archive = None
     for line in out.splitlines():
+        if line.endswith(".a:"):
+            archive = folder_of(line[:-1])
+            module = None
+            continue
         if line.endswith(".o:"):
-            module = line[:-1].rsplit("/", 1)[-1]
+            path = line[:-1]
+            module = path.rsplit("/", 1)[-1]
             module = module[: -len(".c.o")] if module.endswith(".c.o") else module[: -len(".o")]
             defines.setdefault(module, set())
             uses.setdefault(module, set())
+            folders[module] = folder_of(path) or archive
             continue
         parts = line.split()
         if module is None or len(parts) < 2:
@@ -53,9 +119,18 @@ def main():
     failures = []
     unknown = sorted(m for m in defines if m not in LAYERS)
     if unknown:
-        failures.append("modules missing from LAYERS in tests/layers.py (place them by what they use): "
-                        + ", ".join(unknown))
+        failures.append("modules missing from LAYERS in tests/layers.py (place them by what they "
+                        "use): " + ", ".join(unknown))
     rank = {m: i for i, m in enumerate(LAYERS)}
+    folder_rank = {f: i for i, f in enumerate(FOLDERS)}
+    for m in sorted(folders, key=lambda m: rank.get(m, -1)):
+        if folders[m] not in folder_rank:
+            failures.append(f"{m} is in a library of no folder listed in FOLDERS: {folders[m]}")
+    placed = [m for m in LAYERS if m in folders and folders[m] in folder_rank]
+    for lower, higher in zip(placed, placed[1:]):
+        if folder_rank[folders[lower]] > folder_rank[folders[higher]]:
+            failures.append(f"{higher} (tracer/{folders[higher]}) is listed above {lower} "
+                            f"(tracer/{folders[lower]}), whose folder is higher")
     edges = 0
     for m in sorted(uses):
         for name in sorted(uses[m]):
@@ -66,12 +141,15 @@ def main():
             if rank[other] > rank[m]:
                 failures.append(f"{m} uses {name} from {other}, which is above it")
     if not defines:
-        failures.append(f"nm found no object files in {library}")
+        failures.append("nm found no object files in " + " ".join(libraries))
+    include_problems, includes = include_failures(tracer, rank)
+    failures += include_problems
     for f in failures:
         print(f)
     if failures:
         return 1
-    print(f"{len(defines)} modules, {edges} uses between them, every one downwards")
+    print(f"{len(defines)} modules in {len(set(folders.values()))} folders, {edges} uses and "
+          f"{includes} includes between them, every one downwards")
     return 0
 
 
