@@ -626,7 +626,10 @@ def evaluate(text, env, grads=None):
     for name, value in env.items():
         ns[_name_key(name)] = value
     try:
-        with np.errstate(all="ignore"):
+        # numpy before 2 answers == on shapes that do not broadcast with a lone False and a
+        # DeprecationWarning, where the tracer (and numpy 2) refuse: the warning is the error
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
             result = eval(compile(source, "<expr>", "eval"), ns)  # noqa: S307 - restricted ns
     except CheckError:
         raise

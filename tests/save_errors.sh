@@ -1,5 +1,5 @@
 #!/bin/sh
-# --save when the files cannot be written: a file size limit standing in for a full disk
+# --save when the files cannot be written, or links are planted where they go: a file size limit standing in for a full disk
 # (ulimit -f, with SIGXFSZ ignored so that write() fails with EFBIG instead of killing the
 # tracer), and a read-only folder. Each must end in exit status 2, the exact error, nothing
 # on stdout, no manifest.json (not even an old one) and no file cut short: what is there is
@@ -92,6 +92,21 @@ mkdir -p manifest_taken/manifest.json
 expect manifest_taken "tracer: error: --save: cannot replace 'manifest_taken/manifest.json': Is a directory"
 [ -e manifest_taken/small.npy ] && fail "manifest_taken: a stage was written after the manifest could not go"
 
+# Links planted in the folder are never written through: a link in place of a temporary file
+# is removed and the file made anew, and a link in place of a stage's file is replaced by it.
+mkdir planted
+echo "keep me" > victim.txt
+echo "keep me too" > victim2.txt
+ln -s ../victim.txt planted/small.npy.part
+ln -s ../victim2.txt planted/y.npy
+"$tracer" --save planted big.yaml >stdout 2>stderr || fail "planted links: the save did not succeed: $(cat stderr)"
+[ "$(cat victim.txt)" = "keep me" ] || fail "planted links: victim.txt was written through small.npy.part"
+[ "$(cat victim2.txt)" = "keep me too" ] || fail "planted links: victim2.txt was written through y.npy"
+for f in small.npy y.npy; do
+    [ -f "planted/$f" ] && [ ! -L "planted/$f" ] || fail "planted links: planted/$f is not a file of its own"
+done
+[ -e planted/small.npy.part ] && fail "planted links: small.npy.part was left behind"
+
 # Names past the 4096 bytes a path may have: a folder of 4078 bytes (made in parts of 100)
 # holds small.npy.part (4078 + 15) but not manifest.json.part (4078 + 20); one of 4085 bytes
 # does not hold manifest.json (4085 + 14); and one of 4106 bytes cannot be made.
@@ -112,4 +127,4 @@ expect "$longer/01234567890123456789" \
     "tracer: error: --save: cannot create the folder '...$(end_of "$longer/01234567890123456789")': File name too long"
 
 [ $failures = 0 ] || exit 1
-echo "--save failures end in status 2 with nothing half-written"
+echo "--save failures end in status 2 with nothing half-written, and no link is written through"

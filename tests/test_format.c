@@ -26,6 +26,25 @@ static const char *places(double v, int n) {
     return buf;
 }
 
+static const char *percent(double v, int n) {
+    static char buf[FORMAT_NUMBER_CAP];
+    format_percent(v, n, buf, sizeof(buf));
+    return buf;
+}
+
+// A percentage is 100 v to its decimals; where 100 v overflows, v's digits two places on
+// (printf's %.16e of 1e307 is 9.9999999999999999e+306, of -1e308 -1.0000000000000000e+308).
+static void test_percentages(void **state) {
+    (void)state;
+    assert_string_equal(percent(0.3478, 1), "34.8%");
+    assert_string_equal(percent(0.5, 0), "50%");
+    assert_string_equal(percent(-0.125, 2), "-12.50%");
+    assert_string_equal(percent(1e307, 0), "9.9999999999999999e+308%");
+    assert_string_equal(percent(-1e308, 1), "-1.0000000000000000e+310%");
+    assert_string_equal(percent(INFINITY, 0), "inf");
+    assert_string_equal(percent(NAN, 0), "nan");
+}
+
 static const char *whole(double v, int digits) {
     static char buf[FORMAT_NUMBER_CAP];
     format_whole(v, digits, buf, sizeof(buf));
@@ -292,6 +311,7 @@ static void test_digits_match_printf(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ordinary_numbers_stay_fixed),
+        cmocka_unit_test(test_percentages),
         cmocka_unit_test(test_large_numbers_go_scientific),
         cmocka_unit_test(test_small_numbers_do_not_vanish),
         cmocka_unit_test(test_non_finite_spellings),

@@ -181,6 +181,17 @@ static void test_a_gradient_that_is_not_finite_disagrees(void **state) {
                               "difference is 0 (all 2 elements)");
 }
 
+// y = sum(x * 1e-200) + 1: the gradient is 1e-200 everywhere, but y rounds by about
+// 1e3 * 2.2e-16 = 2.2e-13 (the allowance for a y near 1), which over a step of 1e-5 is 2.2e-8:
+// a relative difference of 2.2e-8 / 1e-200 = 2e+192 would pass. Nothing is measured, and the
+// note says so instead of saying the differences agree.
+static void test_a_gradient_too_small_to_measure(void **state) {
+    Fixture *f = *state;
+    const char *note = note_of(f, "[1.0, 2.0]", "sum(x * 1e-200) + 1");
+    assert_string_equal(note, "finite differences cannot check this: beside a gradient of at most 1e-200, the "
+                              "rounding of y allows a relative difference of 2e+192 (all 2 elements)");
+}
+
 // An empty stage on the way to y (a slice of no rows) has a gradient of no elements: there is
 // nothing to move, and the note says so instead of dividing the check's time among none.
 static void test_an_empty_stage_is_not_checked(void **state) {
@@ -263,6 +274,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_an_infinite_element, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_the_note_gives_the_relative_difference, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_an_infinite_x_is_left_out, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_a_gradient_too_small_to_measure, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_no_passes_where_x_is_not_finite, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_a_difference_that_is_not_finite_is_left_out, fixture_setup,
                                         fixture_teardown),

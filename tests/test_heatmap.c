@@ -85,6 +85,24 @@ static void test_one_valued_ranges(void **state) {
     assert_true(heatmap_position(&h, 0) == 0);
 }
 
+// A range wider than the largest double ([-1e308, 1e308] spans 2e308, which overflows) still
+// puts every value on the scale: the ends take the end stops, zero the middle, infinities clamp.
+static void test_range_past_the_largest_double(void **state) {
+    (void)state;
+    double v[] = {1e308, -1e308, 0};
+    Heatmap h;
+    heatmap_init(&h, v, 3);
+    assert_int_equal(h.scale, HEAT_DIVERGING);
+    assert_true(heatmap_position(&h, 1e308) == 1 && heatmap_position(&h, -1e308) == 0);
+    assert_true(heatmap_position(&h, 0) == 0.5 && heatmap_position(&h, 5e307) == 0.75);
+    assert_true(heatmap_position(&h, INFINITY) == 1 && heatmap_position(&h, -INFINITY) == 0);
+    assert_rgb(heatmap_colour(&h, 1e308), 178, 24, 43);
+    assert_rgb(heatmap_colour(&h, -1e308), 33, 102, 172);
+    assert_rgb(heatmap_colour(&h, 0), 247, 247, 247);
+    assert_int_equal(heatmap_shade_level(&h, 1e308), HEATMAP_SHADES - 1);
+    assert_int_equal(heatmap_shade_level(&h, 0), 0);
+}
+
 static void test_ink_contrasts_with_the_background(void **state) {
     (void)state;
     assert_rgb(heatmap_ink((HeatRgb){247, 251, 255}), 0, 0, 0);  // light: black text
@@ -126,6 +144,7 @@ int main(void) {
         cmocka_unit_test(test_signed_values_diverge_around_zero),
         cmocka_unit_test(test_no_finite_value_has_no_scale),
         cmocka_unit_test(test_one_valued_ranges),
+        cmocka_unit_test(test_range_past_the_largest_double),
         cmocka_unit_test(test_ink_contrasts_with_the_background),
         cmocka_unit_test(test_xterm256_nearest),
         cmocka_unit_test(test_shades),

@@ -92,6 +92,44 @@ static void test_not_a_number(void **state) {
     assert_false(judge(&params, long_answer).number);
 }
 
+// Only numbers as a person writes them: no hexadecimal (whose e is no exponent), exponents of
+// any length without overflow, and nothing cut short: an answer past QUIZ_ANSWER_MAX is no number.
+static void test_strict_numbers(void **state) {
+    (void)state;
+    static const QuizQuestion third = {.asked = "t", .value = 0.43, .value_text = "0.4300", .half_unit = 0.00005,
+                                       .digits = 4};
+    static const QuizQuestion zero = {.asked = "z", .value = 0, .value_text = "0.0000", .half_unit = 0.00005,
+                                      .digits = 4};
+    assert_false(judge(&third, "0x1e9").number);
+    assert_false(judge(&third, "0x.6p0").number);
+    assert_false(judge(&third, "nan(1)").number);
+    assert_false(judge(&third, "1e").number);
+    assert_false(judge(&third, ".").number);
+    assert_false(judge(&third, "+-1").number);
+    // 10^-2147483648 is 0, typed to its 2147483648th decimal: right for 0, wrong for 0.43.
+    assert_true(judge(&zero, "1e-2147483648").right);
+    assert_false(judge(&third, "1e-2147483648").right);
+    assert_true(judge(&zero, "0E+99999999999999999999").right);
+    // 4.3e-1 typed to the second decimal, like 0.43; +0.43 and INF read as written.
+    assert_true(judge(&third, "4.3e-1").right);
+    assert_true(judge(&third, "+0.43").right);
+    assert_false(judge(&third, "-INF").right);
+    assert_true(judge(&third, "-INF").number);
+    // 0.43 then 300 zeros and e5 is 43,000, not 0.43 cut short; 255 characters are still read.
+    char answer[400];
+    strcpy(answer, "0.43");
+    memset(answer + 4, '0', 300);
+    strcpy(answer + 304, "e5");
+    assert_false(judge(&third, answer).number);
+    memset(answer, ' ', sizeof(answer));
+    memcpy(answer + 100, "0.43", 4);
+    memset(answer + 104, '0', QUIZ_ANSWER_MAX - 4);
+    answer[sizeof(answer) - 1] = '\0';
+    assert_true(judge(&third, answer).right);
+    answer[104 + QUIZ_ANSWER_MAX - 4] = '0';
+    assert_false(judge(&third, answer).number);
+}
+
 // An overflow is right only as itself: inf for inf, and nan for nan; inf for a number is not.
 static void test_infinite_and_nan(void **state) {
     (void)state;
@@ -128,6 +166,7 @@ int main(void) {
         cmocka_unit_test(test_printed_digits),
         cmocka_unit_test(test_typed_precision_is_looser_with_a_note),
         cmocka_unit_test(test_not_a_number),
+        cmocka_unit_test(test_strict_numbers),
         cmocka_unit_test(test_infinite_and_nan),
         cmocka_unit_test(test_comparisons_and_allclose),
     };

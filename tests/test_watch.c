@@ -189,6 +189,24 @@ static void test_folder_deleted(void **state) {
     watch_destroy(NULL);
 }
 
+// The lesson replaced by a link to a pipe: reading it would block until something writes to
+// the pipe, so the wait stops and says why.
+static void test_replaced_by_a_pipe(void **state) {
+    (void)state;
+    write_file("piped.yaml", "title: soon a pipe\n");
+    assert_int_equal(mkfifo("fifo", 0600), 0);
+    Diag diag;
+    diag_init(&diag);
+    Watch *w = watch_create("piped.yaml", &diag);
+    assert_non_null(w);
+    assert_int_equal(symlink("fifo", "piped.yaml.new"), 0);
+    assert_int_equal(rename("piped.yaml.new", "piped.yaml"), 0);
+    WatchEvent event;
+    assert_int_equal(watch_wait(w, NULL, &event, &diag), STATUS_USAGE_ERROR);
+    assert_string_equal(diag.message, "stopped watching 'piped.yaml': it is now a pipe, which can be read only once");
+    watch_destroy(w);
+}
+
 // A socket is no lesson file; and with every file descriptor in use, inotify cannot start.
 static void test_cannot_watch(void **state) {
     (void)state;
@@ -229,6 +247,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_saves_in_the_current_folder),
         cmocka_unit_test(test_deleted_and_renamed),
+        cmocka_unit_test(test_replaced_by_a_pipe),
         cmocka_unit_test(test_keeps_changing),
         cmocka_unit_test(test_folder_deleted),
         cmocka_unit_test(test_cannot_watch),

@@ -11,14 +11,26 @@
 //     build-fuzz/tests/fuzz/fuzz_pipeline -dict=tests/fuzz/lesson.dict -max_len=4096 \
 //         -timeout=20 -rss_limit_mb=4096 build-fuzz/corpus
 //
+// Then the other modes of the command line on the same bytes: --save into a folder of its own,
+// --check's comparison of the trace with a golden text, --diff of two lessons both ways, and
+// --quiz with the input's own lines typed as answers. An input holding a line "#---" is two
+// texts: the lesson before it, and after it the edited lesson of --diff and the golden
+// text of --check.
+//
 // Every input must end in a trace or a clean error: a crash, a sanitizer report, a leak or
 // a timeout is a finding. Inputs that found one are kept in tests/fuzz/regressions/ and
 // replayed by meson test.
+#define _DEFAULT_SOURCE  // mkdtemp, fmemopen
+#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "ask.h"
+#include "diff.h"
 #include "pipeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -80,11 +92,153 @@ static void brief_both_ways(const uint8_t *data, size_t size) {
     strbuf_finish(&out[1]);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    if (trace(data, size, OUTPUT_TEXT) == STATUS_OK) {
-        trace(data, size, OUTPUT_JSON);
-        trace(data, size, OUTPUT_HTML);
-        brief_both_ways(data, size);
+static void empty_scratch(void);
+static char scratch_dir[] = "/tmp/fuzz_pipeline.XXXXXX";
+
+static void remove_scratch(void) {
+    empty_scratch();
+    rmdir(scratch_dir);
+}
+
+// A folder of this process's own for --save and the lessons of --diff and --quiz, emptied
+// after each input and removed at exit.
+static const char *scratch(void) {
+    static bool made;
+    if (!made && (!mkdtemp(scratch_dir) || atexit(remove_scratch) != 0))
+        __builtin_trap();
+    made = true;
+    return scratch_dir;
+}
+
+static void empty_scratch(void) {
+    DIR *d = opendir(scratch());
+    if (!d)
+        return;
+    char path[512];
+    for (struct dirent *e; (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", scratch(), e->d_name);
+        unlink(path);
     }
+    closedir(d);
+}
+
+// bytes into scratch()/name, whose path goes into path.
+static void write_scratch(const char *name, const uint8_t *bytes, size_t len, char *path, size_t cap) {
+    snprintf(path, cap, "%s/%s", scratch(), name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(bytes, 1, len, f) != len || fclose(f) != 0)
+        __builtin_trap();
+}
+
+// A run that fails must say why and print nothing.
+static void expect_clean(int status, const StrBuf *out, const Diag *diag) {
+    if (status != STATUS_OK && (out->len != 0 || diag->status == STATUS_OK))
+        __builtin_trap();
+}
+
+// --save: every stage as .npy in the scratch folder, then the trace.
+static void save(const uint8_t *data, size_t size) {
+    PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1, .save_dir = scratch()};
+    Diag diag;
+    diag_init(&diag);
+    StrBuf out;
+    strbuf_init(&out);
+    expect_clean(pipeline_run_bytes("fuzz.yaml", (const char *)data, size, &opts, &out, &diag), &out, &diag);
+    strbuf_finish(&out);
+}
+
+// --check: the trace compared with a golden text, as main does (a summary, then a diff).
+static void check(const uint8_t *data, size_t size, const uint8_t *golden, size_t golden_size) {
+    PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
+    Diag diag;
+    diag_init(&diag);
+    StrBuf out, report;
+    strbuf_init(&out);
+    strbuf_init(&report);
+    if (pipeline_run_bytes("fuzz.yaml", (const char *)data, size, &opts, &out, &diag) == STATUS_OK) {
+        char *expected = strndup((const char *)golden, golden_size);  // the golden file's text, to its first NUL
+        if (!expected)
+            __builtin_trap();
+        diff_stage_summary(expected, strbuf_str(&out), "golden.txt", "fuzz.yaml", &report);
+        bool equal = diff_unified(expected, strbuf_str(&out), "golden.txt", "fuzz.yaml", size % 3 == 0, &report);
+        // a trace is always the same as itself
+        if (equal != (strcmp(expected, strbuf_str(&out)) == 0) ||
+            !diff_unified(strbuf_str(&out), strbuf_str(&out), "a", "b", false, &report))
+            __builtin_trap();
+        free(expected);
+    }
+    strbuf_finish(&out);
+    strbuf_finish(&report);
+}
+
+// --diff of a and b: a lesson is the same as itself, and two lessons differ one way as the other.
+static void diff(const char *a, const char *b) {
+    bool same[2];
+    int status[2];
+    for (int k = 0; k < 2; k++) {
+        PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
+        Diag diag;
+        diag_init(&diag);
+        StrBuf out;
+        strbuf_init(&out);
+        same[k] = false;
+        status[k] = pipeline_diff_files(k ? b : a, k ? a : b, &opts, &same[k], &out, &diag);
+        expect_clean(status[k], &out, &diag);
+        strbuf_finish(&out);
+    }
+    if ((status[0] == STATUS_OK) != (status[1] == STATUS_OK) ||
+        (status[0] == STATUS_OK && same[0] != same[1]) || (status[0] == STATUS_OK && a == b && !same[0]))
+        __builtin_trap();
+}
+
+// --quiz with the given bytes typed as answers, one a line.
+static void quiz(const char *path, const uint8_t *answers, size_t answers_size, uint64_t seed) {
+    PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1};
+    Diag diag;
+    diag_init(&diag);
+    Quiz *q = NULL;
+    if (pipeline_quiz_file(path, &opts, seed, &q, &diag) == STATUS_OK) {
+        FILE *in = fmemopen((void *)answers, answers_size ? answers_size : 1, "r");
+        FILE *out = fopen("/dev/null", "w");
+        if (!in || !out)
+            __builtin_trap();
+        ask_quiz(q, in, out, true, 80, seed % 2, &diag);
+        fclose(in);
+        fclose(out);
+    }
+    quiz_destroy(q);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    // the lesson, and after a line "#---" the second text
+    const uint8_t *second = NULL;
+    size_t lesson_size = size, second_size = 0;
+    for (size_t i = 0; i + 5 <= size; i++)
+        if ((i == 0 || data[i - 1] == '\n') && memcmp(data + i, "#---", 4) == 0 && data[i + 4] == '\n') {
+            lesson_size = i;
+            second = data + i + 5;
+            second_size = size - i - 5;
+            break;
+        }
+    if (trace(data, lesson_size, OUTPUT_TEXT) == STATUS_OK) {
+        trace(data, lesson_size, OUTPUT_JSON);
+        trace(data, lesson_size, OUTPUT_HTML);
+        brief_both_ways(data, lesson_size);
+        save(data, lesson_size);
+        empty_scratch();
+        check(data, lesson_size, second ? second : data, second ? second_size : lesson_size);
+    }
+    char a[512], b[512];
+    write_scratch("a.yaml", data, lesson_size, a, sizeof(a));
+    if (second) {
+        write_scratch("b.yaml", second, second_size, b, sizeof(b));
+        diff(a, b);
+    } else {
+        diff(a, a);
+    }
+    quiz(a, second ? second : data, second ? second_size : size, size);
+    empty_scratch();
     return 0;
 }

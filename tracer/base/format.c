@@ -277,6 +277,26 @@ void format_places(double v, int places, char *buf, size_t cap) {
     format_with(&st, v, buf, cap);
 }
 
+void format_percent(double v, int places, char *buf, size_t cap) {
+    ASSERT(cap >= FORMAT_NUMBER_CAP);
+    if (non_finite(v, buf, cap) >= 0)
+        return;
+    if (isfinite(v * 100)) {
+        format_places(v * 100, places, buf, cap);
+    } else {
+        // Multiplying by 100 moves the decimal point: the same digits, the exponent 2 higher.
+        int exponent = (int)floor(log10(fabs(v)));
+        FormatStyle st = {FORMAT_SCIENTIFIC, clamp_decimals(places + exponent + 2)};
+        format_with(&st, v, buf, cap);
+        char *e = strchr(buf, 'e');
+        ASSERT(e);
+        snprintf(e, cap - (size_t)(e - buf), "e+%d", atoi(e + 1) + 2);
+    }
+    size_t len = strlen(buf);
+    if (len + 1 < cap)
+        memcpy(buf + len, "%", 2);
+}
+
 void format_exact(double v, char *buf, size_t cap) {
     if (non_finite(v, buf, cap) >= 0)
         return;

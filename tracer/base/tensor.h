@@ -28,6 +28,10 @@ typedef struct Shape {
     size_t dim[TENSOR_MAX_RANK];
 } Shape;
 
+// Doubles hold every whole number up to 2^53, and not all of them past it: a count is exact
+// only below.
+#define TENSOR_EXACT_COUNT 9007199254740992.0
+
 typedef struct Tensor {
     Shape shape;
     size_t size;   // number of values: the product of the dims (1 for a scalar)

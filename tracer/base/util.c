@@ -107,6 +107,13 @@ bool util_add_size(size_t a, size_t b, size_t *out) {
     return true;
 }
 
+uint64_t util_hash_string(const char *s) {
+    uint64_t h = 14695981039346656037u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
 // ---------------------------------------------------------------- arena
 
 // Blocks are chained; a request larger than the block size gets a block of its own.

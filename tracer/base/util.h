@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -54,6 +55,9 @@ void util_arena_block_size(size_t bytes);
 // a * b and a + b without wrapping; false when the result does not fit in size_t.
 bool util_mul_size(size_t a, size_t b, size_t *out);
 bool util_add_size(size_t a, size_t b, size_t *out);
+
+// A string's FNV-1a hash, for tables of names.
+uint64_t util_hash_string(const char *s);
 
 // ---------------------------------------------------------------- arena
 

@@ -509,6 +509,14 @@ size_t backward_compile_grad(Checker *c, const Expr *e) {
             return b->gradient[x];
     if (!backward_work(c, e, y + 1) || !grad_way_exists(c, e, y, x))
         return NO_NODE;
+    // A claim is worked out, not shown: the stages of a new backward pass would have no place.
+    if (c->claiming) {
+        check_expr_error(c, e, "a claim can only read a gradient that a step takes: no step takes grad(%s, %s)",
+                         e->args[0]->name, e->args[1]->name);
+        diag_hint(c->diag, "take it in a step first, as `d%s: grad(%s, %s)`, then claim about it", e->args[1]->name,
+                  e->args[0]->name, e->args[1]->name);
+        return NO_NODE;
+    }
     const Backward *b = build_backward(c, e, y, x);
     return b ? b->gradient[x] : NO_NODE;
 }

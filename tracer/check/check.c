@@ -3,6 +3,7 @@
 // check_call, check_index, check_names and backward, which share the Checker (check_state.h).
 #include "check.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "check_call.h"
@@ -141,7 +142,8 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     shape_size(&g->shape, &n_values);
     n->is_count = g->init == GIVEN_VALUES && g->value_nodes;
     for (size_t i = 0; n->is_count && i < n_values; i++)
-        n->is_count = check_is_whole(g->values[i]) && !strpbrk(g->value_nodes[i]->text, ".eE");
+        n->is_count = check_is_whole(g->values[i]) && fabs(g->values[i]) <= TENSOR_EXACT_COUNT &&
+                      !strpbrk(g->value_nodes[i]->text, ".eE");
     if (!check_document(c, n, g->document, g->name))
         return false;
     n->name = g->name;
@@ -284,7 +286,7 @@ static bool add_claim(Checker *c, const LessonClaim *claim, PlanClaim *out) {
     }
     if (claim->step) {
         size_t own = check_find_name(c, claim->step->name);
-        if (own != NO_NODE && own > after)
+        if (own != NO_NODE && own != FAILED_NODE && own > after)  // a failed step's error is reported
             after = own;
     }
     // A constant read by a claim (1 in x == 1) sits in no stage: the claim follows the givens.
@@ -356,6 +358,8 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
     for (size_t i = 0; i < plan->n_nodes; i++)
         if (!(plan->nodes[i].display = check_display_name(&c, &plan->nodes[i])))
             goto fail;
+    if (!plan_index_stages(plan))
+        goto fail;
     return plan;
 fail:
     if (diag->status != STATUS_LESSON_ERROR || out_of_memory) {

@@ -27,16 +27,38 @@ void plan_destroy(Plan *plan) {
     util_free(plan);
 }
 
-const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *index) {
+// The slot of name: the one that holds its stage, or the empty one where it would go.
+static size_t stage_slot(const Plan *plan, const char *name) {
+    size_t mask = plan->cap_stage_slots - 1, at = util_hash_string(name) & mask;
+    while (plan->stage_slots[at] && strcmp(plan->nodes[plan->stage_slots[at] - 1].name, name) != 0)
+        at = (at + 1) & mask;
+    return at;
+}
+
+bool plan_index_stages(Plan *plan) {
+    size_t cap = 16;
+    while (cap < 2 * (plan->n_nodes + 1))
+        cap *= 2;
+    if (!(plan->stage_slots = arena_array(plan->arena, cap, sizeof(size_t))))
+        return false;
+    plan->cap_stage_slots = cap;
     for (size_t i = 0; i < plan->n_nodes; i++) {
         const PlanNode *n = &plan->nodes[i];
-        if (n->is_stage && n->name && strcmp(n->name, name) == 0) {
-            if (index)
-                *index = i;
-            return n;
-        }
+        size_t at;
+        if (n->is_stage && n->name && !plan->stage_slots[at = stage_slot(plan, n->name)])
+            plan->stage_slots[at] = i + 1;
     }
-    return NULL;
+    return true;
+}
+
+const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *index) {
+    ASSERT(plan->stage_slots);  // indexed by the checker
+    size_t slot = plan->stage_slots[stage_slot(plan, name)];
+    if (!slot)
+        return NULL;
+    if (index)
+        *index = slot - 1;
+    return &plan->nodes[slot - 1];
 }
 
 void plan_last_readers(const Plan *plan, size_t *last) {

@@ -89,11 +89,19 @@ typedef struct Plan {
     size_t n_quizzes;
     PlanClaim *claims;  // in the lesson's order (the steps' claim: first)
     size_t n_claims;
+    // The stages by name (open addressing; entry i + 1 for node i, 0 empty), so that narration
+    // with 100,000 placeholders finds its 100,000 hidden stages in linear time.
+    size_t *stage_slots;
+    size_t cap_stage_slots;  // a power of two, at least twice the stages
 } Plan;
 
 // An empty plan for lesson, to be filled by the checker; NULL when memory runs out.
 Plan *plan_create(const Lesson *lesson);
 void plan_destroy(Plan *plan);  // accepts NULL
+
+// Hashes the stages' names once they are final (check_lesson does it last); false when memory
+// runs out. Where two stages share a name, the first is found.
+bool plan_index_stages(Plan *plan);
 
 // The node that holds the stage called name ("scores", "weights.1"), or NULL.
 const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *index);

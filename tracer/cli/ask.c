@@ -7,7 +7,6 @@
 #include "diag.h"
 #include "textwrap.h"
 
-#define ASK_MAX_ANSWER 256  // characters of one answer read at once; the rest of the line is dropped
 
 static void put_line(StrBuf *sb, const char *s, size_t indent, size_t hang, size_t width) {
     textwrap_line(sb, s, strlen(s), indent, hang, width);
@@ -28,21 +27,46 @@ static void show_work(StrBuf *sb, const QuizQuestion *q, size_t width) {
         put_line(sb, q->work[i], 6, 10, width);
 }
 
-// One line of input without its newline (nor a CRLF's return); false at the end of input. A
-// line longer than the buffer is read to its end and cut. Read byte by byte, not with fgets:
-// a line that holds a NUL byte must not make the next line look like its rest.
-static bool read_answer(FILE *in, char *buf, size_t cap) {
+typedef enum AnswerRead {
+    ANSWER_END,       // no more input
+    ANSWER_LINE,      // a line, in the buffer
+    ANSWER_TOO_LONG,  // a line longer than the buffer: read to its end, and not judged
+} AnswerRead;
+
+// One line of input without its newline (nor a CRLF's return), spaces before it skipped. A
+// line whose characters past the buffer are not all spaces is too long. Read byte by byte, not
+// with fgets: a line that holds a NUL byte must not make the next line look like its rest.
+static AnswerRead read_answer(FILE *in, char *buf, size_t cap) {
     size_t len = 0;
+    bool any = false, too_long = false;
     int c;
-    while ((c = fgetc(in)) != EOF && c != '\n')
-        if (len + 1 < cap)
+    while ((c = fgetc(in)) != EOF && c != '\n') {
+        any = true;
+        bool space = c == ' ' || c == '\t' || c == '\r';
+        if (len + 1 < cap && (len || !space))
             buf[len++] = (char)c;
-    if (c == EOF && len == 0)
-        return false;
-    if (len && buf[len - 1] == '\r')
+        else if (!space)
+            too_long = true;
+    }
+    if (c == EOF && !any)
+        return ANSWER_END;
+    if (len && buf[len - 1] == '\r')  // a CRLF's return
         len--;
     buf[len] = '\0';
-    return true;
+    return too_long ? ANSWER_TOO_LONG : ANSWER_LINE;
+}
+
+// An answer as typed, its control characters written as escapes (\x1b): echoed, they would act
+// on the terminal. U+0080 to U+009F, the C1 controls, are two bytes in UTF-8.
+static void put_answer(StrBuf *sb, const char *s) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7F)
+            strbuf_printf(sb, "\\x%02x", *p);
+        else if (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0)
+            strbuf_printf(sb, "\\u%04x", *++p);
+        else
+            strbuf_putc(sb, (char)*p);
+    }
 }
 
 static bool is_quit(const char *s) {
@@ -83,20 +107,28 @@ int ask_quiz(const Quiz *quiz, FILE *in, FILE *out, bool echo, size_t width, boo
     for (size_t k = 0; k < quiz->n && ok; k++) {
         const QuizQuestion *q = &quiz->questions[k];
         show_question(&sb, q, k, quiz->n, width);
-        char answer[ASK_MAX_ANSWER];
+        char answer[QUIZ_ANSWER_MAX + 1];
         QuizVerdict v = {0};
         bool stop = false;
         for (;;) {
             strbuf_printf(&sb, "%s = ? ", q->asked);
             if (!(ok = flush(&sb, out, diag)))
                 break;
-            if (!read_answer(in, answer, sizeof(answer)) || is_quit(answer)) {
+            AnswerRead got = read_answer(in, answer, sizeof(answer));
+            if (got == ANSWER_END || (got == ANSWER_LINE && is_quit(answer))) {
                 stop = true;
                 strbuf_putc(&sb, '\n');
                 break;
             }
-            if (echo)
-                strbuf_printf(&sb, "%s\n", answer);
+            if (echo) {
+                put_answer(&sb, answer);
+                strbuf_puts(&sb, got == ANSWER_TOO_LONG ? "...\n" : "\n");
+            }
+            if (got == ANSWER_TOO_LONG) {
+                strbuf_printf(&sb, "    longer than %d characters: too long to be an answer; try again\n",
+                              QUIZ_ANSWER_MAX);
+                continue;
+            }
             quiz_judge(q, answer, &v);
             if (v.number)
                 break;

@@ -1,23 +1,26 @@
 // lesson_diff: two traces side by side, stage by stage.
 #include "lesson_diff.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
 #include "text_diff.h"
 #include "format.h"
 
+// The same bits, save for nan's payload: 0.0 and -0.0 differ (1 / x tells them apart).
 static bool same_value(double a, double b) {
-    return a == b || (isnan(a) && isnan(b));
+    return (a == b && signbit(a) == signbit(b)) || (isnan(a) && isnan(b));
 }
 
-// How far apart two values are: inf when only one is nan or when infinities differ.
+// How far apart two values are: inf when only one is nan or when infinities differ, and the
+// least change there is when a zero changed sign.
 static double change_size(double a, double b) {
     if (same_value(a, b))
         return 0;
     if (isnan(a) || isnan(b) || isinf(a) || isinf(b))
         return INFINITY;
-    return fabs(a - b);
+    return a == b ? DBL_TRUE_MIN : fabs(a - b);
 }
 
 static const TraceStage *find_stage(const Trace *t, const char *name) {
@@ -196,6 +199,9 @@ static bool compare_stage(StrBuf *out, const TraceStage *sa, const TraceStage *s
     number(out, a, a->data[worst], digits, st->before, st);
     strbuf_puts(out, " -> ");
     number(out, b, b->data[worst], digits, st->after, st);
+    if (a->data[worst] == 0 && b->data[worst] == 0)  // printed alike: say which is which
+        strbuf_printf(out, " (%s0.0 -> %s0.0: a zero changed sign)", signbit(a->data[worst]) ? "-" : "",
+                      signbit(b->data[worst]) ? "-" : "");
     strbuf_putc(out, '\n');
     if (a->shape.rank && small(a))
         side_by_side(out, a, b, digits, st);
@@ -239,6 +245,17 @@ static void changed_claims(StrBuf *out, const Trace *a, const Trace *b, const Te
             strbuf_puts(out, "new");
         strbuf_printf(out, ", %s%s", st->after, cb->holds ? "now holds" : "now fails: ");
         strbuf_printf(out, "%s%s\n", cb->holds ? "" : cb->detail, st->after[0] ? st->reset : "");
+    }
+    // and those the edit took away
+    for (size_t k = 0; k < a->n_claims; k++) {
+        bool kept = false;
+        for (size_t i = 0; i < b->n_claims && !kept; i++)
+            kept = strcmp(a->claims[k].text, b->claims[i].text) == 0;
+        if (kept)
+            continue;
+        strbuf_printf(out, "claim: %s: ", a->claims[k].text);
+        coloured(out, st->before, a->claims[k].holds ? "held" : "failed", st);
+        strbuf_puts(out, ", no longer claimed\n");
     }
 }
 

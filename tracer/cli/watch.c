@@ -156,6 +156,10 @@ int watch_wait(Watch *w, const sigset_t *wait_mask, WatchEvent *event, Diag *dia
         inotify_rm_watch(w->fd, w->file_wd);
     w->file_wd = wd;
     struct stat st;
+    if (stat(w->path, &st) == 0 && !S_ISREG(st.st_mode))
+        // a pipe in its place would block the reading of the lesson forever
+        return diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "stopped watching '%s': it is now %s", w->path,
+                          kind_of(st.st_mode));
     *event = stat(w->path, &st) != 0 && errno == ENOENT ? WATCH_GONE : WATCH_SAVED;
     return STATUS_OK;
 }

@@ -36,11 +36,21 @@ typedef struct NarratedText {
     Placeholder *placeholders;  // narration->n_placeholders
 } NarratedText;
 
+// A name of the lesson: a given's or a step's (labels NULL), or else a label list's.
+typedef struct NameSlot {
+    const char *name;
+    const LabelList *labels;
+} NameSlot;
+
 struct Narrator {
     Arena *arena;
     Lesson *lesson;
     NarratedText *texts;
     size_t n_texts;
+    // The lesson's names hashed (open addressing; a power of two, at least twice the names),
+    // so that 100,000 placeholders {tokens[i]} do not each read every name.
+    NameSlot *names;
+    size_t cap_names;
 };
 
 void narrate_destroy(Narrator *n) {
@@ -68,27 +78,36 @@ static bool error_at(Diag *diag, const Lesson *lesson, const Node *node, size_t 
     return false;
 }
 
-static bool names_value(const Lesson *lesson, const char *name) {
-    for (size_t i = 0; i < lesson->n_givens; i++)
-        if (strcmp(lesson->givens[i].name, name) == 0)
-            return true;
-    for (size_t i = 0; i < lesson->n_steps; i++)
-        if (strcmp(lesson->steps[i].name, name) == 0)
-            return true;
-    return false;
+// The slot of name: where it is, or the empty slot it would take.
+static NameSlot *name_slot(const Narrator *n, const char *name) {
+    size_t mask = n->cap_names - 1, at = util_hash_string(name) & mask;
+    while (n->names[at].name && strcmp(n->names[at].name, name) != 0)
+        at = (at + 1) & mask;
+    return &n->names[at];
 }
 
-static const LabelList *label_list(const Lesson *lesson, const char *name) {
-    if (names_value(lesson, name))
-        return NULL;  // a value by that name wins
-    for (size_t i = 0; i < lesson->n_labels; i++)
-        if (strcmp(lesson->labels[i].name, name) == 0)
-            return &lesson->labels[i];
-    return NULL;
+// The names of the givens and steps, then of the label lists (a value by a list's name wins).
+static bool hash_names(Narrator *n) {
+    const Lesson *lesson = n->lesson;
+    size_t count = lesson->n_givens + lesson->n_steps + lesson->n_labels;
+    for (n->cap_names = 16; n->cap_names < 2 * (count + 1); n->cap_names *= 2)
+        ;
+    if (!(n->names = arena_array(n->arena, n->cap_names, sizeof(NameSlot))))
+        return false;
+    for (size_t i = 0; i < lesson->n_givens; i++)
+        name_slot(n, lesson->givens[i].name)->name = lesson->givens[i].name;
+    for (size_t i = 0; i < lesson->n_steps; i++)
+        name_slot(n, lesson->steps[i].name)->name = lesson->steps[i].name;
+    for (size_t i = 0; i < lesson->n_labels; i++) {
+        NameSlot *slot = name_slot(n, lesson->labels[i].name);
+        if (!slot->name)
+            *slot = (NameSlot){lesson->labels[i].name, &lesson->labels[i]};
+    }
+    return true;
 }
 
 // What a placeholder is, and the expression its hidden step computes (start..end of expr_text).
-static PlaceholderKind classify(const Lesson *lesson, const NarrationPart *part, const LabelList **labels,
+static PlaceholderKind classify(const Narrator *n, const NarrationPart *part, const LabelList **labels,
                                 size_t *start, size_t *end) {
     const Expr *e = part->expr;
     *start = e->start;
@@ -100,7 +119,7 @@ static PlaceholderKind classify(const Lesson *lesson, const NarrationPart *part,
         return PLACEHOLDER_SHAPE;
     }
     if (e->kind == EXPR_INDEX && e->n_args == 2 && e->args[0]->kind == EXPR_NAME &&
-        e->args[1]->kind != EXPR_SLICE && (*labels = label_list(lesson, e->args[0]->name))) {
+        e->args[1]->kind != EXPR_SLICE && (*labels = name_slot(n, e->args[0]->name)->labels)) {
         *start = e->args[1]->start;
         *end = e->args[1]->end;
         return PLACEHOLDER_LABEL;
@@ -110,7 +129,7 @@ static PlaceholderKind classify(const Lesson *lesson, const NarrationPart *part,
 
 // Append the hidden step of one placeholder to the lesson's steps (room is already made).
 static bool add_hidden_step(Narrator *n, const NarratedText *t, Placeholder *p, size_t start, size_t end,
-                            Diag *diag) {
+                            TextCursor *cursor, Diag *diag) {
     Lesson *lesson = n->lesson;
     LessonStep *step = &lesson->steps[lesson->n_steps];
     // A name no step can have (it holds a space), so no stage of the lesson is taken for it.
@@ -122,7 +141,7 @@ static bool add_hidden_step(Narrator *n, const NarratedText *t, Placeholder *p, 
     }
     *step = (LessonStep){.name = name, .key = t->node, .expr = expr, .expr_node = t->node};
     size_t line, col;
-    bool exact = lesson_text_position(lesson, t->node, p->part->expr_offset + start, &line, &col);
+    bool exact = lesson_text_place(lesson, t->node, p->part->expr_offset + start, cursor, &line, &col);
     step->expr_line = line;
     step->expr_col = col;
     step->expr_exact = exact && !memchr(expr, '\n', end - start);
@@ -145,7 +164,7 @@ Narrator *narrate_prepare(Lesson *lesson, Diag *diag) {
     n->lesson = lesson;
     size_t max_texts = 2 + lesson->n_givens + lesson->n_steps;
     n->texts = arena_array(n->arena, max_texts, sizeof(NarratedText));
-    if (!n->texts)
+    if (!n->texts || !hash_names(n))
         goto oom;
     size_t n_placeholders = 0;
     for (size_t k = 0; k < max_texts; k++) {
@@ -188,6 +207,7 @@ Narrator *narrate_prepare(Lesson *lesson, Diag *diag) {
         if (!t->placeholders)
             goto oom;
         size_t j = 0;
+        TextCursor cursor = {0};  // the placeholders come in the order of the text
         for (size_t i = 0; i < t->narration->n_parts; i++) {
             const NarrationPart *part = &t->narration->parts[i];
             if (!part->expr)
@@ -195,8 +215,8 @@ Narrator *narrate_prepare(Lesson *lesson, Diag *diag) {
             Placeholder *p = &t->placeholders[j++];
             p->part = part;
             size_t start, end;
-            p->kind = classify(lesson, part, &p->labels, &start, &end);
-            if (!add_hidden_step(n, t, p, start, end, diag))
+            p->kind = classify(n, part, &p->labels, &start, &end);
+            if (!add_hidden_step(n, t, p, start, end, &cursor, diag))
                 goto fail;
         }
     }
@@ -283,9 +303,7 @@ static bool write_placeholder(const Narrator *n, const NarratedText *t, const Pl
         format_places(x, p->part->decimals, buf, sizeof(buf));
         break;
     case NARRATION_PERCENT:
-        format_places(x * 100, p->part->decimals, buf, sizeof(buf));
-        if (isfinite(x))
-            strcat(buf, "%");
+        format_percent(x, p->part->decimals, buf, sizeof(buf));
         break;
     case NARRATION_SHORT:
         format_short(x, buf, sizeof(buf));

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "format.h"
 #include "kernel.h"
@@ -242,17 +243,48 @@ oom:
 
 // ---------------------------------------------------------------- answers
 
-// Decimals typed after the point ("0.35" -> 2, "3" -> 0, "1e-3" -> 3, as its last place).
-static int typed_decimals(const char *s) {
-    const char *dot = strchr(s, '.');
-    int d = 0;
-    if (dot)
-        for (const char *p = dot + 1; isdigit((unsigned char)*p); p++)
-            d++;
-    const char *e = strpbrk(s, "eE");
-    if (e)
-        d -= atoi(e + 1);
-    return d;
+// An exponent past this says nothing more: 1e-400 is already 0 and 1e400 infinite.
+#define QUIZ_MAX_EXPONENT 100000
+
+// An answer written as a person writes a number: [+-]digits[.digits][(e|E)[+-]digits], or
+// inf, infinity or nan (any case, signed), and nothing else (no hexadecimal, no nan(...)).
+// Fills *typed with the decimal place of its last digit ("0.35" 2, "3" 0, "1e-3" 3,
+// "5e300" -300). false when it is not such a number.
+static bool read_number(const char *s, double *x, int *typed) {
+    const char *p = s + (*s == '+' || *s == '-');
+    *typed = 0;
+    if (strcasecmp(p, "inf") == 0 || strcasecmp(p, "infinity") == 0 || strcasecmp(p, "nan") == 0) {
+        *x = strtod(s, NULL);
+        return true;
+    }
+    size_t whole = strspn(p, "0123456789"), decimals = 0;
+    p += whole;
+    if (*p == '.') {
+        decimals = strspn(p + 1, "0123456789");
+        p += 1 + decimals;
+    }
+    if (whole + decimals == 0)
+        return false;
+    long exponent = 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        bool negative = *p == '-';
+        p += *p == '+' || *p == '-';
+        size_t n = strspn(p, "0123456789");
+        if (n == 0)
+            return false;
+        for (size_t i = 0; i < n; i++)
+            if (exponent < QUIZ_MAX_EXPONENT)
+                exponent = exponent * 10 + (p[i] - '0');
+        p += n;
+        exponent = negative ? -exponent : exponent;
+    }
+    if (*p)
+        return false;
+    // at most QUIZ_ANSWER_MAX decimals, and an exponent below QUIZ_MAX_EXPONENT * 10: an int
+    *typed = (int)((long)decimals - exponent);
+    *x = strtod(s, NULL);
+    return true;
 }
 
 // "2,362,368" as the trace prints counts: the commas dropped when they group thousands, so
@@ -277,7 +309,7 @@ static bool drop_thousands(const char *s, char *buf, size_t cap) {
             return false;
         }
     }
-    // What follows (decimals, spaces, anything else) is left for strtod to judge.
+    // What follows (decimals, spaces, anything else) is left for read_number to judge.
     size_t len = strlen(p);
     if (!grouped || run != 3 || n + len + 1 > cap)
         return false;
@@ -289,14 +321,21 @@ void quiz_judge(const QuizQuestion *q, const char *answer, QuizVerdict *v) {
     memset(v, 0, sizeof(*v));
     while (isspace((unsigned char)*answer))
         answer++;
-    char plain[128];
-    if (strchr(answer, ',') && drop_thousands(answer, plain, sizeof(plain)))
-        answer = plain;
-    char *end;
-    double x = strtod(answer, &end);
-    while (isspace((unsigned char)*end))
-        end++;
-    v->number = end != answer && *end == '\0';
+    char plain[QUIZ_ANSWER_MAX + 1];
+    size_t len = strlen(answer);
+    while (len && isspace((unsigned char)answer[len - 1]))
+        len--;
+    if (len > QUIZ_ANSWER_MAX)
+        return;  // not read as a number: cutting it would judge another one
+    memcpy(plain, answer, len);
+    plain[len] = '\0';
+    char grouped[QUIZ_ANSWER_MAX + 1];
+    if (strchr(plain, ',') && drop_thousands(plain, grouped, sizeof(grouped)))
+        strcpy(plain, grouped);
+    answer = plain;
+    double x;
+    int typed;
+    v->number = read_number(answer, &x, &typed);
     if (!v->number)
         return;
     if (isnan(q->value) || isinf(q->value) || isnan(x) || isinf(x)) {
@@ -306,7 +345,6 @@ void quiz_judge(const QuizQuestion *q, const char *answer, QuizVerdict *v) {
     // Half a unit of the last printed decimal, widened a hair so that 0.35 for 0.345 (printed
     // 0.3450) is judged as a person would, not by the binary form of 0.005.
     double printed = q->half_unit * (1 + 1e-9);
-    int typed = typed_decimals(answer);
     // A zero ("0", "0.0") says nothing about its precision: it is judged at the printed digits,
     // or "0" would be right for every value below a half.
     bool significant = strcspn(answer, "123456789") < strcspn(answer, "eE");

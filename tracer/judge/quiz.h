@@ -64,6 +64,10 @@ typedef struct QuizVerdict {
     char note[160];
 } QuizVerdict;
 
+// The longest answer read as a number (characters, spaces around it aside): a longer one is not
+// judged, since cutting it would judge another number.
+#define QUIZ_ANSWER_MAX 255
+
 // An answer is right within half a unit of the last decimal the trace prints, or of the last
 // decimal the student typed, whichever is looser (an answer of zero is held to the printed
 // decimals).

@@ -234,17 +234,25 @@ static size_t characters(const char *s, size_t n) {
     return c;
 }
 
-// The bytes of line `line` (1-based) of src, or NULL.
-static const char *source_line(const Source *src, size_t line, size_t *len) {
-    const char *p = src->text, *end = src->text + src->len;
-    if (src->len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
-        p += 3;
-    for (size_t l = 1; l < line; l++) {
+// The bytes of line `line` (1-based) of src, or NULL; read on from line *from at *from_p (a
+// line before it, or 0 and NULL for the first), which become line and its start.
+static const char *source_line(const Source *src, size_t line, size_t *len, size_t *from, const char **from_p) {
+    const char *p = *from_p, *end = src->text + src->len;
+    size_t l = *from;
+    if (!p || l > line) {
+        p = src->text;
+        l = 1;
+        if (src->len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
+            p += 3;
+    }
+    for (; l < line; l++) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         if (!nl)
             return NULL;
         p = nl + 1;
     }
+    *from = line;
+    *from_p = p;
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     *len = (size_t)((nl ? nl : end) - p);
     if (*len && p[*len - 1] == '\r')
@@ -252,39 +260,33 @@ static const char *source_line(const Source *src, size_t line, size_t *len) {
     return p;
 }
 
-bool lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col) {
-    *line = node->line;
-    *col = node->col;
-    const char *text = node->text;
-    if (offset > node->text_len)
-        return false;
+// Whether the cursor's line of the text (a block's line k, or the whole one-line scalar)
+// stands in the file as it is; if so, where it starts (cur->line, cur->col).
+static bool text_line_exact(const Lesson *lesson, const Node *node, TextCursor *cur) {
     const Source *src = &lesson->doc->source;
+    const char *text = node->text;
     size_t len;
     if (node->style == SCALAR_LITERAL) {
         // Line k of the text is line node->line + 1 + k of the file, after the block's indent.
-        size_t k = 0, start = 0;
-        for (size_t i = 0; i < offset; i++)
-            if (text[i] == '\n')
-                k++, start = i + 1;
-        size_t text_len = strcspn(text + start, "\n");
-        const char *at = source_line(src, node->line + 1 + k, &len);
+        size_t text_len = strcspn(text + cur->start, "\n");
+        const char *at = source_line(src, node->line + 1 + cur->k, &len, &cur->src_line, &cur->src_at);
         if (!at || len < text_len)
             return false;
         size_t indent = len - text_len;  // a block's lines keep no trailing spaces of their own
         for (size_t i = 0; i < indent; i++)
             if (at[i] != ' ')
                 return false;
-        if (memcmp(at + indent, text + start, text_len) != 0)
+        if (memcmp(at + indent, text + cur->start, text_len) != 0)
             return false;
-        *line = node->line + 1 + k;
-        *col = characters(at, indent) + 1 + characters(text + start, offset - start);
+        cur->line = node->line + 1 + cur->k;
+        cur->col = characters(at, indent) + 1;
         return true;
     }
     // A plain or quoted scalar on one line whose text stands in the file as it is.
     size_t skip = node->style == SCALAR_SINGLE_QUOTED || node->style == SCALAR_DOUBLE_QUOTED ? 1 : 0;
     if (node->line != node->end_line || (node->style != SCALAR_PLAIN && !skip))
         return false;
-    const char *at = source_line(src, node->line, &len);
+    const char *at = source_line(src, node->line, &len, &cur->src_line, &cur->src_at);
     size_t byte = 0;
     for (size_t c = 1; at && c < node->col && byte < len; c++) {
         byte++;
@@ -293,6 +295,42 @@ bool lesson_text_position(const Lesson *lesson, const Node *node, size_t offset,
     }
     if (!at || byte + skip + node->text_len > len || memcmp(at + byte + skip, text, node->text_len) != 0)
         return false;
-    *col = node->col + skip + characters(text, offset);
+    cur->line = node->line;
+    cur->col = node->col + skip;
     return true;
+}
+
+bool lesson_text_place(const Lesson *lesson, const Node *node, size_t offset, TextCursor *cur, size_t *line,
+                       size_t *col) {
+    *line = node->line;
+    *col = node->col;
+    if (offset > node->text_len)
+        return false;
+    if (cur->node != node || offset < cur->offset)
+        *cur = (TextCursor){.node = node};
+    // Read on to offset: a block's newline starts a line of its own, to be found in the file.
+    const char *text = node->text;
+    for (; cur->offset < offset && text[cur->offset]; cur->offset++) {
+        if (node->style == SCALAR_LITERAL && text[cur->offset] == '\n') {
+            cur->k++;
+            cur->start = cur->offset + 1;
+            cur->chars = 0;
+            cur->exact = 0;
+        } else {
+            cur->chars += ((unsigned char)text[cur->offset] & 0xC0) != 0x80;
+        }
+    }
+    cur->offset = offset;
+    if (!cur->exact)
+        cur->exact = text_line_exact(lesson, node, cur) ? 1 : -1;
+    if (cur->exact < 0)
+        return false;
+    *line = cur->line;
+    *col = cur->col + cur->chars;
+    return true;
+}
+
+bool lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col) {
+    TextCursor cur = {0};
+    return lesson_text_place(lesson, node, offset, &cur, line, col);
 }

@@ -156,5 +156,19 @@ void lesson_destroy(Lesson *lesson);  // accepts NULL
 // Where byte `offset` of a narration node's text (say:, about:, intro:, outro:) stands in the
 // file: exact for a literal block (|) and a one-line scalar (true), else the node's start.
 bool lesson_text_position(const Lesson *lesson, const Node *node, size_t offset, size_t *line, size_t *col);
+// The same for offsets of one node in increasing order, each read on from the one before in
+// cur (zeroed before the first): a text with 100,000 placeholders is read once, not 100,000 times.
+typedef struct TextCursor {
+    const Node *node;
+    size_t offset;           // read up to here
+    size_t k, start;         // a block's line of the text, and the byte where it starts
+    size_t chars;            // characters from start to offset
+    int exact;               // that line stands in the file as it is: 1 yes, -1 no, 0 not known yet
+    size_t line, col;        // where it starts in the file, when it does
+    size_t src_line;         // the file's line last looked up, and where it starts
+    const char *src_at;
+} TextCursor;
+bool lesson_text_place(const Lesson *lesson, const Node *node, size_t offset, TextCursor *cur, size_t *line,
+                       size_t *col);
 // Where byte `offset` of step->expr stands in the file.
 void lesson_expr_position(const LessonStep *step, size_t offset, size_t *line, size_t *col);

@@ -31,6 +31,12 @@ static bool parse_label_words(Loader *L, const Node *node, const char *what, Lab
         if (item->kind != NODE_SCALAR)
             return lesson_fail(L, item, "write the words as a list: [The, cat, sat]",
                                "a label must be a word, but this is %s", yamldoc_kind_name(item->kind));
+        // a label is printed in a table's header and beside its rows: a line break or a tab
+        // would tear them apart
+        if (strpbrk(item->text, "\n\t"))
+            return lesson_fail(L, item, "write each label on one line, without a tab",
+                               "a label must be one word, but this one holds a %s",
+                               strchr(item->text, '\n') ? "line break" : "tab");
         list->items[i] = item->text;
     }
     list->n = node->n_items;

@@ -250,6 +250,14 @@ static bool take_scalar(Builder *b, const yaml_event_t *e) {
         unsigned code = c < 0x20 || c == 0x7F ? c
                         : c == 0xC2 && i + 1 < len && (unsigned char)value[i + 1] < 0xA0 ? (unsigned char)value[i + 1]
                                                                                          : 0;
+        // a line may end in \r\n, as a Windows file's do; a return anywhere else moves the
+        // terminal back over text already written
+        if (c == '\r' && !(i + 1 < len && value[i + 1] == '\n'))
+            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1,
+                           mark_width(&e->start_mark, &e->end_mark),
+                           "remove the \\r: a new line is \\n, or a line of its own in a block (|)",
+                           "this text holds a carriage return (\\r) that ends no line: the terminal would "
+                           "write what follows over the line");
         if (code && c != '\t' && c != '\n' && c != '\r')
             return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1,
                            mark_width(&e->start_mark, &e->end_mark),

@@ -42,7 +42,9 @@ double heatmap_position(const Heatmap *h, double v) {
         return -1;
     if (!(h->hi > h->lo))  // a one-valued range: the middle of a diverging scale, else the top
         return h->scale == HEAT_DIVERGING ? 0.5 : (v > 0 ? 1 : 0);
-    double p = (v - h->lo) / (h->hi - h->lo);
+    // Halved where the range itself overflows ([-1e308, 1e308]): exact, and on the scale still.
+    double range = h->hi - h->lo;
+    double p = isinf(range) ? (0.5 * v - 0.5 * h->lo) / (0.5 * h->hi - 0.5 * h->lo) : (v - h->lo) / range;
     return p < 0 ? 0 : p > 1 ? 1 : p;
 }
 

@@ -8,6 +8,7 @@
 #include "save.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,7 +77,29 @@ static bool write_values(FILE *f, const Tensor *t) {
     return true;
 }
 
-// Write `final` by writing final.part and renaming it; on failure the part is removed.
+// A new file at path, for writing: never through a link and never into a file already there
+// (a planted final.part -> victim would otherwise be written through). A part left by an
+// earlier run, or a link in its place, is removed (unlink removes the link, not its target)
+// and the file created anew; NULL with errno set when that fails too.
+static FILE *create_new(const char *path) {
+    int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+    int fd = open(path, flags, 0644);
+    if (fd < 0 && errno == EEXIST && unlink(path) == 0)
+        fd = open(path, flags, 0644);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "wb");
+    if (!f) {
+        int err = errno;
+        close(fd);
+        unlink(path);
+        errno = err;
+    }
+    return f;
+}
+
+// Write `final` by writing final.part and renaming it (rename replaces a link at final, and
+// never writes through it); on failure the part is removed.
 typedef bool WriteFn(FILE *f, const void *what);
 
 static int write_atomically(const char *final, WriteFn *fn, const void *what, Diag *diag) {
@@ -84,7 +107,7 @@ static int write_atomically(const char *final, WriteFn *fn, const void *what, Di
     int len = snprintf(part, sizeof(part), "%s.part", final);
     if (len < 0 || (size_t)len >= sizeof(part))
         return save_error(diag, "write", final, ENAMETOOLONG);
-    FILE *f = fopen(part, "wb");
+    FILE *f = create_new(part);
     if (!f)
         return save_error(diag, "write", final, errno);
     errno = 0;

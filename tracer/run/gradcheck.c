@@ -158,6 +158,10 @@ static void left_out_where(const char *name, double x, double fd, bool alone, ch
         snprintf(buf, cap, "where %s is %s and the difference is %s", name, x_text, fd_text);
 }
 
+// Past this allowance for the rounding of y, a relative difference of the whole gradient
+// passes: the differences measure nothing.
+#define GRADCHECK_MAX_NOISE 1.0
+
 // The note of gradient node i from the central differences fds at the sampled elements (nan
 // where x is not finite). An element where x or the difference is not finite cannot be
 // checked: it is left out, and the note names the first. A gradient that is not finite where
@@ -233,6 +237,15 @@ static void compare_note(const Plan *plan, size_t i, Tensor *const *values, cons
     // difference over 2h magnifies (the step is at least 1e-5)
     double y_size = fabs(values[n->grad_of]->data[0]);
     double noise = scale > 0 ? 1e3 * DBL_EPSILON * fmax(1.0, y_size) / 1e-5 / scale : 0;
+    if (noise >= GRADCHECK_MAX_NOISE) {
+        // a gradient so small beside y that rounding y swamps any difference: a note of
+        // agreement (or disagreement) would claim what cannot be measured
+        snprintf(note, cap,
+                 "finite differences cannot check this: beside a gradient of at most %.0e, the rounding of %s "
+                 "allows a relative difference of %.0e (%s)",
+                 scale, plan->nodes[n->grad_of].name, noise, how_many);
+        return;
+    }
     if (rel <= fmax(1e-6, noise)) {
         if (rel == 0)
             snprintf(note, cap, "finite differences agree exactly (%s)", how_many);

@@ -366,10 +366,14 @@ static Tensor *node_tensor(Runner *run, size_t i) {
     }
     if (!out || n->kind != PLAN_OP || !n->has_values)
         return out;
-    // A count is exact only while a double can hold every whole number up to it.
-    const double exact_limit = 9007199254740992.0;  // 2^53
+    // A count is exact only while a double can hold every whole number up to it. Arithmetic on
+    // whole numbers that passes it (n * 1e16) gives values like any other; a count by nature
+    // (numel, arange) that passes it would print a wrong count, and is refused.
     for (size_t k = 0; out->is_count && k < out->size; k++)
-        if (fabs(out->data[k]) > exact_limit && isfinite(out->data[k])) {
+        if (fabs(out->data[k]) > TENSOR_EXACT_COUNT && isfinite(out->data[k]) &&
+            n->op->integers != INTEGERS_ALWAYS) {
+            out->is_count = false;
+        } else if (fabs(out->data[k]) > TENSOR_EXACT_COUNT && isfinite(out->data[k])) {
             plan_error_at(run->diag, run->plan->lesson, n->step, n->expr->start, n->expr->end - n->expr->start,
                           "this count, about %.3g, is past 2^53 = 9,007,199,254,740,992, where doubles stop "
                           "holding every whole number: it would not be exact",
