@@ -62,6 +62,18 @@ static void test_from_empty(void **state) {
     expect_diff("", "x\n", "--- A\n+++ B\n@@ -0,0 +1,1 @@\n+x\n");
 }
 
+// Traces of different lengths, one a prefix of the other: the trace stopped before the
+// golden file's last line, here an empty one, or went on past it. The common prefix is every
+// line of the shorter text and no more (a line past its end must not compare equal to the
+// longer text's empty line); the hunk opens at the stage header, two lines up.
+static void test_traces_of_different_lengths(void **state) {
+    (void)state;
+    const char *golden = "Step 1  y = x\n  1\n\n";
+    const char *trace = "Step 1  y = x\n  1\n";
+    expect_diff(golden, trace, "--- A\n+++ B\n@@ -1,3 +1,2 @@\n Step 1  y = x\n   1\n-\n");
+    expect_diff(trace, golden, "--- A\n+++ B\n@@ -1,2 +1,3 @@\n Step 1  y = x\n   1\n+\n");
+}
+
 // Changes at lines 2 and 12 with 9 equal lines between (more than twice the context): two
 // hunks, lines 1-5 and 9-12 (3 lines of context before the second change, none after).
 static void test_two_hunks(void **state) {
@@ -193,6 +205,7 @@ int main(void) {
         cmocka_unit_test(test_removal),
         cmocka_unit_test(test_from_empty),
         cmocka_unit_test(test_two_hunks),
+        cmocka_unit_test(test_traces_of_different_lengths),
         cmocka_unit_test(test_colour),
         cmocka_unit_test(test_too_large_to_align),
         cmocka_unit_test(test_out_of_memory),
