@@ -109,6 +109,24 @@ static void test_colour(void **state) {
     strbuf_finish(&out);
 }
 
+// A 9 right after a decimal point or a thousands comma belongs to the number as any digit
+// does: 0.9, 1,999 and -9.99 are whole numbers, so the unchanged 0.9 and 1,999 stay plain and
+// only 0.09 against 0.19 and -9.99 against -9.98 are highlighted.
+static void test_numbers_with_nines(void **state) {
+    (void)state;
+    StrBuf out;
+    strbuf_init(&out);
+    assert_false(diff_unified("Step 1  p\n  0.9 0.09 1,999 -9.99\n", "Step 1  p\n  0.9 0.19 1,999 -9.98\n", "A", "B",
+                              true, &out));
+    assert_string_equal(strbuf_str(&out),
+                        "\033[1m--- A\n+++ B\033[0m\n"
+                        "\033[36m@@ -1,2 +1,2 @@\033[0m\n"
+                        " Step 1  p\n"
+                        "\033[31m-  0.9 \033[7m0.09\033[27m 1,999 \033[7m-9.99\033[27m\033[0m\n"
+                        "\033[32m+  0.9 \033[7m0.19\033[27m 1,999 \033[7m-9.98\033[27m\033[0m\n");
+    strbuf_finish(&out);
+}
+
 // Too many lines differ to align them one by one (6,400 x 6,400 > 40 million cells): the
 // whole region is shown removed, then added.
 static void test_too_large_to_align(void **state) {
@@ -207,6 +225,7 @@ int main(void) {
         cmocka_unit_test(test_two_hunks),
         cmocka_unit_test(test_traces_of_different_lengths),
         cmocka_unit_test(test_colour),
+        cmocka_unit_test(test_numbers_with_nines),
         cmocka_unit_test(test_too_large_to_align),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_stage_summary),
