@@ -74,6 +74,18 @@ static void test_traces_of_different_lengths(void **state) {
     expect_diff(trace, golden, "--- A\n+++ B\n@@ -1,2 +1,3 @@\n Step 1  y = x\n   1\n+\n");
 }
 
+// A stage gone from the end of the trace: the hunk opens at that stage's header in the golden
+// file, so it has no line of the trace, and its header says after which line of the trace the
+// removal stands, as diff -U0 numbers it: -4,3 +3,0. A stage new at the end of the trace has
+// no header in the golden file to open at: its hunk opens at the golden file's last stage.
+static void test_hunk_with_no_line_of_one_side(void **state) {
+    (void)state;
+    const char *two = "Step 1  y\n  1\n\nStep 2  z\n  2\n\n";
+    const char *one = "Step 1  y\n  1\n\n";
+    expect_diff(two, one, "--- A\n+++ B\n@@ -4,3 +3,0 @@\n-Step 2  z\n-  2\n-\n");
+    expect_diff(one, two, "--- A\n+++ B\n@@ -1,3 +1,6 @@\n Step 1  y\n   1\n \n+Step 2  z\n+  2\n+\n");
+}
+
 // Changes at lines 2 and 12 with 9 equal lines between (more than twice the context): two
 // hunks, lines 1-5 and 9-12 (3 lines of context before the second change, none after).
 static void test_two_hunks(void **state) {
@@ -224,6 +236,7 @@ int main(void) {
         cmocka_unit_test(test_from_empty),
         cmocka_unit_test(test_two_hunks),
         cmocka_unit_test(test_traces_of_different_lengths),
+        cmocka_unit_test(test_hunk_with_no_line_of_one_side),
         cmocka_unit_test(test_colour),
         cmocka_unit_test(test_numbers_with_nines),
         cmocka_unit_test(test_too_large_to_align),
