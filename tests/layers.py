@@ -1,45 +1,69 @@
 #!/usr/bin/env python3
 """No module of the tracer calls up: each uses only the modules below it in LAYERS.
 
-Usage: layers.py NM LIBTRACER.a
+Usage: layers.py NM LIBRARY.a...  (the libraries of tracer/'s folders)
 
-Reads the symbol table of every object file in the library with nm: a module (an object
+Reads the symbol table of every object file in the libraries with nm: a module (an object
 file, file.c.o) depends on another when it uses (U) a symbol the other defines. Each such
 use must go down the list below, so the modules form no cycle and a newcomer can read them
 from the bottom up: the kernel knows nothing of lessons, the ops nothing of the checker.
+
+Each library is a folder of tracer/ (libbase.a is tracer/base), and LAYERS lists the modules
+folder by folder in FOLDERS' order, so the order of the folders (which the build enforces
+for headers, tests/folders.py) and the order of the modules agree.
 """
 import subprocess
 import sys
 
+# Lowest first, as in tracer/meson.build.
+FOLDERS = ["base", "kernel", "lesson", "ops", "check", "run", "judge", "render", "cli"]
+
 # Lowest first. The families of operations (op_*) sit between op (their shared helpers) and
 # ops (the table that finds them).
 LAYERS = [
-    "util", "format", "tensor", "diag", "parallel", "gemm", "kernel", "kernel_grad",
+    "util", "format", "tensor", "diag",
+    "parallel", "gemm", "kernel", "kernel_grad",
     "yamldoc", "lesson", "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",
-    "ops", "ieee", "plan", "backward", "check", "lint", "eval", "gradcheck", "run", "doccheck", "claim",
-    "quiz", "narrate",
-    "heatmap", "corners", "verdict", "textwrap", "render_text", "render_json", "render_html", "save", "diff",
-    "compare",
-    "pipeline",
+    "ops", "ieee",
+    "plan", "backward", "check", "lint",
+    "eval", "gradcheck", "run",
+    "doccheck", "claim", "quiz", "narrate", "verdict",
+    "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save",
+    "diff", "compare", "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",
 ]
 
 
+def folder_of(path):
+    """The folder of tracer/ a library or a member of a thin archive is from: libbase.a -> base."""
+    for part in reversed(path.split("/")):
+        if part.startswith("lib") and (part.endswith(".a") or part.endswith(".a.p")):
+            return part[len("lib"):].split(".a")[0]
+    return None
+
+
 def main():
-    nm, library = sys.argv[1], sys.argv[2]
-    out = subprocess.run([nm, library], check=True, capture_output=True, text=True).stdout
-    defines, uses = {}, {}
+    nm, libraries = sys.argv[1], sys.argv[2:]
+    out = subprocess.run([nm] + libraries, check=True, capture_output=True, text=True).stdout
+    defines, uses, folders = {}, {}, {}
     module = None
+    archive = None
     for line in out.splitlines():
+        if line.endswith(".a:"):
+            archive = folder_of(line[:-1])
+            module = None
+            continue
         if line.endswith(".o:"):
-            module = line[:-1].rsplit("/", 1)[-1]
+            path = line[:-1]
+            module = path.rsplit("/", 1)[-1]
             module = module[: -len(".c.o")] if module.endswith(".c.o") else module[: -len(".o")]
             defines.setdefault(module, set())
             uses.setdefault(module, set())
+            folders[module] = folder_of(path) or archive
             continue
         parts = line.split()
         if module is None or len(parts) < 2:
@@ -56,6 +80,15 @@ def main():
         failures.append("modules missing from LAYERS in tests/layers.py (place them by what they use): "
                         + ", ".join(unknown))
     rank = {m: i for i, m in enumerate(LAYERS)}
+    folder_rank = {f: i for i, f in enumerate(FOLDERS)}
+    for m in sorted(folders, key=lambda m: rank.get(m, -1)):
+        if folders[m] not in folder_rank:
+            failures.append(f"{m} is in a library of no folder listed in FOLDERS: {folders[m]}")
+    placed = [m for m in LAYERS if m in folders and folders[m] in folder_rank]
+    for lower, higher in zip(placed, placed[1:]):
+        if folder_rank[folders[lower]] > folder_rank[folders[higher]]:
+            failures.append(f"{higher} (tracer/{folders[higher]}) is listed above {lower} "
+                            f"(tracer/{folders[lower]}), whose folder is higher")
     edges = 0
     for m in sorted(uses):
         for name in sorted(uses[m]):
@@ -66,12 +99,13 @@ def main():
             if rank[other] > rank[m]:
                 failures.append(f"{m} uses {name} from {other}, which is above it")
     if not defines:
-        failures.append(f"nm found no object files in {library}")
+        failures.append("nm found no object files in " + " ".join(libraries))
     for f in failures:
         print(f)
     if failures:
         return 1
-    print(f"{len(defines)} modules, {edges} uses between them, every one downwards")
+    print(f"{len(defines)} modules in {len(set(folders.values()))} folders, {edges} uses between them, "
+          "every one downwards")
     return 0
 
 

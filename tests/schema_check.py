@@ -9,8 +9,8 @@ Usage: schema_check.py SCHEMA --loader LESSON_C --valid LESSON... --valid-dir DI
 refuses) must be rejected by the schema too; --header lessons must open with the
 `# yaml-language-server: $schema=PATH` comment, PATH leading from the lesson to SCHEMA; and
 the keys and words the loader knows (TOP_KEYS, GIVEN_KEYS, STEP_RESERVED, INIT_NAMES,
-DISTRIBUTION_NAMES and PICTURE_NAMES in tracer/lesson.c) must be the schema's, so one added to the loader
-cannot be forgotten here.
+DISTRIBUTION_NAMES and PICTURE_NAMES in tracer/lesson/lesson.c) must be the schema's, so one added to
+the loader cannot be forgotten here.
 
 With --traces, the JSON trace (`tracer --format json`) of each lesson must validate against
 TRACE_SCHEMA (doc/trace.schema.json), whose words for a picture must be the loader's

@@ -1,5 +1,5 @@
 // Tests of the op table on its own: this program links the operations and the modules below
-// them only (op_sources in tracer/meson.build), never the checker or the runner, and calls
+// them only (ops_dep: tracer/ops and the folders below it), never the checker or the runner, and calls
 // shape rules, computations, notes and explanations directly. Every expected value is worked
 // out by hand in the comment beside it.
 #include <setjmp.h>

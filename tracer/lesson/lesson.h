@@ -16,8 +16,16 @@
 #include "diag.h"
 #include "kernel.h"
 #include "tensor.h"
-#include "trace.h"  // PictureKind: what show: asks for
 #include "yamldoc.h"
+
+// What a step asks to be drawn as (show: heatmap | bars | table); the default lets the
+// renderer choose (a picture for attention weights when the terminal has colour).
+typedef enum PictureKind {
+    PICTURE_DEFAULT,
+    PICTURE_TABLE,    // numbers only, never a picture
+    PICTURE_HEATMAP,  // cells coloured by value (shades without colour)
+    PICTURE_BARS,     // one bar per entry of a vector
+} PictureKind;
 
 #define LESSON_MAX_DIGITS 12
 #define LESSON_DEFAULT_DIGITS 4  // decimals printed when the lesson says nothing

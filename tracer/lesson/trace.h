@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lesson.h"  // PictureKind: what a step's show: asks for
 #include "tensor.h"
 #include "util.h"
 
@@ -21,15 +22,6 @@ typedef enum StageKind {
     STAGE_INTERMEDIATE,  // an operation inside a step's expression
     STAGE_GRADIENT,      // a stage of a backward pass: dloss/dlogits
 } StageKind;
-
-// What a step asks to be drawn as (show: heatmap | bars | table); the default lets the
-// renderer choose (a picture for attention weights when the terminal has colour).
-typedef enum PictureKind {
-    PICTURE_DEFAULT,
-    PICTURE_TABLE,    // numbers only, never a picture
-    PICTURE_HEATMAP,  // cells coloured by value (shades without colour)
-    PICTURE_BARS,     // one bar per entry of a vector
-} PictureKind;
 
 // One verdict on numbers a document printed: do they agree with ours, and where do they
 // differ most.
