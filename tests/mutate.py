@@ -3,7 +3,7 @@
 
     tests/mutate.py [--sample N] [--seed S] [--jobs J] [--line L] [--list] FILE...
 
-FILE is a source of the tracer (diff.c, tracer/diff.c). Every place in it where one small
+FILE is a source of the tracer (diff.c, tracer/cli/diff.c). Every place in it where one small
 change still compiles is a mutant:
 
   * a relational operator one step off or turned round: < <=, > >=, == !=
@@ -317,7 +317,7 @@ def order_for(module, tests, took):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("files", nargs="+", help="sources under tracer/ (diff.c or tracer/diff.c)")
+    ap.add_argument("files", nargs="+", help="sources under tracer/ (diff.c or tracer/cli/diff.c)")
     ap.add_argument("--sample", type=int, default=0, help="mutants of each file (default: all)")
     ap.add_argument("--seed", type=int, default=1, help="the sample's seed (default 1)")
     ap.add_argument("--jobs", type=int, default=1, help="tests run at a time (default 1)")
@@ -330,9 +330,10 @@ def main():
 
     chosen = []
     for name in args.files:
-        path = ROOT / name if (ROOT / name).is_file() else ROOT / "tracer" / name
-        if not path.is_file():
-            sys.exit(f"no such source: {name}")
+        found = [ROOT / name] if (ROOT / name).is_file() else sorted((ROOT / "tracer").glob("**/" + name))
+        if len(found) != 1:
+            sys.exit(f"no such source under tracer/: {name}" if not found else f"{name} is ambiguous: {found}")
+        path = found[0]
         relative = path.relative_to(ROOT)
         all_of = mutants_of(path, path.read_text())
         for m in all_of:
@@ -341,7 +342,7 @@ def main():
             all_of = [m for m in all_of if m["line"] in args.line]
         pick = all_of
         if args.sample and args.sample < len(all_of):
-            pick = sorted(random.Random(f"{args.seed}:{relative}").sample(all_of, args.sample),
+            pick = sorted(random.Random(f"{args.seed}:{path.name}").sample(all_of, args.sample),
                           key=lambda m: m["offset"])
         print(f"{relative}: {len(all_of)} mutants, {len(pick)} chosen")
         chosen += pick
@@ -408,7 +409,7 @@ def main():
 
 
 def report(results):
-    print("\nfile               mutants  killed  survived  equivalent  not compiled  killed or equivalent")
+    print(f"\n{'file':<28} mutants  killed  survived  equivalent  not compiled  killed or equivalent")
     by_file = {}
     for m in results:
         by_file.setdefault(m["path"], []).append(m)
@@ -416,7 +417,7 @@ def report(results):
         count = {r: sum(m["result"] == r for m in ms) for r in ("killed", "survived", "equivalent", "does not compile")}
         viable = len(ms) - count["does not compile"]
         score = 100.0 * (count["killed"] + count["equivalent"]) / viable if viable else 100.0
-        print(f"{path:<18} {len(ms):>7} {count['killed']:>7} {count['survived']:>9} {count['equivalent']:>11}"
+        print(f"{path:<28} {len(ms):>7} {count['killed']:>7} {count['survived']:>9} {count['equivalent']:>11}"
               f" {count['does not compile']:>13} {score:>20.0f}%")
     survivors = [m for m in results if m["result"] == "survived"]
     if survivors:
