@@ -139,6 +139,23 @@ def guarded_spans(toks):
     return spans
 
 
+def declares(toks, i):
+    """Whether the name at token i is declared there: the statement it stands in starts with a
+    type and i is not inside parentheses (char num[64], exact[64]; not f(a, x[1]))."""
+    depth = 0
+    for j in range(i - 1, -1, -1):
+        word = toks[j][1]
+        if word in (")", "]"):
+            depth += 1
+        elif word in ("(", "["):
+            if depth == 0:
+                return False
+            depth -= 1
+        elif word in (";", "{", "}") and depth == 0:
+            return is_type_name(toks[j + 1])
+    return is_type_name(toks[0])
+
+
 SWAPS = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "==",
          "+": "-", "-": "+", "*": "/", "/": "*", "&&": "||", "||": "&&"}
 STATEMENT = re.compile(r"^(\s*)([A-Za-z_][\w.\->\[\] ]*(?:\(.*\)|\s*(?:[-+*/|&]?=|\+\+|--).*));\s*$")
@@ -161,8 +178,7 @@ def mutants_of(path, text):
             digits = re.match(r"[0-9]+", word).group()
             suffix = word[len(digits):]
             # An array's size in a declaration (char buf[64]) only sets room.
-            if prev[1] == "[" and i + 1 < len(toks) and toks[i + 1][1] == "]" and i >= 3 and \
-                    (is_type_name(toks[i - 3]) or toks[i - 3][1] == "*"):
+            if prev[1] == "[" and i + 1 < len(toks) and toks[i + 1][1] == "]" and declares(toks, i - 2):
                 continue
             n = int(digits)
             if digits.startswith("0") and len(digits) > 1:
@@ -220,7 +236,7 @@ class Workspace:
     def __init__(self, keep):
         self.dir = Path(tempfile.mkdtemp(prefix="tracer-mutants-"))
         self.src = self.dir / "src"
-        self.build = self.dir / "build"
+        self.build = self.src / "build"  # where some tests look for the tracer: build/tracer/tracer
         self.keep = keep
         self.running = []
 
@@ -347,6 +363,7 @@ def main():
         print(f"{relative}: {len(all_of)} mutants, {len(pick)} chosen")
         chosen += pick
     if args.list:
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # | head
         for m in chosen:
             reason = equivalent_reason(m)
             print(describe(m) + (f"  (equivalent: {reason})" if reason else ""))
