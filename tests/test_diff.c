@@ -139,6 +139,24 @@ static void test_numbers_with_nines(void **state) {
     strbuf_finish(&out);
 }
 
+// Numbers in scientific notation, as a lesson with digits: 1 prints them: the part before the
+// exponent is a number with its one decimal (3.5, not 3), so 3.5e-01 against 3.4e-01 has 3.5
+// highlighted; the exponents -01 and 00 are the same on both lines and stay plain.
+static void test_number_before_an_exponent(void **state) {
+    (void)state;
+    StrBuf out;
+    strbuf_init(&out);
+    assert_false(diff_unified("Step 1  p\n  3.5e-01  1.5e+00\n", "Step 1  p\n  3.4e-01  1.5e+00\n", "A", "B", true,
+                              &out));
+    assert_string_equal(strbuf_str(&out),
+                        "\033[1m--- A\n+++ B\033[0m\n"
+                        "\033[36m@@ -1,2 +1,2 @@\033[0m\n"
+                        " Step 1  p\n"
+                        "\033[31m-  \033[7m3.5\033[27me-01  1.5e+00\033[0m\n"
+                        "\033[32m+  \033[7m3.4\033[27me-01  1.5e+00\033[0m\n");
+    strbuf_finish(&out);
+}
+
 // Too many lines differ to align them one by one (6,400 x 6,400 > 40 million cells): the
 // whole region is shown removed, then added.
 static void test_too_large_to_align(void **state) {
@@ -239,6 +257,7 @@ int main(void) {
         cmocka_unit_test(test_hunk_with_no_line_of_one_side),
         cmocka_unit_test(test_colour),
         cmocka_unit_test(test_numbers_with_nines),
+        cmocka_unit_test(test_number_before_an_exponent),
         cmocka_unit_test(test_too_large_to_align),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_stage_summary),
