@@ -244,11 +244,10 @@ class Workspace:
         files = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                                check=True, capture_output=True).stdout.decode().split("\0")
         for name in filter(None, files):
-            source = ROOT / name
-            if source.is_file():
-                target = self.src / name
+            source, target = ROOT / name, self.src / name
+            if source.is_symlink() or source.is_file():
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target)
+                shutil.copy2(source, target, follow_symlinks=False)  # a lesson may be a dangling link on purpose
 
     def setup(self):
         run = subprocess.run(["meson", "setup", str(self.build), str(self.src)], capture_output=True, text=True)
@@ -291,14 +290,14 @@ class Workspace:
             shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def run_tests(ws, tests, jobs, limits):
-    """Run tests (in order, up to jobs at a time) until one fails. Returns (name of the first that
-    failed or ran out of time, or None; how) and the time each took."""
+def run_tests(ws, tests, jobs, limits, every=False):
+    """Run tests (in order, up to jobs at a time) until one fails, or with every all of them.
+    Returns the failures, each (name, how), and the time each test took."""
     queue = list(tests)
     active = []  # (proc, test, started)
     took = {}
-    failed = None
-    while (queue or active) and not failed:
+    failed = []
+    while (queue or active) and (every or not failed):
         while queue and len(active) < jobs:
             test = queue.pop(0)
             active.append((ws.start(test), test, time.monotonic()))
@@ -310,13 +309,13 @@ def run_tests(ws, tests, jobs, limits):
             if status is None and elapsed > limits.get(test["name"], test["timeout"]):
                 ws.stop(proc)
                 active.remove(item)
-                failed = (test["name"], "ran out of time")
+                failed.append((test["name"], "ran out of time"))
             elif status is not None:
                 ws.stop(proc)
                 active.remove(item)
                 took[test["name"]] = elapsed
                 if status not in (0, 77):
-                    failed = (test["name"], f"exit status {status}")
+                    failed.append((test["name"], f"exit status {status}"))
     for proc, _, _ in active:
         ws.stop(proc)
     return failed, took
@@ -382,9 +381,9 @@ def main():
         tests = ws.tests(args.suites.split(","))
         print(f"running the {len(tests)} tests of the suites {args.suites} unmutated")
         start = time.monotonic()
-        failed, took = run_tests(ws, tests, args.jobs, {})
+        failed, took = run_tests(ws, tests, args.jobs, {}, every=True)
         if failed:
-            sys.exit(f"the unmutated copy fails {failed[0]} ({failed[1]}): fix that first")
+            sys.exit("the unmutated copy fails, fix that first:\n" + "".join(f"  {n} ({how})\n" for n, how in failed))
         print(f"  all pass in {time.monotonic() - start:.0f} s")
         limits = {t["name"]: max(10.0, 5 * took.get(t["name"], t["timeout"])) for t in tests}
         originals = {}
@@ -408,7 +407,7 @@ def main():
                     failed, _ = run_tests(ws, order_for(module, tests, took), args.jobs, limits)
                     m["result"] = "killed" if failed else "survived"
                     if failed:
-                        m["by"] = f"{failed[0]} ({failed[1]})"
+                        m["by"] = f"{failed[0][0]} ({failed[0][1]})"
                 m["seconds"] = round(time.monotonic() - began, 1)
             finally:
                 target.write_text(original)
