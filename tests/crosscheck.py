@@ -15,7 +15,7 @@ trace here with numpy and compares:
     init: zeros | ones | identity | random -- splitmix64 + Box-Muller re-implemented in pure
     Python -- or shape: alone = shape-only);
   * every intermediate and step: its expression is evaluated with Python's eval in a namespace
-    holding only the lesson's names and the functions the README lists, each written again
+    holding only the lesson's names and the functions doc/lesson-format.md lists, each written again
     here with numpy. Steps are evaluated from the YAML text and the results of *this* script
     (never the tracer's) feed later steps.
   * shapes must be equal; values must agree within |a - b| <= 1e-12 * max(1, |b|) (b = numpy);
@@ -32,7 +32,7 @@ Why it is independent of the C code: nothing here reads, links or shares the tra
 parser or kernels. The lesson is read with PyYAML, expressions are parsed by Python itself
 (numeric literals and list literals are rewritten to float64 tensors first), and the maths is
 numpy's. Only the JSON output of the tracer binary is consumed. Two implementations of the
-contract (the README's lesson format) agreeing to 1e-12 is the evidence that the printed tensors are right.
+contract (the lesson format, doc/lesson-format.md) agreeing to 1e-12 is the evidence that the printed tensors are right.
 
 Exit status: 0 all lessons agree, 1 any mismatch or tracer failure, 2 usage error, 77 (meson's
 skip) when numpy or yaml cannot be imported -- with a loud message, never a silent pass.

@@ -4,7 +4,7 @@
     difftest.py TRACER [--lessons N] [--invalid M] [--seed S] [--dir DIR]
 
 From a fixed seed this writes N random valid lessons (shapes of rank 0 to 4 with size-1 and
-empty axes, numpy broadcasting, every function of the README, every indexing form, `None` and
+empty axes, numpy broadcasting, every function of doc/lesson-format.md, every indexing form, `None` and
 `reshape`, and extreme values: 1e300, 1e-300, subnormals, overflow to inf) and M invalid
 ones. A valid lesson must trace (exit 0) and every stage must agree with numpy within 1e-12,
 compared by tests/crosscheck.py's evaluator, which shares nothing with the tracer's code. An

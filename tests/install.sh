@@ -1,7 +1,8 @@
 #!/bin/sh
 # meson install into a staging folder, then the installed tracer run from an unrelated folder:
 # --version, --list, a lesson by number and by name, --check of every lesson against its
-# installed golden file, and the files a user expects (man page, completion, schema). Then
+# installed golden file, and the files a user expects (man page, completion, schema, the
+# guide, whose links between chapters lead to installed files). Then
 # the staged tree is moved, and the tracer still finds its course beside its binary.
 # Usage: install.sh MESON BUILD_DIR VERSION (run from the project root).
 set -u
@@ -26,6 +27,18 @@ for f in man/man1/tracer.1 bash-completion/completions/tracer tracer/lessons/les
     tracer/lessons/README.md tracer/lessons/02_the_cat_sat.yaml tracer/golden/02_the_cat_sat.txt; do
     [ -f "$share/$f" ] || no "share/$f was not installed"
 done
+# The guide: the README and every chapter under share/doc/tracer, as laid out in the source,
+# so that each relative link between them leads to an installed file; the manual page names it.
+[ -f "$share/doc/tracer/README.md" ] || no "share/doc/tracer/README.md (the guide's start) was not installed"
+for chapter in "$src"/doc/*.md; do
+    [ -f "$share/doc/tracer/doc/$(basename "$chapter")" ] || no "the guide's doc/$(basename "$chapter") was not installed"
+done
+for page in "$share/doc/tracer/README.md" "$share/doc/tracer"/doc/*.md; do
+    for link in $(grep -o '](\(doc/\)\{0,1\}[a-z-]*\.md' "$page" | sed 's/^](//'); do
+        [ -f "$(dirname "$page")/$link" ] || no "$page links to $link, which was not installed"
+    done
+done
+grep -q "share/doc/tracer" "$share/man/man1/tracer.1" || no "the manual page does not say where the guide is installed"
 # The installed lessons name the installed schema, as editors will read it.
 schema=$(head -n 1 "$share/tracer/lessons/02_the_cat_sat.yaml" | sed -n 's/^# yaml-language-server: \$schema=//p')
 [ -n "$schema" ] && [ -f "$share/tracer/lessons/$schema" ] || no "the installed lessons do not lead to the schema"
