@@ -55,7 +55,15 @@ LEFT_OUT = ("html pages in a browser",)
 # the source line (stripped of its indentation), which occurrence of the original text on that
 # line (0 for the first), the original and the replacement, and why no test can notice.
 EQUIVALENT = [
-    # ("diff.c", "while (suf < a.n - pre && ...", 0, "<", "<=", "why"),
+    # The second " = " of a work line is looked for from just past the first. Every op's work
+    # line has an operand or a number right after its first " = " (tracer/ops), never a space
+    # or an '=', so starting the search a character earlier or later finds the same one.
+    ("quiz.c", 'const char *second = first ? strstr(first + 3, " = ") : NULL;', 0, "3", "2",
+     "the work's formula never starts with '= ', so no second ' = ' starts at first + 2"),
+    ("quiz.c", 'const char *second = first ? strstr(first + 3, " = ") : NULL;', 0, "3", "4",
+     "the work's formula never starts with a space, so no second ' = ' starts at first + 3"),
+    ("quiz.c", "q->work = arena_array(quiz->arena, n_work ? n_work : 1, sizeof(char *));", 0, "1", "0",
+     "arena_alloc gives an aligned slot for 0 bytes as for 8, and no work is stored when there is none"),
 ]
 
 
