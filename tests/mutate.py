@@ -64,6 +64,10 @@ EQUIVALENT = [
      "the work's formula never starts with a space, so no second ' = ' starts at first + 3"),
     ("quiz.c", "q->work = arena_array(quiz->arena, n_work ? n_work : 1, sizeof(char *));", 0, "1", "0",
      "arena_alloc gives an aligned slot for 0 bytes as for 8, and no work is stored when there is none"),
+    ("format.c", "smallest = a < smallest ? a : smallest;", 0, "<", "<=",
+     "on a tie a and smallest are the same double (both |x|, neither 0), so either is taken"),
+    ("format.c", "largest = a > largest ? a : largest;", 0, ">", ">=",
+     "on a tie a and largest are the same double (both |x|, neither 0), so either is taken"),
 ]
 
 
