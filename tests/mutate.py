@@ -3,7 +3,7 @@
 
     tests/mutate.py [--sample N] [--seed S] [--jobs J] [--line L] [--list] FILE...
 
-FILE is a source of the tracer (diff.c, tracer/cli/diff.c). Every place in it where one small
+FILE is a source of the tracer (quiz.c, tracer/judge/quiz.c). Every place in it where one small
 change still compiles is a mutant:
 
   * a relational operator one step off or turned round: < <=, > >=, == !=
@@ -20,7 +20,7 @@ tests) until one test fails: the mutant is killed. A mutant no test kills surviv
 the temporary folder is written, so Ctrl-C leaves the tree as it was; the folder is removed on
 the way out.
 
-The tests run fail-fast: first those that name the mutated module (test_diff for diff.c), then
+The tests run fail-fast: first those that name the mutated module (test_quiz for quiz.c), then
 the rest, quickest first (as timed on the unmutated copy). A test that runs five times as long
 as it did unmutated, or hangs, counts as failing: the mutant made the program loop.
 
@@ -344,7 +344,7 @@ def order_for(module, tests, took):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("files", nargs="+", help="sources under tracer/ (diff.c or tracer/cli/diff.c)")
+    ap.add_argument("files", nargs="+", help="sources under tracer/ (quiz.c or tracer/judge/quiz.c)")
     ap.add_argument("--sample", type=int, default=0, help="mutants of each file (default: all)")
     ap.add_argument("--seed", type=int, default=1, help="the sample's seed (default 1)")
     ap.add_argument("--jobs", type=int, default=1, help="tests run at a time (default 1)")
