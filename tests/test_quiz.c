@@ -60,6 +60,21 @@ static void test_typed_precision_is_looser_with_a_note(void **state) {
     assert_true(judge(&small, "0.2").right);  // 0.03 <= 0.05
 }
 
+// An answer exactly half a unit of the last printed decimal away is right: 0.34505 could print
+// as 0.3450 (the value 0.345), and 12.5 as 12. In doubles |0.34505 - 0.345| is
+// 5.000000000005e-05, a hair above 0.00005, so the rule needs its widening by 1e-9 to judge
+// it as a person would; 0.34506 is 0.00006 away and wrong.
+static void test_exactly_half_a_unit_away_is_right(void **state) {
+    (void)state;
+    static const QuizQuestion mid = {.asked = "m", .value = 0.345, .value_text = "0.3450", .half_unit = 0.00005,
+                                     .digits = 4};
+    assert_true(judge(&mid, "0.34505").right);
+    assert_true(judge(&mid, "0.34495").right);
+    assert_false(judge(&mid, "0.34506").right);
+    assert_true(judge(&count, "12.5").right);
+    assert_false(judge(&count, "12.6").right);
+}
+
 static void test_not_a_number(void **state) {
     (void)state;
     assert_false(judge(&weight, "").number);
@@ -165,6 +180,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_printed_digits),
         cmocka_unit_test(test_typed_precision_is_looser_with_a_note),
+        cmocka_unit_test(test_exactly_half_a_unit_away_is_right),
         cmocka_unit_test(test_not_a_number),
         cmocka_unit_test(test_strict_numbers),
         cmocka_unit_test(test_infinite_and_nan),

@@ -62,6 +62,30 @@ static void test_from_empty(void **state) {
     expect_diff("", "x\n", "--- A\n+++ B\n@@ -0,0 +1,1 @@\n+x\n");
 }
 
+// Traces of different lengths, one a prefix of the other: the trace stopped before the
+// golden file's last line, here an empty one, or went on past it. The common prefix is every
+// line of the shorter text and no more (a line past its end must not compare equal to the
+// longer text's empty line); the hunk opens at the stage header, two lines up.
+static void test_traces_of_different_lengths(void **state) {
+    (void)state;
+    const char *golden = "Step 1  y = x\n  1\n\n";
+    const char *trace = "Step 1  y = x\n  1\n";
+    expect_diff(golden, trace, "--- A\n+++ B\n@@ -1,3 +1,2 @@\n Step 1  y = x\n   1\n-\n");
+    expect_diff(trace, golden, "--- A\n+++ B\n@@ -1,2 +1,3 @@\n Step 1  y = x\n   1\n+\n");
+}
+
+// A stage gone from the end of the trace: the hunk opens at that stage's header in the golden
+// file, so it has no line of the trace, and its header says after which line of the trace the
+// removal stands, as diff -U0 numbers it: -4,3 +3,0. A stage new at the end of the trace has
+// no header in the golden file to open at: its hunk opens at the golden file's last stage.
+static void test_hunk_with_no_line_of_one_side(void **state) {
+    (void)state;
+    const char *two = "Step 1  y\n  1\n\nStep 2  z\n  2\n\n";
+    const char *one = "Step 1  y\n  1\n\n";
+    expect_diff(two, one, "--- A\n+++ B\n@@ -4,3 +3,0 @@\n-Step 2  z\n-  2\n-\n");
+    expect_diff(one, two, "--- A\n+++ B\n@@ -1,3 +1,6 @@\n Step 1  y\n   1\n \n+Step 2  z\n+  2\n+\n");
+}
+
 // Changes at lines 2 and 12 with 9 equal lines between (more than twice the context): two
 // hunks, lines 1-5 and 9-12 (3 lines of context before the second change, none after).
 static void test_two_hunks(void **state) {
@@ -94,6 +118,42 @@ static void test_colour(void **state) {
                         "\033[31m-b 7 5-3\033[0m\n"
                         "\033[32m+a 1.5 \033[7m2,049\033[27m \033[7m-3.5\033[27m 5-3 \033[7m9\033[27m\033[0m\n"
                         " end\n");
+    strbuf_finish(&out);
+}
+
+// A 9 right after a decimal point or a thousands comma belongs to the number as any digit
+// does: 0.9, 1,999 and -9.99 are whole numbers, so the unchanged 0.9 and 1,999 stay plain and
+// only 0.09 against 0.19 and -9.99 against -9.98 are highlighted.
+static void test_numbers_with_nines(void **state) {
+    (void)state;
+    StrBuf out;
+    strbuf_init(&out);
+    assert_false(text_diff_unified("Step 1  p\n  0.9 0.09 1,999 -9.99\n", "Step 1  p\n  0.9 0.19 1,999 -9.98\n", "A",
+                                   "B", true, &out));
+    assert_string_equal(strbuf_str(&out),
+                        "\033[1m--- A\n+++ B\033[0m\n"
+                        "\033[36m@@ -1,2 +1,2 @@\033[0m\n"
+                        " Step 1  p\n"
+                        "\033[31m-  0.9 \033[7m0.09\033[27m 1,999 \033[7m-9.99\033[27m\033[0m\n"
+                        "\033[32m+  0.9 \033[7m0.19\033[27m 1,999 \033[7m-9.98\033[27m\033[0m\n");
+    strbuf_finish(&out);
+}
+
+// Numbers in scientific notation, as a lesson with digits: 1 prints them: the part before the
+// exponent is a number with its one decimal (3.5, not 3), so 3.5e-01 against 3.4e-01 has 3.5
+// highlighted; the exponents -01 and 00 are the same on both lines and stay plain.
+static void test_number_before_an_exponent(void **state) {
+    (void)state;
+    StrBuf out;
+    strbuf_init(&out);
+    assert_false(text_diff_unified("Step 1  p\n  3.5e-01  1.5e+00\n", "Step 1  p\n  3.4e-01  1.5e+00\n", "A", "B",
+                                   true, &out));
+    assert_string_equal(strbuf_str(&out),
+                        "\033[1m--- A\n+++ B\033[0m\n"
+                        "\033[36m@@ -1,2 +1,2 @@\033[0m\n"
+                        " Step 1  p\n"
+                        "\033[31m-  \033[7m3.5\033[27me-01  1.5e+00\033[0m\n"
+                        "\033[32m+  \033[7m3.4\033[27me-01  1.5e+00\033[0m\n");
     strbuf_finish(&out);
 }
 
@@ -193,7 +253,11 @@ int main(void) {
         cmocka_unit_test(test_removal),
         cmocka_unit_test(test_from_empty),
         cmocka_unit_test(test_two_hunks),
+        cmocka_unit_test(test_traces_of_different_lengths),
+        cmocka_unit_test(test_hunk_with_no_line_of_one_side),
         cmocka_unit_test(test_colour),
+        cmocka_unit_test(test_numbers_with_nines),
+        cmocka_unit_test(test_number_before_an_exponent),
         cmocka_unit_test(test_too_large_to_align),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_stage_summary),

@@ -162,19 +162,13 @@ static void emit_hunks(const Edit *edits, size_t n, const Lines *a, const Lines 
             }
         }
         size_t stop = end + 1 + CONTEXT < n ? end + 1 + CONTEXT : n;
-        size_t a_start = 0, a_count = 0, b_start = 0, b_count = 0;
-        bool a_set = false, b_set = false;
+        // Every edit holds the line it stands at in both texts, so the first edit's are where the
+        // hunk starts even on a side it has no line of: a hunk that only removes lines says
+        // after which line of b, as diff -u does ("@@ -4,3 +3,0 @@").
+        size_t a_start = edits[start].a, a_count = 0, b_start = edits[start].b, b_count = 0;
         for (size_t k = start; k < stop; k++) {
-            if (edits[k].kind != '+') {
-                if (!a_set)
-                    a_start = edits[k].a, a_set = true;
-                a_count++;
-            }
-            if (edits[k].kind != '-') {
-                if (!b_set)
-                    b_start = edits[k].b, b_set = true;
-                b_count++;
-            }
+            a_count += edits[k].kind != '+';
+            b_count += edits[k].kind != '-';
         }
         const TextDiffStyle st = text_diff_style(colour);
         strbuf_printf(out, "%s@@ -%zu,%zu +%zu,%zu @@%s\n", st.hunk, a_count ? a_start + 1 : a_start, a_count,

@@ -1,0 +1,89 @@
+// Tests of the web page on a trace built by hand (the renderer reads nothing else): which
+// values the page shows of a tensor too large to show whole. The expected values come from
+// the formula the test fills the tensor with, never from the page itself.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+enum { HEADS = 20, ROWS = 41, COLS = 3 };
+
+// The value the test puts at [h, r, c]: its index can be read off its digits.
+static double value_at(size_t h, size_t r, size_t c) {
+    return 1000.0 * (double)h + 10.0 * (double)r + (double)c;
+}
+
+// The exact values (the cells' tooltips) of the table under the caption "[h, :, :]", in page
+// order, into got; returns how many, or SIZE_MAX when the page has no such slice.
+static size_t slice_cells(const char *page, size_t h, double *got, size_t cap) {
+    char caption[64];
+    snprintf(caption, sizeof(caption), "<figcaption>[%zu, :, :]</figcaption>", h);
+    const char *at = strstr(page, caption);
+    if (!at)
+        return SIZE_MAX;
+    const char *body = strstr(at, "<tbody>");
+    const char *end = body ? strstr(body, "</tbody>") : NULL;
+    assert_non_null(end);
+    size_t n = 0;
+    for (const char *p = strstr(body, "<td title=\""); p && p < end; p = strstr(p, "<td title=\"")) {
+        p += strlen("<td title=\"");
+        assert_true(n < cap);
+        got[n++] = strtod(p, NULL);
+    }
+    return n;
+}
+
+// A given of shape [20, 41, 3]: more slices than a page shows (16) and more rows than a table
+// shows (40). As numpy prints it, the page shows slices 0, 1, 2, a gap of 14, then 17, 18,
+// 19; and in each the rows 0 to 9 and 31 to 40, every column. Each table must hold its own
+// slice's values: slice 19's rows start at 19,000, not at slice 0's.
+static void test_corners_of_many_slices(void **state) {
+    (void)state;
+    static double values[HEADS * ROWS * COLS];
+    for (size_t h = 0; h < HEADS; h++)
+        for (size_t r = 0; r < ROWS; r++)
+            for (size_t c = 0; c < COLS; c++)
+                values[(h * ROWS + r) * COLS + c] = value_at(h, r, c);
+    Tensor t = {.shape = {3, {HEADS, ROWS, COLS}}, .size = HEADS * ROWS * COLS, .data = values};
+    TraceStage stages[] = {{.kind = STAGE_GIVEN, .name = "heads", .number = "", .value = &t}};
+    Trace tr = {.title = "T", .file_name = "t.yaml", .digits = 4, .stages = stages, .n_stages = 1,
+                .doc_first_slip = -1};
+    StrBuf out;
+    strbuf_init(&out);
+    render_html(&tr, &out);
+    assert_false(out.failed);
+    const char *page = strbuf_str(&out);
+    assert_non_null(strstr(page, "<p class=\"gap\">⋮ 14 more slices</p>"));
+
+    const size_t shown_rows[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40};
+    const size_t n_rows = sizeof(shown_rows) / sizeof(shown_rows[0]);
+    double got[ROWS * COLS];
+    for (size_t h = 0; h < HEADS; h++) {
+        size_t n = slice_cells(page, h, got, ROWS * COLS);
+        if (h >= 3 && h < 17) {
+            assert_int_equal(n, SIZE_MAX);  // in the gap
+            continue;
+        }
+        assert_int_equal(n, n_rows * COLS);
+        for (size_t i = 0; i < n_rows; i++)
+            for (size_t c = 0; c < COLS; c++)
+                if (got[i * COLS + c] != value_at(h, shown_rows[i], c))
+                    fail_msg("slice %zu, row %zu, column %zu: the page shows %g, the tensor holds %g", h,
+                             shown_rows[i], c, got[i * COLS + c], value_at(h, shown_rows[i], c));
+    }
+    strbuf_finish(&out);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_corners_of_many_slices),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
