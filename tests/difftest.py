@@ -138,7 +138,8 @@ class Lesson:
             return number_text(rng.choice([2.0, 0.5, -1.0, 3.0, 1e-3]))
         target = list(shape[rng.randrange(len(shape) + 1):]) if shape else []
         target = [1 if rng.random() < 0.3 else d for d in target]
-        if rng.random() < 0.2 and len(target) < 4:
+        if rng.random() < 0.2 and len(target) == len(shape) and len(target) < 4:
+            # a new leading axis broadcasts only in front of all of shape's axes
             target = [rng.choice([1, 2])] + target
         if size_of(target) > MAX_VALUES or 0 in target:
             target = [1 if d == 0 else d for d in target]
