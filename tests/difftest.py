@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402 - importable once crosscheck is
 MAX_VALUES = 48  # per tensor: small lessons, many of them
 EXTREMES = [1e300, -1e300, 1e-300, -1e-300, 5e-324, -2.5e-320, 0.0, 1e-5, 710.0, -745.0,
             1e8, -3.5, 1.0, 2.0]
-ORDERLESS = {"unary", "binary", "maxmin", "argmax", "index", "concat", "transpose", "heads",
+ORDERLESS = {"unary", "binary", "pick", "maxmin", "argmax", "index", "concat", "transpose", "heads",
              "reshape", "newaxis", "take_table"}
 
 
@@ -158,7 +158,7 @@ class Lesson:
                              "maxmin", "argmax", "softmax", "norm", "concat", "numel", "heads",
                              "construct", "rope", "take", "take_table", "cross_entropy",
                              "index", "index", "index", "transpose", "empty", "nested",
-                             "newaxis", "reshape", "separated", "compare", "close", "allany"])
+                             "newaxis", "reshape", "separated", "compare", "close", "allany", "pick"])
         if family in PENDING:
             raise Skip()
         return getattr(self, "make_" + family)(), family
@@ -188,6 +188,21 @@ class Lesson:
         op = self.rng.choice(["==", "!=", "<", "<=", ">", ">="])
         pair = [name, other] if self.rng.random() < 0.5 else [other, name]
         return "%s %s %s" % (pair[0], op, pair[1])
+
+    def make_pick(self):
+        """maximum, minimum, where or clip: each value picked from one of broadcast operands."""
+        rng = self.rng
+        name, shape, _ = self.operand()
+        other = self.broadcast_partner(shape, True)
+        fn = rng.choice(["maximum", "minimum", "where", "clip"])
+        if fn == "where":
+            third = self.broadcast_partner(shape, True)
+            return "where(%s > %s, %s, %s)" % (name, other, third, name)
+        if fn == "clip":
+            third = self.broadcast_partner(shape, True)
+            return "clip(%s, %s, %s)" % (name, other, third)
+        pair = [name, other] if rng.random() < 0.5 else [other, name]
+        return "%s(%s, %s)" % (fn, pair[0], pair[1])
 
     def make_close(self):
         name, shape, _ = self.operand()
