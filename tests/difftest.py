@@ -169,6 +169,10 @@ class Lesson:
                               "sin", "cos"])
         if fn in ("sin", "cos") and extreme:
             fn = "abs"  # sin(1e300) is argument reduction, where libm versions may differ
+        if self.rng.random() < 0.25:
+            fn = self.rng.choice(["sigmoid", "floor", "ceil", "round"])
+            if fn != "sigmoid" and extreme:
+                fn = "sigmoid"  # a whole number past 2^53 is refused as a count that is not exact
         return "-%s" % name if fn == "-" else "%s(%s)" % (fn, name)
 
     def make_binary(self):

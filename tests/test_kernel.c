@@ -286,6 +286,22 @@ static void test_binary_apply(void **state) {
     assert_true(isnan(kernel_binary_apply(KERNEL_DIV, 0, 0)));
 }
 
+static void test_sigmoid_floor_ceil_round(void **state) {
+    Tensor *x = TENSOR(SHAPE(6), 0.5, 1.5, 2.5, -0.5, -2.7, 3.2), *y = ZEROS(SHAPE(6));
+    kernel_unary(y, x, KERNEL_FLOOR);
+    assert_tensor_near(y, SHAPE(6), EXACT, 0, 1, 2, -1, -3, 3);
+    kernel_unary(y, x, KERNEL_CEIL);
+    assert_tensor_near(y, SHAPE(6), EXACT, 1, 2, 3, -0.0, -2, 4);
+    // halves to the even neighbour, as numpy's round: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> -0
+    kernel_unary(y, x, KERNEL_ROUND);
+    assert_tensor_near(y, SHAPE(6), EXACT, 0, 2, 2, -0.0, -3, 3);
+    assert_true(signbit(y->data[3]));
+    // numpy: 1 / (1 + np.exp(-x))
+    kernel_unary(y, x, KERNEL_SIGMOID);
+    assert_tensor_near(y, SHAPE(6), LIBM, 0.6224593312018546, 0.8175744761936437, 0.9241418199787566,
+                       0.3775406687981454, 0.06297335605699649, 0.9608342772032357);
+}
+
 static void test_maximum_minimum_where_clip(void **state) {
     // numpy: maximum and minimum of [[1, -2, 3], [0.5, 4, nan]] and [0, 1, 3]: nan wins, and
     // two equal numbers give either (3)
@@ -1051,6 +1067,7 @@ int main(void) {
         TEST(test_binary_ieee),
         TEST(test_binary_apply),
         TEST(test_maximum_minimum_where_clip),
+        TEST(test_sigmoid_floor_ceil_round),
         TEST(test_unary),
         TEST(test_unary_apply),
         TEST(test_softmax_rows),

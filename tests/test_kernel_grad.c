@@ -319,8 +319,10 @@ static void test_where_clip(void **state) {
 
 static void test_unary(void **state) {
     static const KernelUnary ops[] = {KERNEL_NEG, KERNEL_EXP, KERNEL_LOG, KERNEL_SQRT, KERNEL_ABS,
-                                      KERNEL_RELU, KERNEL_GELU, KERNEL_TANH, KERNEL_SIN, KERNEL_COS, KERNEL_SILU};
-    static const char *names[] = {"negate", "exp", "log", "sqrt", "abs", "relu", "gelu", "tanh", "sin", "cos", "silu"};
+                                      KERNEL_RELU, KERNEL_GELU, KERNEL_TANH, KERNEL_SIN, KERNEL_COS, KERNEL_SILU,
+                                      KERNEL_SIGMOID};
+    static const char *names[] = {"negate", "exp", "log", "sqrt", "abs", "relu", "gelu", "tanh", "sin", "cos", "silu",
+                                  "sigmoid"};
     for (size_t i = 0; i < ARRAY_LEN(ops); i++) {
         bool positive = ops[i] == KERNEL_LOG || ops[i] == KERNEL_SQRT;
         // 12 normal draws: none within H of 0, where abs and relu have their kink

@@ -390,6 +390,14 @@ double kernel_unary_apply(KernelUnary op, double x) {
         return cos(x);
     case KERNEL_SILU:
         return x / (1.0 + exp(-x));
+    case KERNEL_SIGMOID:
+        return 1.0 / (1.0 + exp(-x));
+    case KERNEL_FLOOR:
+        return floor(x);
+    case KERNEL_CEIL:
+        return ceil(x);
+    case KERNEL_ROUND:
+        return nearbyint(x);  // the default rounding mode: to nearest, ties to even
     }
     ASSERT(!"unknown KernelUnary");
     return NAN;

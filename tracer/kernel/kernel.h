@@ -94,6 +94,12 @@ typedef enum KernelUnary {
     KERNEL_SIN,
     KERNEL_COS,
     KERNEL_SILU,  // x * sigmoid(x), computed as x / (1 + e^-x) (SwiGLU's gate in LLaMA)
+    KERNEL_SIGMOID,  // 1 / (1 + e^-x)
+    // Whole numbers: the largest not above x, the smallest not below, the nearest (half to
+    // even, numpy's round: round(0.5) = 0, round(1.5) = 2, round(-0.5) = -0).
+    KERNEL_FLOOR,
+    KERNEL_CEIL,
+    KERNEL_ROUND,
 } KernelUnary;
 
 void kernel_unary(Tensor *out, const Tensor *a, KernelUnary op);

@@ -161,6 +161,14 @@ double kernel_unary_derivative(KernelUnary op, double x) {
         double sig = 1.0 / (1.0 + exp(-x));
         return sig + x * sig * (1.0 - sig);
     }
+    case KERNEL_SIGMOID: {
+        double sig = 1.0 / (1.0 + exp(-x));
+        return sig * (1.0 - sig);
+    }
+    case KERNEL_FLOOR:
+    case KERNEL_CEIL:
+    case KERNEL_ROUND:
+        break;  // flat, then a jump: their entries leave .grad NULL, and grad() refuses them
     }
     ASSERT(!"unknown KernelUnary");
     return NAN;
