@@ -275,6 +275,16 @@ def _elementwise(fn):
     return f
 
 
+def _picking(fn):
+    """A numpy function of several tensors broadcast together (maximum, where, clip)."""
+    def f(*args):
+        if _any_shape_only(*args):
+            return S(_broadcast(*[_shape(a) for a in args]))
+        with np.errstate(all="ignore"):
+            return _wrap(fn(*[_plain(a) for a in args]))
+    return f
+
+
 def _gelu(x):
     return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
 
@@ -528,8 +538,16 @@ FUNCTIONS = {
     "cos": _elementwise(np.cos),
     "gelu": _elementwise(_gelu),
     "silu": _elementwise(_silu),
+    "sigmoid": _elementwise(lambda a: 1.0 / (1.0 + np.exp(-a))),
+    "floor": _elementwise(np.floor),
+    "ceil": _elementwise(np.ceil),
+    "round": _elementwise(np.round),
     "concat": concat,
     "copy": _elementwise(np.copy),
+    "maximum": _picking(np.maximum),
+    "minimum": _picking(np.minimum),
+    "where": _picking(lambda c, a, b: np.where(c != 0, a, b)),
+    "clip": _picking(np.clip),
     "numel": numel,
     "split_heads": split_heads,
     "merge_heads": merge_heads,

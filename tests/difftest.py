@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402 - importable once crosscheck is
 MAX_VALUES = 48  # per tensor: small lessons, many of them
 EXTREMES = [1e300, -1e300, 1e-300, -1e-300, 5e-324, -2.5e-320, 0.0, 1e-5, 710.0, -745.0,
             1e8, -3.5, 1.0, 2.0]
-ORDERLESS = {"unary", "binary", "maxmin", "argmax", "index", "concat", "transpose", "heads",
+ORDERLESS = {"unary", "binary", "pick", "maxmin", "argmax", "index", "concat", "transpose", "heads",
              "reshape", "newaxis", "take_table"}
 
 
@@ -138,7 +138,8 @@ class Lesson:
             return number_text(rng.choice([2.0, 0.5, -1.0, 3.0, 1e-3]))
         target = list(shape[rng.randrange(len(shape) + 1):]) if shape else []
         target = [1 if rng.random() < 0.3 else d for d in target]
-        if rng.random() < 0.2 and len(target) < 4:
+        if rng.random() < 0.2 and len(target) == len(shape) and len(target) < 4:
+            # a new leading axis broadcasts only in front of all of shape's axes
             target = [rng.choice([1, 2])] + target
         if size_of(target) > MAX_VALUES or 0 in target:
             target = [1 if d == 0 else d for d in target]
@@ -157,7 +158,7 @@ class Lesson:
                              "maxmin", "argmax", "softmax", "norm", "concat", "numel", "heads",
                              "construct", "rope", "take", "take_table", "cross_entropy",
                              "index", "index", "index", "transpose", "empty", "nested",
-                             "newaxis", "reshape", "separated", "compare", "close", "allany"])
+                             "newaxis", "reshape", "separated", "compare", "close", "allany", "pick"])
         if family in PENDING:
             raise Skip()
         return getattr(self, "make_" + family)(), family
@@ -168,6 +169,10 @@ class Lesson:
                               "sin", "cos"])
         if fn in ("sin", "cos") and extreme:
             fn = "abs"  # sin(1e300) is argument reduction, where libm versions may differ
+        if self.rng.random() < 0.25:
+            fn = self.rng.choice(["sigmoid", "floor", "ceil", "round"])
+            if fn != "sigmoid" and extreme:
+                fn = "sigmoid"  # a whole number past 2^53 is refused as a count that is not exact
         return "-%s" % name if fn == "-" else "%s(%s)" % (fn, name)
 
     def make_binary(self):
@@ -187,6 +192,21 @@ class Lesson:
         op = self.rng.choice(["==", "!=", "<", "<=", ">", ">="])
         pair = [name, other] if self.rng.random() < 0.5 else [other, name]
         return "%s %s %s" % (pair[0], op, pair[1])
+
+    def make_pick(self):
+        """maximum, minimum, where or clip: each value picked from one of broadcast operands."""
+        rng = self.rng
+        name, shape, _ = self.operand()
+        other = self.broadcast_partner(shape, True)
+        fn = rng.choice(["maximum", "minimum", "where", "clip"])
+        if fn == "where":
+            third = self.broadcast_partner(shape, True)
+            return "where(%s > %s, %s, %s)" % (name, other, third, name)
+        if fn == "clip":
+            third = self.broadcast_partner(shape, True)
+            return "clip(%s, %s, %s)" % (name, other, third)
+        pair = [name, other] if rng.random() < 0.5 else [other, name]
+        return "%s(%s, %s)" % (fn, pair[0], pair[1])
 
     def make_close(self):
         name, shape, _ = self.operand()

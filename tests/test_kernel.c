@@ -286,6 +286,51 @@ static void test_binary_apply(void **state) {
     assert_true(isnan(kernel_binary_apply(KERNEL_DIV, 0, 0)));
 }
 
+static void test_sigmoid_floor_ceil_round(void **state) {
+    Tensor *x = TENSOR(SHAPE(6), 0.5, 1.5, 2.5, -0.5, -2.7, 3.2), *y = ZEROS(SHAPE(6));
+    kernel_unary(y, x, KERNEL_FLOOR);
+    assert_tensor_near(y, SHAPE(6), EXACT, 0, 1, 2, -1, -3, 3);
+    kernel_unary(y, x, KERNEL_CEIL);
+    assert_tensor_near(y, SHAPE(6), EXACT, 1, 2, 3, -0.0, -2, 4);
+    // halves to the even neighbour, as numpy's round: 0.5 -> 0, 1.5 -> 2, 2.5 -> 2, -0.5 -> -0
+    kernel_unary(y, x, KERNEL_ROUND);
+    assert_tensor_near(y, SHAPE(6), EXACT, 0, 2, 2, -0.0, -3, 3);
+    assert_true(signbit(y->data[3]));
+    // numpy: 1 / (1 + np.exp(-x))
+    kernel_unary(y, x, KERNEL_SIGMOID);
+    assert_tensor_near(y, SHAPE(6), LIBM, 0.6224593312018546, 0.8175744761936437, 0.9241418199787566,
+                       0.3775406687981454, 0.06297335605699649, 0.9608342772032357);
+}
+
+static void test_maximum_minimum_where_clip(void **state) {
+    // numpy: maximum and minimum of [[1, -2, 3], [0.5, 4, nan]] and [0, 1, 3]: nan wins, and
+    // two equal numbers give either (3)
+    Tensor *a = TENSOR(SHAPE(2, 3), 1, -2, 3, 0.5, 4, NAN), *b = TENSOR(SHAPE(3), 0, 1, 3);
+    Tensor *out = ZEROS(SHAPE(2, 3));
+    kernel_binary(out, a, b, KERNEL_MAXIMUM);
+    assert_tensor_near(out, SHAPE(2, 3), EXACT, 1, 1, 3, 0.5, 4, NAN);
+    kernel_binary(out, a, b, KERNEL_MINIMUM);
+    assert_tensor_near(out, SHAPE(2, 3), EXACT, 0, -2, 3, 0, 1, NAN);
+    assert_true(isnan(kernel_binary_apply(KERNEL_MAXIMUM, 1, NAN)));
+    assert_true(isnan(kernel_binary_apply(KERNEL_MINIMUM, NAN, 1)));
+    // of equal numbers the second, as numpy: maximum(-0.0, 0.0) is 0.0, minimum(0.0, -0.0) -0.0
+    assert_false(signbit(kernel_binary_apply(KERNEL_MAXIMUM, -0.0, 0.0)));
+    assert_true(signbit(kernel_binary_apply(KERNEL_MAXIMUM, 0.0, -0.0)));
+    assert_true(signbit(kernel_binary_apply(KERNEL_MINIMUM, 0.0, -0.0)));
+    assert_false(signbit(kernel_binary_apply(KERNEL_MINIMUM, -0.0, 0.0)));
+
+    // where([[1], [0]], a, b): row 0 from a, row 1 from b (three shapes broadcast)
+    Tensor *cond = TENSOR(SHAPE(2, 1), 1, 0);
+    kernel_where(out, cond, a, b);
+    assert_tensor_near(out, SHAPE(2, 3), EXACT, 1, -2, 3, 0, 1, 3);
+
+    // clip([-3, 0.25, 2, 7], [-1, 0, 0, 5], [1, 1, 1, 4]): the last has lo > hi, and hi wins
+    Tensor *x = TENSOR(SHAPE(4), -3, 0.25, 2, 7), *lo = TENSOR(SHAPE(4), -1, 0, 0, 5);
+    Tensor *hi = TENSOR(SHAPE(4), 1, 1, 1, 4), *c = ZEROS(SHAPE(4));
+    kernel_clip(c, x, lo, hi);
+    assert_tensor_near(c, SHAPE(4), EXACT, -1, 0.25, 1, 4);
+}
+
 static void test_unary(void **state) {
     Tensor *x = TENSOR(SHAPE(5), -2, -0.5, 0, 0.5, 2), *y = ZEROS(SHAPE(5));
     kernel_unary(y, x, KERNEL_NEG);
@@ -1021,6 +1066,8 @@ int main(void) {
         TEST(test_binary_broadcast),
         TEST(test_binary_ieee),
         TEST(test_binary_apply),
+        TEST(test_maximum_minimum_where_clip),
+        TEST(test_sigmoid_floor_ceil_round),
         TEST(test_unary),
         TEST(test_unary_apply),
         TEST(test_softmax_rows),

@@ -263,11 +263,28 @@ static void gr_cross_entropy(Tensor *din, size_t k, const Tensor *dout, Tensor *
     kernel_grad_cross_entropy(din, dout, in[0], in[1]);
 }
 
+static void fw_where(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_where(out, in[0], in[1], in[2]);
+}
+static void gr_where(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                     const void *ctx) {
+    kernel_grad_where(din, k, dout, in[0], in[1], in[2]);
+}
+static void fw_clip(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_clip(out, in[0], in[1], in[2]);
+}
+static void gr_clip(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                    const void *ctx) {
+    kernel_grad_clip(din, k, dout, in[0], in[1], in[2]);
+}
+
 // ---------------------------------------------------------------- against finite differences
 
 static void test_binary(void **state) {
-    static const KernelBinary ops[] = {KERNEL_ADD, KERNEL_SUB, KERNEL_MUL, KERNEL_DIV, KERNEL_POW};
-    static const char *names[] = {"add", "subtract", "multiply", "divide", "power"};
+    // maximum and minimum: random draws never tie, where the two would share the gradient
+    static const KernelBinary ops[] = {KERNEL_ADD, KERNEL_SUB, KERNEL_MUL, KERNEL_DIV, KERNEL_POW, KERNEL_MAXIMUM,
+                                       KERNEL_MINIMUM};
+    static const char *names[] = {"add", "subtract", "multiply", "divide", "power", "maximum", "minimum"};
     for (size_t i = 0; i < ARRAY_LEN(ops); i++) {
         // broadcasting both ways: a [2, 1, 3] against b [4, 1] gives [2, 4, 3]; power keeps a > 0
         GradCase c = {names[i], 2, {SHAPE(2, 1, 3), SHAPE(4, 1)}, SHAPE(2, 4, 3), 0, {NULL, NULL},
@@ -282,10 +299,30 @@ static void test_binary(void **state) {
     }
 }
 
+static void test_where_clip(void **state) {
+    // where([2, 1, 3] cond, a [4, 1], b [3]): cond picks a or b; cond carries no gradient
+    static const double cond[] = {1, 0, 0, 1, 1, 0};
+    GradCase w = {"where", 3, {SHAPE(2, 1, 3), SHAPE(4, 1), SHAPE(3)}, SHAPE(2, 4, 3), 1u << 0, {cond, NULL, NULL},
+                  {0}, fw_where, gr_where, NULL};
+    check_case(&w);
+    // clip with bounds that cross at the last place (lo 0.5 > hi -0.5): there hi wins; values
+    // kept away from the bounds, where clip has its kinks
+    static const double x[] = {-2.0, 0.25, 3.0, 0.0}, lo[] = {-1.0, -1.0, -1.0, 0.5}, hi[] = {1.0, 1.0, 1.0, -0.5};
+    GradCase c = {"clip", 3, {SHAPE(4), SHAPE(4), SHAPE(4)}, SHAPE(4), 0, {x, lo, hi}, {0}, fw_clip, gr_clip, NULL};
+    check_case(&c);
+    // a matrix against scalar bounds: the bounds gather the gradient of every value they hold
+    static const double m[] = {-2.0, 0.25, 3.0, 0.5, -0.75, 1.5}, one_lo[] = {-1.0}, one_hi[] = {1.0};
+    GradCase s = {"clip", 3, {SHAPE(2, 3), SCALAR_SHAPE, SCALAR_SHAPE}, SHAPE(2, 3), 0, {m, one_lo, one_hi}, {0},
+                  fw_clip, gr_clip, NULL};
+    check_case(&s);
+}
+
 static void test_unary(void **state) {
     static const KernelUnary ops[] = {KERNEL_NEG, KERNEL_EXP, KERNEL_LOG, KERNEL_SQRT, KERNEL_ABS,
-                                      KERNEL_RELU, KERNEL_GELU, KERNEL_TANH, KERNEL_SIN, KERNEL_COS, KERNEL_SILU};
-    static const char *names[] = {"negate", "exp", "log", "sqrt", "abs", "relu", "gelu", "tanh", "sin", "cos", "silu"};
+                                      KERNEL_RELU, KERNEL_GELU, KERNEL_TANH, KERNEL_SIN, KERNEL_COS, KERNEL_SILU,
+                                      KERNEL_SIGMOID};
+    static const char *names[] = {"negate", "exp", "log", "sqrt", "abs", "relu", "gelu", "tanh", "sin", "cos", "silu",
+                                  "sigmoid"};
     for (size_t i = 0; i < ARRAY_LEN(ops); i++) {
         bool positive = ops[i] == KERNEL_LOG || ops[i] == KERNEL_SQRT;
         // 12 normal draws: none within H of 0, where abs and relu have their kink
@@ -527,6 +564,7 @@ static void test_kinks(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_binary),
+        cmocka_unit_test(test_where_clip),
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_matmul),
         cmocka_unit_test(test_transpose),

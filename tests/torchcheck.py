@@ -258,6 +258,10 @@ def _elementwise(fn):
     return lambda x: _t(fn(_plain(x)))
 
 
+def _broadcast(fn):
+    return lambda *args: _t(fn(*[_plain(a) for a in args]))
+
+
 FUNCTIONS = {
     "softmax": lambda x: _t(torch.softmax(_plain(x), dim=-1)),
     "layernorm": layernorm,
@@ -279,8 +283,16 @@ FUNCTIONS = {
     "cos": _elementwise(torch.cos),
     "gelu": _gelu,
     "silu": _elementwise(torch.nn.functional.silu),
+    "sigmoid": _elementwise(torch.sigmoid),
+    "floor": _elementwise(torch.floor),
+    "ceil": _elementwise(torch.ceil),
+    "round": _elementwise(torch.round),
     "concat": concat,
     "copy": _elementwise(torch.clone),
+    "maximum": _broadcast(torch.maximum),
+    "minimum": _broadcast(torch.minimum),
+    "where": _broadcast(lambda c, a, b: torch.where(c != 0, a, b)),
+    "clip": _broadcast(lambda x, lo, hi: torch.clamp(x, min=lo, max=hi)),
     "numel": numel,
     "split_heads": split_heads,
     "merge_heads": merge_heads,

@@ -163,6 +163,10 @@ double kernel_binary_apply(KernelBinary op, double a, double b) {
         return a > b;
     case KERNEL_GE:
         return a >= b;
+    case KERNEL_MAXIMUM:
+        return a > b || isnan(a) ? a : b;
+    case KERNEL_MINIMUM:
+        return a < b || isnan(a) ? a : b;
     }
     ASSERT(!"unknown KernelBinary");
     return NAN;
@@ -212,6 +216,8 @@ static void binary_line(double *restrict out, const double *a, size_t sa, const 
     case KERNEL_LE:
     case KERNEL_GT:
     case KERNEL_GE:
+    case KERNEL_MAXIMUM:
+    case KERNEL_MINIMUM:
         // Comparisons are for claims and small checks, not hot loops: the one generic path.
         for (size_t j = 0; j < len; j++)
             out[j] = kernel_binary_apply(op, a[j * sa], b[j * sb]);
@@ -267,6 +273,73 @@ void kernel_binary(Tensor *out, const Tensor *a, const Tensor *b, KernelBinary o
     backend_for(out->size / j.len, min_items(j.len), binary_lines, &j);
 }
 
+bool kernel_broadcast_shape3(const Shape *a, const Shape *b, const Shape *c, Shape *out) {
+    Shape ab;
+    return kernel_broadcast_shape(a, b, &ab) && kernel_broadcast_shape(&ab, c, out);
+}
+
+void walk3(const Shape *out, const Shape *s0, const Shape *s1, const Shape *s2,
+                  void (*visit)(void *ctx, size_t i, size_t o0, size_t o1, size_t o2), void *ctx) {
+    size_t stride[3][TENSOR_MAX_RANK], idx[TENSOR_MAX_RANK] = {0}, n;
+    ASSERT(shape_size(out, &n));
+    broadcast_strides(stride[0], s0, out);
+    broadcast_strides(stride[1], s1, out);
+    broadcast_strides(stride[2], s2, out);
+    size_t off[3] = {0};
+    for (size_t i = 0; i < n; i++) {
+        visit(ctx, i, off[0], off[1], off[2]);
+        for (size_t k = out->rank; k-- > 0;) {
+            idx[k]++;
+            for (size_t t = 0; t < 3; t++)
+                off[t] += stride[t][k];
+            if (idx[k] < out->dim[k])
+                break;
+            for (size_t t = 0; t < 3; t++)
+                off[t] -= stride[t][k] * out->dim[k];
+            idx[k] = 0;
+        }
+    }
+}
+
+typedef struct Ternary {
+    double *out;
+    const double *t0, *t1, *t2;
+} Ternary;
+
+static void where_one(void *ctx, size_t i, size_t o0, size_t o1, size_t o2) {
+    Ternary *t = ctx;
+    t->out[i] = t->t0[o0] != 0 ? t->t1[o1] : t->t2[o2];
+}
+
+static void clip_one(void *ctx, size_t i, size_t o0, size_t o1, size_t o2) {
+    Ternary *t = ctx;
+    double low = kernel_binary_apply(KERNEL_MAXIMUM, t->t0[o0], t->t1[o1]);
+    t->out[i] = kernel_binary_apply(KERNEL_MINIMUM, low, t->t2[o2]);
+}
+
+// out (broadcast of t0, t1, t2) = one(t0, t1, t2), element by element
+static void ternary(Tensor *out, const Tensor *t0, const Tensor *t1, const Tensor *t2,
+                    void (*one)(void *, size_t, size_t, size_t, size_t)) {
+    Shape s;
+    ASSERT(kernel_broadcast_shape3(&t0->shape, &t1->shape, &t2->shape, &s));
+    expect_shape(out, &s);
+    expect_values(t0);
+    expect_values(t1);
+    expect_values(t2);
+    Ternary t = {out->data, t0->data, t1->data, t2->data};
+    walk3(&s, &t0->shape, &t1->shape, &t2->shape, one, &t);
+}
+
+// out (broadcast) = cond ? a : b
+void kernel_where(Tensor *out, const Tensor *cond, const Tensor *a, const Tensor *b) {
+    ternary(out, cond, a, b, where_one);
+}
+
+// out (broadcast) = minimum(maximum(x, lo), hi)
+void kernel_clip(Tensor *out, const Tensor *x, const Tensor *lo, const Tensor *hi) {
+    ternary(out, x, lo, hi, clip_one);
+}
+
 bool kernel_isclose(double a, double b, double rtol, double atol) {
     if (isnan(a) || isnan(b))
         return false;
@@ -317,6 +390,14 @@ double kernel_unary_apply(KernelUnary op, double x) {
         return cos(x);
     case KERNEL_SILU:
         return x / (1.0 + exp(-x));
+    case KERNEL_SIGMOID:
+        return 1.0 / (1.0 + exp(-x));
+    case KERNEL_FLOOR:
+        return floor(x);
+    case KERNEL_CEIL:
+        return ceil(x);
+    case KERNEL_ROUND:
+        return nearbyint(x);  // the default rounding mode: to nearest, ties to even
     }
     ASSERT(!"unknown KernelUnary");
     return NAN;

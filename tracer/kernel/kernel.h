@@ -57,11 +57,22 @@ typedef enum KernelBinary {
     KERNEL_LE,
     KERNEL_GT,
     KERNEL_GE,
+    // numpy's maximum and minimum: the larger (smaller) of a and b, nan when either is nan; of
+    // two equal numbers the second (maximum(-0.0, 0.0) is 0.0, as in numpy).
+    KERNEL_MAXIMUM,
+    KERNEL_MINIMUM,
 } KernelBinary;
 
 // out = a op b, numpy broadcasting (out has the broadcast shape).
 void kernel_binary(Tensor *out, const Tensor *a, const Tensor *b, KernelBinary op);
 double kernel_binary_apply(KernelBinary op, double a, double b);
+
+// out (broadcast of cond, a, b) = a where cond is nonzero, else b (numpy's where; nan is nonzero).
+void kernel_where(Tensor *out, const Tensor *cond, const Tensor *a, const Tensor *b);
+// out (broadcast of x, lo, hi) = minimum(maximum(x, lo), hi), as numpy's clip: hi wins where lo > hi.
+void kernel_clip(Tensor *out, const Tensor *x, const Tensor *lo, const Tensor *hi);
+// The shape three tensors broadcast to (numpy's rule, as kernel_broadcast_shape); false if none.
+bool kernel_broadcast_shape3(const Shape *a, const Shape *b, const Shape *c, Shape *out);
 
 // numpy's isclose: |a - b| <= atol + rtol * |b| (not symmetric: b is the reference). nan is
 // never close; inf is close only to the same inf.
@@ -83,6 +94,12 @@ typedef enum KernelUnary {
     KERNEL_SIN,
     KERNEL_COS,
     KERNEL_SILU,  // x * sigmoid(x), computed as x / (1 + e^-x) (SwiGLU's gate in LLaMA)
+    KERNEL_SIGMOID,  // 1 / (1 + e^-x)
+    // Whole numbers: the largest not above x, the smallest not below, the nearest (half to
+    // even, numpy's round: round(0.5) = 0, round(1.5) = 2, round(-0.5) = -0).
+    KERNEL_FLOOR,
+    KERNEL_CEIL,
+    KERNEL_ROUND,
 } KernelUnary;
 
 void kernel_unary(Tensor *out, const Tensor *a, KernelUnary op);

@@ -39,6 +39,15 @@ static double binary_partial(KernelBinary op, size_t input, double g, double a, 
     case KERNEL_LT:
     case KERNEL_LE:
     case KERNEL_GT:
+    case KERNEL_MAXIMUM:
+    case KERNEL_MINIMUM: {
+        // The input that is taken gets g; two equal inputs share it, g / 2 each (as PyTorch).
+        double mine = input == 0 ? a : b, other = input == 0 ? b : a;
+        if (mine == other)
+            return g / 2;
+        bool taken = op == KERNEL_MAXIMUM ? mine > other : mine < other;
+        return taken || isnan(mine) ? g : 0.0;
+    }
     case KERNEL_GE:
         break;  // comparisons leave .grad NULL in their entries: grad() refuses to pass through them
     }
@@ -62,6 +71,60 @@ void kernel_grad_binary(Tensor *din, size_t input, const Tensor *dout, const Ten
     for (size_t i = 0; i < dout->size; i++, walk_next(&w))
         din->data[w.off[input]] +=
             binary_partial(op, input, dout->data[i], a->data[w.off[0]], b->data[w.off[1]]);
+}
+
+typedef struct TernaryGrad {
+    double *din;
+    size_t input;
+    const double *dout, *t0, *t1, *t2;
+} TernaryGrad;
+
+// where(cond, a, b): a's share is g where cond holds, b's where it does not; cond has none.
+static void grad_where_one(void *ctx, size_t i, size_t o0, size_t o1, size_t o2) {
+    TernaryGrad *t = ctx;
+    bool holds = t->t0[o0] != 0;
+    if (t->input == 1 && holds)
+        t->din[o1] += t->dout[i];
+    else if (t->input == 2 && !holds)
+        t->din[o2] += t->dout[i];
+}
+
+// clip(x, lo, hi), as PyTorch's clamp: x's share is g where lo <= x <= hi, lo's where x < lo
+// < hi, hi's where x > hi or hi < lo (hi wins when the bounds cross).
+static void grad_clip_one(void *ctx, size_t i, size_t o0, size_t o1, size_t o2) {
+    TernaryGrad *t = ctx;
+    double x = t->t0[o0], lo = t->t1[o1], hi = t->t2[o2];
+    if (t->input == 0 && x >= lo && x <= hi)
+        t->din[o0] += t->dout[i];
+    else if (t->input == 1 && x < lo && lo < hi)
+        t->din[o1] += t->dout[i];
+    else if (t->input == 2 && (x > hi || hi < lo))
+        t->din[o2] += t->dout[i];
+}
+
+static void grad_ternary(Tensor *din, size_t input, const Tensor *dout, const Tensor *t0, const Tensor *t1,
+                         const Tensor *t2, void (*one)(void *, size_t, size_t, size_t, size_t)) {
+    ASSERT(input < 3);
+    Shape s;
+    ASSERT(kernel_broadcast_shape3(&t0->shape, &t1->shape, &t2->shape, &s));
+    const Tensor *in[3] = {t0, t1, t2};
+    expect_grad(din, &in[input]->shape, dout);
+    ASSERT(shape_equal(&dout->shape, &s));
+    TernaryGrad t = {din->data, input, dout->data, t0->data, t1->data, t2->data};
+    walk3(&s, &t0->shape, &t1->shape, &t2->shape, one, &t);
+}
+
+// da or db (its shape) += dout where cond picks it, summed over broadcast copies
+void kernel_grad_where(Tensor *din, size_t input, const Tensor *dout, const Tensor *cond, const Tensor *a,
+                       const Tensor *b) {
+    ASSERT(input == 1 || input == 2);
+    grad_ternary(din, input, dout, cond, a, b, grad_where_one);
+}
+
+// dx, dlo or dhi (its shape) += dout where that input is the result, summed over broadcast copies
+void kernel_grad_clip(Tensor *din, size_t input, const Tensor *dout, const Tensor *x, const Tensor *lo,
+                      const Tensor *hi) {
+    grad_ternary(din, input, dout, x, lo, hi, grad_clip_one);
 }
 
 double kernel_unary_derivative(KernelUnary op, double x) {
@@ -98,6 +161,14 @@ double kernel_unary_derivative(KernelUnary op, double x) {
         double sig = 1.0 / (1.0 + exp(-x));
         return sig + x * sig * (1.0 - sig);
     }
+    case KERNEL_SIGMOID: {
+        double sig = 1.0 / (1.0 + exp(-x));
+        return sig * (1.0 - sig);
+    }
+    case KERNEL_FLOOR:
+    case KERNEL_CEIL:
+    case KERNEL_ROUND:
+        break;  // flat, then a jump: their entries leave .grad NULL, and grad() refuses them
     }
     ASSERT(!"unknown KernelUnary");
     return NAN;

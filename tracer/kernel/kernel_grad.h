@@ -25,6 +25,12 @@ void kernel_grad_binary(Tensor *din, size_t input, const Tensor *dout, const Ten
                         const Tensor *b, KernelBinary op);
 // out = op(x): din += dout * op'(x). abs'(0) = 0 and relu'(0) = 0, as PyTorch takes them.
 // gelu' is the derivative of the tanh form itself, not of the exact erf GELU.
+// where(cond, a, b): input 1 (a) or 2 (b) gets dout where cond picks it.
+void kernel_grad_where(Tensor *din, size_t input, const Tensor *dout, const Tensor *cond, const Tensor *a,
+                       const Tensor *b);
+// clip(x, lo, hi): each of the three gets dout where it is the result (PyTorch's clamp).
+void kernel_grad_clip(Tensor *din, size_t input, const Tensor *dout, const Tensor *x, const Tensor *lo,
+                      const Tensor *hi);
 void kernel_grad_unary(Tensor *din, const Tensor *dout, const Tensor *x, KernelUnary op);
 double kernel_unary_derivative(KernelUnary op, double x);
 

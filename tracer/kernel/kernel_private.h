@@ -187,6 +187,11 @@ static inline void walk_next(Walk *w) {
     }
 }
 
+// The offsets in three inputs broadcast to out's shape of each element of out, in row-major
+// order: calls visit(ctx, i, o0, o1, o2) for each element i (where, clip and their derivatives).
+void walk3(const Shape *out, const Shape *s0, const Shape *s1, const Shape *s2,
+           void (*visit)(void *ctx, size_t i, size_t o0, size_t o1, size_t o2), void *ctx);
+
 // The matrix view of a matmul operand: its leading (batch) axes and its last two dims, with a
 // vector read as a row (left operand) or a column (right operand).
 typedef struct MatView {

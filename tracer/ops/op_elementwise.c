@@ -1,6 +1,7 @@
 // op_elementwise: elementwise operations: + - * / ** and the comparisons == != < <= > >= with
-// numpy broadcasting, allclose, negation and the functions applied to each value alone (exp, log,
-// sqrt, ..., gelu), and copy.
+// numpy broadcasting, allclose, the functions of two or three tensors broadcast together
+// (maximum, minimum, where, clip), negation and the functions applied to each value alone (exp,
+// log, sqrt, ..., gelu), and copy.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,6 +87,66 @@ static void note_truth_count(OpNotes *n) {
     for (size_t i = 0; i < t->size; i++)
         true_count += t->data[i] != 0;
     op_note(n, "true at %zu of %zu places", true_count, t->size);
+}
+
+// ---------------------------------------------------------------- maximum, minimum, where, clip
+
+// Functions of two or three tensors, element by element, broadcast together as numpy does.
+static bool infer_broadcast_call(OpCheck *c) {
+    bool fits = c->n_inputs == 2 ? kernel_broadcast_shape(c->shapes[0], c->shapes[1], &c->shape)
+                                 : kernel_broadcast_shape3(c->shapes[0], c->shapes[1], c->shapes[2], &c->shape);
+    if (!fits) {
+        char shapes[3][64];
+        for (size_t i = 0; i < c->n_inputs; i++)
+            shape_format(c->shapes[i], shapes[i], sizeof(shapes[i]));
+        if (c->n_inputs == 2)
+            op_error(c->problem, OP_CALL, "%s cannot combine %s and %s element by element: the shapes do not broadcast",
+                     c->op->name, shapes[0], shapes[1]);
+        else
+            op_error(c->problem, OP_CALL,
+                     "%s cannot combine %s, %s and %s element by element: the shapes do not broadcast", c->op->name,
+                     shapes[0], shapes[1], shapes[2]);
+        op_hint(c->problem, "give tensors of the same shape, or axes of size 1 (or missing) that stretch, "
+                            "matched from the right");
+        return false;
+    }
+    broadcast_labels(c);
+    return true;
+}
+
+static bool compute_where(OpRun *r) {
+    kernel_where(r->out, r->in[0], r->in[1], r->in[2]);
+    return true;
+}
+
+static bool compute_clip(OpRun *r) {
+    kernel_clip(r->out, r->in[0], r->in[1], r->in[2]);
+    return true;
+}
+
+// m[0, 1] = maximum(a[0, 1], b[1]) = maximum(0.5000, 0.2000) = 0.5000: the call with each
+// input's element, then with its value.
+static void explain_call(OpExplain *e) {
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    for (int values = 0; values < 2; values++) {
+        strbuf_printf(&sb, "%s%s(", values ? " = " : "", e->op->name);
+        for (size_t i = 0; i < e->n_in; i++) {
+            const Tensor *t = e->in[i];
+            size_t at[TENSOR_MAX_RANK];
+            op_broadcast_index(t, e->out, e->index, at);
+            if (i)
+                strbuf_puts(&sb, ", ");
+            if (values)
+                op_work_num(&sb, e, t, t->data[shape_flatten(&t->shape, at)]);
+            else
+                op_work_ref(&sb, e->in_names[i], at, t->shape.rank);
+        }
+        strbuf_putc(&sb, ')');
+    }
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
 }
 
 // ---------------------------------------------------------------- allclose
@@ -235,6 +296,16 @@ static bool grad_unary(OpGrad *g) {
     return true;
 }
 
+static bool grad_where(OpGrad *g) {
+    kernel_grad_where(g->din, g->input, g->dout, g->in[0], g->in[1], g->in[2]);
+    return true;
+}
+
+static bool grad_clip(OpGrad *g) {
+    kernel_grad_clip(g->din, g->input, g->dout, g->in[0], g->in[1], g->in[2]);
+    return true;
+}
+
 static bool grad_copy(OpGrad *g) {
     kernel_grad_identity(g->din, g->dout);
     return true;
@@ -253,6 +324,13 @@ static bool grad_copy(OpGrad *g) {
     .compute = compute_unary, .explain = explain_unary, .integers = whole, .elementwise = true, \
     .grad = grad_unary, .grad_formula = {formula}
 #define UNARY(...) {UNARY_FIELDS(__VA_ARGS__)}
+
+// maximum(a, b), minimum(a, b): the same values as a comparison picks, with a derivative.
+#define PICK(op_name, what, kind, share_a, share_b)                                                    \
+    {.name = op_name, .about = what " (numpy broadcasting; nan wins)", .variant = kind,                 \
+     .params = {OP_TENSOR("a"), OP_TENSOR("b")}, .infer = infer_broadcast_call, .compute = compute_binary, \
+     .explain = explain_call, .integers = INTEGERS_IF_INPUTS, .elementwise = true, .grad = grad_binary, \
+     .grad_formula = {share_a, share_b}}
 
 #define COMPARE(op_name, tok, sym, what, kind)                                                       \
     {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = " " sym " ",     \
@@ -287,6 +365,18 @@ static const OpDef ops[] = {
      .params = {OP_X, OP_X, OP_NUMBER("rtol", 1e-05), OP_NUMBER("atol", 1e-08)}, .infer = infer_allclose,
      .compute = compute_allclose, .notes = note_allclose, .explain = explain_allclose, .integers = INTEGERS_ALWAYS,
      .truth = TRUTH_CLOSE},
+    PICK("maximum", "elementwise larger of a and b", KERNEL_MAXIMUM, "%g * ((%0 > %1) + (%0 == %1) / 2)",
+         "%g * ((%1 > %0) + (%0 == %1) / 2)"),
+    PICK("minimum", "elementwise smaller of a and b", KERNEL_MINIMUM, "%g * ((%0 < %1) + (%0 == %1) / 2)",
+         "%g * ((%1 < %0) + (%0 == %1) / 2)"),
+    {.name = "where", .about = "elementwise a where cond is true (not 0), else b (numpy broadcasting)",
+     .params = {OP_TENSOR("cond"), OP_TENSOR("a"), OP_TENSOR("b")}, .infer = infer_broadcast_call,
+     .compute = compute_where, .explain = explain_call, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
+     .grad = grad_where, .no_grad = OP_NO_GRAD(0), .grad_formula = {NULL, "%g * (%0 != 0)", "%g * (%0 == 0)"}},
+    {.name = "clip", .about = "elementwise x limited to [lo, hi]: minimum(maximum(x, lo), hi) (numpy broadcasting)",
+     .params = {OP_X, OP_TENSOR("lo"), OP_TENSOR("hi")}, .infer = infer_broadcast_call, .compute = compute_clip,
+     .explain = explain_call, .integers = INTEGERS_IF_INPUTS, .elementwise = true, .grad = grad_clip,
+     .grad_formula = {"%g * (%1 <= %0 <= %2)", "%g * (%0 < %1 < %2)", "%g * ((%0 > %2) or (%2 < %1))"}},
     {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
      .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
      .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
@@ -306,6 +396,18 @@ static const OpDef ops[] = {
     UNARY("sin", "elementwise sine", KERNEL_SIN, INTEGERS_NEVER, "%g * cos(%0)"),
     UNARY("cos", "elementwise cosine", KERNEL_COS, INTEGERS_NEVER, "-%g * sin(%0)"),
     UNARY("silu", "elementwise SiLU: x * sigmoid(x) = x / (1 + e^-x)", KERNEL_SILU, INTEGERS_NEVER, "%g * silu'(%0)"),
+    UNARY("sigmoid", "elementwise logistic sigmoid: 1 / (1 + e^-x)", KERNEL_SIGMOID, INTEGERS_NEVER,
+          "%g * %y * (1 - %y)"),
+    // Whole numbers with no derivative: flat between whole numbers, a jump at them.
+    {.name = "floor", .about = "elementwise largest whole number not above x", .variant = KERNEL_FLOOR,
+     .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary, .explain = explain_unary,
+     .integers = INTEGERS_ALWAYS, .elementwise = true},
+    {.name = "ceil", .about = "elementwise smallest whole number not below x", .variant = KERNEL_CEIL,
+     .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary, .explain = explain_unary,
+     .integers = INTEGERS_ALWAYS, .elementwise = true},
+    {.name = "round", .about = "elementwise nearest whole number, halves to the even one (numpy's round)",
+     .variant = KERNEL_ROUND, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
+     .explain = explain_unary, .integers = INTEGERS_ALWAYS, .elementwise = true},
     {.name = "copy", .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
      .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST, .elementwise = true,
      .grad = grad_copy, .grad_formula = {"%g"}},
