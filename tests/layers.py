@@ -21,9 +21,9 @@ FOLDERS = ["base", "kernel", "lesson", "ops", "check", "run", "judge", "render",
 # Lowest first. The families of operations (op_*) sit between op (their shared helpers) and
 # ops (the table that finds them).
 LAYERS = [
-    "util", "format", "tensor", "diag",
+    "util", "format", "tensor", "diag", "json", "weightfile",
     "parallel", "gemm", "kernel", "kernel_grad",
-    "yamldoc", "lesson", "expr", "trace",
+    "yamldoc", "given_file", "lesson", "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",

@@ -61,6 +61,8 @@ static const char usage[] =
     "                       is the same for every N\n"
     "  --save DIR           also write every stage as DIR/STAGE.npy (float64) and\n"
     "                       DIR/manifest.json listing them\n"
+    "  --weights DIR        read the files a lesson's givens name (file: Q.npy) from DIR\n"
+    "                       instead of the lesson's folder\n"
     "  --watch              trace the lesson again each time it is saved (Ctrl-C stops)\n"
     "  --list               list the installed lessons with their titles; with a lesson,\n"
     "                       list its stages (the names --explain takes)\n"
@@ -490,7 +492,8 @@ int main(int argc, char **argv) {
                            !strcmp(name, "--colour") || !strcmp(name, "--golden") ||
                            !strcmp(name, "--explain") || !strcmp(name, "--width") || !strcmp(name, "--only") ||
                            !strcmp(name, "--from") || !strcmp(name, "--to") || !strcmp(name, "--threads") ||
-                           !strcmp(name, "--save") || !strcmp(name, "--quiz-seed");
+                           !strcmp(name, "--save") || !strcmp(name, "--quiz-seed") ||
+                           !strcmp(name, "--weights");
         if (takes_value) {
             if (eq)
                 value = eq + 1;
@@ -538,6 +541,10 @@ int main(int argc, char **argv) {
             if (*value == '\0')
                 return usage_error("%s", "--save needs a folder name");
             opts.save_dir = value;
+        } else if (!strcmp(name, "--weights")) {
+            if (*value == '\0')
+                return usage_error("%s", "--weights needs a folder name");
+            given_files_set_folder(value);
         } else if (!strcmp(name, "--color") || !strcmp(name, "--colour")) {
             if (strcmp(value, "auto") && strcmp(value, "always") && strcmp(value, "never"))
                 return usage_error("--color must be auto, always or never, not '%s'", value);

@@ -26,6 +26,9 @@ static Tensor *given_tensor(const LessonGiven *g) {
     case GIVEN_RANDOM:
         kernel_fill_random(t, g->distribution, g->scale, g->seed);
         break;
+    case GIVEN_FILE:
+        weight_widen(g->file.file, g->file.tensor, g->file.first, t->size, t->data);
+        break;
     }
     return t;
 }
