@@ -48,7 +48,8 @@ def main():
     present = sorted(d for d in os.listdir(tracer) if os.path.isdir(os.path.join(tracer, d)))
     for d in present:
         if d not in FOLDERS:
-            failures.append(f"tracer/{d} is not in FOLDERS (tests/layers.py): place it by what it uses")
+            failures.append(f"tracer/{d} is not in FOLDERS (tests/layers.py): place it by what it "
+                            "uses")
     headers = {f: sorted(h for h in os.listdir(os.path.join(tracer, f)) if h.endswith(".h"))
                for f in FOLDERS if f in present}
     with open(os.path.join(build, "compile_commands.json"), encoding="utf-8") as fh:
@@ -57,7 +58,8 @@ def main():
     for entry in entries:
         source = os.path.abspath(os.path.join(entry["directory"], entry["file"]))
         folder = os.path.basename(os.path.dirname(source))
-        if os.path.dirname(os.path.dirname(source)) == tracer and folder not in commands:
+        in_tracer = os.path.dirname(os.path.dirname(source)) == tracer
+        if in_tracer and folder not in commands:
             commands[folder] = (entry["directory"], probe_command(entry))
     probes = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -75,16 +77,19 @@ def main():
             for header, found in wanted:
                 with open(probe, "w", encoding="utf-8") as fh:
                     fh.write(f'#include "{header}"\n')
-                run = subprocess.run(command + ["-fdiagnostics-color=never", "-E", "-o", os.devnull,
-                                                probe], cwd=directory, capture_output=True, text=True)
+                preprocess = ["-fdiagnostics-color=never", "-E", "-o", os.devnull, probe]
+                run = subprocess.run(command + preprocess, cwd=directory, capture_output=True,
+                                     text=True)
                 probes += 1
                 # the probe's own include not found (not one inside a header it did find)
                 missing = run.returncode != 0 and re.search(
                     r"probe\.c:1:\d+: fatal error: '?" + re.escape(header), run.stderr)
                 if found and run.returncode != 0:
-                    failures.append(f"tracer/{folder} cannot include {header}:\n{run.stderr.strip()}")
+                    failures.append(f"tracer/{folder} cannot include {header}:\n"
+                                    + run.stderr.strip())
                 elif not found and not missing:
-                    failures.append(f"tracer/{folder} can include {header}, a header of a higher folder")
+                    failures.append(f"tracer/{folder} can include {header}, a header of a "
+                                    "higher folder")
     for f in failures:
         print(f)
     if failures:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """No module of the tracer calls up: each uses only the modules below it in LAYERS.
 
-Usage: layers.py NM LIBRARY.a...  (the libraries of tracer/'s folders)
+Usage: layers.py NM TRACER_DIR LIBRARY.a...  (tracer/ and the libraries of its folders)
 
 Reads the symbol table of every object file in the libraries with nm: a module (an object
 file, file.c.o) depends on another when it uses (U) a symbol the other defines. Each such
@@ -11,7 +11,12 @@ from the bottom up: the kernel knows nothing of lessons, the ops nothing of the 
 Each library is a folder of tracer/ (libbase.a is tracer/base), and LAYERS lists the modules
 folder by folder in FOLDERS' order, so the order of the folders (which the build enforces
 for headers, tests/folders.py) and the order of the modules agree.
+
+The includes of every file in TRACER_DIR go down the list too, also within a folder: a
+header that only declares (a type, say) is a use the symbols cannot show.
 """
+import os
+import re
 import subprocess
 import sys
 
@@ -32,10 +37,16 @@ LAYERS = [
     "eval", "gradcheck", "run",
     "doccheck", "claim", "quiz", "narrate", "verdict",
     "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save",
-    "diff", "compare", "pipeline",
+    "text_diff", "lesson_diff", "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",
+    # The program, outside the libraries: the --quiz conversation, the --step pager, main.
+    "ask", "pager", "main",
 ]
+
+# Headers of no module of their own, by the module they belong to; config.h is generated.
+HEADER_MODULES = {"gemm_tile": "gemm", "kernel_private": "kernel", "render": "render_text",
+                  "config": None}
 
 
 def folder_of(path):
@@ -46,8 +57,39 @@ def folder_of(path):
     return None
 
 
+def include_failures(tracer, rank):
+    """Every #include "x.h" of tracer/'s files that reaches above its own module."""
+    failures, includes = [], 0
+    for folder in sorted(os.listdir(tracer)):
+        path = os.path.join(tracer, folder)
+        if not os.path.isdir(path):
+            continue
+        for name in sorted(os.listdir(path)):
+            stem, ext = os.path.splitext(name)
+            if ext not in (".c", ".h"):
+                continue
+            module = HEADER_MODULES.get(stem, stem)
+            with open(os.path.join(path, name), encoding="utf-8") as fh:
+                for number, line in enumerate(fh, 1):
+                    m = re.match(r'\s*#\s*include\s+"([^"]+)\.h"', line)
+                    if not m:
+                        continue
+                    other = HEADER_MODULES.get(m.group(1), m.group(1))
+                    if other is None:
+                        continue
+                    includes += 1
+                    if module not in rank or other not in rank:
+                        missing = module if module not in rank else other
+                        failures.append(f"tracer/{folder}/{name}:{number}: {missing} is missing "
+                                        "from LAYERS in tests/layers.py")
+                    elif rank[other] > rank[module]:
+                        failures.append(f"tracer/{folder}/{name}:{number} includes {m.group(1)}.h, "
+                                        f"of {other}, which is above {module}")
+    return failures, includes
+
+
 def main():
-    nm, libraries = sys.argv[1], sys.argv[2:]
+    nm, tracer, libraries = sys.argv[1], sys.argv[2], sys.argv[3:]
     out = subprocess.run([nm] + libraries, check=True, capture_output=True, text=True).stdout
     defines, uses, folders = {}, {}, {}
     module = None
@@ -77,8 +119,8 @@ def main():
     failures = []
     unknown = sorted(m for m in defines if m not in LAYERS)
     if unknown:
-        failures.append("modules missing from LAYERS in tests/layers.py (place them by what they use): "
-                        + ", ".join(unknown))
+        failures.append("modules missing from LAYERS in tests/layers.py (place them by what they "
+                        "use): " + ", ".join(unknown))
     rank = {m: i for i, m in enumerate(LAYERS)}
     folder_rank = {f: i for i, f in enumerate(FOLDERS)}
     for m in sorted(folders, key=lambda m: rank.get(m, -1)):
@@ -100,12 +142,14 @@ def main():
                 failures.append(f"{m} uses {name} from {other}, which is above it")
     if not defines:
         failures.append("nm found no object files in " + " ".join(libraries))
+    include_problems, includes = include_failures(tracer, rank)
+    failures += include_problems
     for f in failures:
         print(f)
     if failures:
         return 1
-    print(f"{len(defines)} modules in {len(set(folders.values()))} folders, {edges} uses between them, "
-          "every one downwards")
+    print(f"{len(defines)} modules in {len(set(folders.values()))} folders, {edges} uses and "
+          f"{includes} includes between them, every one downwards")
     return 0
 
 

@@ -12,11 +12,11 @@
 #include "ask.h"
 #include "config.h"
 #include "course.h"
-#include "diff.h"
+#include "text_diff.h"
 #include "parallel.h"
 #include "pipeline.h"
 #include "render.h"
-#include "step.h"
+#include "pager.h"
 #include "watch.h"
 
 static const char usage[] =
@@ -154,10 +154,10 @@ static int step_lesson(const char *lesson, PipelineOptions *opts, bool fixed_wid
         if (status == STATUS_OK)
             opts->save_dir = NULL;
         if (status == STATUS_OK)
-            status = step_through(strbuf_str(&out), &pages, opts->colour, &at);
+            status = pager_show(strbuf_str(&out), &pages, opts->colour, &at);
         pipeline_pages_finish(&pages);
         strbuf_finish(&out);
-        if (status != STEP_RESIZED)
+        if (status != PAGER_RESIZED)
             return status;
         if (!fixed_width)
             opts->width = default_width();
@@ -221,8 +221,8 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     strbuf_init(&diff);
     char now[1024];
     snprintf(now, sizeof(now), "%s (traced now)", lesson);
-    diff_stage_summary(expected, trace, golden, lesson, &diff);
-    bool equal = diff_unified(expected, trace, golden, now, colour, &diff);
+    text_diff_stage_summary(expected, trace, golden, lesson, &diff);
+    bool equal = text_diff_unified(expected, trace, golden, now, colour, &diff);
     int status = STATUS_OK;
     if (equal) {
         printf("%s matches %s\n", lesson, golden);

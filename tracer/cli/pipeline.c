@@ -3,7 +3,7 @@
 
 #include "check.h"
 #include "claim.h"
-#include "compare.h"
+#include "lesson_diff.h"
 #include "doccheck.h"
 #include "format.h"
 #include "parallel.h"
@@ -474,7 +474,7 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     }
     // The edited lesson's digits, unless the command line says otherwise.
     int digits = traces[1]->digits;
-    *same = compare_traces(traces[0], traces[1], original, edited, digits, opts->colour, out);
+    *same = lesson_diff_traces(traces[0], traces[1], original, edited, digits, opts->colour, out);
     if (out->failed)
         diag_out_of_memory(diag);
 done:

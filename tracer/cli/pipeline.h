@@ -77,7 +77,7 @@ int pipeline_run_file_pages(const char *path, const PipelineOptions *opts, StrBu
 // The same from bytes already in memory (path only names them in messages).
 int pipeline_run_bytes(const char *path, const char *bytes, size_t len, const PipelineOptions *opts,
                        StrBuf *out, Diag *diag);
-// Trace two lessons and compare them stage by stage into out (see compare.h); *same says
+// Trace two lessons and compare them stage by stage into out (see lesson_diff.h); *same says
 // whether the traces are the same. A STATUS_* code: on trouble (either lesson cannot be read
 // or traced) diag says why.
 int pipeline_diff_files(const char *original, const char *edited, const PipelineOptions *opts, bool *same,

@@ -1,6 +1,6 @@
-// step: key by key through the pages of a trace. The terminal is put in non-canonical mode
+// pager: key by key through the pages of a trace. The terminal is put in non-canonical mode
 // without echo while stepping, and restored on every way out, a signal included.
-#include "step.h"
+#include "pager.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -201,7 +201,7 @@ static int read_key(void) {
     return 27;
 }
 
-int step_through(const char *text, const Pages *pages, bool colour, size_t *at) {
+int pager_show(const char *text, const Pages *pages, bool colour, size_t *at) {
     if (pages->n < 3) {  // no stage chosen: the header and the close are the whole trace
         fputs(text, stdout);
         return STATUS_OK;
@@ -227,7 +227,7 @@ int step_through(const char *text, const Pages *pages, bool colour, size_t *at) 
                 continue;  // only taller or shorter: the next screen uses the new rows
             restore();
             *at = k;
-            return STEP_RESIZED;
+            return PAGER_RESIZED;
         }
         // A digit starts or goes on with a number; a letter or a point goes on with it when a
         // stage shown is numbered so ("1a", "27.30").

@@ -1,6 +1,6 @@
-// Tests of diff_unified, the diff `tracer --check` prints: equal texts, a changed line with
+// Tests of text_diff_unified, the diff `tracer --check` prints: equal texts, a changed line with
 // its hunk opened at the stage header above it, removals and additions at the edges, two
-// hunks, and memory running out; and diff_stage_summary, the list of stages that differ.
+// hunks, and memory running out; and text_diff_stage_summary, the list of stages that differ.
 // Every expected diff is worked out by hand in the comment above it, the way diff -u numbers
 // its hunks.
 #include <setjmp.h>
@@ -12,12 +12,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "diff.h"
+#include "text_diff.h"
 
 static void expect_diff(const char *a, const char *b, const char *want) {
     StrBuf out;
     strbuf_init(&out);
-    assert_false(diff_unified(a, b, "A", "B", false, &out));
+    assert_false(text_diff_unified(a, b, "A", "B", false, &out));
     assert_false(out.failed);
     assert_string_equal(strbuf_str(&out), want);
     strbuf_finish(&out);
@@ -27,7 +27,7 @@ static void test_equal(void **state) {
     (void)state;
     StrBuf out;
     strbuf_init(&out);
-    assert_true(diff_unified("same\ntext\n", "same\ntext\n", "A", "B", false, &out));
+    assert_true(text_diff_unified("same\ntext\n", "same\ntext\n", "A", "B", false, &out));
     assert_int_equal(out.len, 0);
     strbuf_finish(&out);
 }
@@ -84,7 +84,7 @@ static void test_colour(void **state) {
     (void)state;
     StrBuf out;
     strbuf_init(&out);
-    assert_false(diff_unified("Step 1  y = x\na 1.5 2,048 -3 5-3\nb 7 5-3\nend\n",
+    assert_false(text_diff_unified("Step 1  y = x\na 1.5 2,048 -3 5-3\nb 7 5-3\nend\n",
                               "Step 1  y = x\na 1.5 2,049 -3.5 5-3 9\nend\n", "A", "B", true, &out));
     assert_string_equal(strbuf_str(&out),
                         "\033[1m--- A\n+++ B\033[0m\n"
@@ -111,7 +111,7 @@ static void test_too_large_to_align(void **state) {
     }
     StrBuf out;
     strbuf_init(&out);
-    assert_false(diff_unified(strbuf_str(&a), strbuf_str(&b), "A", "B", false, &out));
+    assert_false(text_diff_unified(strbuf_str(&a), strbuf_str(&b), "A", "B", false, &out));
     const char *text = strbuf_str(&out);
     assert_non_null(strstr(text, "@@ -1,6400 +1,6400 @@\n-a0\n-a1\n"));
     assert_non_null(strstr(text, "\n-a6399\n+b0\n"));
@@ -129,7 +129,7 @@ static void test_out_of_memory(void **state) {
         StrBuf out;
         strbuf_init(&out);
         util_fail_allocation(n);
-        assert_false(diff_unified("a\nx\n", "b\nx\n", "A", "B", false, &out));
+        assert_false(text_diff_unified("a\nx\n", "b\nx\n", "A", "B", false, &out));
         util_fail_allocation(0);
         if (n <= 5)
             assert_true(out.failed);
@@ -142,7 +142,7 @@ static void test_out_of_memory(void **state) {
 static void expect_summary(const char *a, const char *b, const char *want) {
     StrBuf out;
     strbuf_init(&out);
-    diff_stage_summary(a, b, "A", "B", &out);
+    text_diff_stage_summary(a, b, "A", "B", &out);
     assert_false(out.failed);
     assert_string_equal(strbuf_str(&out), want);
     strbuf_finish(&out);
@@ -178,7 +178,7 @@ static void test_stage_summary_out_of_memory(void **state) {
         StrBuf out;
         strbuf_init(&out);
         util_fail_allocation(n);
-        diff_stage_summary("Step 1  y\n  1\n", "Step 1  y\n  2\n", "A", "B", &out);
+        text_diff_stage_summary("Step 1  y\n  1\n", "Step 1  y\n  2\n", "A", "B", &out);
         util_fail_allocation(0);
         assert_true(out.failed);
         strbuf_finish(&out);

@@ -1,10 +1,10 @@
-// step: the text trace one stage at a time in a terminal, for a class following along.
+// pager: the text trace one stage at a time in a terminal (--step), for a class following along.
 // Part of the tracer program, not of the library: it reads keys and writes to the terminal.
 //
 //     size_t at = 1;
 //     Pages pages;
 //     pipeline_run_file_pages(path, &opts, &out, &pages, &diag);
-//     if (step_through(strbuf_str(&out), &pages, colour, &at) == STEP_RESIZED)
+//     if (pager_show(strbuf_str(&out), &pages, colour, &at) == PAGER_RESIZED)
 //         ...trace again at the terminal's new width and step on from `at`...
 #pragma once
 
@@ -21,7 +21,7 @@
 // stage in the lesson's own numbering: "step 6 of 7" (7 steps in the lesson, whichever are
 // shown), "step 1a of 7", "given K, before step 1 of 7". stdin and stdout must be a terminal.
 // *at is the screen to start at and, on return, the screen shown last. Returns an exit status,
-// or STEP_RESIZED when the terminal changed width: the caller traces again at the new width
+// or PAGER_RESIZED when the terminal changed width: the caller traces again at the new width
 // and calls again with the same *at.
-#define STEP_RESIZED (-1)
-int step_through(const char *text, const Pages *pages, bool colour, size_t *at);
+#define PAGER_RESIZED (-1)
+int pager_show(const char *text, const Pages *pages, bool colour, size_t *at);

@@ -1,10 +1,10 @@
-// compare: two traces side by side, stage by stage.
-#include "compare.h"
+// lesson_diff: two traces side by side, stage by stage.
+#include "lesson_diff.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "diff.h"
+#include "text_diff.h"
 #include "format.h"
 
 static bool same_value(double a, double b) {
@@ -41,14 +41,14 @@ static void stage_title(StrBuf *out, const TraceStage *s) {
 
 // A stage's title opening the lines about it, in the colour of a hunk's header: it says where
 // the lines under it are.
-static void stage_heading(StrBuf *out, const TraceStage *s, const DiffStyle *st) {
+static void stage_heading(StrBuf *out, const TraceStage *s, const TextDiffStyle *st) {
     strbuf_puts(out, st->hunk);
     stage_title(out, s);
     strbuf_puts(out, st->reset);
 }
 
 // s in colour (then back to plain), or s alone when colour is "".
-static void coloured(StrBuf *out, const char *colour, const char *s, const DiffStyle *st) {
+static void coloured(StrBuf *out, const char *colour, const char *s, const TextDiffStyle *st) {
     strbuf_printf(out, "%s%s%s", colour, s, colour[0] ? st->reset : "");
 }
 
@@ -65,7 +65,7 @@ static void position(StrBuf *out, const Shape *shape, size_t flat) {
 }
 
 // One number in the colour of its side (before or after).
-static void number(StrBuf *out, const Tensor *t, double v, int digits, const char *colour, const DiffStyle *st) {
+static void number(StrBuf *out, const Tensor *t, double v, int digits, const char *colour, const TextDiffStyle *st) {
     char buf[64];
     if (t->is_count)
         format_count(v, buf, sizeof(buf));
@@ -77,7 +77,7 @@ static void number(StrBuf *out, const Tensor *t, double v, int digits, const cha
 static bool small(const Tensor *t) {
     const Shape *s = &t->shape;
     size_t rows = s->rank >= 2 ? s->dim[0] : 1, cols = s->rank ? s->dim[s->rank - 1] : 1;
-    return t->data && s->rank <= 2 && rows <= COMPARE_SIDE_BY_SIDE_ROWS && cols <= COMPARE_SIDE_BY_SIDE_COLS;
+    return t->data && s->rank <= 2 && rows <= LESSON_DIFF_SIDE_BY_SIDE_ROWS && cols <= LESSON_DIFF_SIDE_BY_SIDE_COLS;
 }
 
 static size_t rows_of(const Tensor *t) {
@@ -98,7 +98,7 @@ static bool cell_changed(const Tensor *t, const Tensor *other, size_t row, size_
 // One row of a small tensor as "[ 0.5000  0.2000 ]"; with a colour (the row changed), in that
 // colour with the values that differ from other's marked. Returns its width in columns.
 static size_t row_text(StrBuf *out, const Tensor *t, const Tensor *other, size_t row, int digits, const char *colour,
-                       const DiffStyle *st) {
+                       const TextDiffStyle *st) {
     size_t cols = cols_of(t), width = 0;
     FormatStyle style = format_style(t->data, t->size, digits, t->is_count);
     strbuf_printf(out, "%s[", colour);
@@ -119,7 +119,7 @@ static size_t row_text(StrBuf *out, const Tensor *t, const Tensor *other, size_t
 
 // Before and after, row by row; rows that changed are marked, and in colour drawn as git draws
 // a changed line: before red, after green, the values that changed in reverse video.
-static void side_by_side(StrBuf *out, const Tensor *a, const Tensor *b, int digits, const DiffStyle *st) {
+static void side_by_side(StrBuf *out, const Tensor *a, const Tensor *b, int digits, const TextDiffStyle *st) {
     size_t rows_a = rows_of(a), rows_b = rows_of(b);
     size_t rows = rows_a > rows_b ? rows_a : rows_b;
     size_t width = 0;
@@ -147,7 +147,8 @@ static void side_by_side(StrBuf *out, const Tensor *a, const Tensor *b, int digi
 }
 
 // Report one stage present in both; false when it differs.
-static bool compare_stage(StrBuf *out, const TraceStage *sa, const TraceStage *sb, int digits, const DiffStyle *st) {
+static bool compare_stage(StrBuf *out, const TraceStage *sa, const TraceStage *sb, int digits,
+                          const TextDiffStyle *st) {
     const Tensor *a = sa->value, *b = sb->value;
     char shape_a[128], shape_b[128];
     shape_format(&a->shape, shape_a, sizeof(shape_a));
@@ -203,7 +204,7 @@ static bool compare_stage(StrBuf *out, const TraceStage *sa, const TraceStage *s
 
 // The stages only t has, on one line in the colour of its side (removed or added lines).
 static void list_only_in(StrBuf *out, const Trace *t, const Trace *other, const char *name, const char *colour,
-                         const DiffStyle *st) {
+                         const TextDiffStyle *st) {
     bool any = false;
     for (size_t i = 0; i < t->n_stages; i++) {
         const TraceStage *s = &t->stages[i];
@@ -223,7 +224,7 @@ static void list_only_in(StrBuf *out, const Trace *t, const Trace *other, const 
 // The claims whose verdict the edit turned (held, now fails; or the other way), and those only
 // the edited lesson states: whether the lesson's own claims survive is what a student asks first.
 // The verdict before is in the colour of what was, the one now in the colour of what is.
-static void changed_claims(StrBuf *out, const Trace *a, const Trace *b, const DiffStyle *st) {
+static void changed_claims(StrBuf *out, const Trace *a, const Trace *b, const TextDiffStyle *st) {
     for (size_t i = 0; i < b->n_claims; i++) {
         const TraceClaim *cb = &b->claims[i], *ca = NULL;
         for (size_t k = 0; k < a->n_claims && !ca; k++)
@@ -241,10 +242,10 @@ static void changed_claims(StrBuf *out, const Trace *a, const Trace *b, const Di
     }
 }
 
-bool compare_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits, bool colour,
+bool lesson_diff_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits, bool colour,
                     StrBuf *out) {
-    const DiffStyle st = diff_style(colour);
-    diff_names(out, a_name, b_name, colour);
+    const TextDiffStyle st = text_diff_style(colour);
+    text_diff_names(out, a_name, b_name, colour);
     size_t differ = 0, both = 0, only = 0;
     // In the edited lesson's order: givens first, as the student wrote them.
     for (size_t i = 0; i < b->n_stages; i++) {

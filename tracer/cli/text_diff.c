@@ -1,6 +1,6 @@
-// diff: line-based unified diff with a longest-common-subsequence table over the region that
+// text_diff: line-based unified diff with a longest-common-subsequence table over the region that
 // differs (common prefix and suffix trimmed first).
-#include "diff.h"
+#include "text_diff.h"
 
 #include <string.h>
 
@@ -75,14 +75,14 @@ static const char *kth_number(const char *line, size_t len, size_t k, size_t *n)
     return NULL;
 }
 
-DiffStyle diff_style(bool colour) {
+TextDiffStyle text_diff_style(bool colour) {
     if (!colour)
-        return (DiffStyle){"", "", "", "", "", "", ""};
-    return (DiffStyle){"\033[1m", "\033[36m", "\033[31m", "\033[32m", "\033[7m", "\033[27m", "\033[0m"};
+        return (TextDiffStyle){"", "", "", "", "", "", ""};
+    return (TextDiffStyle){"\033[1m", "\033[36m", "\033[31m", "\033[32m", "\033[7m", "\033[27m", "\033[0m"};
 }
 
-void diff_names(StrBuf *out, const char *a_name, const char *b_name, bool colour) {
-    const DiffStyle st = diff_style(colour);
+void text_diff_names(StrBuf *out, const char *a_name, const char *b_name, bool colour) {
+    const TextDiffStyle st = text_diff_style(colour);
     strbuf_printf(out, "%s--- %s\n+++ %s%s\n", st.names, a_name, b_name, st.reset);
 }
 
@@ -96,7 +96,7 @@ static void diff_line(StrBuf *out, char kind, const char *line, size_t len, cons
         strbuf_putc(out, '\n');
         return;
     }
-    const DiffStyle st = diff_style(true);
+    const TextDiffStyle st = text_diff_style(true);
     strbuf_puts(out, kind == '-' ? st.before : st.after);
     strbuf_putc(out, kind);
     size_t k = 0;
@@ -176,7 +176,7 @@ static void emit_hunks(const Edit *edits, size_t n, const Lines *a, const Lines 
                 b_count++;
             }
         }
-        const DiffStyle st = diff_style(colour);
+        const TextDiffStyle st = text_diff_style(colour);
         strbuf_printf(out, "%s@@ -%zu,%zu +%zu,%zu @@%s\n", st.hunk, a_count ? a_start + 1 : a_start, a_count,
                       b_count ? b_start + 1 : b_start, b_count, st.reset);
         for (size_t k = start; k < stop; k++) {
@@ -194,7 +194,7 @@ static void emit_hunks(const Edit *edits, size_t n, const Lines *a, const Lines 
     }
 }
 
-bool diff_unified(const char *a_text, const char *b_text, const char *a_name, const char *b_name, bool colour,
+bool text_diff_unified(const char *a_text, const char *b_text, const char *a_name, const char *b_name, bool colour,
                   StrBuf *out) {
     if (strcmp(a_text, b_text) == 0)
         return true;
@@ -259,7 +259,7 @@ bool diff_unified(const char *a_text, const char *b_text, const char *a_name, co
     }
     for (size_t k = 0; k < suf; k++)
         edits[n++] = (Edit){' ', a.n - suf + k, b.n - suf + k};
-    diff_names(out, a_name, b_name, colour);
+    text_diff_names(out, a_name, b_name, colour);
     emit_hunks(edits, n, &a, &b, first_context, colour, out);
 done:
     util_free(table);
@@ -344,7 +344,7 @@ static void put_key(StrBuf *out, const Block *b) {
             strbuf_putc(out, b->key[i]);
 }
 
-void diff_stage_summary(const char *a_text, const char *b_text, const char *a_name, const char *b_name,
+void text_diff_stage_summary(const char *a_text, const char *b_text, const char *a_name, const char *b_name,
                         StrBuf *out) {
     if (strcmp(a_text, b_text) == 0)
         return;
