@@ -57,6 +57,11 @@ def main():
         whole = f.read()
     with open(p("cut.safetensors"), "wb") as f:
         f.write(whole[:20])
+    with open(p("config.json"), "w") as f:
+        json.dump({"n_layer": 2, "n_head": 4, "n_embd": 64, "layer_norm_epsilon": 1e-05,
+                   "model_type": "gpt2", "n_ctx": 2 ** 60}, f)
+    with open(p("not_json.json"), "w") as f:
+        f.write("{n_head: 4}")
     with open(sys.argv[2], "w") as f:
         f.write("written\n")
 

@@ -3,15 +3,20 @@
 #include "given_file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "diag.h"
+#include "json.h"
 
 typedef struct OpenFile {
     char *path;
-    WeightFile *file;
+    WeightFile *file;        // a .npy or .safetensors file, or ...
+    Arena *arena;            // ... a .json file's values
+    const JsonValue *json;
 } OpenFile;
 
 struct GivenFiles {
@@ -35,6 +40,7 @@ void given_files_destroy(GivenFiles *files) {
     for (size_t i = 0; i < files->n; i++) {
         util_free(files->open[i].path);
         weight_close(files->open[i].file);
+        arena_destroy(files->open[i].arena);
     }
     util_free(files->open);
     util_free(files);
@@ -92,17 +98,16 @@ static const char *folder_hint(void) {
                            "the lesson's files from DIR";
 }
 
-// The open file at path, opened now if it was not yet.
-static const WeightFile *open_file(GivenFiles *files, const GivenFileRequest *req, WeightFormat format,
-                                   GivenFileProblem *p) {
-    const char *name = req->file->text;
-    char *path = resolve(req->lesson_path, name);
+// The file's slot in the lesson's list: the one already open at that path, or a new, empty one
+// (its path set) at the end, NULL when memory runs out.
+static OpenFile *file_slot(GivenFiles *files, const GivenFileRequest *req, GivenFileProblem *p) {
+    char *path = resolve(req->lesson_path, req->file->text);
     if (!path)
         return no_memory(p, req->file), NULL;
     for (size_t i = 0; i < files->n; i++)
         if (strcmp(files->open[i].path, path) == 0) {
             util_free(path);
-            return files->open[i].file;
+            return &files->open[i];
         }
     if (files->n == files->cap) {
         size_t cap = files->cap ? files->cap * 2 : 4;
@@ -117,24 +122,139 @@ static const WeightFile *open_file(GivenFiles *files, const GivenFileRequest *re
         files->open = grown;
         files->cap = cap;
     }
+    files->open[files->n] = (OpenFile){.path = path};
+    return &files->open[files->n];
+}
+
+// The open file at path, opened now if it was not yet.
+static const WeightFile *open_file(GivenFiles *files, const GivenFileRequest *req, WeightFormat format,
+                                   GivenFileProblem *p) {
+    OpenFile *slot = file_slot(files, req, p);
+    if (!slot || slot->file)
+        return slot ? slot->file : NULL;
     char problem[WEIGHT_PROBLEM_MAX];
     int err;
-    WeightFile *f = weight_open(path, format, problem, sizeof(problem), &err);
+    WeightFile *f = weight_open(slot->path, format, problem, sizeof(problem), &err);
     if (!f) {
         if (err == ENOMEM)
             no_memory(p, req->file);
         else if (err)
-            fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(), "cannot read '%s': %s", path, problem);
+            fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(), "cannot read '%s': %s", slot->path, problem);
         else
             fail(p, req->file, STATUS_LESSON_ERROR,
                  format == WEIGHT_NPY ? "write it again with numpy.save"
                                       : "write it again with safetensors' save_file",
-                 "'%s' is broken: %s", name, problem);
-        util_free(path);
+                 "'%s' is broken: %s", req->file->text, problem);
+        util_free(slot->path);  // the slot stays free
         return NULL;
     }
-    files->open[files->n++] = (OpenFile){.path = path, .file = f};
+    slot->file = f;
+    files->n++;
     return f;
+}
+
+// A .json file's value, read whole and parsed once per lesson.
+static const JsonValue *open_json(GivenFiles *files, const GivenFileRequest *req, GivenFileProblem *p) {
+    OpenFile *slot = file_slot(files, req, p);
+    if (!slot || slot->json)
+        return slot ? slot->json : NULL;
+    const JsonValue *root = NULL;
+    char *bytes = NULL;
+    FILE *f = fopen(slot->path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
+        fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(), "cannot read '%s': %s", slot->path,
+             strerror(!f || !S_ISDIR(st.st_mode) ? errno : EISDIR));
+        goto done;
+    }
+    bytes = util_malloc(GIVEN_JSON_MAX_BYTES + 1);
+    if (!bytes || !(slot->arena = arena_create())) {
+        no_memory(p, req->file);
+        goto done;
+    }
+    size_t len = fread(bytes, 1, GIVEN_JSON_MAX_BYTES + 1, f);
+    if (len > GIVEN_JSON_MAX_BYTES) {
+        fail(p, req->file, STATUS_LESSON_ERROR, "a model's config.json is a few hundred bytes",
+             "'%s' is larger than the %zu MiB a .json file of numbers may be", req->file->text,
+             GIVEN_JSON_MAX_BYTES >> 20);
+        goto done;
+    }
+    char problem[128];
+    size_t at;
+    root = json_parse(slot->arena, bytes, len, problem, sizeof(problem), &at);
+    if (!root && at == SIZE_MAX)
+        no_memory(p, req->file);
+    else if (!root)
+        fail(p, req->file, STATUS_LESSON_ERROR, "a .json file of numbers looks like {\"n_head\": 12}",
+             "'%s' is not JSON: %s (at byte %zu)", req->file->text, problem, at);
+    else if (root->kind != JSON_OBJECT) {
+        fail(p, req->file, STATUS_LESSON_ERROR, "a .json file of numbers looks like {\"n_head\": 12}",
+             "'%s' holds %s, not an object of numbers", req->file->text, json_kind_name(root->kind));
+        root = NULL;
+    }
+done:
+    if (f)
+        fclose(f);
+    util_free(bytes);
+    if (!root) {
+        arena_destroy(slot->arena);
+        util_free(slot->path);
+        *slot = (OpenFile){0};
+        return NULL;
+    }
+    slot->json = root;
+    files->n++;
+    return root;
+}
+
+// The number a .json file holds under the given's name.
+static bool json_number(GivenFiles *files, const GivenFileRequest *req, GivenFileTensor *out, GivenFileProblem *p) {
+    const Node *extra = req->tensor ? req->tensor : req->slice;
+    if (extra)
+        return fail(p, extra, STATUS_LESSON_ERROR, "name the given as the file names the number, like n_head",
+                    "a number of a .json file is taken by the given's name; %s does not go with it",
+                    req->tensor ? "tensor:" : "slice:");
+    const JsonValue *root = open_json(files, req, p);
+    if (!root)
+        return false;
+    const JsonValue *v = json_get(root, req->name);
+    if (!v || v->kind != JSON_NUMBER) {
+        const char **names = util_calloc(root->n ? root->n : 1, sizeof(char *));
+        if (!names)
+            return no_memory(p, req->file);
+        size_t n = 0;
+        for (size_t i = 0; i < root->n; i++)
+            if (root->items[i].kind == JSON_NUMBER)
+                names[n++] = root->keys[i];
+        const char *best = v ? NULL : diag_closest(req->name, names, n);
+        char hint[WEIGHT_PROBLEM_MAX];
+        if (best)
+            snprintf(hint, sizeof(hint), "did you mean '%s'? A given takes the number under its own name", best);
+        else
+            snprintf(hint, sizeof(hint), "a given takes the number the file holds under its own name%s%s",
+                     n ? ", like " : "", n ? names[0] : "");
+        util_free(names);
+        if (v)
+            return fail(p, req->file, STATUS_LESSON_ERROR, hint, "'%s' holds %s under '%s', not a number",
+                        req->file->text, json_kind_name(v->kind), req->name);
+        return fail(p, req->file, STATUS_LESSON_ERROR, hint, "'%s' has no number '%s'", req->file->text, req->name);
+    }
+    if (v->whole && v->count > ((uint64_t)1 << 53))
+        return fail(p, req->file, STATUS_LESSON_ERROR,
+                    "a double holds every whole number up to 2^53 exactly, and no lesson needs larger",
+                    "'%s' holds %s under '%s', beyond 2^53, which a double would round", req->file->text,
+                    "a whole number", req->name);
+    if (!isfinite(v->number))
+        return fail(p, req->file, STATUS_LESSON_ERROR, "write the number within the range of a double",
+                    "'%s' holds a number under '%s' too large for a double", req->file->text, req->name);
+    *out = (GivenFileTensor){.number = v->number, .whole = v->whole, .shape = {.rank = 0}};
+    if (req->want && !shape_equal(req->want, &out->shape)) {
+        char want[64];
+        shape_format(req->want, want, sizeof(want));
+        return fail(p, req->shape, STATUS_LESSON_ERROR, "write shape: [], or leave shape: out",
+                    "shape: says %s, but a number of a .json file is a single number, of shape []", want);
+    }
+    return true;
 }
 
 static bool missing_tensor(const WeightFile *f, const GivenFileRequest *req, GivenFileProblem *p) {
@@ -245,13 +365,17 @@ bool given_file_load(GivenFiles *files, const GivenFileRequest *req, GivenFileTe
                     "file: must name a .npy or .safetensors file, but this is %s",
                     file->kind == NODE_SCALAR ? "empty" : yamldoc_kind_name(file->kind));
     WeightFormat format;
+    if (ends_with(file->text, ".json"))
+        return json_number(files, req, out, p);
     if (ends_with(file->text, ".npy"))
         format = WEIGHT_NPY;
     else if (ends_with(file->text, ".safetensors"))
         format = WEIGHT_SAFETENSORS;
     else
-        return fail(p, file, STATUS_LESSON_ERROR, "the tracer reads NumPy's .npy files and .safetensors files",
-                    "'%s' is neither a .npy nor a .safetensors file", file->text);
+        return fail(p, file, STATUS_LESSON_ERROR,
+                    "the tracer reads tensors from NumPy's .npy files and .safetensors files, and "
+                    "numbers from .json files",
+                    "'%s' is neither a .npy, a .safetensors nor a .json file", file->text);
     const WeightFile *f = open_file(files, req, format, p);
     const WeightTensor *t = f ? find_tensor(f, req, p) : NULL;
     if (!t || !take(t, req, out, p))

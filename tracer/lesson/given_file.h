@@ -3,6 +3,7 @@
 //     given:
 //       wte: {file: model.safetensors, tensor: wte.weight, shape: [50257, 768]}
 //       Q: {file: Q.npy, slice: [0, 4]}
+//       n_head: {file: config.json}      # the number config.json holds under "n_head"
 //
 // The file is found beside the lesson, or in the folder of --weights; each file is opened and
 // its header read once per lesson, and its values are widened when the given is computed.
@@ -11,6 +12,9 @@
 #include "tensor.h"
 #include "weightfile.h"
 #include "yamldoc.h"
+
+// A .json file a number is read from (a model's config.json) is read whole, up to this size.
+#define GIVEN_JSON_MAX_BYTES ((size_t)16 << 20)
 
 typedef struct GivenFiles GivenFiles;
 
@@ -23,6 +27,7 @@ void given_files_set_folder(const char *folder);
 
 typedef struct GivenFileRequest {
     const char *lesson_path;
+    const char *name;     // the given's name: the key of its number in a .json file
     const Node *file;     // file: its scalar names the file
     const Node *tensor;   // tensor: (NULL when absent)
     const Node *slice;    // slice: [begin, end] (NULL when absent) ...
@@ -33,7 +38,9 @@ typedef struct GivenFileRequest {
 
 typedef struct GivenFileTensor {
     const WeightFile *file;
-    const WeightTensor *tensor;
+    const WeightTensor *tensor;  // NULL for a number of a .json file ...
+    double number;               // ... which is this
+    bool whole;                  // written as a whole number: a count, like n_head
     size_t first;  // the first value taken, in C order
     Shape shape;
 } GivenFileTensor;

@@ -724,7 +724,7 @@ static bool load_given_file(Loader *L, const GivenKeys *k, LessonGiven *g) {
         if (others[i])
             return fail(L, others[i]->key, "the values come from the file; remove this line",
                         "%s: does not go with file:", others[i]->key->text);
-    GivenFileRequest req = {.lesson_path = L->lesson->path, .file = k->file->value};
+    GivenFileRequest req = {.lesson_path = L->lesson->path, .name = g->name, .file = k->file->value};
     Shape want;
     if (k->shape) {
         if (!parse_shape(L, k->shape->value, &want))
