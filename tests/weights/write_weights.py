@@ -62,6 +62,9 @@ def main():
                    "model_type": "gpt2", "n_ctx": 2 ** 60}, f)
     with open(p("not_json.json"), "w") as f:
         f.write("{n_head: 4}")
+    np.save(p("five_axes.npy"), np.zeros((1, 1, 1, 1, 2), "<f4"))
+    np.save(p("empty.npy"), np.zeros((0, 3), "<f4"))
+    np.save(p("scalar.npy"), np.array(2.5, "<f8"))
     with open(sys.argv[2], "w") as f:
         f.write("written\n")
 

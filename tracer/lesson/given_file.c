@@ -92,7 +92,9 @@ static char *resolve(const char *lesson_path, const char *name) {
     return path;
 }
 
-static const char *folder_hint(void) {
+static const char *folder_hint(const char *name) {
+    if (name[0] == '/')
+        return "the path starts with /, so it is read as written: check it";
     return folder_option ? "the files of a lesson are read from the folder --weights names"
                          : "a file's name is taken from the lesson's folder; --weights DIR reads "
                            "the lesson's files from DIR";
@@ -139,7 +141,7 @@ static const WeightFile *open_file(GivenFiles *files, const GivenFileRequest *re
         if (err == ENOMEM)
             no_memory(p, req->file);
         else if (err)
-            fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(), "cannot read '%s': %s", slot->path, problem);
+            fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(req->file->text), "cannot read '%s': %s", slot->path, problem);
         else
             fail(p, req->file, STATUS_LESSON_ERROR,
                  format == WEIGHT_NPY ? "write it again with numpy.save"
@@ -163,7 +165,7 @@ static const JsonValue *open_json(GivenFiles *files, const GivenFileRequest *req
     FILE *f = fopen(slot->path, "rb");
     struct stat st;
     if (!f || fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
-        fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(), "cannot read '%s': %s", slot->path,
+        fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(req->file->text), "cannot read '%s': %s", slot->path,
              strerror(!f || !S_ISDIR(st.st_mode) ? errno : EISDIR));
         goto done;
     }
