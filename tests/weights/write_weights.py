@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Write the weight files that the error cases weights_* of tests/errors read (through
---weights), good ones and broken ones, each broken in one way.
+--weights), good ones and broken ones, each broken in one way, and every_file.yaml, a lesson
+that reads the good ones (for the test of allocation failures).
 
     write_weights.py OUTDIR STAMP
 """
@@ -65,6 +66,13 @@ def main():
     np.save(p("five_axes.npy"), np.zeros((1, 1, 1, 1, 2), "<f4"))
     np.save(p("empty.npy"), np.zeros((0, 3), "<f4"))
     np.save(p("scalar.npy"), np.array(2.5, "<f8"))
+    with open(p("every_file.yaml"), "w") as f:
+        f.write("title: Givens from every kind of file\ngiven:\n"
+                "  W: {file: good.safetensors, tensor: wte.weight, slice: [1, 3]}\n"
+                "  X: {file: good.npy, shape: [2, 3]}\n"
+                "  n_head: {file: config.json}\n"
+                "  P: {file: good.safetensors, tensor: wpe.weight}\n"
+                "steps:\n  - Y: X @ W.T * n_head\n  - Z: P + X\n")
     with open(sys.argv[2], "w") as f:
         f.write("written\n")
 
