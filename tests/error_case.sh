@@ -17,12 +17,13 @@ tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 envs=""
 if [ -f "$case_base.args" ]; then
-    # Arguments, one per line, with @DIR@ standing for the case folder.
+    # Arguments, one per line, with @DIR@ standing for the case folder and @WEIGHTS@ for the
+    # folder of weight files that tests/weights/write_weights.py wrote ($TRACER_WEIGHTS).
     set --
     while IFS= read -r arg || [ -n "$arg" ]; do
         case "$#:$arg" in
         0:[A-Z]*=*) envs="$envs $arg" ;;
-        *) set -- "$@" "$(printf '%s' "$arg" | sed "s|@DIR@|$dir|g")" ;;
+        *) set -- "$@" "$(printf '%s' "$arg" | sed -e "s|@DIR@|$dir|g" -e "s|@WEIGHTS@|${TRACER_WEIGHTS:-}|g")" ;;
         esac
     done < "$case_base.args"
 else

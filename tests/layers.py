@@ -32,9 +32,9 @@ OPTIONAL_FOLDERS = {"fast"}  # -Dfast=false builds none of it
 # its index with check_compile (check_call), which compiles an indexing with
 # check_compile_index. The checker's other files share its state (check_state).
 LAYERS = [
-    "util", "format", "tensor", "diag",
-    "backend", "kernel", "kernel_grad",
-    "yamldoc", ("lesson_loader", "lesson_values", "lesson_given", "lesson_step", "lesson"), "expr", "trace",
+    "util", "format", "tensor", "diag", "json", "weightfile",
+    "backend", "kernel", "kernel_layout", "kernel_grad",
+    "yamldoc", "given_file", ("lesson_loader", "lesson_values", "lesson_given", "lesson_step", "lesson"), "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "backend.h"
+#include "given_file.h"
 #include "render.h"
 
 // ---------------------------------------------------------------- checking values
@@ -85,6 +86,14 @@ static int set_save(Command *cmd, const char *value) {
     return STATUS_OK;
 }
 
+static int set_weights(Command *cmd, const char *value) {
+    (void)cmd;
+    if (*value == '\0')
+        return cli_usage_error("--weights needs a folder name");
+    given_files_set_folder(value);
+    return STATUS_OK;
+}
+
 static int set_quiz_seed(Command *cmd, const char *value) {
     char *end;
     errno = 0;
@@ -149,6 +158,9 @@ const CliOptionDef cli_options[CLI_OPTION_COUNT] = {
                      .help = "threads to compute with (default: one per CPU); the trace\nis the same for every N"},
     [CLI_SAVE] = {.name = "--save", .value = "DIR", .set = set_save,
                   .help = "also write every stage as DIR/STAGE.npy (float64) and\nDIR/manifest.json listing them"},
+    [CLI_WEIGHTS] = {.name = "--weights", .value = "DIR", .set = set_weights,
+                     .help = "read the files a lesson's givens name (file: Q.npy) from DIR\n"
+                             "instead of the lesson's folder"},
     [CLI_WATCH] = {.name = "--watch", .help = "trace the lesson again each time it is saved (Ctrl-C stops)"},
     [CLI_LIST] = {.name = "--list",
                   .help = "list the installed lessons with their titles; with a lesson,\n"

@@ -38,6 +38,7 @@ typedef enum CliOption {
     CLI_QUIZ_SEED,
     CLI_THREADS,
     CLI_SAVE,
+    CLI_WEIGHTS,
     CLI_WATCH,
     CLI_LIST,
     CLI_VERSION,

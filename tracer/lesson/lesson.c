@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "given_file.h"
 #include "lesson_given.h"
 #include "lesson_loader.h"
 #include "lesson_step.h"
@@ -142,6 +143,8 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
 done:
     util_free(item);
     if (!result) {
+        if (lesson)
+            given_files_destroy(lesson->files);
         yamldoc_destroy(doc);
         arena_destroy(arena);
     }
@@ -211,6 +214,7 @@ done:
 void lesson_destroy(Lesson *lesson) {
     if (!lesson)
         return;
+    given_files_destroy(lesson->files);
     yamldoc_destroy(lesson->doc);
     arena_destroy(lesson->arena);  // the lesson itself lives in its arena
 }

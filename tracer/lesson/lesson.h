@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "given_file.h"
 #include "kernel.h"
 #include "tensor.h"
 #include "yamldoc.h"
@@ -56,6 +57,7 @@ typedef enum GivenInit {
     GIVEN_IDENTITY,    // shape: + init: identity (last two dims equal)
     GIVEN_RANDOM,      // shape: + init: random (+ distribution, scale, seed)
     GIVEN_SHAPE_ONLY,  // shape: alone: no values, only a shape to reason about
+    GIVEN_FILE,        // file: (+ tensor:, slice:, shape:): a tensor of a weight file
 } GivenInit;
 
 typedef struct LessonGiven {
@@ -74,6 +76,7 @@ typedef struct LessonGiven {
     double scale;
     uint64_t seed;
     DocValues *document;  // NULL when absent
+    GivenFileTensor file;  // GIVEN_FILE: where its values are
 } LessonGiven;
 
 typedef enum ExplainKind {
@@ -140,6 +143,7 @@ typedef struct Lesson {
     size_t n_labels;
     LessonGiven *givens;
     size_t n_givens;
+    GivenFiles *files;  // the weight files the givens read; NULL when none
     LessonStep *steps;
     size_t n_steps;
     LessonClaim *claims;  // the steps' claim: in step order, then the lesson's claims:

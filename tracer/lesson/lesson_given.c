@@ -6,10 +6,12 @@
 #include <string.h>
 
 #include "format.h"
+#include "given_file.h"
 #include "lesson_values.h"
 
 static const char *const GIVEN_KEYS[] = {"values", "about", "rows",         "cols",  "document",
-                                         "shape",  "init",  "distribution", "scale", "seed"};
+                                         "shape",  "init",  "distribution", "scale", "seed",
+                                         "file",   "tensor", "slice"};
 static const char *const INIT_NAMES[] = {"zeros", "ones", "identity", "random"};
 static const char *const DISTRIBUTION_NAMES[] = {"uniform", "normal"};
 
@@ -157,7 +159,7 @@ static bool check_given_labels(Loader *L, LessonGiven *g) {
 // The keys of a given written as a mapping.
 typedef struct GivenKeys {
     const NodePair *values, *about, *rows, *cols, *document, *shape, *init, *distribution,
-        *scale, *seed;
+        *scale, *seed, *file, *tensor, *slice;
 } GivenKeys;
 
 static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
@@ -239,10 +241,57 @@ static bool load_given_shape(Loader *L, const GivenKeys *k, LessonGiven *g) {
                        count, bytes, limit, limit_bytes);
 }
 
+// file: with tensor:, slice: and shape:, checked against the file now, so that a lesson
+// whose file is wrong stops before any output.
+static bool load_given_file(Loader *L, const GivenKeys *k, LessonGiven *g) {
+    const NodePair *others[] = {k->values, k->init, k->distribution, k->scale, k->seed};
+    for (size_t i = 0; i < ARRAY_LEN(others); i++)
+        if (others[i])
+            return lesson_fail(L, others[i]->key, "the values come from the file; remove this line",
+                               "%s: does not go with file:", others[i]->key->text);
+    GivenFileRequest req = {.lesson_path = L->lesson->path, .name = g->name, .file = k->file->value};
+    Shape want;
+    if (k->shape) {
+        if (!lesson_parse_shape(L, k->shape->value, &want))
+            return false;
+        req.shape = k->shape->value;
+        req.want = &want;
+    }
+    if (k->tensor)
+        req.tensor = k->tensor->value;
+    if (k->slice) {
+        const Node *s = k->slice->value;
+        uint64_t begin, end;
+        if (s->kind != NODE_SEQUENCE || s->n_items != 2 || !lesson_whole_number(s->items[0], &begin) ||
+            !lesson_whole_number(s->items[1], &end) || begin > SIZE_MAX || end > SIZE_MAX)
+            return lesson_fail(L, s, "slice: [a, b] takes rows a to b - 1 of the first axis, like Python's a:b",
+                               "slice: must be two whole numbers [begin, end], but this is %s", lesson_describe(L, s));
+        req.slice = s;
+        req.slice_begin = (size_t)begin;
+        req.slice_end = (size_t)end;
+    }
+    if (!L->lesson->files && !(L->lesson->files = given_files_create()))
+        return diag_no_memory(L->diag);
+    GivenFileProblem problem;
+    if (!given_file_load(L->lesson->files, &req, &g->file, &problem)) {
+        if (problem.out_of_memory)
+            return diag_no_memory(L->diag);
+        if (diag_error(L->diag, problem.status, L->src, problem.at->line, problem.at->col,
+                       yamldoc_node_width(problem.at), "%s", problem.message) == problem.status &&
+            problem.hint[0])
+            diag_hint(L->diag, "%s", problem.hint);
+        return false;
+    }
+    g->init = GIVEN_FILE;
+    g->shape = g->file.shape;
+    return true;
+}
+
 static bool load_given_mapping(Loader *L, const Node *key, const Node *node, LessonGiven *g) {
     GivenKeys k = {0};
     const NodePair **slots[] = {&k.values, &k.about, &k.rows,         &k.cols,  &k.document,
-                                &k.shape,  &k.init,  &k.distribution, &k.scale, &k.seed};
+                                &k.shape,  &k.init,  &k.distribution, &k.scale, &k.seed,
+                                &k.file,   &k.tensor, &k.slice};
     _Static_assert(ARRAY_LEN(slots) == ARRAY_LEN(GIVEN_KEYS), "one slot per given key");
     for (size_t i = 0; i < node->n_pairs; i++) {
         const NodePair *pair = &node->pairs[i];
@@ -250,20 +299,27 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
         if (at == ARRAY_LEN(GIVEN_KEYS))
             return lesson_fail(L, pair->key,
                                lesson_suggest(L, pair->key->text, GIVEN_KEYS, ARRAY_LEN(GIVEN_KEYS),
-                                       "a given takes values:, about:, rows:, cols:, document:, or "
-                                       "shape: with init:, distribution:, scale:, seed:"),
+                                       "a given takes values:, about:, rows:, cols:, document:, "
+                                       "shape: with init:, distribution:, scale:, seed:, or file: "
+                                       "with tensor:, slice:"),
                                "unknown key '%s' in given '%s'", pair->key->text, g->name);
         *slots[at] = pair;
     }
-    if (k.values && k.shape) {
+    if (k.file) {
+        if (!load_given_file(L, &k, g))
+            return false;
+    } else if (k.tensor || k.slice) {
+        const NodePair *later = k.tensor && (!k.slice || k.tensor > k.slice) ? k.tensor : k.slice;
+        return lesson_fail(L, later->key, "add file: with the .npy or .safetensors file it is taken from",
+                           "%s: goes with file:", later->key->text);
+    } else if (k.values && k.shape) {
         const NodePair *later = k.values < k.shape ? k.shape : k.values;  // pairs in file order
         return lesson_fail(L, later->key, "values: lists the numbers; shape: alone only gives the size",
                            "given '%s' has both values: and shape:; write one of them", g->name);
-    }
-    if (!k.values && !k.shape)
+    } else if (!k.values && !k.shape) {
         return lesson_fail(L, key, "write values: [...] or shape: [...]",
                            "given '%s' has neither values: nor shape:", g->name);
-    if (k.values) {
+    } else if (k.values) {
         const NodePair *shape_keys[] = {k.init, k.distribution, k.scale, k.seed};
         for (size_t i = 0; i < ARRAY_LEN(shape_keys); i++)
             if (shape_keys[i])

@@ -26,6 +26,12 @@ static Tensor *given_tensor(const LessonGiven *g) {
     case GIVEN_RANDOM:
         kernel_fill_random(t, g->distribution, g->scale, g->seed);
         break;
+    case GIVEN_FILE:
+        if (g->file.tensor)
+            weight_widen(g->file.file, g->file.tensor, g->file.first, t->size, t->data);
+        else
+            t->data[0] = g->file.number;  // a number of a .json file
+        break;
     }
     return t;
 }

@@ -1,0 +1,415 @@
+// Tests of the readers of weight files: json (values, escapes, every refusal), weightfile (the
+// .npy and .safetensors headers, their checks against the file's length, widening, opening).
+// The bytes are written here by hand, byte for byte, from the formats' definitions.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "weightfile.h"
+
+// ---------------------------------------------------------------- json
+
+static const JsonValue *parse(Arena *a, const char *text, char *problem, size_t *at) {
+    return json_parse(a, text, strlen(text), problem, 128, at);
+}
+
+static void test_json_values(void **state) {
+    (void)state;
+    Arena *a = arena_create();
+    char problem[128];
+    size_t at;
+    const JsonValue *v = parse(a, " {\"n_embd\": 768, \"eps\": -1e-5, \"x\": 0.5, \"big\": 18446744073709551616,"
+                                  " \"ok\": true, \"no\": false, \"none\": null, \"list\": [1, [], {}],"
+                                  " \"s\": \"a\\\"\\\\\\/\\b\\f\\n\\r\\t\\u00e9\\ud83d\\ude00\"} ",
+                               problem, &at);
+    assert_non_null(v);
+    assert_int_equal(v->kind, JSON_OBJECT);
+    assert_int_equal(v->n, 9);
+    const JsonValue *n = json_get(v, "n_embd");
+    assert_true(n->whole);
+    assert_int_equal(n->count, 768);
+    assert_true(json_get(v, "eps")->number == -1e-5 && !json_get(v, "eps")->whole);
+    assert_true(json_get(v, "x")->number == 0.5 && !json_get(v, "x")->whole);
+    assert_false(json_get(v, "big")->whole);  // 2^64 does not fit 64 bits
+    assert_true(json_get(v, "ok")->truth);
+    assert_false(json_get(v, "no")->truth);
+    assert_int_equal(json_get(v, "none")->kind, JSON_NULL);
+    assert_int_equal(json_get(v, "list")->n, 3);
+    assert_int_equal(json_get(v, "list")->items[1].kind, JSON_ARRAY);
+    // é is C3 A9 in UTF-8, U+1F600 is F0 9F 98 80
+    assert_string_equal(json_get(v, "s")->text, "a\"\\/\b\f\n\r\t\xC3\xA9\xF0\x9F\x98\x80");
+    assert_null(json_get(v, "absent"));
+    assert_null(json_get(json_get(v, "x"), "x"));  // not an object
+    assert_string_equal(json_kind_name(JSON_OBJECT), "an object");
+    v = parse(a, "\"\\u0041\\u07ff\\uffff\"", problem, &at);
+    assert_string_equal(v->text, "A\xDF\xBF\xEF\xBF\xBF");
+    arena_destroy(a);
+}
+
+static void test_json_refusals(void **state) {
+    (void)state;
+    static const struct {
+        const char *text;
+        size_t at;
+        const char *problem;
+    } cases[] = {
+        {"", 0, "the text ends where a value should be"},
+        {"{\"a\": 1,}", 8, "an object's key must be a string in double quotes"},
+        {"{\"a\" 1}", 5, "a ':' must follow an object's key"},
+        {"[1 2]", 3, "expected ',' or ']'"},
+        {"\"abc", 0, "a string has no closing quote"},
+        {"\"a\tb\"", 2, "a string holds a control character; write it as an escape"},
+        {"\"\\x\"", 1, "unknown escape \\x in a string"},
+        {"\"\\u12g4\"", 5, "a \\u escape needs 4 hexadecimal digits"},
+        {"\"\\u12\"", 3, "a \\u escape needs 4 hexadecimal digits"},
+        {"\"\\ud83d\"", 7, "a \\u escape of a high surrogate needs its low surrogate"},
+        {"\"\\ud83d\\u0041\"", 7, "a \\u escape of a high surrogate needs its low surrogate"},
+        {"\"\\ude00\"", 1, "a \\u escape of a low surrogate without its high one"},
+        {"-", 0, "a number needs a digit here"},
+        {"012", 0, "a number does not start with 0 in JSON"},
+        {"1.", 2, "a number needs a digit after its point"},
+        {"1e+", 3, "a number needs a digit in its exponent"},
+        {"tru", 0, "expected a value (a number, a string, [...], {...}, true, false or null)"},
+        {"1 2", 2, "text follows the value"},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        Arena *a = arena_create();
+        char problem[128];
+        size_t at;
+        assert_null(parse(a, cases[i].text, problem, &at));
+        assert_string_equal(problem, cases[i].problem);
+        assert_int_equal(at, cases[i].at);
+        arena_destroy(a);
+    }
+    // Nesting beyond the limit is refused where it passes it, not by running out of stack.
+    char deep[JSON_MAX_DEPTH + 3];
+    memset(deep, '[', sizeof(deep) - 1);
+    deep[sizeof(deep) - 1] = '\0';
+    Arena *a = arena_create();
+    char problem[128];
+    size_t at;
+    assert_null(parse(a, deep, problem, &at));
+    assert_string_equal(problem, "arrays and objects nest more than 64 deep");
+    assert_int_equal(at, JSON_MAX_DEPTH + 1);
+    arena_destroy(a);
+}
+
+static void test_json_out_of_memory(void **state) {
+    (void)state;
+    const char *text = "{\"a\": [1, 2, 3, 4, 5, 6, 7, 8, 9, \"x\"], \"b\": {\"c\": 1.5}}";
+    util_arena_block_size(1);  // every arena allocation its own, so each can fail
+    util_fail_allocation(0);
+    Arena *a = arena_create();
+    char problem[128];
+    size_t at;
+    assert_non_null(parse(a, text, problem, &at));
+    arena_destroy(a);
+    size_t total = util_fail_allocation(0);
+    for (size_t n = 1; n <= total; n++) {
+        a = arena_create();
+        util_fail_allocation(a ? n - 1 : 0);
+        if (a && n > 1) {
+            const JsonValue *v = parse(a, text, problem, &at);
+            util_fail_allocation(0);
+            if (!v) {
+                assert_string_equal(problem, "out of memory");
+                assert_int_equal(at, SIZE_MAX);
+            }
+        }
+        util_fail_allocation(0);
+        arena_destroy(a);
+    }
+    util_arena_block_size(0);
+}
+
+// ---------------------------------------------------------------- .npy
+
+// An .npy file of version 1: magic, version, header length, the header padded, the values.
+static size_t npy(unsigned char *out, const char *header, const void *values, size_t n) {
+    size_t h = strlen(header);
+    memcpy(out, "\x93NUMPY\x01\x00", 8);
+    out[8] = (unsigned char)(h & 0xFF);
+    out[9] = (unsigned char)(h >> 8);
+    memcpy(out + 10, header, h);
+    memcpy(out + 10 + h, values, n);
+    return 10 + h + n;
+}
+
+static bool parse_bytes(WeightFormat format, const unsigned char *b, size_t len, WeightFile *f,
+                        char *problem) {
+    *f = (WeightFile){.arena = arena_create()};
+    return weight_parse(f, format, b, len, problem, WEIGHT_PROBLEM_MAX);
+}
+
+static void test_npy_headers(void **state) {
+    (void)state;
+    unsigned char b[512];
+    char problem[WEIGHT_PROBLEM_MAX];
+    WeightFile f;
+    // -2.5 as a big-endian float32 is C0 20 00 00; 1 as a little-endian int32 is 01 00 00 00
+    const unsigned char be[] = {0xC0, 0x20, 0, 0, 0x3F, 0x80, 0, 0};
+    size_t len = npy(b, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n", be, sizeof(be));
+    assert_true(parse_bytes(WEIGHT_NPY, b, len, &f, problem));
+    double out[6];
+    weight_widen(&f, &f.tensors[0], 0, 2, out);
+    assert_true(out[0] == -2.5 && out[1] == 1.0);
+    assert_int_equal(weight_find_unfit(&f, &f.tensors[0], 0, 2), SIZE_MAX);
+    arena_destroy(f.arena);
+    // Fortran order: the file holds the columns of [[1, 2, 3], [4, 5, 6]] one after the other
+    const int32_t cols[] = {1, 4, 2, 5, 3, 6};
+    len = npy(b, "{\"descr\": \"<i4\", \"fortran_order\": True, \"shape\": (2, 3)}", cols, sizeof(cols));
+    assert_true(parse_bytes(WEIGHT_NPY, b, len, &f, problem));
+    weight_widen(&f, &f.tensors[0], 0, 6, out);
+    for (int i = 0; i < 6; i++)
+        assert_true(out[i] == i + 1);
+    arena_destroy(f.arena);
+    // A scalar: shape ()
+    const double one = 1.0;
+    len = npy(b, "{'descr': '<f8', 'fortran_order': False, 'shape': (), }", &one, sizeof(one));
+    assert_true(parse_bytes(WEIGHT_NPY, b, len, &f, problem));
+    assert_int_equal(f.tensors[0].rank, 0);
+    assert_int_equal(f.tensors[0].count, 1);
+    arena_destroy(f.arena);
+
+    static const struct {
+        const char *header;
+        const char *problem;
+    } bad[] = {
+        {"['descr']", "its header is not a Python dict"},
+        {"{'descr' '<f4'}", "its header is not a Python dict"},
+        {"{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (1,)}",
+         "its values are records (a structured dtype); the tracer reads one number per value"},
+        {"{'descr': '<f4', 'fortran_order': 0, 'shape': (1,)}",
+         "its header's fortran_order is neither True nor False"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': [1]}", "its header's shape is not a tuple of sizes"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (a,)}", "its header's shape is not a tuple of sizes"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1 2)}", "its header's shape is not a tuple of sizes"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,)}",
+         "its header's shape has a size too large to count"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,1,1,1,1,1,1,1,1)}", "it has more than 8 axes"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296,4294967296,4294967296)}",
+         "its shape has more values than a 64-bit count can hold"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,), 'x': 1}",
+         "its header has a key 'x' that .npy files do not have"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,) 'x'}", "its header is not a Python dict"},
+        {"{'descr': '<f4', 'shape': (1,)}", "its header lacks fortran_order"},
+        {"{'fortran_order': False, 'shape': (1,)}", "its header lacks descr"},
+        {"{'descr': '<f4', 'fortran_order': False}", "its header lacks shape"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1,)} x", "text follows its header's dict"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (3,)}",
+         "its shape and dtype need 12 bytes of values, but the file has 4 (is it cut short?)"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (0,)}",
+         "its shape and dtype need 0 bytes of values, but the file has 4"},
+    };
+    const float value = 1.0f;
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        len = npy(b, bad[i].header, &value, sizeof(value));
+        assert_false(parse_bytes(WEIGHT_NPY, b, len, &f, problem));
+        assert_string_equal(problem, bad[i].problem);
+        arena_destroy(f.arena);
+    }
+    // An unsupported dtype is read, and refused only by the lesson that uses it.
+    len = npy(b, "{'descr': '|u1', 'fortran_order': False, 'shape': (4,)}", &value, sizeof(value));
+    assert_true(parse_bytes(WEIGHT_NPY, b, len, &f, problem));
+    assert_int_equal(f.tensors[0].dtype, WEIGHT_UNSUPPORTED);
+    assert_string_equal(f.tensors[0].dtype_name, "|u1");
+    arena_destroy(f.arena);
+}
+
+static void test_npy_versions_and_magic(void **state) {
+    (void)state;
+    char problem[WEIGHT_PROBLEM_MAX];
+    WeightFile f;
+    assert_false(parse_bytes(WEIGHT_NPY, (const unsigned char *)"NUMPY", 5, &f, problem));
+    assert_string_equal(problem, "it is not an .npy file (it does not start with \\x93NUMPY)");
+    arena_destroy(f.arena);
+    unsigned char b[128] = "\x93NUMPY\x04\x00\x00\x00";
+    assert_false(parse_bytes(WEIGHT_NPY, b, 10, &f, problem));
+    assert_string_equal(problem, "it is an .npy file of version 4, which the tracer does not read");
+    arena_destroy(f.arena);
+    b[6] = 2;
+    assert_false(parse_bytes(WEIGHT_NPY, b, 11, &f, problem));
+    assert_string_equal(problem, "it ends inside its header");
+    arena_destroy(f.arena);
+    // version 2: a 4-byte header length
+    const char *header = "{'descr': '<i8', 'fortran_order': False, 'shape': (1,)}";
+    size_t h = strlen(header);
+    memcpy(b, "\x93NUMPY\x02\x00", 8);
+    b[8] = (unsigned char)h, b[9] = b[10] = b[11] = 0;
+    memcpy(b + 12, header, h);
+    int64_t big = (int64_t)1 << 54;
+    memcpy(b + 12 + h, &big, sizeof(big));
+    assert_true(parse_bytes(WEIGHT_NPY, b, 12 + h + 8, &f, problem));
+    assert_int_equal(weight_find_unfit(&f, &f.tensors[0], 0, 1), 0);  // 2^54 would round
+    arena_destroy(f.arena);
+    b[9] = 1;  // a header longer than the file
+    assert_false(parse_bytes(WEIGHT_NPY, b, 12 + h + 8, &f, problem));
+    assert_string_equal(problem, "it ends inside its header");
+    arena_destroy(f.arena);
+}
+
+// ---------------------------------------------------------------- .safetensors
+
+static size_t safetensors(unsigned char *out, const char *header, const void *data, size_t n) {
+    size_t h = strlen(header);
+    for (int i = 0; i < 8; i++)
+        out[i] = (unsigned char)((uint64_t)h >> (8 * i));
+    memcpy(out + 8, header, h);
+    memcpy(out + 8 + h, data, n);
+    return 8 + h + n;
+}
+
+static void test_safetensors_values(void **state) {
+    (void)state;
+    unsigned char b[1024];
+    char problem[WEIGHT_PROBLEM_MAX];
+    WeightFile f;
+    // F16 3C00 is 1, 0001 the smallest subnormal 2^-24, 7C00 infinity, FC00 -infinity;
+    // BF16 3F80 is 1, 0001 is 2^-133, the bits of the float 0x00010000.
+    const uint16_t halves[] = {0x3C00, 0x0001, 0x7C00, 0xFC00, 0x3F80, 0x0001, 0x7E00};
+    const char *header = "{\"__metadata__\": {\"format\": \"pt\"},"
+                         " \"h\": {\"dtype\": \"F16\", \"shape\": [2, 2], \"data_offsets\": [0, 8]},"
+                         " \"b\": {\"dtype\": \"BF16\", \"shape\": [2], \"data_offsets\": [8, 12]},"
+                         " \"n\": {\"dtype\": \"F16\", \"shape\": [1], \"data_offsets\": [12, 14]},"
+                         " \"e\": {\"dtype\": \"F32\", \"shape\": [0], \"data_offsets\": [14, 14]}}";
+    size_t len = safetensors(b, header, halves, sizeof(halves));
+    assert_true(parse_bytes(WEIGHT_SAFETENSORS, b, len, &f, problem));
+    assert_int_equal(f.n_tensors, 4);
+    double out[4];
+    weight_widen(&f, weight_find(&f, "h"), 0, 4, out);
+    assert_true(out[0] == 1.0 && out[1] == ldexp(1, -24) && out[2] == INFINITY && out[3] == -INFINITY);
+    weight_widen(&f, weight_find(&f, "b"), 0, 2, out);
+    assert_true(out[0] == 1.0 && out[1] == ldexp(1, -133));
+    assert_int_equal(weight_find_unfit(&f, weight_find(&f, "h"), 0, 4), SIZE_MAX);
+    assert_int_equal(weight_find_unfit(&f, weight_find(&f, "n"), 0, 1), 0);  // 7E00 is a NaN
+    assert_null(weight_find(&f, "__metadata__"));
+    arena_destroy(f.arena);
+}
+
+static void test_safetensors_refusals(void **state) {
+    (void)state;
+    static const struct {
+        const char *header;
+        const char *problem;
+    } bad[] = {
+        {"[1]", "its header is a list, not an object of tensors"},
+        {"{\"a\": 1}", "its header's entry for 'a' is not {\"dtype\": ..., \"shape\": [...], "
+                       "\"data_offsets\": [begin, end]}"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1,1,1,1,1,1,1,1,1], \"data_offsets\": [0, 4]}}",
+         "tensor 'a' has more than 8 axes"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [-1], \"data_offsets\": [0, 4]}}",
+         "tensor 'a' has a shape that is not a list of sizes"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0]}}",
+         "tensor 'a' has data_offsets that are not [begin, end]"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4.0]}}",
+         "tensor 'a' has data_offsets that are not [begin, end]"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [4, 0]}}",
+         "tensor 'a' has data_offsets that end before they begin"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [4294967296, 4294967296, 4294967296], \"data_offsets\": [0, 4]}}",
+         "tensor 'a' has more values than a 64-bit count can hold"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]},"
+         " \"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [4, 8]}}",
+         "its header names tensor 'a' twice"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]},"
+         " \"z\": {\"dtype\": \"F32\", \"shape\": [0], \"data_offsets\": [4, 4]},"
+         " \"b\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [4, 8]}}",
+         "tensors 'a' and 'b' overlap in the file"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 12]}}",
+         "tensor 'a' has data_offsets that run past the end of the file (12 bytes of values, 8 in "
+         "the file; is it cut short?)"},
+        {"{\"a\" 1}", "its header is not JSON: a ':' must follow an object's key (at byte 13 of the file)"},
+    };
+    unsigned char b[1024];
+    char problem[WEIGHT_PROBLEM_MAX];
+    WeightFile f;
+    const float values[] = {1, 2};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        size_t len = safetensors(b, bad[i].header, values, sizeof(values));
+        assert_false(parse_bytes(WEIGHT_SAFETENSORS, b, len, &f, problem));
+        assert_string_equal(problem, bad[i].problem);
+        arena_destroy(f.arena);
+    }
+    assert_false(parse_bytes(WEIGHT_SAFETENSORS, b, 7, &f, problem));
+    assert_string_equal(problem, "it is too short for a .safetensors file (7 bytes)");
+    arena_destroy(f.arena);
+    memset(b, 0xFF, 8);
+    assert_false(parse_bytes(WEIGHT_SAFETENSORS, b, 16, &f, problem));
+    assert_string_equal(problem, "its first 8 bytes give a header of 18446744073709551615 bytes, more "
+                                 "than the 104857600 a .safetensors file may have");
+    arena_destroy(f.arena);
+    memset(b, 0, 8);
+    b[0] = 100;
+    assert_false(parse_bytes(WEIGHT_SAFETENSORS, b, 16, &f, problem));
+    assert_string_equal(problem, "its header is 100 bytes, but the file ends after 8 (is it cut short?)");
+    arena_destroy(f.arena);
+}
+
+// ---------------------------------------------------------------- files
+
+static void test_open(void **state) {
+    (void)state;
+    char problem[WEIGHT_PROBLEM_MAX];
+    int err;
+    assert_null(weight_open("/nonexistent/w.npy", WEIGHT_NPY, problem, sizeof(problem), &err));
+    assert_string_equal(problem, "No such file or directory");
+    assert_null(weight_open("/tmp", WEIGHT_NPY, problem, sizeof(problem), &err));
+    assert_string_equal(problem, "Is a directory");
+    assert_null(weight_open("/dev/null", WEIGHT_NPY, problem, sizeof(problem), &err));
+    assert_string_equal(problem, "it is not a regular file");
+    assert_int_equal(err, 0);
+    char path[] = "/tmp/test_weightfile_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    // An empty file is mapped as nothing, and refused for what it lacks.
+    assert_null(weight_open(path, WEIGHT_SAFETENSORS, problem, sizeof(problem), &err));
+    assert_string_equal(problem, "it is too short for a .safetensors file (0 bytes)");
+    unsigned char b[256];
+    const int64_t ids[] = {464, 3797, 3332};
+    size_t len = npy(b, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", ids, sizeof(ids));
+    assert_int_equal(write(fd, b, len), (ssize_t)len);
+    close(fd);
+    WeightFile *f = weight_open(path, WEIGHT_NPY, problem, sizeof(problem), &err);
+    assert_non_null(f);
+    double out[3];
+    weight_widen(f, &f->tensors[0], 1, 2, out);
+    assert_true(out[0] == 3797 && out[1] == 3332);
+    assert_int_equal(weight_dtype_size(WEIGHT_BF16), 2);
+    weight_close(f);
+    weight_close(NULL);
+    // Memory that runs out at each allocation in turn is reported as such.
+    util_fail_allocation(0);
+    weight_close(weight_open(path, WEIGHT_NPY, problem, sizeof(problem), &err));
+    size_t total = util_fail_allocation(0);
+    for (size_t n = 1; n <= total; n++) {
+        util_fail_allocation(n);
+        f = weight_open(path, WEIGHT_NPY, problem, sizeof(problem), &err);
+        util_fail_allocation(0);
+        if (!f)
+            assert_int_equal(err, ENOMEM);
+        weight_close(f);
+    }
+    unlink(path);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_json_values),
+        cmocka_unit_test(test_json_refusals),
+        cmocka_unit_test(test_json_out_of_memory),
+        cmocka_unit_test(test_npy_headers),
+        cmocka_unit_test(test_npy_versions_and_magic),
+        cmocka_unit_test(test_safetensors_values),
+        cmocka_unit_test(test_safetensors_refusals),
+        cmocka_unit_test(test_open),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,406 @@
+// given_file: owns finding a given's weight file, opening it once per lesson, and checking the
+// tensor it names against the lesson (name, dtype, slice, shape, values a lesson can hold).
+#include "given_file.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "diag.h"
+#include "json.h"
+
+typedef struct OpenFile {
+    char *path;
+    WeightFile *file;        // a .npy or .safetensors file, or ...
+    Arena *arena;            // ... a .json file's values
+    const JsonValue *json;
+} OpenFile;
+
+struct GivenFiles {
+    OpenFile *open;
+    size_t n, cap;
+};
+
+static const char *folder_option;  // --weights DIR
+
+void given_files_set_folder(const char *folder) {
+    folder_option = folder;
+}
+
+GivenFiles *given_files_create(void) {
+    return util_calloc(1, sizeof(GivenFiles));
+}
+
+void given_files_destroy(GivenFiles *files) {
+    if (!files)
+        return;
+    for (size_t i = 0; i < files->n; i++) {
+        util_free(files->open[i].path);
+        weight_close(files->open[i].file);
+        arena_destroy(files->open[i].arena);
+    }
+    util_free(files->open);
+    util_free(files);
+}
+
+static bool fail(GivenFileProblem *p, const Node *at, int status, const char *hint, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static bool fail(GivenFileProblem *p, const Node *at, int status, const char *hint, const char *fmt, ...) {
+    p->at = at;
+    p->status = status;
+    p->out_of_memory = false;
+    snprintf(p->hint, sizeof(p->hint), "%s", hint ? hint : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->message, sizeof(p->message), fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static bool no_memory(GivenFileProblem *p, const Node *at) {
+    fail(p, at, STATUS_LESSON_ERROR, NULL, "out of memory");
+    p->out_of_memory = true;
+    return false;
+}
+
+static bool ends_with(const char *s, const char *end) {
+    size_t n = strlen(s), m = strlen(end);
+    return n >= m && strcmp(s + n - m, end) == 0;
+}
+
+// The file's path: as written when absolute, else in the folder of --weights or the lesson's.
+static char *resolve(const char *lesson_path, const char *name) {
+    if (name[0] == '/')
+        return util_strdup(name);
+    const char *folder = folder_option;
+    size_t folder_len;
+    if (folder) {
+        folder_len = strlen(folder);
+    } else {
+        const char *slash = strrchr(lesson_path, '/');
+        folder = lesson_path;
+        folder_len = slash ? (size_t)(slash - lesson_path) + 1 : 0;
+    }
+    size_t n;
+    char *path = NULL;
+    if (util_add_size(folder_len, strlen(name), &n) && util_add_size(n, 2, &n) && (path = util_malloc(n)))
+        snprintf(path, n, "%.*s%s%s", (int)folder_len, folder,
+                 folder_len && folder[folder_len - 1] != '/' ? "/" : "", name);
+    return path;
+}
+
+static const char *folder_hint(const char *name) {
+    if (name[0] == '/')
+        return "the path starts with /, so it is read as written: check it";
+    return folder_option ? "the files of a lesson are read from the folder --weights names"
+                         : "a file's name is taken from the lesson's folder; --weights DIR reads "
+                           "the lesson's files from DIR";
+}
+
+// The file's slot in the lesson's list: the one already open at that path, or a new, empty one
+// (its path set) at the end, NULL when memory runs out.
+static OpenFile *file_slot(GivenFiles *files, const GivenFileRequest *req, GivenFileProblem *p) {
+    char *path = resolve(req->lesson_path, req->file->text);
+    if (!path)
+        return no_memory(p, req->file), NULL;
+    for (size_t i = 0; i < files->n; i++)
+        if (strcmp(files->open[i].path, path) == 0) {
+            util_free(path);
+            return &files->open[i];
+        }
+    if (files->n == files->cap) {
+        size_t cap = files->cap ? files->cap * 2 : 4;
+        OpenFile *grown = util_calloc(cap, sizeof(OpenFile));
+        if (!grown) {
+            util_free(path);
+            return no_memory(p, req->file), NULL;
+        }
+        if (files->n)
+            memcpy(grown, files->open, files->n * sizeof(OpenFile));
+        util_free(files->open);
+        files->open = grown;
+        files->cap = cap;
+    }
+    files->open[files->n] = (OpenFile){.path = path};
+    return &files->open[files->n];
+}
+
+// The open file at path, opened now if it was not yet.
+static const WeightFile *open_file(GivenFiles *files, const GivenFileRequest *req, WeightFormat format,
+                                   GivenFileProblem *p) {
+    OpenFile *slot = file_slot(files, req, p);
+    if (!slot || slot->file)
+        return slot ? slot->file : NULL;
+    char problem[WEIGHT_PROBLEM_MAX];
+    int err;
+    WeightFile *f = weight_open(slot->path, format, problem, sizeof(problem), &err);
+    if (!f) {
+        if (err == ENOMEM)
+            no_memory(p, req->file);
+        else if (err)
+            fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(req->file->text), "cannot read '%s': %s", slot->path, problem);
+        else
+            fail(p, req->file, STATUS_LESSON_ERROR,
+                 format == WEIGHT_NPY ? "write it again with numpy.save"
+                                      : "write it again with safetensors' save_file",
+                 "'%s' is broken: %s", req->file->text, problem);
+        util_free(slot->path);  // the slot stays free
+        return NULL;
+    }
+    slot->file = f;
+    files->n++;
+    return f;
+}
+
+// A .json file's value, read whole and parsed once per lesson.
+static const JsonValue *open_json(GivenFiles *files, const GivenFileRequest *req, GivenFileProblem *p) {
+    OpenFile *slot = file_slot(files, req, p);
+    if (!slot || slot->json)
+        return slot ? slot->json : NULL;
+    const JsonValue *root = NULL;
+    char *bytes = NULL;
+    FILE *f = fopen(slot->path, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
+        fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(req->file->text), "cannot read '%s': %s", slot->path,
+             strerror(!f || !S_ISDIR(st.st_mode) ? errno : EISDIR));
+        goto done;
+    }
+    bytes = util_malloc(GIVEN_JSON_MAX_BYTES + 1);
+    if (!bytes || !(slot->arena = arena_create())) {
+        no_memory(p, req->file);
+        goto done;
+    }
+    size_t len = fread(bytes, 1, GIVEN_JSON_MAX_BYTES + 1, f);
+    if (len > GIVEN_JSON_MAX_BYTES) {
+        fail(p, req->file, STATUS_LESSON_ERROR, "a model's config.json is a few hundred bytes",
+             "'%s' is larger than the %zu MiB a .json file of numbers may be", req->file->text,
+             GIVEN_JSON_MAX_BYTES >> 20);
+        goto done;
+    }
+    char problem[128];
+    size_t at;
+    root = json_parse(slot->arena, bytes, len, problem, sizeof(problem), &at);
+    if (!root && at == SIZE_MAX)
+        no_memory(p, req->file);
+    else if (!root)
+        fail(p, req->file, STATUS_LESSON_ERROR, "a .json file of numbers looks like {\"n_head\": 12}",
+             "'%s' is not JSON: %s (at byte %zu)", req->file->text, problem, at);
+    else if (root->kind != JSON_OBJECT) {
+        fail(p, req->file, STATUS_LESSON_ERROR, "a .json file of numbers looks like {\"n_head\": 12}",
+             "'%s' holds %s, not an object of numbers", req->file->text, json_kind_name(root->kind));
+        root = NULL;
+    }
+done:
+    if (f)
+        fclose(f);
+    util_free(bytes);
+    if (!root) {
+        arena_destroy(slot->arena);
+        util_free(slot->path);
+        *slot = (OpenFile){0};
+        return NULL;
+    }
+    slot->json = root;
+    files->n++;
+    return root;
+}
+
+// The number a .json file holds under the given's name.
+static bool json_number(GivenFiles *files, const GivenFileRequest *req, GivenFileTensor *out, GivenFileProblem *p) {
+    const Node *extra = req->tensor ? req->tensor : req->slice;
+    if (extra)
+        return fail(p, extra, STATUS_LESSON_ERROR, "name the given as the file names the number, like n_head",
+                    "a number of a .json file is taken by the given's name; %s does not go with it",
+                    req->tensor ? "tensor:" : "slice:");
+    const JsonValue *root = open_json(files, req, p);
+    if (!root)
+        return false;
+    const JsonValue *v = json_get(root, req->name);
+    if (!v || v->kind != JSON_NUMBER) {
+        const char **names = util_calloc(root->n ? root->n : 1, sizeof(char *));
+        if (!names)
+            return no_memory(p, req->file);
+        size_t n = 0;
+        for (size_t i = 0; i < root->n; i++)
+            if (root->items[i].kind == JSON_NUMBER)
+                names[n++] = root->keys[i];
+        const char *best = v ? NULL : diag_closest(req->name, names, n);
+        char hint[WEIGHT_PROBLEM_MAX];
+        if (best)
+            snprintf(hint, sizeof(hint), "did you mean '%s'? A given takes the number under its own name", best);
+        else
+            snprintf(hint, sizeof(hint), "a given takes the number the file holds under its own name%s%s",
+                     n ? ", like " : "", n ? names[0] : "");
+        util_free(names);
+        if (v)
+            return fail(p, req->file, STATUS_LESSON_ERROR, hint, "'%s' holds %s under '%s', not a number",
+                        req->file->text, json_kind_name(v->kind), req->name);
+        return fail(p, req->file, STATUS_LESSON_ERROR, hint, "'%s' has no number '%s'", req->file->text, req->name);
+    }
+    if (v->whole && v->count > ((uint64_t)1 << 53))
+        return fail(p, req->file, STATUS_LESSON_ERROR,
+                    "a double holds every whole number up to 2^53 exactly, and no lesson needs larger",
+                    "'%s' holds %s under '%s', beyond 2^53, which a double would round", req->file->text,
+                    "a whole number", req->name);
+    if (!isfinite(v->number))
+        return fail(p, req->file, STATUS_LESSON_ERROR, "write the number within the range of a double",
+                    "'%s' holds a number under '%s' too large for a double", req->file->text, req->name);
+    *out = (GivenFileTensor){.number = v->number, .whole = v->whole, .shape = {.rank = 0}};
+    if (req->want && !shape_equal(req->want, &out->shape)) {
+        char want[64];
+        shape_format(req->want, want, sizeof(want));
+        return fail(p, req->shape, STATUS_LESSON_ERROR, "write shape: [], or leave shape: out",
+                    "shape: says %s, but a number of a .json file is a single number, of shape []", want);
+    }
+    return true;
+}
+
+static bool missing_tensor(const WeightFile *f, const GivenFileRequest *req, GivenFileProblem *p) {
+    const char **names = util_calloc(f->n_tensors ? f->n_tensors : 1, sizeof(char *));
+    if (!names)
+        return no_memory(p, req->tensor);
+    for (size_t i = 0; i < f->n_tensors; i++)
+        names[i] = f->tensors[i].name;
+    const char *best = diag_closest(req->tensor->text, names, f->n_tensors);
+    char hint[WEIGHT_PROBLEM_MAX];
+    if (best)
+        snprintf(hint, sizeof(hint), "did you mean '%s'?", best);
+    else if (f->n_tensors)
+        snprintf(hint, sizeof(hint), "its tensors are named like '%s'", names[0]);
+    else
+        snprintf(hint, sizeof(hint), "the file holds no tensors");
+    util_free(names);
+    return fail(p, req->tensor, STATUS_LESSON_ERROR, hint, "'%s' has no tensor '%s'", req->file->text,
+                req->tensor->text);
+}
+
+static void format_dims(const size_t *dim, size_t rank, char *buf, size_t cap) {
+    size_t at = (size_t)snprintf(buf, cap, "[");
+    for (size_t i = 0; i < rank && at < cap; i++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%zu", i ? ", " : "", dim[i]);
+    if (at < cap)
+        snprintf(buf + at, cap - at, "]");
+}
+
+// The tensor the request names: the only one of an .npy file, or tensor: of a .safetensors.
+static const WeightTensor *find_tensor(const WeightFile *f, const GivenFileRequest *req, GivenFileProblem *p) {
+    if (f->format == WEIGHT_NPY) {
+        if (req->tensor)
+            return fail(p, req->tensor, STATUS_LESSON_ERROR, "remove tensor:",
+                        "an .npy file holds one tensor, so tensor: names nothing"), NULL;
+        return &f->tensors[0];
+    }
+    if (!req->tensor)
+        return fail(p, req->file, STATUS_LESSON_ERROR,
+                    f->n_tensors ? "add tensor: with the name of one of its tensors" : "the file holds no tensors",
+                    "'%s' holds %zu tensors; say which with tensor:", req->file->text, f->n_tensors), NULL;
+    if (req->tensor->kind != NODE_SCALAR)
+        return fail(p, req->tensor, STATUS_LESSON_ERROR, "write tensor: wte.weight",
+                    "tensor: must be the name of a tensor in the file, but this is %s",
+                    yamldoc_kind_name(req->tensor->kind)), NULL;
+    const WeightTensor *t = weight_find(f, req->tensor->text);
+    if (!t)
+        return missing_tensor(f, req, p), NULL;
+    return t;
+}
+
+// What the tensor's values are as a given: its rank and sizes, the slice taken.
+static bool take(const WeightTensor *t, const GivenFileRequest *req, GivenFileTensor *out, GivenFileProblem *p) {
+    const Node *at = req->tensor ? req->tensor : req->file;
+    char dims[160];
+    format_dims(t->dim, t->rank, dims, sizeof(dims));
+    if (t->dtype == WEIGHT_UNSUPPORTED)
+        return fail(p, at, STATUS_LESSON_ERROR,
+                    "the tracer reads F64, F32, F16, BF16, I64 and I32 (in .npy: f8, f4, f2, i8 "
+                    "and i4); convert the tensor to one of them",
+                    "'%s' stores its values as %s, which the tracer does not read", req->file->text,
+                    t->dtype_name);
+    if (t->rank > TENSOR_MAX_RANK)
+        return fail(p, at, STATUS_LESSON_ERROR, "take a tensor of at most 4 axes",
+                    "'%s' has a tensor of shape %s; a tensor of a lesson has at most %d axes",
+                    req->file->text, dims, TENSOR_MAX_RANK);
+    for (size_t i = 0; i < t->rank; i++)
+        if (t->dim[i] == 0)
+            return fail(p, at, STATUS_LESSON_ERROR, "take a tensor with values",
+                        "'%s' has a tensor of shape %s, without values", req->file->text, dims);
+    out->shape = (Shape){.rank = t->rank};
+    for (size_t i = 0; i < t->rank; i++)
+        out->shape.dim[i] = t->dim[i];
+    out->first = 0;
+    if (req->slice) {
+        if (t->rank == 0)
+            return fail(p, req->slice, STATUS_LESSON_ERROR, "remove slice:",
+                        "slice: takes rows, but the tensor in '%s' is a single number", req->file->text);
+        if (req->slice_begin >= req->slice_end || req->slice_end > t->dim[0])
+            return fail(p, req->slice, STATUS_LESSON_ERROR,
+                        "slice: [a, b] takes rows a to b - 1 of the first axis, like Python's a:b",
+                        "slice: [%zu, %zu] is not within the %zu rows of the tensor of shape %s",
+                        req->slice_begin, req->slice_end, t->dim[0], dims);
+        out->shape.dim[0] = req->slice_end - req->slice_begin;
+        out->first = req->slice_begin * (t->count / t->dim[0]);
+    }
+    if (req->want && !shape_equal(req->want, &out->shape)) {
+        char want[64], have[64], hint[128];
+        shape_format(req->want, want, sizeof(want));
+        shape_format(&out->shape, have, sizeof(have));
+        snprintf(hint, sizeof(hint), "write shape: %s, or check that the lesson names the right tensor", have);
+        return fail(p, req->shape, STATUS_LESSON_ERROR, hint, "shape: says %s, but the file's %s is %s",
+                    want, req->slice ? "slice" : "tensor", have);
+    }
+    size_t size;
+    if (!shape_size(&out->shape, &size) || size > TENSOR_MAX_VALUES)
+        return fail(p, at, STATUS_LESSON_ERROR, "take fewer rows with slice: [a, b]",
+                    "the tensor of shape %s has more values than a tensor of the tracer holds (%zu)", dims,
+                    (size_t)TENSOR_MAX_VALUES);
+    return true;
+}
+
+bool given_file_load(GivenFiles *files, const GivenFileRequest *req, GivenFileTensor *out,
+                     GivenFileProblem *p) {
+    const Node *file = req->file;
+    if (file->kind != NODE_SCALAR || !file->text[0])
+        return fail(p, file, STATUS_LESSON_ERROR, "write file: Q.npy or file: model.safetensors",
+                    "file: must name a .npy or .safetensors file, but this is %s",
+                    file->kind == NODE_SCALAR ? "empty" : yamldoc_kind_name(file->kind));
+    WeightFormat format;
+    if (ends_with(file->text, ".json"))
+        return json_number(files, req, out, p);
+    if (ends_with(file->text, ".npy"))
+        format = WEIGHT_NPY;
+    else if (ends_with(file->text, ".safetensors"))
+        format = WEIGHT_SAFETENSORS;
+    else
+        return fail(p, file, STATUS_LESSON_ERROR,
+                    "the tracer reads tensors from NumPy's .npy files and .safetensors files, and "
+                    "numbers from .json files",
+                    "'%s' is neither a .npy, a .safetensors nor a .json file", file->text);
+    const WeightFile *f = open_file(files, req, format, p);
+    const WeightTensor *t = f ? find_tensor(f, req, p) : NULL;
+    if (!t || !take(t, req, out, p))
+        return false;
+    out->file = f;
+    out->tensor = t;
+    size_t size;
+    shape_size(&out->shape, &size);
+    size_t bad = weight_find_unfit(f, t, out->first, size);
+    if (bad != SIZE_MAX) {
+        size_t idx[WEIGHT_MAX_RANK], rest = bad;
+        for (size_t i = t->rank; i-- > 0;) {
+            idx[i] = rest % t->dim[i];
+            rest /= t->dim[i];
+        }
+        char where[160];
+        format_dims(idx, t->rank, where, sizeof(where));
+        bool nan = t->dtype != WEIGHT_I64;
+        return fail(p, req->tensor ? req->tensor : file, STATUS_LESSON_ERROR,
+                    nan ? "a lesson's numbers are real numbers or infinities; compute a NaN (0/0) in a step to show one"
+                        : "a double holds every whole number up to 2^53 exactly, and no lesson needs larger",
+                    "value %s of the tensor in '%s' is %s", where, file->text,
+                    nan ? "not a number (NaN)" : "a whole number beyond 2^53, which a double would round");
+    }
+    return true;
+}

@@ -1,0 +1,59 @@
+// given_file: a given whose values are a tensor of a weight file, as in
+//
+//     given:
+//       wte: {file: model.safetensors, tensor: wte.weight, shape: [50257, 768]}
+//       Q: {file: Q.npy, slice: [0, 4]}
+//       n_head: {file: config.json}      # the number config.json holds under "n_head"
+//
+// The file is found beside the lesson, or in the folder of --weights; each file is opened and
+// its header read once per lesson, and its values are widened when the given is computed.
+#pragma once
+
+#include "tensor.h"
+#include "weightfile.h"
+#include "yamldoc.h"
+
+// A .json file a number is read from (a model's config.json) is read whole, up to this size.
+#define GIVEN_JSON_MAX_BYTES ((size_t)16 << 20)
+
+typedef struct GivenFiles GivenFiles;
+
+GivenFiles *given_files_create(void);  // NULL when memory runs out
+void given_files_destroy(GivenFiles *files);  // accepts NULL; unmaps every file
+
+// The folder a lesson's files are read from instead of the lesson's own (NULL: the lesson's).
+// Set once, from the command line, before any lesson is loaded.
+void given_files_set_folder(const char *folder);
+
+typedef struct GivenFileRequest {
+    const char *lesson_path;
+    const char *name;     // the given's name: the key of its number in a .json file
+    const Node *file;     // file: its scalar names the file
+    const Node *tensor;   // tensor: (NULL when absent)
+    const Node *slice;    // slice: [begin, end] (NULL when absent) ...
+    size_t slice_begin, slice_end;  // ... read by the loader: rows begin .. end - 1
+    const Node *shape;    // shape: (NULL when absent) ...
+    const Shape *want;    // ... read by the loader
+} GivenFileRequest;
+
+typedef struct GivenFileTensor {
+    const WeightFile *file;
+    const WeightTensor *tensor;  // NULL for a number of a .json file ...
+    double number;               // ... which is this
+    bool whole;                  // written as a whole number: a count, like n_head
+    size_t first;  // the first value taken, in C order
+    Shape shape;
+} GivenFileTensor;
+
+// What is wrong, at which node of the lesson, with the status to report it with.
+typedef struct GivenFileProblem {
+    const Node *at;
+    int status;
+    bool out_of_memory;  // then only that is to be reported
+    char message[WEIGHT_PROBLEM_MAX + 256];
+    char hint[WEIGHT_PROBLEM_MAX];
+} GivenFileProblem;
+
+// Find, open and check the tensor a given names. False with a problem.
+bool given_file_load(GivenFiles *files, const GivenFileRequest *req, GivenFileTensor *out,
+                     GivenFileProblem *problem);
