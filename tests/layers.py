@@ -28,7 +28,7 @@ FOLDERS = ["base", "kernel", "lesson", "ops", "check", "run", "judge", "render",
 LAYERS = [
     "util", "format", "tensor", "diag",
     "parallel", "gemm", "kernel", "kernel_grad",
-    "yamldoc", "unicode_classes", "tokenizer", "lesson", "expr", "trace",
+    "yamldoc", "unicode_classes", "tokenizer", "given_text", "lesson", "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",

@@ -59,6 +59,7 @@ static const char usage[] =
     "                       (default 1)\n"
     "  --threads N          threads to compute with (default: one per CPU); the trace\n"
     "                       is the same for every N\n"
+    "  --text TEXT          turn TEXT into tokens in place of the lesson's text:\n"
     "  --save DIR           also write every stage as DIR/STAGE.npy (float64) and\n"
     "                       DIR/manifest.json listing them\n"
     "  --watch              trace the lesson again each time it is saved (Ctrl-C stops)\n"
@@ -490,7 +491,8 @@ int main(int argc, char **argv) {
                            !strcmp(name, "--colour") || !strcmp(name, "--golden") ||
                            !strcmp(name, "--explain") || !strcmp(name, "--width") || !strcmp(name, "--only") ||
                            !strcmp(name, "--from") || !strcmp(name, "--to") || !strcmp(name, "--threads") ||
-                           !strcmp(name, "--save") || !strcmp(name, "--quiz-seed");
+                           !strcmp(name, "--save") || !strcmp(name, "--quiz-seed") ||
+                           !strcmp(name, "--text");
         if (takes_value) {
             if (eq)
                 value = eq + 1;
@@ -534,6 +536,8 @@ int main(int argc, char **argv) {
                 return usage_error("--threads must be a whole number from 1 to " PARALLEL_MAX_THREADS_TEXT ", not '%s'",
                                    value);
             opts.threads = (size_t)t;
+        } else if (!strcmp(name, "--text")) {
+            opts.text = value;
         } else if (!strcmp(name, "--save")) {
             if (*value == '\0')
                 return usage_error("%s", "--save needs a folder name");

@@ -45,7 +45,8 @@ static const char *const NAME_HINT =
 static const char *const TOP_KEYS[] = {"title",  "source", "intro", "outro", "digits",
                                        "labels", "given",  "steps", "claims"};
 static const char *const GIVEN_KEYS[] = {"values", "about", "rows",         "cols",  "document",
-                                         "shape",  "init",  "distribution", "scale", "seed"};
+                                         "shape",  "init",  "distribution", "scale", "seed",
+                                         "text",   "tokenizer"};
 static const char *const STEP_RESERVED[] = {"say", "rows", "cols", "document", "explain", "show", "claim", "quiz"};
 static const char *const PICTURE_NAMES[] = {"table", "heatmap", "bars"};
 static const char *const INIT_NAMES[] = {"zeros", "ones", "identity", "random"};
@@ -633,7 +634,7 @@ static bool load_digits(Loader *L, const Node *node) {
 // The keys of a given written as a mapping.
 typedef struct GivenKeys {
     const NodePair *values, *about, *rows, *cols, *document, *shape, *init, *distribution,
-        *scale, *seed;
+        *scale, *seed, *text, *tokenizer;
 } GivenKeys;
 
 static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
@@ -715,10 +716,86 @@ static bool load_given_shape(Loader *L, const GivenKeys *k, LessonGiven *g) {
                 count, bytes, limit, limit_bytes);
 }
 
+// The ids of text in g (its values, one axis) and its tokens as the labels of that axis.
+static bool set_given_ids(Arena *arena, LessonGiven *g, const GivenText *gt) {
+    LabelList *list = arena_alloc(arena, sizeof(LabelList));
+    if (!list)
+        return false;
+    *list = (LabelList){.items = gt->labels, .n = gt->n, .node = g->text_node};
+    g->init = GIVEN_VALUES;
+    g->shape = (Shape){.rank = 1, .dim = {gt->n}};
+    g->values = gt->ids;
+    g->value_nodes = NULL;
+    g->cols = list;
+    g->cols_node = g->text_node;
+    return true;
+}
+
+// The rest of a text given, once its tokenizer is read.
+static bool load_given_ids(Loader *L, const GivenKeys *k, LessonGiven *g, const char *text) {
+    size_t bad;
+    if (!given_text_encode(&g->text, text, k->text->value->text_len, L->lesson->arena, &bad,
+                           L->diag))
+        return bad == SIZE_MAX ? false
+                               : fail(L, g->text_node, "save the lesson as UTF-8",
+                                      "text: is not UTF-8 at byte %zu", bad);
+    if (!set_given_ids(L->lesson->arena, g, &g->text))
+        return diag_no_memory(L->diag);
+    if (k->about && !parse_text(L, "about", k->about->value, &g->about))
+        return false;
+    g->about_node = k->about ? k->about->value : NULL;
+    return !k->document || parse_document(L, k->document->value, &g->document);
+}
+
+// text: with tokenizer: the ids of the text, read with the tokenizer in that folder now, so
+// that a missing or broken tokenizer stops the lesson before any output.
+static bool load_given_text(Loader *L, const Node *key, const GivenKeys *k, LessonGiven *g) {
+    const NodePair *others[] = {k->values, k->shape, k->init, k->distribution, k->scale,
+                                k->seed, k->rows, k->cols};
+    for (size_t i = 0; i < ARRAY_LEN(others); i++)
+        if (others[i])
+            return fail(L, others[i]->key, "the ids and their labels come from the text; remove this line",
+                        "%s: does not go with text:", others[i]->key->text);
+    if (!k->text || !k->tokenizer)
+        return fail(L, key, "write both, as {text: \"The cat sat\", tokenizer: gpt2/}",
+                    "given '%s' has %s but no %s", g->name, k->text ? "text:" : "tokenizer:",
+                    k->text ? "tokenizer:" : "text:");
+    const char *text = NULL, *folder = NULL;
+    if (!parse_text(L, "text", k->text->value, &text) ||
+        !parse_text(L, "tokenizer", k->tokenizer->value, &folder))
+        return false;
+    if (k->text->value->text_len == 0)
+        return fail(L, k->text->value, "write the sentence to be turned into tokens",
+                    "text: is empty: it has no tokens");
+    g->text_node = k->text->value;
+    g->tokenizer_node = k->tokenizer->value;
+    Diag found;
+    diag_init(&found);
+    if (!given_text_open(&g->text, L->lesson->path, folder, &found)) {
+        if (found.out_of_memory)
+            return diag_no_memory(L->diag);
+        if (found.path[0]) {  // located in the tokenizer's own files
+            diag_append(L->diag, &found);
+            return false;
+        }
+        const Node *at = g->tokenizer_node;
+        if (diag_error(L->diag, STATUS_LESSON_ERROR, L->src, at->line, at->col,
+                       yamldoc_node_width(at), "%s", found.message) == STATUS_LESSON_ERROR)
+            diag_hint(L->diag, "%s", found.hint);
+        return false;
+    }
+    if (load_given_ids(L, k, g, text))
+        return true;
+    given_text_finish(&g->text);  // the next given is loaded into this one's place
+    g->text_node = NULL;
+    return false;
+}
+
 static bool load_given_mapping(Loader *L, const Node *key, const Node *node, LessonGiven *g) {
     GivenKeys k = {0};
     const NodePair **slots[] = {&k.values, &k.about, &k.rows,         &k.cols,  &k.document,
-                                &k.shape,  &k.init,  &k.distribution, &k.scale, &k.seed};
+                                &k.shape,  &k.init,  &k.distribution, &k.scale, &k.seed,
+                                &k.text,   &k.tokenizer};
     _Static_assert(ARRAY_LEN(slots) == ARRAY_LEN(GIVEN_KEYS), "one slot per given key");
     for (size_t i = 0; i < node->n_pairs; i++) {
         const NodePair *pair = &node->pairs[i];
@@ -726,11 +803,14 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
         if (at == ARRAY_LEN(GIVEN_KEYS))
             return fail(L, pair->key,
                         suggest(L, pair->key->text, GIVEN_KEYS, ARRAY_LEN(GIVEN_KEYS),
-                                "a given takes values:, about:, rows:, cols:, document:, or "
-                                "shape: with init:, distribution:, scale:, seed:"),
+                                "a given takes values:, about:, rows:, cols:, document:, "
+                                "shape: with init:, distribution:, scale:, seed:, or text: "
+                                "with tokenizer:"),
                         "unknown key '%s' in given '%s'", pair->key->text, g->name);
         *slots[at] = pair;
     }
+    if (k.text || k.tokenizer)
+        return load_given_text(L, key, &k, g);
     if (k.values && k.shape) {
         const NodePair *later = k.values < k.shape ? k.shape : k.values;  // pairs in file order
         return fail(L, later->key, "values: lists the numbers; shape: alone only gives the size",
@@ -1187,6 +1267,11 @@ static bool load_lesson(Loader *L) {
     return load_steps(L, steps) && load_claims(L, yamldoc_get(root, "claims")) && !L->failed;
 }
 
+static void finish_given_texts(Lesson *lesson) {
+    for (size_t i = 0; i < lesson->n_givens; i++)
+        given_text_finish(&lesson->givens[i].text);
+}
+
 Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *diag) {
     Lesson *result = NULL, *lesson = NULL;
     Arena *arena = NULL;
@@ -1218,6 +1303,8 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
 done:
     util_free(item);
     if (!result) {
+        if (lesson)
+            finish_given_texts(lesson);
         yamldoc_destroy(doc);
         arena_destroy(arena);
     }
@@ -1287,8 +1374,38 @@ done:
 void lesson_destroy(Lesson *lesson) {
     if (!lesson)
         return;
+    finish_given_texts(lesson);
     yamldoc_destroy(lesson->doc);
     arena_destroy(lesson->arena);  // the lesson itself lives in its arena
+}
+
+int lesson_replace_text(Lesson *lesson, const char *text, Diag *diag) {
+    size_t len = strlen(text), replaced = 0;
+    if (len == 0)
+        return diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--text is empty: it has no tokens");
+    for (size_t i = 0; i < lesson->n_givens; i++) {
+        LessonGiven *g = &lesson->givens[i];
+        if (!g->text_node)
+            continue;
+        size_t bad;
+        if (!given_text_encode(&g->text, text, len, lesson->arena, &bad, diag)) {
+            if (bad == SIZE_MAX)
+                return diag->status;
+            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--text is not UTF-8 at byte %zu", bad);
+            diag_hint(diag, "give the text as UTF-8, as a terminal types it");
+            return STATUS_USAGE_ERROR;
+        }
+        if (!set_given_ids(lesson->arena, g, &g->text))
+            return diag_out_of_memory(diag);
+        replaced++;
+    }
+    if (replaced == 0) {
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
+                   "--text: lesson '%s' has no text to replace", lesson->path);
+        diag_hint(diag, "--text replaces the text: of a given like tokens: {text: \"The cat sat\", tokenizer: gpt2/}");
+        return STATUS_USAGE_ERROR;
+    }
+    return STATUS_OK;
 }
 
 void lesson_expr_position(const LessonStep *step, size_t offset, size_t *line, size_t *col) {
