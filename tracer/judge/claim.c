@@ -76,23 +76,29 @@ static void allclose_false(const Trace *tr, const PlanNode *n, StrBuf *sb) {
     strbuf_putc(sb, ')');
 }
 
+// What kind of truth value node n is, as its operation says (TRUTH_NONE: not an operation's).
+static OpTruth truth_of(const PlanNode *n) {
+    return n->kind == PLAN_OP ? n->op->truth : TRUTH_NONE;
+}
+
 // Why element `flat` of node's result is false, as far as its operation tells.
 static void explain_false(const Plan *plan, const Trace *tr, size_t node, size_t flat, StrBuf *sb) {
     const PlanNode *n = &plan->nodes[node];
     const Tensor *out = tr->tensors[node];
-    if (n->kind == PLAN_OP && n->op->truth && n->op->syntax == OP_INFIX) {
+    OpTruth truth = truth_of(n);
+    if (truth == TRUTH_COMPARES) {
         comparison_false(plan, tr, n, flat, sb);
         return;
     }
-    if (n->kind == PLAN_OP && n->op->truth && n->n_args == 2) {  // allclose
+    if (truth == TRUTH_CLOSE) {
         allclose_false(tr, n, sb);
         return;
     }
-    if (n->kind == PLAN_OP && n->op->truth && n->attrs.axis == KERNEL_ALL_AXES) {
+    if ((truth == TRUTH_ALL || truth == TRUTH_ANY) && n->attrs.axis == KERNEL_ALL_AXES) {
         const Tensor *x = tr->tensors[n->args[0]];
         size_t first = 0;
         size_t n_false = count_false(x, &first);
-        if (n->op->variant == KERNEL_ANY) {
+        if (truth == TRUTH_ANY) {
             strbuf_printf(sb, "none of the %zu values of %s is true", x->size, plan->nodes[n->args[0]].display);
             return;
         }
@@ -125,8 +131,7 @@ static bool judge(const Plan *plan, Trace *tr, const PlanClaim *pc, TraceClaim *
     StrBuf sb;
     strbuf_init(&sb);
     explain_false(plan, tr, pc->node, first, &sb);
-    if (value->size > 1 && plan->nodes[pc->node].n_args && plan->nodes[pc->node].op->syntax == OP_INFIX &&
-        n_false > 1)
+    if (value->size > 1 && truth_of(&plan->nodes[pc->node]) == TRUTH_COMPARES && n_false > 1)
         strbuf_printf(&sb, " (and %zu more of %zu)", n_false - 1, value->size);
     tc->detail = sb.failed ? NULL : arena_strdup(tr->arena, strbuf_str(&sb));
     strbuf_finish(&sb);
@@ -155,7 +160,7 @@ bool claim_judge(const Plan *plan, Trace *trace, Diag *diag) {
 static void truth_needs(const Plan *plan, size_t node, bool *keep) {
     const PlanNode *n = &plan->nodes[node];
     keep[node] = true;
-    if (n->kind == PLAN_OP && n->op->truth)
+    if (truth_of(n) != TRUTH_NONE)
         for (size_t a = 0; a < n->n_args; a++)
             truth_needs(plan, n->args[a], keep);
 }

@@ -2,7 +2,6 @@
 #include "ieee.h"
 
 #include <math.h>
-#include <string.h>
 
 #include "format.h"
 
@@ -63,7 +62,7 @@ static void operands(const Tensor *out, const Tensor *const *in, size_t n_in, si
 static void written(StrBuf *sb, const OpDef *op, const double *v, size_t n_in) {
     if (op->syntax == OP_INFIX && n_in == 2) {
         // -8 ** 0.5 would read as -(8 ** 0.5): a power binds tighter than the minus
-        bool bracket = v[0] < 0 && strcmp(op->symbol, "**") == 0;
+        bool bracket = v[0] < 0 && op->binds_before_minus;
         strbuf_puts(sb, bracket ? "(" : "");
         operand(sb, v[0]);
         strbuf_printf(sb, "%s %s ", bracket ? ")" : "", op->symbol);
@@ -88,17 +87,14 @@ static void made_inf(StrBuf *sb, const OpDef *op, const Tensor *out, const Tenso
     double v[2];
     operands(out, in, n_in, k, v);
     written(sb, op, v, n_in);
-    if (op->syntax == OP_INFIX && n_in == 2 && strcmp(op->symbol, "/") == 0 && v[1] == 0)
-        strbuf_puts(sb, " is a division by zero: IEEE arithmetic gives inf with the sign of the quotient");
-    else if (op->syntax == OP_INFIX && n_in == 2 && strcmp(op->symbol, "**") == 0 && v[0] == 0)
-        strbuf_puts(sb, " divides by zero (a negative power of 0): IEEE arithmetic gives inf");
-    else if (strcmp(op->name, "log") == 0 && v[0] == 0)
-        strbuf_puts(sb, " is -inf: the logarithm falls without end as its argument goes to 0");
+    const OpDomain *d = &op->domain;
+    if (d->zero_gives_inf && d->zero_operand < n_in && v[d->zero_operand] == 0)
+        strbuf_puts(sb, d->zero_gives_inf);
     else
         strbuf_printf(sb, " overflows: the largest double is about 1.8e308, so it is %s",
                       out->data[k] < 0 ? "-inf" : "inf");
-    if (strcmp(op->name, "exp") == 0 && v[0] > 0)
-        strbuf_puts(sb, " (softmax() subtracts the row's largest value first, so its exps never pass 1)");
+    if (d->overflow_hint && v[0] > 0)
+        strbuf_puts(sb, d->overflow_hint);
 }
 
 // A nan from numbers that are not nan: name the operation that has no value.
@@ -111,12 +107,8 @@ static void made_nan(StrBuf *sb, const OpDef *op, const Tensor *out, const Tenso
         double v[2];
         operands(out, in, n_in, k, v);
         written(sb, op, v, n_in);
-        if (strcmp(op->name, "log") == 0 && v[0] < 0)
-            strbuf_puts(sb, " has no value: a negative number has no real logarithm");
-        else if (strcmp(op->name, "sqrt") == 0 && v[0] < 0)
-            strbuf_puts(sb, " has no value: a negative number has no real square root");
-        else if (strcmp(op->name, "power") == 0 && v[0] < 0)
-            strbuf_puts(sb, " has no value: a negative number has no real power with a fraction");
+        if (op->domain.negative_gives_nan && v[0] < 0)
+            strbuf_puts(sb, op->domain.negative_gives_nan);
         else
             strbuf_puts(sb, " has no value, so IEEE arithmetic gives nan");
         return;

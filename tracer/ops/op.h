@@ -227,12 +227,36 @@ typedef enum OpIntegers {
     INTEGERS_IF_FIRST,   // whole when the first argument is (indexing, take, transpose, ...)
 } OpIntegers;
 
+// Whether a result is a truth value, 1 (true) or 0 (false), element by element, so that a claim
+// may end in the operation, and what a claim that ends in it says where it is false.
+typedef enum OpTruth {
+    TRUTH_NONE,      // not a truth value (the default)
+    TRUTH_COMPARES,  // a comparison, element by element: "at [0, 1] 0.3000 < 0.2000 is false"
+    TRUTH_CLOSE,     // allclose: where the two are furthest apart, and the largest difference
+    TRUTH_ALL,       // all: the first false value it reads, and how many more there are
+    TRUTH_ANY,       // any: none of the values it reads is true
+} OpTruth;
+
+// Where an elementwise operation leaves the real numbers, in a learner's words. A note on an inf
+// or a nan that the operation makes from finite numbers (ieee.c) writes the operation with its
+// operands ("log(0)", "1 / 0") and ends with one of these; NULL: with what IEEE arithmetic gives
+// (an overflow, or no value).
+typedef struct OpDomain {
+    const char *zero_gives_inf;      // operand zero_operand is 0 and the result infinite: why
+    size_t zero_operand;
+    const char *negative_gives_nan;  // the first operand is negative and the result nan: why
+    const char *overflow_hint;       // said after an overflow from a positive first operand
+} OpDomain;
+
 struct OpDef {
     const char *name;    // as written in a call, or a word for an operator ("matmul")
     OpSyntax syntax;     // OP_FUNCTION (0) unless an operator
     char token;          // operators: the character the expression parser gives ('@', '^' for **)
     const char *symbol;  // operators: how the shape line writes it ("@", "**", ".T")
     const char *work_symbol;  // infix operators: how shown work writes it (" × " for *)
+    // Infix operators that bind tighter than a minus in front (**): -8 ** 0.5 is -(8 ** 0.5), so
+    // a negative left operand is written in brackets, (-8) ** 0.5.
+    bool binds_before_minus;
     const char *about;   // one line for a learner: "matrix product: rows of A against columns of B"
     int variant;         // KernelBinary, KernelUnary or KernelReduce, for families
     OpParam params[OP_MAX_PARAMS];
@@ -260,36 +284,12 @@ struct OpDef {
     // Each element of the result comes from the same element of each input (broadcast), so a
     // note on an inf or a nan can name its operands: "exp(800)", "inf / inf".
     bool elementwise;
-    // Inputs that may come with one more axis in front (bit k: input k, OP_STACKS(k)), the
-    // lesson's shape after it, padded with 1s to the result's rank when it has fewer axes: the
-    // result then has that axis in front too, and each slice along it holds, to the bit, what the operation gives
-    // on that slice of the inputs alone. A stacked input has at least stack_min_rank axes of
-    // its own. The finite-difference checks (gradcheck.c) run all the passes of a gradient
-    // stage at once this way.
-    unsigned stacks;
-    size_t stack_min_rank;
-    // Stacked inputs take the new axis in front of their own shape, without the padding
-    // (indexing, cross_entropy); stack_attrs, when set, gives the attrs that compute the same
-    // on them (false: it cannot), and the inputs in stack_tiles, when not stacked themselves,
-    // are repeated along the new axis (cross_entropy's targets, one per row).
-    bool stack_prepends;
-    bool (*stack_attrs)(const OpAttrs *attrs, OpAttrs *stacked);
-    unsigned stack_tiles;
-    // Each last-axis row of the result comes from the same row of input 0 alone, with the
-    // other inputs whole (softmax, layernorm, the left of a matrix product by one matrix):
-    // the checks compute again only the rows whose input moved.
-    bool rows_alone;
-    // Marks true the last-axis rows of input k that the result reads at all, when the
-    // operation can tell from its attrs (an index known before running): false when it cannot,
-    // and the checks take every row. NULL: cannot tell.
-    bool (*rows_read)(const OpAttrs *attrs, const Shape *in, size_t k, bool *rows);
+    OpDomain domain;     // elementwise operations: where they give inf or nan from finite numbers
     // Each last-axis row of the result is a probability distribution (softmax): renderers draw
     // it as a picture by default.
     bool distribution;
     OpIntegers integers;
-    // The result is a truth value, 1 (true) or 0 (false), element by element: a claim may end
-    // in this operation (comparisons, allclose, all, any).
-    bool truth;
+    OpTruth truth;
     // The derivative (a vector-Jacobian product through kernel_grad): adds input g->input's
     // share of g->dout to g->din; false only when memory runs out. NULL: no derivative, and
     // grad(y, x) refuses to pass back through the operation (argmax).
@@ -321,7 +321,6 @@ bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out,
 // ---------------------------------------------------------------- for the families
 
 #define OP_NO_GRAD(k) (1u << (k))  // OpDef.no_grad: input k carries no gradient
-#define OP_STACKS(k) (1u << (k))   // OpDef.stacks: input k may be stacked
 
 #define OP_X {"x", PARAM_TENSOR, false, 0}
 #define OP_TENSOR(n) {n, PARAM_TENSOR, false, 0}

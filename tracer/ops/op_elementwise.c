@@ -240,23 +240,26 @@ static bool grad_copy(OpGrad *g) {
     return true;
 }
 
-#define BINARY(op_name, tok, sym, shown, what, kind, whole, share_a, share_b)                                             \
-    {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = shown,          \
-     .about = what " (numpy broadcasting)", .variant = kind, .params = {OP_X, OP_X},                   \
-     .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, .fold = fold_binary, \
-     .integers = whole, .elementwise = true, .stacks = OP_STACKS(0) | OP_STACKS(1), .grad = grad_binary,      \
-     .grad_formula = {share_a, share_b}}
-#define UNARY(op_name, what, kind, whole, formula)                                                        \
-    {.name = op_name, .about = what, .variant = kind, .params = {OP_X}, .infer = op_infer_same,         \
-     .compute = compute_unary, .explain = explain_unary, .integers = whole, .elementwise = true,         \
-     .stacks = OP_STACKS(0), .grad = grad_unary, .grad_formula = {formula}}
+// An entry's fields, for an entry that adds its own (where it leaves the real numbers, .domain);
+// BINARY and UNARY make the whole entry.
+#define BINARY_FIELDS(op_name, tok, sym, shown, what, kind, whole, share_a, share_b)                 \
+    .name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = shown,          \
+    .about = what " (numpy broadcasting)", .variant = kind, .params = {OP_X, OP_X},                   \
+    .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, .fold = fold_binary, \
+    .integers = whole, .elementwise = true, .grad = grad_binary, .grad_formula = {share_a, share_b}
+#define BINARY(...) {BINARY_FIELDS(__VA_ARGS__)}
+#define UNARY_FIELDS(op_name, what, kind, whole, formula)                                         \
+    .name = op_name, .about = what, .variant = kind, .params = {OP_X}, .infer = op_infer_same,  \
+    .compute = compute_unary, .explain = explain_unary, .integers = whole, .elementwise = true, \
+    .grad = grad_unary, .grad_formula = {formula}
+#define UNARY(...) {UNARY_FIELDS(__VA_ARGS__)}
 
 #define COMPARE(op_name, tok, sym, what, kind)                                                       \
     {.name = op_name, .syntax = OP_INFIX, .token = tok, .symbol = sym, .work_symbol = " " sym " ",     \
      .about = what ": 1 where true, 0 where false (numpy broadcasting)", .variant = kind,              \
      .params = {OP_X, OP_X}, .infer = infer_binary, .compute = compute_binary, .explain = explain_binary, \
-     .notes = note_truth_count, .fold = fold_binary, .integers = INTEGERS_ALWAYS, .truth = true,           \
-     .stacks = OP_STACKS(0) | OP_STACKS(1)}
+     .notes = note_truth_count, .fold = fold_binary, .integers = INTEGERS_ALWAYS,                      \
+     .truth = TRUTH_COMPARES}
 
 static const OpDef ops[] = {
     BINARY("add", '+', "+", " + ", "elementwise sum", KERNEL_ADD, INTEGERS_IF_INPUTS, "%g", "%g"),
@@ -264,10 +267,15 @@ static const OpDef ops[] = {
            "%g", "-%g"),
     BINARY("multiply", '*', "*", " × ", "elementwise product", KERNEL_MUL, INTEGERS_IF_INPUTS,
            "%g * %1", "%g * %0"),
-    BINARY("divide", '/', "/", " / ", "elementwise division", KERNEL_DIV, INTEGERS_NEVER,
-           "%g / %1", "-%g * %0 / %1**2"),
-    BINARY("power", '^', "**", " ** ", "elementwise power", KERNEL_POW, INTEGERS_NEVER,
-           "%g * %1 * %0**(%1 - 1)", "%g * %y * log(%0)"),
+    {BINARY_FIELDS("divide", '/', "/", " / ", "elementwise division", KERNEL_DIV, INTEGERS_NEVER, "%g / %1",
+                   "-%g * %0 / %1**2"),
+     .domain = {.zero_operand = 1,
+                .zero_gives_inf = " is a division by zero: IEEE arithmetic gives inf with the sign of the quotient"}},
+    {BINARY_FIELDS("power", '^', "**", " ** ", "elementwise power", KERNEL_POW, INTEGERS_NEVER,
+                   "%g * %1 * %0**(%1 - 1)", "%g * %y * log(%0)"),
+     .binds_before_minus = true,
+     .domain = {.zero_gives_inf = " divides by zero (a negative power of 0): IEEE arithmetic gives inf",
+                .negative_gives_nan = " has no value: a negative number has no real power with a fraction"}},
     COMPARE("equal", EXPR_EQ, "==", "elementwise a == b", KERNEL_EQ),
     COMPARE("not_equal", EXPR_NE, "!=", "elementwise a != b", KERNEL_NE),
     COMPARE("less", '<', "<", "elementwise a < b", KERNEL_LT),
@@ -277,14 +285,19 @@ static const OpDef ops[] = {
     {.name = "allclose",
      .about = "1 when |a - b| <= atol + rtol × |b| everywhere (numpy broadcasting; nan is never close), else 0",
      .params = {OP_X, OP_X, OP_NUMBER("rtol", 1e-05), OP_NUMBER("atol", 1e-08)}, .infer = infer_allclose,
-     .compute = compute_allclose, .notes = note_allclose, .explain = explain_allclose, .integers = INTEGERS_ALWAYS, .truth = true},
+     .compute = compute_allclose, .notes = note_allclose, .explain = explain_allclose, .integers = INTEGERS_ALWAYS,
+     .truth = TRUTH_CLOSE},
     {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
      .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
-     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true, .stacks = OP_STACKS(0),
+     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
      .grad = grad_unary, .grad_formula = {"-%g"}},
-    UNARY("exp", "elementwise e^x", KERNEL_EXP, INTEGERS_NEVER, "%g * %y"),
-    UNARY("log", "elementwise natural logarithm", KERNEL_LOG, INTEGERS_NEVER, "%g / %0"),
-    UNARY("sqrt", "elementwise square root", KERNEL_SQRT, INTEGERS_NEVER, "%g * 0.5 / %y"),
+    {UNARY_FIELDS("exp", "elementwise e^x", KERNEL_EXP, INTEGERS_NEVER, "%g * %y"),
+     .domain = {.overflow_hint = " (softmax() subtracts the row's largest value first, so its exps never pass 1)"}},
+    {UNARY_FIELDS("log", "elementwise natural logarithm", KERNEL_LOG, INTEGERS_NEVER, "%g / %0"),
+     .domain = {.zero_gives_inf = " is -inf: the logarithm falls without end as its argument goes to 0",
+                .negative_gives_nan = " has no value: a negative number has no real logarithm"}},
+    {UNARY_FIELDS("sqrt", "elementwise square root", KERNEL_SQRT, INTEGERS_NEVER, "%g * 0.5 / %y"),
+     .domain = {.negative_gives_nan = " has no value: a negative number has no real square root"}},
     UNARY("abs", "elementwise absolute value", KERNEL_ABS, INTEGERS_IF_INPUTS, "%g * sign(%0)"),
     UNARY("relu", "elementwise max(x, 0)", KERNEL_RELU, INTEGERS_IF_INPUTS, "%g * (%0 > 0)"),
     UNARY("gelu", "elementwise GELU, tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))", KERNEL_GELU,
@@ -295,8 +308,7 @@ static const OpDef ops[] = {
     UNARY("silu", "elementwise SiLU: x * sigmoid(x) = x / (1 + e^-x)", KERNEL_SILU, INTEGERS_NEVER, "%g * silu'(%0)"),
     {.name = "copy", .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
      .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST, .elementwise = true,
-     .stacks = OP_STACKS(0), .grad = grad_copy,
-     .grad_formula = {"%g"}},
+     .grad = grad_copy, .grad_formula = {"%g"}},
 };
 
 const OpFamily op_family_elementwise = OP_FAMILY(ops);

@@ -353,61 +353,6 @@ static bool resolve_index(const OpAttrs *attrs, const Tensor *const *in, KernelA
     return true;
 }
 
-// The rows of x that x[...] reads, when every index is known before running and none gathers
-// a list or adds an axis: a row is read when each item on its leading axes takes its place
-// there (the item on the last axis, if any, picks within the row).
-static bool rows_read_index(const OpAttrs *at, const Shape *in, size_t k, bool *rows) {
-    if (k != 0 || at->index_input != OP_NO_INDEX_INPUT || in->rank == 0 || at->n_index > in->rank)
-        return false;
-    for (size_t i = 0; i < at->n_index; i++)
-        if (at->index[i].kind == KERNEL_INDEX_LIST || at->index[i].kind == KERNEL_INDEX_NEW)
-            return false;
-    size_t width = in->dim[in->rank - 1], size;
-    if (width == 0 || !shape_size(in, &size))
-        return false;
-    Shape leading = {.rank = in->rank - 1};
-    memcpy(leading.dim, in->dim, leading.rank * sizeof(size_t));
-    size_t idx[TENSOR_MAX_RANK];
-    for (size_t r = 0; r < size / width; r++) {
-        shape_unflatten(&leading, r, idx);
-        bool read = true;
-        for (size_t i = 0; i < at->n_index && i < leading.rank && read; i++) {
-            const KernelAxisIndex *it = &at->index[i];
-            read = it->kind == KERNEL_INDEX_ALL || (it->kind == KERNEL_INDEX_AT && idx[i] == it->start) ||
-                   (it->kind == KERNEL_INDEX_RANGE && idx[i] >= it->start && idx[i] < it->stop);
-        }
-        rows[r] = rows[r] || read;
-    }
-    return true;
-}
-
-// x[...] on copies of x stacked along a new first axis: the same items after a ':' for that
-// axis, as long as a list of indices stays where it was (numpy moves one to the front when
-// a ':' parts it from the whole numbers around it, x[0, :, [2, 0]]). An index that is a
-// tensor (x[0, :, ids]) is a list or a whole number only once it runs: it is taken as a list,
-// the kind that can move.
-static bool stack_attrs_index(const OpAttrs *at, OpAttrs *stacked) {
-    size_t n = at->n_index;
-    if (n + 1 > KERNEL_MAX_INDEX)
-        return false;
-    *stacked = *at;
-    stacked->index[0] = (KernelAxisIndex){.kind = KERNEL_INDEX_ALL};
-    memcpy(stacked->index + 1, at->index, n * sizeof(KernelAxisIndex));
-    stacked->n_index = n + 1;
-    if (at->index_input != OP_NO_INDEX_INPUT)
-        stacked->index_input = at->index_input + 1;
-    // where a list stands, before and after, with a tensor index taken as a list
-    KernelAxisIndex before[KERNEL_MAX_INDEX], after[KERNEL_MAX_INDEX];
-    memcpy(before, at->index, n * sizeof(KernelAxisIndex));
-    memcpy(after, stacked->index, (n + 1) * sizeof(KernelAxisIndex));
-    if (at->index_input != OP_NO_INDEX_INPUT) {
-        before[at->index_input].kind = KERNEL_INDEX_LIST;
-        after[at->index_input + 1].kind = KERNEL_INDEX_LIST;
-    }
-    size_t list = kernel_index_list_axis(before, n);
-    return kernel_index_list_axis(after, n + 1) == (list == KERNEL_NO_AXIS ? list : list + 1);
-}
-
 static bool grad_index(OpGrad *g) {
     KernelAxisIndex index[KERNEL_MAX_INDEX];
     size_t *list;
@@ -474,9 +419,7 @@ static bool grad_concat(OpGrad *g) {
 static const OpDef ops[] = {
     {.name = "index", .syntax = OP_INDEXING, .token = '[', .symbol = "[]",
      .about = "indexing: pick rows, columns or ranges", .params = {OP_X, OP_X}, .infer = infer_index,
-     .compute = compute_index, .explain = explain_index, .integers = INTEGERS_IF_FIRST, .rows_read = rows_read_index,
-     .stacks = OP_STACKS(0), .stack_prepends = true, .stack_attrs = stack_attrs_index,
-     .grad = grad_index,
+     .compute = compute_index, .explain = explain_index, .integers = INTEGERS_IF_FIRST, .grad = grad_index,
      .no_grad = OP_NO_GRAD(1), .grad_formula = {"%g put back in the places %y took from %0"},
      .explain_grad = explain_grad_index},
     {.name = "take", .about = "look up table entries by index",

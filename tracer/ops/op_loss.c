@@ -109,7 +109,6 @@ static const OpDef ops[] = {
     {.name = "cross_entropy", .about = "cross-entropy: -log softmax(logits)[target]",
      .params = {OP_TENSOR("logits"), OP_TENSOR("target")}, .infer = infer_cross_entropy,
      .compute = compute_cross_entropy, .notes = notes_cross_entropy, .explain = explain_cross_entropy,
-     .stacks = OP_STACKS(0), .stack_prepends = true, .stack_tiles = OP_STACKS(1),
      .grad = grad_cross_entropy, .no_grad = OP_NO_GRAD(1), .grad_formula = {"%g * (softmax(%0) - onehot(%1))"},
      .explain_grad = explain_grad_cross_entropy},
 };

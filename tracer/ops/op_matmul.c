@@ -316,13 +316,12 @@ static const OpDef ops[] = {
     {.name = "matmul", .syntax = OP_INFIX, .token = '@', .symbol = "@",
      .about = "matrix product: each row of the left against each column of the right", .params = {OP_X, OP_X},
      .infer = infer_matmul, .compute = compute_matmul, .reads_views = true, .explain = explain_matmul, .row_form = true,
-     .cost = cost_matmul, .integers = INTEGERS_IF_INPUTS, .stacks = OP_STACKS(0) | OP_STACKS(1),
-     .stack_min_rank = 2, .rows_alone = true, .grad = grad_matmul,
+     .cost = cost_matmul, .integers = INTEGERS_IF_INPUTS, .grad = grad_matmul,
      .grad_formula = {"%g @ %1.T", "%0.T @ %g"}, .explain_grad = explain_grad_matmul},
     {.name = "transpose", .syntax = OP_POSTFIX, .token = 'T', .symbol = ".T",
      .about = "transpose: rows become columns (last two axes swap)", .params = {OP_X}, .infer = infer_transpose,
      .compute = compute_transpose, .view = view_transpose, .explain = explain_transpose, .integers = INTEGERS_IF_FIRST,
-     .stacks = OP_STACKS(0), .stack_min_rank = 2, .grad = grad_transpose, .grad_formula = {"%g.T"}},
+     .grad = grad_transpose, .grad_formula = {"%g.T"}},
 };
 
 const OpFamily op_family_matmul = OP_FAMILY(ops);

@@ -196,10 +196,10 @@ static const OpDef ops[] = {
     // Truth values: 1 when every (some) value is nonzero, as numpy's all and any.
     {.name = "all", .about = "1 when every value is nonzero (true), else 0", .variant = KERNEL_ALL,
      .params = {OP_X, {"axis", PARAM_AXIS, true, 0}, {"keepdims", PARAM_FLAG, true, 0}}, .infer = infer_reduce,
-     .compute = compute_reduce, .explain = explain_reduce, .integers = INTEGERS_ALWAYS, .truth = true},
+     .compute = compute_reduce, .explain = explain_reduce, .integers = INTEGERS_ALWAYS, .truth = TRUTH_ALL},
     {.name = "any", .about = "1 when some value is nonzero (true), else 0", .variant = KERNEL_ANY,
      .params = {OP_X, {"axis", PARAM_AXIS, true, 0}, {"keepdims", PARAM_FLAG, true, 0}}, .infer = infer_reduce,
-     .compute = compute_reduce, .explain = explain_reduce, .integers = INTEGERS_ALWAYS, .truth = true},
+     .compute = compute_reduce, .explain = explain_reduce, .integers = INTEGERS_ALWAYS, .truth = TRUTH_ANY},
     {.name = "numel", .about = "number of elements: the product of the shape", .params = {OP_X},
      .infer = infer_numel, .compute = compute_numel, .explain = explain_numel, .from_shapes_only = true,
      .integers = INTEGERS_ALWAYS, .no_grad = OP_NO_GRAD(0)},  // no value of x moves a count of its shape

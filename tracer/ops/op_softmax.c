@@ -166,7 +166,7 @@ static void explain_grad_softmax(OpGradWork *w) {
 static const OpDef ops[] = {
     {.name = "softmax", .about = "softmax over the last axis: exp(x - max) / sum of exp(x - max)",
      .params = {OP_X}, .infer = infer_softmax, .compute = compute_softmax, .notes = note_row_sums,
-     .explain = explain_softmax, .row_form = true, .distribution = true, .stacks = OP_STACKS(0), .rows_alone = true, .grad = grad_softmax,
+     .explain = explain_softmax, .row_form = true, .distribution = true, .grad = grad_softmax,
      .grad_formula = {"%y * (%g - sum(%g * %y, axis=-1))"}, .explain_grad = explain_grad_softmax},
 };
 

@@ -85,11 +85,6 @@ bool eval_op_into(const Plan *plan, size_t i, Tensor *const *values, const Tenso
 }
 
 bool eval_op_on(const Plan *plan, size_t i, const Tensor *const *in, Tensor *out, Arena *arena, Diag *diag) {
-    return eval_op_with(plan, i, &plan->nodes[i].attrs, in, out, arena, diag);
-}
-
-bool eval_op_with(const Plan *plan, size_t i, const OpAttrs *attrs, const Tensor *const *in, Tensor *out,
-                  Arena *arena, Diag *diag) {
     const PlanNode *n = &plan->nodes[i];
     ASSERT(n->kind == PLAN_OP && n->has_values);
     const char *names[EXPR_MAX_ARGS];
@@ -97,7 +92,7 @@ bool eval_op_with(const Plan *plan, size_t i, const OpAttrs *attrs, const Tensor
         names[k] = plan->nodes[n->args[k]].display;
     OpProblem problem;
     op_problem_clear(&problem);
-    OpRun r = {.op = n->op, .out = out, .in = in, .in_names = names, .n_in = n->n_args, .attrs = attrs,
+    OpRun r = {.op = n->op, .out = out, .in = in, .in_names = names, .n_in = n->n_args, .attrs = &n->attrs,
                .arena = arena, .problem = &problem};
     if (!n->op->compute(&r)) {
         locate_problem(plan, n, &problem, diag);

@@ -20,6 +20,3 @@ bool eval_op_into(const Plan *plan, size_t i, Tensor *const *values, const Tenso
                   Diag *diag);
 // The same with the inputs given: in[k] stands for the node's k-th argument, in its place.
 bool eval_op_on(const Plan *plan, size_t i, const Tensor *const *in, Tensor *out, Arena *arena, Diag *diag);
-// The same with attrs of the caller's in place of the node's (OpDef.stack_attrs).
-bool eval_op_with(const Plan *plan, size_t i, const OpAttrs *attrs, const Tensor *const *in, Tensor *out,
-                  Arena *arena, Diag *diag);

@@ -37,24 +37,8 @@
 bool gradcheck_note(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, size_t *budget, Diag *diag,
                     char *note, size_t cap);
 
-// The shortcuts the passes took, for tests: nodes whose values came out as they were, so that
-// nothing after them was computed again; nodes computed only where their input moved (the
-// elements of an elementwise one; all at once, also the rows of softmax, the norms and a
-// product); and nodes computed once for all the passes of a stage.
-typedef struct GradcheckShortcuts {
-    size_t unmoved, in_part, stacked;
-} GradcheckShortcuts;
-
-// How the passes of a stage run. All three give the same bits.
-typedef enum GradcheckMode {
-    GRADCHECK_WHOLE,      // one at a time, every node that depends on x computed whole
-    GRADCHECK_SHORTCUTS,  // one at a time, with the shortcuts
-    GRADCHECK_STACKED,    // all at once, with the shortcuts: the note's way (one at a time when
-                          // a node between x and y holds no values)
-} GradcheckMode;
-
 // The central differences of gradient node i's y at the given elements of its x (at most
-// BACKWARD_CHECK_ALL of them), into fd, computed in the given mode. taken may be NULL. False
-// when memory runs out or an operation refuses (diag says why).
+// BACKWARD_CHECK_ALL of them), into fd: two forward passes per element, one pass at a time.
+// False when memory runs out or an operation refuses (diag says why).
 bool gradcheck_differences(const Plan *plan, Trace *trace, size_t i, Tensor *const *values, const size_t *elements,
-                           size_t count, GradcheckMode mode, double *fd, GradcheckShortcuts *taken, Diag *diag);
+                           size_t count, double *fd, Diag *diag);
