@@ -185,6 +185,44 @@ static void test_load_folder(void **state) {
     assert_non_null(strstr(diag.message, "no tokenizer in '/nonexistent-folder'"));
 }
 
+// Every allocation of reading a tokenizer, encoding and labelling fails in turn: each ends in
+// "out of memory" (the one status of such a failure), never a crash or a leak (ASan).
+static void test_allocation_failures(void **state) {
+    (void)state;
+    const char *vocab = vocab_with(EXTRA);
+    const char *text = "cat cat sat";
+    util_fail_allocation(0);
+    size_t total = 0;
+    for (size_t k = 1;; k++) {
+        util_arena_block_size(1);  // an allocation of its own for every arena allocation
+        util_fail_allocation(k);
+        Diag diag;
+        diag_init(&diag);
+        Tokenizer *tok = tokenizer_create("v.json", vocab, strlen(vocab), "m.txt", MERGES,
+                                          strlen(MERGES), &diag);
+        TokenIds ids = {0};
+        Arena *arena = tok ? arena_create() : NULL;
+        bool ok = tok && arena && tokenizer_encode(tok, text, strlen(text), &ids, &diag) == STATUS_OK;
+        for (size_t i = 0; ok && i < ids.n; i++)
+            ok = tokenizer_label(tok, ids.ids[i], arena) != NULL;
+        size_t made = util_fail_allocation(0);
+        util_arena_block_size(0);
+        arena_destroy(arena);
+        token_ids_finish(&ids);
+        tokenizer_destroy(tok);
+        if (ok) {
+            total = k;
+            break;
+        }
+        if (tok && arena && diag.status != STATUS_OK)
+            assert_true(diag.out_of_memory);
+        if (!tok)
+            assert_true(diag.out_of_memory);
+        assert_true(made >= k);
+    }
+    assert_true(total > 10);  // the loop went through the allocations before it succeeded
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encode),
@@ -192,6 +230,7 @@ int main(void) {
         cmocka_unit_test(test_escapes_and_labels),
         cmocka_unit_test(test_utf8_end),
         cmocka_unit_test(test_load_folder),
+        cmocka_unit_test(test_allocation_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
