@@ -84,6 +84,8 @@ sample() {
     --quiz-seed) echo 3 ;;
     --threads) echo 1 ;;
     --save) echo "$tmp/saved" ;;
+    --weights) echo lessons ;;
+    --text) echo "The dog ran" ;;
     *) echo "options_agree.sh has no value to give $1: add one to sample()" >&2; return 1 ;;
     esac
 }

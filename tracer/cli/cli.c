@@ -79,6 +79,11 @@ static int set_threads(Command *cmd, const char *value) {
     return STATUS_OK;
 }
 
+static int set_text(Command *cmd, const char *value) {
+    cmd->opts.text = value;
+    return STATUS_OK;
+}
+
 static int set_save(Command *cmd, const char *value) {
     if (*value == '\0')
         return cli_usage_error("--save needs a folder name");
@@ -156,6 +161,8 @@ const CliOptionDef cli_options[CLI_OPTION_COUNT] = {
                        .needs = CLI_BIT(CLI_QUIZ), .why = "chooses the questions of --quiz"},
     [CLI_THREADS] = {.name = "--threads", .value = "N", .set = set_threads,
                      .help = "threads to compute with (default: one per CPU); the trace\nis the same for every N"},
+    [CLI_TEXT] = {.name = "--text", .value = "TEXT", .set = set_text,
+                  .help = "turn TEXT into tokens in place of the lesson's text:"},
     [CLI_SAVE] = {.name = "--save", .value = "DIR", .set = set_save,
                   .help = "also write every stage as DIR/STAGE.npy (float64) and\nDIR/manifest.json listing them"},
     [CLI_WEIGHTS] = {.name = "--weights", .value = "DIR", .set = set_weights,

@@ -37,6 +37,7 @@ typedef enum CliOption {
     CLI_QUIZ,
     CLI_QUIZ_SEED,
     CLI_THREADS,
+    CLI_TEXT,
     CLI_SAVE,
     CLI_WEIGHTS,
     CLI_WATCH,

@@ -490,12 +490,22 @@ done:
     return status;
 }
 
+// The lesson at path, with the command line's text in place of its own (--text).
+static Lesson *load_lesson(const char *path, const PipelineOptions *opts, Diag *diag) {
+    Lesson *lesson = lesson_load_file(path, diag);
+    if (lesson && opts->text && lesson_replace_text(lesson, opts->text, diag) != STATUS_OK) {
+        lesson_destroy(lesson);
+        return NULL;
+    }
+    return lesson;
+}
+
 int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t seed, Quiz **quiz, Diag *diag) {
     *quiz = NULL;
     Plan *plan = NULL;
     Trace *trace = NULL;
     ExplainTarget *targets = NULL;
-    Lesson *lesson = lesson_load_file(path, diag);
+    Lesson *lesson = load_lesson(path, opts, diag);
     if (!lesson)
         return load_failed(diag);
     backend_set_threads(opts->threads);
@@ -531,7 +541,7 @@ done:;
 }
 
 int pipeline_run_file(const char *path, const PipelineOptions *opts, StrBuf *out, Diag *diag) {
-    Lesson *lesson = lesson_load_file(path, diag);
+    Lesson *lesson = load_lesson(path, opts, diag);
     if (!lesson)
         return load_failed(diag);
     return run_lesson(lesson, opts, out, NULL, diag);
@@ -539,7 +549,7 @@ int pipeline_run_file(const char *path, const PipelineOptions *opts, StrBuf *out
 
 int pipeline_run_file_pages(const char *path, const PipelineOptions *opts, StrBuf *out, Pages *pages, Diag *diag) {
     *pages = (Pages){0};
-    Lesson *lesson = lesson_load_file(path, diag);
+    Lesson *lesson = load_lesson(path, opts, diag);
     if (!lesson)
         return load_failed(diag);
     return run_lesson(lesson, opts, out, pages, diag);
@@ -562,7 +572,7 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     backend_set_threads(opts->threads);
     size_t held = 0;  // the first lesson's values stay while the second one runs
     for (size_t i = 0; i < 2; i++) {
-        lessons[i] = lesson_load_file(paths[i], diag);
+        lessons[i] = load_lesson(paths[i], opts, diag);
         if (!lessons[i]) {
             ASSERT(diag->status != STATUS_OK);  // the loader says why
             goto done;

@@ -45,6 +45,7 @@ typedef struct PipelineOptions {
     size_t *claims_failed;
     size_t threads;        // threads of the kernels; 0: one per online CPU
     const char *save_dir;  // --save: write every stage as .npy there first; NULL: no
+    const char *text;      // --text: the text of the lesson's text: givens; NULL: the lesson's
     // Keep every stage's values to the end, even those the text trace does not print (a test
     // shows that freeing them changes nothing printed).
     bool keep_every_stage;

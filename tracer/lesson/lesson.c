@@ -112,6 +112,11 @@ static bool load_lesson(Loader *L) {
     return lesson_load_steps(L, steps) && lesson_load_claims(L, yamldoc_get(root, "claims")) && !L->failed;
 }
 
+static void finish_given_texts(Lesson *lesson) {
+    for (size_t i = 0; i < lesson->n_givens; i++)
+        given_text_finish(&lesson->givens[i].text);
+}
+
 Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *diag) {
     Lesson *result = NULL, *lesson = NULL;
     Arena *arena = NULL;
@@ -143,8 +148,10 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
 done:
     util_free(item);
     if (!result) {
-        if (lesson)
+        if (lesson) {
             given_files_destroy(lesson->files);
+            finish_given_texts(lesson);
+        }
         yamldoc_destroy(doc);
         arena_destroy(arena);
     }
@@ -215,9 +222,39 @@ void lesson_destroy(Lesson *lesson) {
     if (!lesson)
         return;
     given_files_destroy(lesson->files);
+    finish_given_texts(lesson);
     yamldoc_destroy(lesson->doc);
     arena_destroy(lesson->arena);  // the lesson itself lives in its arena
 }
+int lesson_replace_text(Lesson *lesson, const char *text, Diag *diag) {
+    size_t len = strlen(text), replaced = 0;
+    if (len == 0)
+        return diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--text is empty: it has no tokens");
+    for (size_t i = 0; i < lesson->n_givens; i++) {
+        LessonGiven *g = &lesson->givens[i];
+        if (!g->text_node)
+            continue;
+        size_t bad;
+        if (!given_text_encode(&g->text, text, len, lesson->arena, &bad, diag)) {
+            if (bad == SIZE_MAX)
+                return diag->status;
+            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--text is not UTF-8 at byte %zu", bad);
+            diag_hint(diag, "give the text as UTF-8, as a terminal types it");
+            return STATUS_USAGE_ERROR;
+        }
+        if (!lesson_set_given_ids(lesson->arena, g, &g->text))
+            return diag_out_of_memory(diag);
+        replaced++;
+    }
+    if (replaced == 0) {
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
+                   "--text: lesson '%s' has no text to replace", lesson->path);
+        diag_hint(diag, "--text replaces the text: of a given like tokens: {text: \"The cat sat\", tokenizer: gpt2/}");
+        return STATUS_USAGE_ERROR;
+    }
+    return STATUS_OK;
+}
+
 
 void lesson_expr_position(const LessonStep *step, size_t offset, size_t *line, size_t *col) {
     *line = step->expr_line;

@@ -15,6 +15,7 @@
 
 #include "diag.h"
 #include "given_file.h"
+#include "given_text.h"
 #include "kernel.h"
 #include "tensor.h"
 #include "yamldoc.h"
@@ -77,6 +78,10 @@ typedef struct LessonGiven {
     uint64_t seed;
     DocValues *document;  // NULL when absent
     GivenFileTensor file;  // GIVEN_FILE: where its values are
+    // text: with tokenizer: (GIVEN_VALUES then holds its ids, cols: its tokens); text_node
+    // is NULL for any other given.
+    const Node *text_node, *tokenizer_node;
+    GivenText text;
 } LessonGiven;
 
 typedef enum ExplainKind {
@@ -155,6 +160,10 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
 // Read the file first: a missing or unreadable file, a directory, or one larger than
 // YAMLDOC_MAX_BYTES is status 2.
 Lesson *lesson_load_file(const char *path, Diag *diag);
+// Gives every text: of the lesson's givens this text instead (the command line's --text),
+// its ids and tokens replacing theirs. A usage error when the lesson gives no text or text
+// is not UTF-8.
+int lesson_replace_text(Lesson *lesson, const char *text, Diag *diag);
 void lesson_destroy(Lesson *lesson);  // accepts NULL
 
 // Where byte `offset` of a narration node's text (say:, about:, intro:, outro:) stands in the

@@ -11,7 +11,7 @@
 
 static const char *const GIVEN_KEYS[] = {"values", "about", "rows",         "cols",  "document",
                                          "shape",  "init",  "distribution", "scale", "seed",
-                                         "file",   "tensor", "slice"};
+                                         "file",   "tensor", "slice",  "text",         "tokenizer"};
 static const char *const INIT_NAMES[] = {"zeros", "ones", "identity", "random"};
 static const char *const DISTRIBUTION_NAMES[] = {"uniform", "normal"};
 
@@ -159,7 +159,7 @@ static bool check_given_labels(Loader *L, LessonGiven *g) {
 // The keys of a given written as a mapping.
 typedef struct GivenKeys {
     const NodePair *values, *about, *rows, *cols, *document, *shape, *init, *distribution,
-        *scale, *seed, *file, *tensor, *slice;
+        *scale, *seed, *file, *tensor, *slice, *text, *tokenizer;
 } GivenKeys;
 
 static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
@@ -287,11 +287,86 @@ static bool load_given_file(Loader *L, const GivenKeys *k, LessonGiven *g) {
     return true;
 }
 
+// The ids of text in g (its values, one axis) and its tokens as the labels of that axis.
+bool lesson_set_given_ids(Arena *arena, LessonGiven *g, const GivenText *gt) {
+    LabelList *list = arena_alloc(arena, sizeof(LabelList));
+    if (!list)
+        return false;
+    *list = (LabelList){.items = gt->labels, .n = gt->n, .node = g->text_node};
+    g->init = GIVEN_VALUES;
+    g->shape = (Shape){.rank = 1, .dim = {gt->n}};
+    g->values = gt->ids;
+    g->value_nodes = NULL;
+    g->cols = list;
+    g->cols_node = g->text_node;
+    return true;
+}
+
+// The rest of a text given, once its tokenizer is read.
+static bool load_given_ids(Loader *L, const GivenKeys *k, LessonGiven *g, const char *text) {
+    size_t bad;
+    if (!given_text_encode(&g->text, text, k->text->value->text_len, L->lesson->arena, &bad,
+                           L->diag))
+        return bad == SIZE_MAX ? false
+                               : lesson_fail(L, g->text_node, "save the lesson as UTF-8",
+                                      "text: is not UTF-8 at byte %zu", bad);
+    if (!lesson_set_given_ids(L->lesson->arena, g, &g->text))
+        return diag_no_memory(L->diag);
+    if (k->about && !lesson_parse_text(L, "about", k->about->value, &g->about))
+        return false;
+    g->about_node = k->about ? k->about->value : NULL;
+    return !k->document || lesson_parse_document(L, k->document->value, &g->document);
+}
+
+// text: with tokenizer: the ids of the text, read with the tokenizer in that folder now, so
+// that a missing or broken tokenizer stops the lesson before any output.
+static bool load_given_text(Loader *L, const Node *key, const GivenKeys *k, LessonGiven *g) {
+    const NodePair *others[] = {k->values, k->shape, k->init,   k->distribution, k->scale, k->seed,
+                                k->rows,   k->cols,  k->file, k->tensor,       k->slice};
+    for (size_t i = 0; i < ARRAY_LEN(others); i++)
+        if (others[i])
+            return lesson_fail(L, others[i]->key, "the ids and their labels come from the text; remove this line",
+                        "%s: does not go with text:", others[i]->key->text);
+    if (!k->text || !k->tokenizer)
+        return lesson_fail(L, key, "write both, as {text: \"The cat sat\", tokenizer: gpt2/}",
+                    "given '%s' has %s but no %s", g->name, k->text ? "text:" : "tokenizer:",
+                    k->text ? "tokenizer:" : "text:");
+    const char *text = NULL, *folder = NULL;
+    if (!lesson_parse_text(L, "text", k->text->value, &text) ||
+        !lesson_parse_text(L, "tokenizer", k->tokenizer->value, &folder))
+        return false;
+    if (k->text->value->text_len == 0)
+        return lesson_fail(L, k->text->value, "write the sentence to be turned into tokens",
+                    "text: is empty: it has no tokens");
+    g->text_node = k->text->value;
+    g->tokenizer_node = k->tokenizer->value;
+    Diag found;
+    diag_init(&found);
+    if (!given_text_open(&g->text, L->lesson->path, folder, &found)) {
+        if (found.out_of_memory)
+            return diag_no_memory(L->diag);
+        if (found.path[0]) {  // located in the tokenizer's own files
+            diag_append(L->diag, &found);
+            return false;
+        }
+        const Node *at = g->tokenizer_node;
+        if (diag_error(L->diag, STATUS_LESSON_ERROR, L->src, at->line, at->col,
+                       yamldoc_node_width(at), "%s", found.message) == STATUS_LESSON_ERROR)
+            diag_hint(L->diag, "%s", found.hint);
+        return false;
+    }
+    if (load_given_ids(L, k, g, text))
+        return true;
+    given_text_finish(&g->text);  // the next given is loaded into this one's place
+    g->text_node = NULL;
+    return false;
+}
+
 static bool load_given_mapping(Loader *L, const Node *key, const Node *node, LessonGiven *g) {
     GivenKeys k = {0};
     const NodePair **slots[] = {&k.values, &k.about, &k.rows,         &k.cols,  &k.document,
                                 &k.shape,  &k.init,  &k.distribution, &k.scale, &k.seed,
-                                &k.file,   &k.tensor, &k.slice};
+                                &k.file,   &k.tensor, &k.slice,  &k.text,         &k.tokenizer};
     _Static_assert(ARRAY_LEN(slots) == ARRAY_LEN(GIVEN_KEYS), "one slot per given key");
     for (size_t i = 0; i < node->n_pairs; i++) {
         const NodePair *pair = &node->pairs[i];
@@ -300,11 +375,13 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
             return lesson_fail(L, pair->key,
                                lesson_suggest(L, pair->key->text, GIVEN_KEYS, ARRAY_LEN(GIVEN_KEYS),
                                        "a given takes values:, about:, rows:, cols:, document:, "
-                                       "shape: with init:, distribution:, scale:, seed:, or file: "
-                                       "with tensor:, slice:"),
+                                       "shape: with init:, distribution:, scale:, seed:, file: "
+                                       "with tensor:, slice:, or text: with tokenizer:"),
                                "unknown key '%s' in given '%s'", pair->key->text, g->name);
         *slots[at] = pair;
     }
+    if (k.text || k.tokenizer)
+        return load_given_text(L, key, &k, g);
     if (k.file) {
         if (!load_given_file(L, &k, g))
             return false;
