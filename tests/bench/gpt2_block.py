@@ -122,43 +122,58 @@ def measure(argv, runs):
             statistics.median(r[2] for r in results))
 
 
+def bench_args(usage, default_sizes):
+    """The tracer, the lesson's text, the sizes and the runs from the command line
+    (TRACER LESSON.yaml) and the environment; None, after the usage, when the line is wrong."""
+    if len(sys.argv) != 3:
+        print(usage, file=sys.stderr)
+        return None
+    with open(sys.argv[2]) as f:
+        template = f.read()
+    sizes = [int(s) for s in os.environ.get("TRACER_BENCH_SIZES", default_sizes).split()]
+    return sys.argv[1], template, sizes, int(os.environ.get("TRACER_BENCH_RUNS", "3"))
+
+
+def table(tracer, other, sizes, runs, lesson_text, other_argv):
+    """For each n: the tracer on lesson_text(n), written to a file, against the process
+    other_argv(n) (named other), one row of wall time, CPU time and peak memory each."""
+    header = ("n", "tracer wall", other + " wall", "ratio", "tracer cpu", other + " cpu", "ratio",
+              "tracer MiB", other + " MiB", "ratio")
+    print("%6s  %11s  %11s  %6s  %11s  %11s  %6s  %11s  %11s  %6s" % header)
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in sizes:
+            path = os.path.join(tmp, "lesson_%d.yaml" % n)
+            with open(path, "w") as f:
+                f.write(lesson_text(n))
+            other_t, other_m, other_c = measure(other_argv(n), runs)
+            try:
+                tracer_t, tracer_m, tracer_c = measure([tracer, path], runs)
+            except RuntimeError as err:
+                print("%6d  %11s  %11.3f  %6s  %11s  %11.3f  %6s  %11s  %11.0f  %6s\n        tracer: %s" % (
+                    n, "refused", other_t, "-", "-", other_c, "-", "-", other_m, "-", err))
+                continue
+            print("%6d  %11.3f  %11.3f  %6.2f  %11.3f  %11.3f  %6.2f  %11.0f  %11.0f  %6.2f" % (
+                n, tracer_t, other_t, tracer_t / other_t, tracer_c, other_c, tracer_c / other_c,
+                tracer_m, other_m, tracer_m / other_m))
+            sys.stdout.flush()
+
+
 def main():
     if len(sys.argv) >= 3 and sys.argv[1] == "--numpy":
         save = sys.argv[4] if len(sys.argv) == 5 and sys.argv[3] == "--save" else None
         numpy_block(int(sys.argv[2]), save)
         return 0
-    if len(sys.argv) != 3:
-        print(__doc__, file=sys.stderr)
+    args = bench_args(__doc__, "128 1024")
+    if not args:
         return 2
-    tracer, lesson = sys.argv[1], sys.argv[2]
-    sizes = [int(s) for s in os.environ.get("TRACER_BENCH_SIZES", "128 1024").split()]
-    runs = int(os.environ.get("TRACER_BENCH_RUNS", "3"))
-    with open(lesson) as f:
-        template = f.read()
+    tracer, template, sizes, runs = args
     blas = _blas_name()
     print("GPT-2 small block (d 768, 12 heads, MLP 3072, causal), fp64; %d CPUs; numpy %s with %s; "
           "median of %d runs, whole processes" % (os.cpu_count(), np.__version__, blas, runs))
     print("wall: elapsed seconds; cpu: user + system seconds of all threads (steadier on a busy "
           "machine); MiB: peak resident memory")
-    header = ("n", "tracer wall", "numpy wall", "ratio", "tracer cpu", "numpy cpu", "ratio",
-              "tracer MiB", "numpy MiB", "ratio")
-    print("%6s  %11s  %11s  %6s  %11s  %11s  %6s  %11s  %11s  %6s" % header)
-    with tempfile.TemporaryDirectory() as tmp:
-        for n in sizes:
-            path = os.path.join(tmp, "gpt2_block_%d.yaml" % n)
-            with open(path, "w") as f:
-                f.write(template.replace("1024", str(n)))
-            numpy_t, numpy_m, numpy_c = measure([sys.executable, os.path.abspath(__file__), "--numpy", str(n)], runs)
-            try:
-                tracer_t, tracer_m, tracer_c = measure([tracer, path], runs)
-            except RuntimeError as err:
-                print("%6d  %11s  %11.3f  %6s  %11s  %11.3f  %6s  %11s  %11.0f  %6s\n        tracer: %s" % (
-                    n, "refused", numpy_t, "-", "-", numpy_c, "-", "-", numpy_m, "-", err))
-                continue
-            print("%6d  %11.3f  %11.3f  %6.2f  %11.3f  %11.3f  %6.2f  %11.0f  %11.0f  %6.2f" % (
-                n, tracer_t, numpy_t, tracer_t / numpy_t, tracer_c, numpy_c, tracer_c / numpy_c,
-                tracer_m, numpy_m, tracer_m / numpy_m))
-            sys.stdout.flush()
+    table(tracer, "numpy", sizes, runs, lambda n: template.replace("1024", str(n)),
+          lambda n: [sys.executable, os.path.abspath(__file__), "--numpy", str(n)])
     return 0
 
 

@@ -8,8 +8,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"
 #include "course.h"
 #include "modes.h"
+// config.h says whether the fast layer is built; without it the program would quietly run the
+// reference alone.
+#ifndef TRACER_FAST
+#error "TRACER_FAST comes from config.h"
+#endif
 #if TRACER_FAST
 #include "fast.h"
 #endif

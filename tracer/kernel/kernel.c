@@ -12,14 +12,6 @@
 #include "kernel_private.h"
 #include "util.h"
 
-// Work below this many values stays on one thread (a thread costs microseconds to start).
-#define KERNEL_THREAD_MIN_VALUES ((size_t)1 << 15)
-
-// Items of `per_item` values each that make one thread's minimum share.
-static size_t min_items(size_t per_item) {
-    return per_item >= KERNEL_THREAD_MIN_VALUES ? 1 : KERNEL_THREAD_MIN_VALUES / (per_item ? per_item : 1);
-}
-
 // ---------------------------------------------------------------- shapes
 
 bool kernel_broadcast_shape(const Shape *a, const Shape *b, Shape *out) {

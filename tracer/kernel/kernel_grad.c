@@ -2,13 +2,31 @@
 //
 // Each function adds into din and never writes it otherwise, so an input used several times
 // gathers every use. Sums run in index order, as in kernel.c, so the digits never change.
+// Loops whose items (values, rows, lines) write places of din no other item writes are split
+// among threads through backend_for, as the forward kernels are; each item is computed as on
+// one thread. A loop where several items add into one place (a broadcast input's gradient, a
+// parameter of a normalisation) stays on the calling thread, so those sums keep their order.
 #include "kernel_grad.h"
 
 #include <math.h>
 #include <string.h>
 
+#include "backend.h"
 #include "kernel_private.h"
 #include "util.h"
+
+// What a derivative's loop reads, for backend_for: its items begin..end-1 add into din.
+typedef struct GradJob {
+    double *din;
+    const double *dout, *x;  // x: the input (the output, for softmax)
+    const Tensor *a, *b, *gamma;
+    size_t input, d;         // d: values in a row
+    size_t param_step;       // 0: a parameter given as one number gathers every element
+    double eps;
+    KernelUnary unary;
+    KernelBinary binary;
+    Walk walk;
+} GradJob;
 
 // din and dout exist with values and din has the shape of the input it belongs to.
 static void expect_grad(const Tensor *din, const Shape *input, const Tensor *dout) {
@@ -55,6 +73,15 @@ static double binary_partial(KernelBinary op, size_t input, double g, double a, 
     return NAN;
 }
 
+static void binary_grad_values(void *ctx, size_t begin, size_t end) {
+    const GradJob *j = ctx;
+    Walk w = j->walk;
+    walk_seek(&w, begin);
+    for (size_t i = begin; i < end; i++, walk_next(&w))
+        j->din[w.off[j->input]] +=
+            binary_partial(j->binary, j->input, j->dout[i], j->a->data[w.off[0]], j->b->data[w.off[1]]);
+}
+
 // din (a's or b's shape) += dout (broadcast shape) * d(a op b)/d(input), summed over the
 // copies broadcasting made of each element
 void kernel_grad_binary(Tensor *din, size_t input, const Tensor *dout, const Tensor *a,
@@ -66,11 +93,14 @@ void kernel_grad_binary(Tensor *din, size_t input, const Tensor *dout, const Ten
     ASSERT(shape_equal(&dout->shape, &s));
     expect_values(a);
     expect_values(b);
-    Walk w;
-    walk_init(&w, &s, &a->shape, &b->shape);
-    for (size_t i = 0; i < dout->size; i++, walk_next(&w))
-        din->data[w.off[input]] +=
-            binary_partial(op, input, dout->data[i], a->data[w.off[0]], b->data[w.off[1]]);
+    if (dout->size == 0)
+        return;
+    GradJob j = {.din = din->data, .dout = dout->data, .a = a, .b = b, .input = input, .binary = op};
+    walk_init(&j.walk, &s, &a->shape, &b->shape);
+    if (shape_equal(&din->shape, &s))  // one element of dout to each of din
+        backend_for(dout->size, min_items(1), binary_grad_values, &j);
+    else
+        binary_grad_values(&j, 0, dout->size);
 }
 
 typedef struct TernaryGrad {
@@ -174,21 +204,31 @@ double kernel_unary_derivative(KernelUnary op, double x) {
     return NAN;
 }
 
+static void unary_grad_values(void *ctx, size_t begin, size_t end) {
+    const GradJob *j = ctx;
+    for (size_t i = begin; i < end; i++)
+        j->din[i] += j->dout[i] * kernel_unary_derivative(j->unary, j->x[i]);
+}
+
 // dx (same shape) += dout * op'(x)
 void kernel_grad_unary(Tensor *din, const Tensor *dout, const Tensor *x, KernelUnary op) {
     expect_grad(din, &x->shape, dout);
     expect_values(x);
     ASSERT(shape_equal(&dout->shape, &x->shape));
-    for (size_t i = 0; i < x->size; i++)
-        din->data[i] += dout->data[i] * kernel_unary_derivative(op, x->data[i]);
+    GradJob j = {.din = din->data, .dout = dout->data, .x = x->data, .unary = op};
+    backend_for(x->size, min_items(1), unary_grad_values, &j);
 }
 
 // ---------------------------------------------------------------- matrix product
 
-// One batch entry. input 0: da (n, k) += dc (n, m) @ b^T (m, k);
-// input 1: db (k, m) += a^T (k, n) @ dc (n, m). Each element's sum runs in index order.
-static void gemm_grad(double *din, size_t input, const double *dc, const double *a, const double *b,
-                      size_t n, size_t k, size_t m) {
+// Multiply-adds of one entry below which a gradient's product runs in the loop below.
+#define KERNEL_GRAD_PRODUCT_MIN_WORK ((size_t)1 << 11)
+
+// The reference: one batch entry's gradient, each element summed in index order and then
+// added to din. input 0: da (n, k) += dc (n, m) @ b^T (m, k), summed over m;
+// input 1: db (k, m) += a^T (k, n) @ dc (n, m), summed over n.
+static void grad_product_loop(double *din, size_t input, const double *dc, const double *a, const double *b,
+                              size_t n, size_t k, size_t m) {
     if (input == 0) {
         for (size_t i = 0; i < n; i++)
             for (size_t kk = 0; kk < k; kk++) {
@@ -208,7 +248,48 @@ static void gemm_grad(double *din, size_t input, const double *dc, const double 
         }
 }
 
-// din (a's or b's shape) += the gradient of out (..., n, m) = a (..., n, k) @ b (..., k, m)
+// True when every value is +0.0 (bits, not ==: -0.0 + s is not always s).
+static bool all_plus_zero(const double *x, size_t count) {
+    for (size_t i = 0; i < count; i++)
+        if (x[i] != 0.0 || signbit(x[i]))
+            return false;
+    return true;
+}
+
+// The same entry through the installed product (backend.h), with the same bits: the operands
+// are read in place, b^T and a^T as b and a with their steps swapped, and each element is the
+// backend's sum 0.0 + x[r][0] y[0][c] + x[r][1] y[1][c] + ..., the loop's sum term for term
+// (a product of two doubles is the same in either order). It is then added to din as the loop
+// adds it: through *scratch (one entry's values, allocated on first need), or, when din holds
+// only +0.0, written into din and added to +0.0 there, which changes only a -0.0 (to +0.0).
+// Without memory for the scratch, the loop.
+static void grad_product_fast(double *din, double **scratch, size_t input, const double *dc, const double *a,
+                              const double *b, size_t n, size_t k, size_t m) {
+    size_t rows = input == 0 ? n : k, inner = input == 0 ? m : n, cols = input == 0 ? k : m;
+    size_t count = rows * cols;
+    if (count == 0)
+        return;
+    BackendMatrix x = input == 0 ? (BackendMatrix){.data = dc, .row_step = m, .col_step = 1}   // dc (n, m)
+                                 : (BackendMatrix){.data = a, .row_step = 1, .col_step = k};   // a^T (k, n)
+    BackendMatrix y = input == 0 ? (BackendMatrix){.data = b, .row_step = 1, .col_step = m}    // b^T (m, k)
+                                 : (BackendMatrix){.data = dc, .row_step = m, .col_step = 1};  // dc (n, m)
+    bool fresh = all_plus_zero(din, count);
+    if (!fresh && !*scratch)
+        *scratch = util_malloc(count * sizeof(double));
+    if (!fresh && !*scratch) {
+        grad_product_loop(din, input, dc, a, b, n, k, m);
+        return;
+    }
+    double *c = fresh ? din : *scratch;
+    BackendOutput out = {.data = c, .row_step = cols};
+    backend_product(&out, &x, &y, (const size_t[2]){1, 1}, rows, inner, cols);
+    for (size_t i = 0; i < count; i++)
+        din[i] = (fresh ? 0.0 : din[i]) + c[i];
+}
+
+// din (a's or b's shape) += the gradient of out (..., n, m) = a (..., n, k) @ b (..., k, m).
+// Batch entries run in order, so an input broadcast along the batch gathers its entries'
+// sums one after the other, in the order of the batch.
 void kernel_grad_matmul(Tensor *din, size_t input, const Tensor *dout, const Tensor *a, const Tensor *b) {
     ASSERT(input < 2);
     Shape s;
@@ -223,11 +304,32 @@ void kernel_grad_matmul(Tensor *din, size_t input, const Tensor *dout, const Ten
     ASSERT(kernel_broadcast_shape(&va.batch, &vb.batch, &batch));
     size_t blocks = dims_product(&batch, 0, batch.rank);
     size_t block_in = input == 0 ? n * k : k * m;
+    // a product too small to be packed (backend.h's fast product runs those in the loop's
+    // order anyway) is not worth the scratch and the second pass: the loop adds it in place
+    bool fast = backend_installed() != NULL && n * k * m >= KERNEL_GRAD_PRODUCT_MIN_WORK;
+    double *scratch = NULL;
     Walk w;
     walk_init(&w, &batch, &va.batch, &vb.batch);
-    for (size_t i = 0; i < blocks; i++, walk_next(&w))
-        gemm_grad(din->data + w.off[input] * block_in, input, dout->data + i * n * m,
-                  a->data + w.off[0] * n * k, b->data + w.off[1] * k * m, n, k, m);
+    for (size_t i = 0; i < blocks; i++, walk_next(&w)) {
+        double *d = din->data + w.off[input] * block_in;
+        const double *dc = dout->data + i * n * m, *ae = a->data + w.off[0] * n * k, *be = b->data + w.off[1] * k * m;
+        if (fast)
+            grad_product_fast(d, &scratch, input, dc, ae, be, n, k, m);
+        else
+            grad_product_loop(d, input, dc, ae, be, n, k, m);
+    }
+    util_free(scratch);
+}
+
+// Rows q = bl * n + i of din (blocks of n rows of d = m values); j->input holds n.
+static void transpose_grad_rows(void *ctx, size_t begin, size_t end) {
+    const GradJob *j = ctx;
+    size_t n = j->input, m = j->d;
+    for (size_t q = begin; q < end; q++) {
+        size_t bl = q / n, i = q % n;
+        for (size_t c = 0; c < m; c++)
+            j->din[q * m + c] += j->dout[bl * n * m + c * n + i];
+    }
 }
 
 // din (..., n, m) += dout (..., m, n) with its last two axes swapped back
@@ -243,28 +345,32 @@ void kernel_grad_transpose(Tensor *din, const Tensor *dout) {
     size_t n = s->dim[s->rank - 2], m = s->dim[s->rank - 1];
     ASSERT(dout->shape.dim[s->rank - 2] == m && dout->shape.dim[s->rank - 1] == n);
     size_t blocks = dims_product(s, 0, s->rank - 2);
-    for (size_t bl = 0; bl < blocks; bl++)
-        for (size_t i = 0; i < n; i++)
-            for (size_t j = 0; j < m; j++)
-                din->data[bl * n * m + i * m + j] += dout->data[bl * n * m + j * n + i];
+    GradJob j = {.din = din->data, .dout = dout->data, .d = m, .input = n};
+    backend_for(blocks * n, min_items(m), transpose_grad_rows, &j);
 }
 
 // ---------------------------------------------------------------- rows
+
+static void softmax_grad_rows(void *ctx, size_t begin, size_t end) {
+    const GradJob *job = ctx;
+    size_t d = job->d;
+    for (size_t r = begin; r < end; r++) {
+        const double *w = job->x + r * d, *g = job->dout + r * d;
+        double dot = 0.0;
+        for (size_t j = 0; j < d; j++)
+            dot += g[j] * w[j];
+        for (size_t j = 0; j < d; j++)
+            job->din[r * d + j] += w[j] * (g[j] - dot);
+    }
+}
 
 // dx (..., d) += w * (dout - sum(dout * w)) per row, w = softmax(x) (..., d)
 void kernel_grad_softmax(Tensor *din, const Tensor *dout, const Tensor *out) {
     expect_grad(din, &out->shape, dout);
     expect_values(out);
     ASSERT(shape_equal(&dout->shape, &out->shape));
-    size_t d = last_dim(&out->shape), rows = row_count(out);
-    for (size_t r = 0; r < rows; r++) {
-        const double *w = out->data + r * d, *g = dout->data + r * d;
-        double dot = 0.0;
-        for (size_t j = 0; j < d; j++)
-            dot += g[j] * w[j];
-        for (size_t j = 0; j < d; j++)
-            din->data[r * d + j] += w[j] * (g[j] - dot);
-    }
+    GradJob j = {.din = din->data, .dout = dout->data, .x = out->data, .d = last_dim(&out->shape)};
+    backend_for(row_count(out), min_items(j.d), softmax_grad_rows, &j);
 }
 
 // One line a normalisation runs over: a row of layernorm, a feature (column) of batchnorm.
@@ -324,16 +430,59 @@ static void expect_norm_grad(const Tensor *din, size_t input, const Tensor *dout
         expect_param(din, *d);
 }
 
+// The rows of a normalisation's gradient through rows_fn: x's rows on threads, each its own
+// row of dx; a parameter's on the calling thread, every row adding into it in row order.
+static void norm_grad(Tensor *din, size_t input, const Tensor *dout, const Tensor *x, const Tensor *gamma,
+                      double eps, BackendLoopFn *rows_fn) {
+    size_t d, rows;
+    expect_norm_grad(din, input, dout, x, gamma, &d, &rows);
+    GradJob j = {.din = din->data, .dout = dout->data, .x = x->data, .gamma = gamma, .input = input, .d = d,
+                 .param_step = din->shape.rank == 0 ? 0 : 1, .eps = eps};
+    if (input == 0)
+        backend_for(rows, min_items(d), rows_fn, &j);
+    else
+        rows_fn(&j, 0, rows);
+}
+
+static void layernorm_grad_rows(void *ctx, size_t begin, size_t end) {
+    const GradJob *j = ctx;
+    size_t d = j->d;
+    for (size_t r = begin; r < end; r++) {
+        NormLine l = {.x = j->x + r * d, .g = j->dout + r * d, .count = d, .step = 1, .eps = j->eps};
+        norm_line_grad(&l, j->input, j->gamma, SIZE_MAX, j->input == 0 ? j->din + r * d : j->din,
+                       j->input == 0 ? 1 : j->param_step);
+    }
+}
+
 // din += the gradient of layernorm(x (..., d), gamma, beta, eps) for input 0 (x), 1 or 2
 void kernel_grad_layernorm(Tensor *din, size_t input, const Tensor *dout, const Tensor *x,
                            const Tensor *gamma, double eps) {
-    size_t d, rows;
-    expect_norm_grad(din, input, dout, x, gamma, &d, &rows);
-    size_t param_step = din->shape.rank == 0 ? 0 : 1;
-    for (size_t r = 0; r < rows; r++) {
-        NormLine l = {.x = x->data + r * d, .g = dout->data + r * d, .count = d, .step = 1, .eps = eps};
-        norm_line_grad(&l, input, gamma, SIZE_MAX, input == 0 ? din->data + r * d : din->data,
-                       input == 0 ? 1 : param_step);
+    norm_grad(din, input, dout, x, gamma, eps, layernorm_grad_rows);
+}
+
+static void rmsnorm_grad_rows(void *ctx, size_t begin, size_t end) {
+    const GradJob *j = ctx;
+    size_t d = j->d;
+    for (size_t r = begin; r < end; r++) {
+        const double *xr = j->x + r * d, *gr = j->dout + r * d;
+        // As the forward pass reads the row, and scaled too when rms^3 below would overflow;
+        // the true rms is rms / scale.
+        LineStats st = line_stats(xr, d, 1, false, j->eps);
+        if (isinf(st.sd * st.sd * st.sd))
+            st = line_stats_scaled(xr, d, 1, false, j->eps);
+        double rms = st.sd, scale = st.scale;
+        if (j->input == 1) {
+            for (size_t c = 0; c < d; c++)
+                j->din[c * j->param_step] += gr[c] * (xr[c] * scale) / rms;
+            continue;
+        }
+        double mgx = 0;  // mean over the row of g x, with g = dout * gamma
+        for (size_t c = 0; c < d; c++)
+            mgx += gr[c] * param_at(j->gamma, c) * (xr[c] * scale);
+        mgx /= (double)d;
+        for (size_t c = 0; c < d; c++)
+            j->din[r * d + c] +=
+                (gr[c] * param_at(j->gamma, c) / rms - (xr[c] * scale) * mgx / (rms * rms * rms)) * scale;
     }
 }
 
@@ -341,30 +490,7 @@ void kernel_grad_layernorm(Tensor *din, size_t input, const Tensor *dout, const 
 void kernel_grad_rmsnorm(Tensor *din, size_t input, const Tensor *dout, const Tensor *x,
                          const Tensor *gamma, double eps) {
     ASSERT(input < 2);
-    size_t d, rows;
-    expect_norm_grad(din, input, dout, x, gamma, &d, &rows);
-    size_t param_step = din->shape.rank == 0 ? 0 : 1;
-    for (size_t r = 0; r < rows; r++) {
-        const double *xr = x->data + r * d, *gr = dout->data + r * d;
-        // As the forward pass reads the row, and scaled too when rms^3 below would overflow;
-        // the true rms is rms / scale.
-        LineStats st = line_stats(xr, d, 1, false, eps);
-        if (isinf(st.sd * st.sd * st.sd))
-            st = line_stats_scaled(xr, d, 1, false, eps);
-        double rms = st.sd, scale = st.scale;
-        if (input == 1) {
-            for (size_t j = 0; j < d; j++)
-                din->data[j * param_step] += gr[j] * (xr[j] * scale) / rms;
-            continue;
-        }
-        double mgx = 0;  // mean over the row of g x, with g = dout * gamma
-        for (size_t j = 0; j < d; j++)
-            mgx += gr[j] * param_at(gamma, j) * (xr[j] * scale);
-        mgx /= (double)d;
-        for (size_t j = 0; j < d; j++)
-            din->data[r * d + j] +=
-                (gr[j] * param_at(gamma, j) / rms - (xr[j] * scale) * mgx / (rms * rms * rms)) * scale;
-    }
+    norm_grad(din, input, dout, x, gamma, eps, rmsnorm_grad_rows);
 }
 
 // din += the gradient of batchnorm(x (..., d), gamma, beta, eps) for input 0 (x), 1 or 2
@@ -383,6 +509,37 @@ void kernel_grad_batchnorm(Tensor *din, size_t input, const Tensor *dout, const 
 
 // ---------------------------------------------------------------- reductions
 
+// Lines q = o * inner + i of reduce's gradient (n values, inner apart), each its own places
+// of din.
+typedef struct ReduceGrad {
+    double *din;
+    const double *dout, *x;
+    size_t n, inner;
+    KernelReduce op;
+} ReduceGrad;
+
+static void reduce_grad_lines(void *ctx, size_t begin, size_t end) {
+    const ReduceGrad *j = ctx;
+    size_t n = j->n, inner = j->inner;
+    for (size_t q = begin; q < end; q++) {
+        size_t o = q / inner, i = q % inner;
+        const double *line = j->x + o * n * inner + i;
+        double *dline = j->din + o * n * inner + i;
+        double g = j->dout[q];
+        if (j->op == KERNEL_MAX || j->op == KERNEL_MIN) {
+            dline[line_extreme(line, n, inner, j->op == KERNEL_MIN) * inner] += g;
+            continue;
+        }
+        double mean = line_sum(line, n, inner, 1.0) / (double)n;
+        for (size_t t = 0; t < n; t++) {
+            double v = line[t * inner];
+            dline[t * inner] += j->op == KERNEL_SUM    ? g
+                                : j->op == KERNEL_MEAN ? g / (double)n
+                                                       : g * 2.0 * (v - mean) / (double)n;
+        }
+    }
+}
+
 // dx (x's shape) += the gradient of reduce(x, axis) with dout of the reduced shape
 void kernel_grad_reduce(Tensor *din, const Tensor *dout, const Tensor *x, int axis, KernelReduce op) {
     ASSERT(op != KERNEL_ARGMAX);
@@ -396,23 +553,8 @@ void kernel_grad_reduce(Tensor *din, const Tensor *dout, const Tensor *x, int ax
         inner = dims_product(&x->shape, (size_t)axis + 1, x->shape.rank);
     }
     ASSERT(dout->size == outer * inner);
-    for (size_t o = 0; o < outer; o++)
-        for (size_t i = 0; i < inner; i++) {
-            const double *line = x->data + o * n * inner + i;
-            double *dline = din->data + o * n * inner + i;
-            double g = dout->data[o * inner + i];
-            if (op == KERNEL_MAX || op == KERNEL_MIN) {
-                dline[line_extreme(line, n, inner, op == KERNEL_MIN) * inner] += g;
-                continue;
-            }
-            double mean = line_sum(line, n, inner, 1.0) / (double)n;
-            for (size_t t = 0; t < n; t++) {
-                double v = line[t * inner];
-                dline[t * inner] += op == KERNEL_SUM    ? g
-                                    : op == KERNEL_MEAN ? g / (double)n
-                                                        : g * 2.0 * (v - mean) / (double)n;
-            }
-        }
+    ReduceGrad j = {.din = din->data, .dout = dout->data, .x = x->data, .n = n, .inner = inner, .op = op};
+    backend_for(outer * inner, min_items(n), reduce_grad_lines, &j);
 }
 
 // ---------------------------------------------------------------- indexing and reshaping
@@ -481,22 +623,37 @@ void kernel_grad_concat(Tensor *din, size_t offset, const Tensor *dout, size_t a
             din->data[r * block + t] += dout->data[r * out_block + start + t];
 }
 
+// Where a gradient moves between the split layout (..., heads, n, d_head) and the merged one
+// (..., n, heads * d_head): into merged from split_src, or into split_dst from merged_src.
+typedef struct HeadsGrad {
+    double *merged, *split_dst;
+    const double *split_src, *merged_src;
+    size_t heads, n, dh;
+} HeadsGrad;
+
+// Rows q = (b * heads + h) * n + i of the split layout, d_head values each.
+static void heads_grad_rows(void *ctx, size_t begin, size_t end) {
+    const HeadsGrad *t = ctx;
+    size_t heads = t->heads, n = t->n, dh = t->dh;
+    for (size_t q = begin; q < end; q++) {
+        size_t b = q / (heads * n), h = q / n % heads, i = q % n;
+        for (size_t j = 0; j < dh; j++) {
+            size_t m = (b * n + i) * heads * dh + h * dh + j, s = q * dh + j;
+            if (t->merged)
+                t->merged[m] += t->split_src[s];
+            else
+                t->split_dst[s] += t->merged_src[m];
+        }
+    }
+}
+
 // merged (..., n, heads * d_head) += split (..., heads, n, d_head), or the other way round
 static void heads_add(double *merged, const double *split_src, double *split_dst, const double *merged_src,
                       const Shape *split) {
     size_t r = split->rank;
-    size_t heads = split->dim[r - 3], n = split->dim[r - 2], dh = split->dim[r - 1];
-    size_t batch = dims_product(split, 0, r - 3);
-    for (size_t b = 0; b < batch; b++)
-        for (size_t h = 0; h < heads; h++)
-            for (size_t i = 0; i < n; i++)
-                for (size_t j = 0; j < dh; j++) {
-                    size_t m = (b * n + i) * heads * dh + h * dh + j, s = ((b * heads + h) * n + i) * dh + j;
-                    if (merged)
-                        merged[m] += split_src[s];
-                    else
-                        split_dst[s] += merged_src[m];
-                }
+    HeadsGrad t = {merged, split_dst, split_src, merged_src, split->dim[r - 3], split->dim[r - 2], split->dim[r - 1]};
+    size_t rows = dims_product(split, 0, r - 3) * t.heads * t.n;
+    backend_for(rows, min_items(t.dh), heads_grad_rows, &t);
 }
 
 // dx (..., n, d) += merge_heads(dout (..., heads, n, d / heads))
@@ -525,29 +682,41 @@ void kernel_grad_rope(Tensor *din, const Tensor *dout, const Tensor *positions, 
 
 // ---------------------------------------------------------------- loss
 
+static void cross_entropy_grad_rows(void *ctx, size_t begin, size_t end) {
+    const GradJob *job = ctx;
+    size_t v = job->d;
+    for (size_t r = begin; r < end; r++) {
+        const double *x = job->x + r * v;
+        size_t t = index_value(job->b->data[r], v);
+        // the softmax of the row, max subtracted first as in kernel_cross_entropy
+        double max, sum = row_exp_sum(x, v, &max);
+        for (size_t j = 0; j < v; j++)
+            job->din[r * v + j] += job->dout[r] * (exp(x[j] - max) / sum - (j == t ? 1.0 : 0.0));
+    }
+}
+
 // dlogits (..., V) += dout (...) * (softmax(logits) - onehot(targets (...)))
 void kernel_grad_cross_entropy(Tensor *din, const Tensor *dout, const Tensor *logits, const Tensor *targets) {
     expect_grad(din, &logits->shape, dout);
     expect_values(logits);
     expect_values(targets);
     ASSERT(shape_equal(&dout->shape, &targets->shape));
-    size_t v = last_dim(&logits->shape);
-    for (size_t r = 0; r < targets->size; r++) {
-        const double *x = logits->data + r * v;
-        size_t t = index_value(targets->data[r], v);
-        // the softmax of the row, max subtracted first as in kernel_cross_entropy
-        double max, sum = row_exp_sum(x, v, &max);
-        for (size_t j = 0; j < v; j++)
-            din->data[r * v + j] += dout->data[r] * (exp(x[j] - max) / sum - (j == t ? 1.0 : 0.0));
-    }
+    GradJob j = {.din = din->data, .dout = dout->data, .x = logits->data, .b = targets, .d = last_dim(&logits->shape)};
+    backend_for(targets->size, min_items(j.d), cross_entropy_grad_rows, &j);
 }
 
 // ---------------------------------------------------------------- plain copies
+
+static void identity_grad_values(void *ctx, size_t begin, size_t end) {
+    const GradJob *j = ctx;
+    for (size_t i = begin; i < end; i++)
+        j->din[i] += j->dout[i];
+}
 
 void kernel_grad_identity(Tensor *din, const Tensor *dout) {
     expect_values(din);
     expect_values(dout);
     ASSERT(din->size == dout->size);
-    for (size_t i = 0; i < din->size; i++)
-        din->data[i] += dout->data[i];
+    GradJob j = {.din = din->data, .dout = dout->data};
+    backend_for(din->size, min_items(1), identity_grad_values, &j);
 }

@@ -15,6 +15,14 @@
 // Not M_PI: strict C11 does not define it. The double nearest to pi, as Python's math.pi.
 static const double PI = 3.14159265358979323846;
 
+// Work below this many values stays on one thread (a thread costs microseconds to start).
+#define KERNEL_THREAD_MIN_VALUES ((size_t)1 << 15)
+
+// Items of `per_item` values each that make one thread's minimum share (backend_for).
+static inline size_t min_items(size_t per_item) {
+    return per_item >= KERNEL_THREAD_MIN_VALUES ? 1 : KERNEL_THREAD_MIN_VALUES / (per_item ? per_item : 1);
+}
+
 static inline size_t last_dim(const Shape *s) {
     return s->rank ? s->dim[s->rank - 1] : 1;
 }
