@@ -8,13 +8,15 @@ For each lesson the tracer writes --format html and --format json; Chromium load
 values: each cell's tooltip the exact value, each cell's text that value to the lesson's
 digits, the document's printed values and verdicts, the notes, the shown work folded in a
 closed <details>, and a contents entry for every step. On every course page j/k move stage by
-stage and, in a 420-pixel window, only the tables scroll sideways, not the page. A lesson whose title and labels are
+stage and, in a 420-pixel window, only the tables scroll sideways, not the page, and heads side
+by side wrap onto new rows. A lesson whose title and labels are
 HTML must show as text (tests/html/escape.yaml). A screenshot of the cat-sat lesson must not
 be blank and must hold the heatmap's colours.
 
 Exit 77 (skipped) with a message when Chromium is not installed.
 """
 import json
+import math
 import os
 import shutil
 import struct
@@ -189,6 +191,18 @@ def check_cells(where, cells, expected, digits, decimals_flat=None, count=False)
             return
 
 
+def one_grad_call(expr):
+    """Whether expr is a single grad(...) call, as `grad(loss, E)` and not `grad(a, b) * 2`."""
+    if not expr.startswith("grad("):
+        return False
+    depth = 0
+    for k, ch in enumerate(expr):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth == 0 and ch == ")":
+            return k == len(expr) - 1
+    return False
+
+
 def stage_cells(container):
     """The value cells in page order: table cells, or the one <data> of a scalar."""
     return [n for n in container.walk() if n.tag in ("td", "data") and "title" in n.attrs]
@@ -203,8 +217,13 @@ function key(k){document.dispatchEvent(new KeyboardEvent('keydown',{key:k,bubble
 seq.push(document.activeElement&&document.activeElement.id||'');}
 key('j');key('j');key('j');key('k');
 var r=document.createElement('pre');r.id='probe';
+var hidden=0;
+document.querySelectorAll('.slices').forEach(function(g){var right=g.getBoundingClientRect().right;
+var left=g.getBoundingClientRect().left;
+g.querySelectorAll('figure').forEach(function(f){var b=f.getBoundingClientRect();
+if(b.left>left+1&&b.right>right+1)hidden++;});});
 r.textContent=JSON.stringify({keys:seq,scrollWidth:document.documentElement.scrollWidth,
-clientWidth:document.documentElement.clientWidth});
+clientWidth:document.documentElement.clientWidth,hiddenSlices:hidden});
 document.body.appendChild(r);
 })();
 </script>
@@ -230,6 +249,10 @@ def check_keys_and_width(name, page, chromium, tmp):
         fail(name, f"j, j, j, k went to {probe['keys']}, not stage-0, stage-1, stage-2, stage-1")
     if probe["scrollWidth"] > probe["clientWidth"]:
         fail(name, f"in a 420-pixel window the page is {probe['scrollWidth']} pixels wide: it scrolls sideways")
+    # Heads side by side wrap onto new rows: none but the first of a row runs past its edge.
+    if probe["hiddenSlices"]:
+        fail(name, f"in a 420-pixel window {probe['hiddenSlices']} heads or slices run past the edge of "
+                   "their row, behind a scroll bar, instead of wrapping")
 
 
 def check_lesson(tracer, lesson, chromium, tmp):
@@ -276,7 +299,12 @@ def check_lesson(tracer, lesson, chromium, tmp):
             folds = [d for d in sec.children if isinstance(d, Node) and d.tag == "details"]
             if len(folds) != 1 or "open" in folds[0].attrs:
                 fail(where, "an intermediate stage is not in a closed <details>")
-        if st["op_line"] and st["op_line"] not in sec.text():
+        # A step that only names a grad() (a copy of the backward pass's last stage, just
+        # above it) shows no copy; every other stage shows its operation.
+        names_gradient = st["kind"] == "step" and st["op"] == "copy" and one_grad_call(st["expr"])
+        if names_gradient and st["op_line"] in sec.text():
+            fail(where, f"a step that names a gradient shows {st['op_line']!r}")
+        elif not names_gradient and st["op_line"] and st["op_line"] not in sec.text():
             fail(where, f"no operation line {st['op_line']!r}")
         for note in st["notes"]:
             if note not in [li.text().replace("note: ", "", 1) for li in sec.find_all("li")]:
@@ -313,9 +341,18 @@ def check_lesson(tracer, lesson, chromium, tmp):
                 figures = result[0].find_all("figure", "slice")
                 if len(figures) != min(heads, 6 if heads > 16 else heads):
                     fail(where, f"{len(figures)} head tables for {heads} heads")
-            # Every cell carries a heatmap background, but those of a bar chart.
+            # Every cell carries a heatmap background, but those of a bar chart; a mask's cells
+            # (every value 0 or -inf) are allowed or blocked instead.
             charts = [t for t in result[0].find_all("table") if "column" in t.classes()]
-            if shape and not charts and any("background:" not in td.attrs.get("style", "") for td in cells):
+            flat = [number(v) for v in shown_values(st["values"], shape, softmax_vector)]
+            is_mask = all(v == 0 or v == -math.inf for v in flat) and 0 in flat and -math.inf in flat
+            if is_mask:
+                for td, v in zip(cells, flat):
+                    want = "allowed" if v == 0 else "blocked"
+                    if td.classes() != [want]:
+                        fail(where, f"mask value {v} is drawn as {td.classes()}, not {want}")
+                        break
+            elif shape and not charts and any("background:" not in td.attrs.get("style", "") for td in cells):
                 fail(where, "a value without its heatmap colour")
         doc = st["document"]
         docs = sec.find_all("div", "document")

@@ -137,8 +137,11 @@ while read -r kind mode option format; do
     # shellcheck disable=SC2086 # lessons is one or two words
     refused "tracer: $mode *; leave out $given" "tracer: $given *; leave out $mode" -- "$mode" "$@" $lessons
 done <"$tmp/table"
+# An option that any of several options makes mean something names the first of them.
+previous=
 while read -r kind option needed; do
-    [ "$kind" = needs ] || continue
+    [ "$kind" = needs ] && [ "$option" != "$previous" ] || continue
+    previous=$option
     value=$(sample "$option") || { fail=1; continue; }
     refused "tracer: $option *; add $needed" -- "$option" "$value" "$lesson"
 done <"$tmp/table"

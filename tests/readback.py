@@ -9,7 +9,8 @@ text back: every number in a box (the values of a stage, and the numbers a docum
 and every scalar must be within half a unit of its own last printed digit of the value the
 JSON trace holds at the same place (1.3937e+65 within 0.00005e+65 of exp(150), 0.3345 within
 0.00005 of 0.33452...), with exact rational arithmetic, so nothing here rounds; and a value
-that is not zero never prints as zero (1e-5 is not 0.0000). inf, -inf and
+that is not zero never prints as zero (1e-5 is not 0.0000) unless it is rounding noise beside
+its tensor's largest magnitude (below NOISE_RATIO of it, format.h). inf, -inf and
 nan must be spelled as such. A work line `name[i, j] = ... = v` must end in the value of
 name[i, j]. Boxes shown by their corners are read through their gaps (… and ⋮), so every
 shown number is still compared with the value at its own place.
@@ -37,6 +38,11 @@ BAR = re.compile(r"^\s*\S.*? │[^│]*│ +(\S+)\s*$")
 WORK = re.compile(r"^(\S+?)\[([\d, ]+)\] = .* = (\S+)$")
 
 
+# A value below this fraction of its tensor's largest finite magnitude may print as zero
+# (FORMAT_NOISE_RATIO in tracer/base/format.h).
+NOISE_RATIO = Fraction(1, 10**12)
+
+
 class Mismatch(Exception):
     pass
 
@@ -57,15 +63,16 @@ def last_unit(token):
     return Fraction(10) ** (int(exponent or 0) - decimals)
 
 
-def reads_back(token, value):
-    """True when the printed token stands for the double `value`."""
+def reads_back(token, value, largest=0.0):
+    """True when the printed token stands for the double `value`, one of a tensor whose largest
+    finite magnitude is `largest`."""
     if not NUMBER.match(token):
         raise Mismatch("%r is not a number as the tracer prints them" % token)
     if token in ("inf", "-inf", "nan") or not math.isfinite(value):
         spelled = "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
         return token == spelled
     printed = Fraction(token.replace(",", ""))
-    if printed == 0 and value != 0:
+    if printed == 0 and value != 0 and not Fraction(abs(value)) < Fraction(largest) * NOISE_RATIO:
         raise Mismatch("%r printed as %s: a value that is not zero must not vanish" % (value, token))
     return abs(printed - Fraction(value)) <= last_unit(token) / 2
 
@@ -148,6 +155,7 @@ def check_boxes(found, shape, values, what):
             raise Mismatch("%s: an empty tensor printed a box" % what)
         return 0
     slice_at = shown_indices(found, slices, lambda b: b == "gap")
+    largest = max((abs(v) for v in values if math.isfinite(v)), default=0.0)
     count = 0
     for box, s in zip(found, slice_at):
         if s is None:
@@ -161,7 +169,7 @@ def check_boxes(found, shape, values, what):
                 if c is None:
                     continue
                 flat = (s * rows + r) * cols + c
-                if not reads_back(token, values[flat]):
+                if not reads_back(token, values[flat], largest):
                     raise Mismatch("%s at flat index %d: printed %s, the value is %r"
                                    % (what, flat, token, values[flat]))
                 count += 1

@@ -21,9 +21,7 @@ for name in "$@"; do
         echo "wrote golden/html/$name.html"
     else
         lessons="$lessons $name"
-        NO_COLOR=1 "$tracer" --color=never --width 80 "lessons/$name.yaml" > "golden/$name.txt.new"
-        mv "golden/$name.txt.new" "golden/$name.txt"
-        echo "wrote golden/$name.txt"
+        "$tracer" --update-golden "lessons/$name.yaml"
     fi
 done
 # The SHA-256 of each lesson's JSON trace (tests/json_same.sh).

@@ -109,6 +109,34 @@ static void test_small_numbers_do_not_vanish(void **state) {
     assert_string_equal(number(2.5, 0), "2");  // glibc rounds the exact tie 2.5 to even
 }
 
+// Rounding noise beside a tensor's largest value does not decide its notation: 0.1 + 0.2 - 0.3
+// is 5.551115123125783e-17 in doubles, 0.3 - 0.1 - 0.2 is -2.7755575615628914e-17.
+static void test_rounding_noise_does_not_decide(void **state) {
+    (void)state;
+    double scores[] = {0.85, 5.551115123125783e-17, -2.7755575615628914e-17};
+    assert_string_equal(tensor(scores, 3, 4, false), "0.8500 0.0000 0.0000");
+    // 1e-5 is not noise: the tensor goes scientific and the noise shows its own digits.
+    double with_eps[] = {0.85, -2.7755575615628914e-17, 1e-5};
+    assert_string_equal(tensor(with_eps, 3, 4, false), "8.5000e-01 -2.7756e-17 1.0000e-05");
+    // The noise alone is all there is to print.
+    double alone[] = {0.0, -2.7755575615628914e-17};
+    assert_string_equal(tensor(alone, 2, 4, false), "0.0000e+00 -2.7756e-17");
+    // The bound is FORMAT_NOISE_RATIO times the largest: 1e-12 beside 1 votes, 9e-13 does not.
+    double at_bound[] = {1.0, 1e-12}, below[] = {1.0, 9e-13};
+    assert_string_equal(tensor(at_bound, 2, 4, false), "1.0000e+00 1.0000e-12");
+    assert_string_equal(tensor(below, 2, 4, false), "1.0000 0.0000");
+    // With 12 decimals a value just below the bound still prints its true last digit.
+    double twelve[] = {1.0, 8e-13};
+    assert_string_equal(tensor(twelve, 2, 12, false), "1.000000000000 0.000000000001");
+    // Scientific for another reason (the largest is 1e8 or more): the noise keeps its digits.
+    double big[] = {2e8, 3e-5};
+    assert_string_equal(tensor(big, 2, 4, false), "2.0000e+08 3.0000e-05");
+    // inf takes no part in the largest: 1e-13 beside 1 is noise, beside inf alone it is not.
+    double with_inf[] = {INFINITY, 1.0, 1e-13}, inf_alone[] = {INFINITY, 1e-13};
+    assert_string_equal(tensor(with_inf, 3, 4, false), "inf 1.0000 0.0000");
+    assert_string_equal(tensor(inf_alone, 2, 4, false), "inf 1.0000e-13");
+}
+
 static void test_non_finite_spellings(void **state) {
     (void)state;
     assert_string_equal(number(NAN, 4), "nan");
@@ -274,7 +302,7 @@ static void test_digits_match_printf(void **state) {
     (void)state;
     uint64_t seed = 20261202;
     for (int d = 0; d <= FORMAT_MAX_DECIMALS; d++) {
-        FormatStyle fixed = {FORMAT_FIXED, d}, sci = {FORMAT_SCIENTIFIC, d};
+        FormatStyle fixed = {.notation = FORMAT_FIXED, .decimals = d}, sci = {.notation = FORMAT_SCIENTIFIC, .decimals = d};
         for (int i = 0; i < 3000; i++) {
             uint64_t r = next_random(&seed);
             // magnitudes from 2^-80 to 2^80, any mantissa, either sign
@@ -314,6 +342,7 @@ int main(void) {
         cmocka_unit_test(test_percentages),
         cmocka_unit_test(test_large_numbers_go_scientific),
         cmocka_unit_test(test_small_numbers_do_not_vanish),
+        cmocka_unit_test(test_rounding_noise_does_not_decide),
         cmocka_unit_test(test_non_finite_spellings),
         cmocka_unit_test(test_tensor_shares_one_notation),
         cmocka_unit_test(test_ratio_too_large_for_one_column),

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,19 @@ static size_t slice_cells(const char *page, size_t h, double *got, size_t cap) {
     return n;
 }
 
+// The page of one stage built by hand; free it with free().
+static char *page_of(TraceStage *stage) {
+    Trace tr = {.title = "T", .file_name = "t.yaml", .digits = 4, .stages = stage, .n_stages = 1,
+                .doc_first_slip = -1};
+    StrBuf out;
+    strbuf_init(&out);
+    render_html(&tr, &out);
+    assert_false(out.failed);
+    char *page = strdup(strbuf_str(&out));
+    strbuf_finish(&out);
+    return page;
+}
+
 // A given of shape [20, 41, 3]: more slices than a page shows (16) and more rows than a table
 // shows (40). As numpy prints it, the page shows slices 0, 1, 2, a gap of 14, then 17, 18,
 // 19; and in each the rows 0 to 9 and 31 to 40, every column. Each table must hold its own
@@ -52,14 +66,8 @@ static void test_corners_of_many_slices(void **state) {
             for (size_t c = 0; c < COLS; c++)
                 values[(h * ROWS + r) * COLS + c] = value_at(h, r, c);
     Tensor t = {.shape = {3, {HEADS, ROWS, COLS}}, .size = HEADS * ROWS * COLS, .data = values};
-    TraceStage stages[] = {{.kind = STAGE_GIVEN, .name = "heads", .number = "", .value = &t}};
-    Trace tr = {.title = "T", .file_name = "t.yaml", .digits = 4, .stages = stages, .n_stages = 1,
-                .doc_first_slip = -1};
-    StrBuf out;
-    strbuf_init(&out);
-    render_html(&tr, &out);
-    assert_false(out.failed);
-    const char *page = strbuf_str(&out);
+    TraceStage stage = {.kind = STAGE_GIVEN, .name = "heads", .number = "", .value = &t};
+    char *page = page_of(&stage);
     assert_non_null(strstr(page, "<p class=\"gap\">⋮ 14 more slices</p>"));
 
     const size_t shown_rows[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40};
@@ -78,12 +86,80 @@ static void test_corners_of_many_slices(void **state) {
                     fail_msg("slice %zu, row %zu, column %zu: the page shows %g, the tensor holds %g", h,
                              shown_rows[i], c, got[i * COLS + c], value_at(h, shown_rows[i], c));
     }
-    strbuf_finish(&out);
+    free(page);
+}
+
+// A causal mask of 0 and -inf is drawn as allowed and blocked cells, with a legend that says
+// so; on a colour scale both would be white.
+static void test_a_mask_is_allowed_and_blocked(void **state) {
+    (void)state;
+    double values[] = {0, -INFINITY, 0, 0};
+    Tensor t = {.shape = {2, {2, 2}}, .size = 4, .data = values};
+    TraceStage stage = {.kind = STAGE_STEP, .name = "mask", .number = "1", .expr = "e", .value = &t};
+    char *page = page_of(&stage);
+    assert_non_null(strstr(page, "<td title=\"0\" class=\"allowed\">0.0000</td>"
+                                 "<td title=\"-inf\" class=\"blocked\">-inf</td>"));
+    assert_non_null(strstr(page, "-inf: blocked (softmax gives it weight 0)</p>"));
+    assert_null(strstr(page, "colour: darker is larger"));
+    free(page);
+    // A -inf among other values is no mask: it stays on the scale.
+    double scores[] = {0, -INFINITY, 0.5, 0};
+    t.data = scores;
+    page = page_of(&stage);
+    assert_null(strstr(page, "class=\"blocked\""));
+    assert_non_null(strstr(page, "colour: darker is larger"));
+    free(page);
+}
+
+// The colour scale of whole numbers is labelled with whole numbers: -5 to 5, not -5.0000.
+static void test_integer_scale_is_labelled_whole(void **state) {
+    (void)state;
+    double values[] = {-5, 3, 0, 2};
+    Tensor t = {.shape = {1, {4}}, .size = 4, .data = values, .is_count = true};
+    TraceStage stage = {.kind = STAGE_STEP, .name = "positions", .number = "1", .expr = "e", .value = &t};
+    char *page = page_of(&stage);
+    assert_non_null(strstr(page, "<span class=\"end\">-5</span>"));
+    assert_non_null(strstr(page, "<span class=\"end\">5</span>"));
+    assert_null(strstr(page, "5.0000"));
+    free(page);
+}
+
+// A step that only names a grad() has no operation line of its own (its backward pass is
+// shown above it); any other step keeps its line.
+static void test_a_step_naming_a_gradient_shows_no_copy(void **state) {
+    (void)state;
+    double values[] = {1, 2};
+    Tensor t = {.shape = {1, {2}}, .size = 2, .data = values};
+    TraceStage stage = {.kind = STAGE_STEP, .name = "g", .number = "2", .expr = "e", .value = &t, .op = "copy",
+                        .op_line = "copy([2]) -> [2]", .op_about = "the same values under a new name",
+                        .names_gradient = true};
+    char *page = page_of(&stage);
+    assert_null(strstr(page, "copy([2])"));
+    free(page);
+    stage.names_gradient = false;
+    page = page_of(&stage);
+    assert_non_null(strstr(page, "<code class=\"shapes\">copy([2]) -&gt; [2]</code>"));
+    free(page);
+}
+
+// Heads side by side wrap onto new rows rather than hide behind a scroll bar.
+static void test_slices_wrap(void **state) {
+    (void)state;
+    double values[8] = {0};
+    Tensor t = {.shape = {3, {2, 2, 2}}, .size = 8, .data = values};
+    TraceStage stage = {.kind = STAGE_STEP, .name = "heads", .number = "1", .expr = "e", .value = &t};
+    char *page = page_of(&stage);
+    assert_non_null(strstr(page, ".slices{display:flex;flex-wrap:wrap;"));
+    free(page);
 }
 
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corners_of_many_slices),
+        cmocka_unit_test(test_a_mask_is_allowed_and_blocked),
+        cmocka_unit_test(test_integer_scale_is_labelled_whole),
+        cmocka_unit_test(test_a_step_naming_a_gradient_shows_no_copy),
+        cmocka_unit_test(test_slices_wrap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,6 +109,25 @@ static void test_run_keeps_everything_by_default(void **state) {
             fail_msg("stage %s was freed", t->stages[i].name);
 }
 
+// A step that only names a grad() is marked, so that the page shows its backward pass and
+// not a copy; a step that does more with the gradient, or names another value, is not.
+static void test_a_step_naming_a_gradient_is_marked(void **state) {
+    Fixture *f = *state;
+    fixture_plan(f, "t.yaml",
+                 "title: t\ngiven:\n  x: [1.0, 2.0]\nsteps:\n  - s: sum(x * x)\n  - g: grad(s, x)\n"
+                 "  - h: -grad(s, x)\n  - y: x\n");
+    const Trace *t = fixture_trace(f, NULL, 0);
+    size_t marked = 0;
+    for (size_t i = 0; i < t->n_stages; i++) {
+        const TraceStage *st = &t->stages[i];
+        bool want = !strcmp(st->name, "g");
+        if (st->names_gradient != want)
+            fail_msg("stage %s: names_gradient is %d", st->name, st->names_gradient);
+        marked += st->names_gradient;
+    }
+    assert_int_equal(marked, 1);
+}
+
 // ---------------------------------------------------------------- values held at once
 
 // CHAIN's nodes in order, with the values each holds: a 2, b 2, c 2, the constant 2 of
@@ -515,6 +534,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_views_beside_vectors, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_the_block_reads_its_heads_in_place, fixture_setup, fixture_teardown),
         cmocka_unit_test(test_every_lesson_prints_the_same_when_values_are_freed),
+        cmocka_unit_test_setup_teardown(test_a_step_naming_a_gradient_is_marked, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

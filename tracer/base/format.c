@@ -169,13 +169,11 @@ static void drop_negative_zero(char *buf) {
 }
 
 FormatStyle format_style(const double *values, size_t n, int digits, bool whole) {
-    double largest = 0, smallest = INFINITY;
+    double largest = 0;
     for (size_t i = 0; i < n; i++) {
         double a = fabs(values[i]);
-        if (!isfinite(a) || a == 0)
-            continue;
-        largest = a > largest ? a : largest;
-        smallest = a < smallest ? a : smallest;
+        if (isfinite(a) && a > largest)
+            largest = a;
     }
     FormatStyle st = {.notation = whole ? FORMAT_WHOLE : FORMAT_FIXED, .decimals = clamp_decimals(digits)};
     if (largest == 0)  // only zeros, inf and nan: nothing to choose for
@@ -184,6 +182,15 @@ FormatStyle format_style(const double *values, size_t n, int digits, bool whole)
         if (largest >= FORMAT_WHOLE_BELOW)
             st.notation = FORMAT_SCIENTIFIC;
         return st;
+    }
+    // Rounding noise (a score that is 0 in exact arithmetic, computed as 2.7756e-17) does not
+    // vote: in fixed notation it rounds to zero, as it is to every digit shown beside the
+    // largest value; in scientific notation, chosen by the other values, it shows its digits.
+    double noise = largest * FORMAT_NOISE_RATIO, smallest = INFINITY;
+    for (size_t i = 0; i < n; i++) {
+        double a = fabs(values[i]);
+        if (isfinite(a) && a >= noise && a > 0 && a < smallest)
+            smallest = a;
     }
     // A non-zero value that fixed notation would round to 0.0000 (or to a tie with it) decides
     // for scientific: eps = 1e-5 is not zero. 0.00009 still prints as 0.0001, a true digit.
@@ -266,14 +273,14 @@ void format_places(double v, int places, char *buf, size_t cap) {
     if (non_finite(v, buf, cap) >= 0)
         return;
     if (places >= 0 && places <= FORMAT_MAX_DECIMALS && fabs(v) < FORMAT_FIXED_BELOW) {
-        FormatStyle st = {FORMAT_FIXED, places};
+        FormatStyle st = {.notation = FORMAT_FIXED, .decimals = places};
         format_with(&st, v, buf, cap);
         return;
     }
     // The same last place in scientific notation: 1.5e-300 printed to 301 places is 1.5e-300,
     // 2.69e43 printed to -41 places (its last digit is in the 1e41 place) is 2.69e+43.
     int exponent = v == 0 ? 0 : (int)floor(log10(fabs(v)));
-    FormatStyle st = {FORMAT_SCIENTIFIC, clamp_decimals(places + exponent)};
+    FormatStyle st = {.notation = FORMAT_SCIENTIFIC, .decimals = clamp_decimals(places + exponent)};
     format_with(&st, v, buf, cap);
 }
 
@@ -286,7 +293,7 @@ void format_percent(double v, int places, char *buf, size_t cap) {
     } else {
         // Multiplying by 100 moves the decimal point: the same digits, the exponent 2 higher.
         int exponent = (int)floor(log10(fabs(v)));
-        FormatStyle st = {FORMAT_SCIENTIFIC, clamp_decimals(places + exponent + 2)};
+        FormatStyle st = {.notation = FORMAT_SCIENTIFIC, .decimals = clamp_decimals(places + exponent + 2)};
         format_with(&st, v, buf, cap);
         char *e = strchr(buf, 'e');
         ASSERT(e);

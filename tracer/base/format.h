@@ -4,7 +4,10 @@
 // fixed ("0.3345") while every value reads well that way, scientific ("1.3937e+65") when the
 // largest magnitude is 1e8 or more, the smallest non-zero one would round to zero in fixed
 // notation (below half a unit of the last decimal: 1e-5 is not 0.0000), or the two are too far
-// apart to share one column.
+// apart to share one column. Rounding noise does not decide: a value below FORMAT_NOISE_RATIO
+// times the tensor's largest finite magnitude (2.7756e-17 beside 0.85, a score that is 0 in
+// exact arithmetic) takes no part in the choice, so in fixed notation it rounds to 0.0000,
+// printed without a sign as -0 is.
 // Whole numbers (counts, positions) print whole, in groups of three past four digits, while
 // they have at most 15 digits; then scientific.
 //
@@ -39,6 +42,11 @@
 // notation would print the small ones with fewer significant digits than the lesson asks for.
 #define FORMAT_FIXED_MAX_RATIO 1e8
 
+// Below this fraction of a tensor's largest magnitude a value is rounding noise: sums of a few
+// thousand doubles are off by about 1e-13 of their terms at most, and no digit a lesson prints
+// (12 decimals at most) could show such a value beside the largest.
+#define FORMAT_NOISE_RATIO 1e-12
+
 typedef enum FormatNotation {
     FORMAT_FIXED,       // 0.3345
     FORMAT_SCIENTIFIC,  // 3.3450e-01
@@ -51,7 +59,8 @@ typedef struct FormatStyle {
 } FormatStyle;
 
 // The notation for n values printed with `digits` decimals (0 to FORMAT_MAX_DECIMALS); whole:
-// the values are counts or positions (every one a whole number). inf and nan do not vote.
+// the values are counts or positions (every one a whole number). inf and nan do not vote, nor
+// does rounding noise (see FORMAT_NOISE_RATIO).
 FormatStyle format_style(const double *values, size_t n, int digits, bool whole);
 // One value in a chosen style; "inf", "-inf", "nan" in every style. cap >= FORMAT_NUMBER_CAP.
 void format_with(const FormatStyle *style, double v, char *buf, size_t cap);

@@ -208,6 +208,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
             top = check_add_op(c, ops_find_function("copy"), &top, 1, &chk, &site, e);
             if (top == NO_NODE)
                 return false;
+            c->plan->nodes[top].renames = true;
         }
         t = &c->plan->nodes[top];
     }

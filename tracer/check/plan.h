@@ -49,6 +49,7 @@ typedef struct PlanNode {
     const LessonGiven *given;
     const LessonStep *step;  // the step the node belongs to
     const Expr *expr;        // for errors while running
+    bool renames;            // the copy that shows a step which only names another value
 
     // PLAN_GRAD: d grad_of / d grad_wrt, gathered from the uses of grad_wrt on the way to
     // grad_of: use k is input grad_use_input[k] of node grad_use[k], whose own gradient is

@@ -147,8 +147,12 @@ const CliOptionDef cli_options[CLI_OPTION_COUNT] = {
                    .help = "compare the trace with the lesson's golden file; exit 1 and\n"
                            "print a diff when they differ"},
     [CLI_GOLDEN] = {.name = "--golden", .value = "FILE",
-                    .help = "the golden file for --check (default: golden/NAME.txt beside\nthe lessons folder)",
-                    .needs = CLI_BIT(CLI_CHECK), .why = "names the golden file of --check"},
+                    .help = "the golden file for --check and --update-golden (default:\ngolden/NAME.txt beside the lessons folder)",
+                    .needs = CLI_BIT(CLI_CHECK) | CLI_BIT(CLI_UPDATE_GOLDEN),
+                    .why = "names the golden file of --check and --update-golden"},
+    [CLI_UPDATE_GOLDEN] = {.name = "--update-golden",
+                           .help = "write the trace to the lesson's golden file, at 80 columns\n"
+                                   "(or --width) without colour, as --check compares it"},
     [CLI_DIFF] = {.name = "--diff",
                   .help = "run an original lesson and your edited copy; print, stage\n"
                           "by stage, what changed; exit 0 same, 1 differ, 2 trouble"},
@@ -302,7 +306,8 @@ static int choose_mode(Command *cmd, const CliMode *modes, size_t n_modes, const
 static void settle(Command *cmd) {
     const char *colour = cmd->value[CLI_COLOR] ? cmd->value[CLI_COLOR] : "auto";
     const char *no_colour = getenv("NO_COLOR"), *colorterm = getenv("COLORTERM");
-    bool check = cli_has(cmd, CLI_CHECK);
+    // Golden files are traced at 80 columns, whatever the terminal's width, and without colour.
+    bool check = cli_has(cmd, CLI_CHECK) || cli_has(cmd, CLI_UPDATE_GOLDEN);
     cmd->terminal_colour = !strcmp(colour, "always") ||
                            (!strcmp(colour, "auto") && isatty(STDOUT_FILENO) && !(no_colour && no_colour[0]));
     cmd->opts.colour = !check && cmd->opts.format == OUTPUT_TEXT && cmd->terminal_colour;
@@ -313,7 +318,6 @@ static void settle(Command *cmd) {
     cmd->opts.heatmap = cli_has(cmd, CLI_HEATMAP);
     cmd->opts.brief = cli_has(cmd, CLI_BRIEF);
     cmd->opts.explain = cmd->explain;
-    // Golden files are traced at 80 columns, whatever the terminal's width.
     cmd->fixed_width = cmd->opts.width != 0;
     if (!cmd->opts.width)
         cmd->opts.width = check ? RENDER_DEFAULT_WIDTH : cli_default_width();

@@ -5,8 +5,9 @@
 
 #include "cli.h"
 
-// The plain trace, and --check (cmd_trace.c).
+// The plain trace, --check and --update-golden (cmd_trace.c).
 int cmd_trace(const Command *cmd);
+int cmd_update_golden(const Command *cmd);
 // One trace of lesson with opts in place of cmd->opts: --watch traces again at a new width.
 int cmd_trace_with(const Command *cmd, const char *lesson, const PipelineOptions *opts);
 int cmd_watch(const Command *cmd);

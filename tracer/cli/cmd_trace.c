@@ -1,4 +1,5 @@
-// cmd_trace: the plain trace, and --check: the trace compared with the lesson's golden file.
+// cmd_trace: the plain trace; --check, the trace compared with the lesson's golden file; and
+// --update-golden, the trace written to it.
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -75,7 +76,8 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     char *expected = read_text_file(golden, &err);
     if (!expected) {
         fprintf(stderr, "tracer: cannot read the golden file '%s': %s\n", golden, strerror(err));
-        fprintf(stderr, "hint: create it with: tracer %s > %s\n", lesson, golden);
+        fprintf(stderr, "hint: write it with: tracer --update-golden %s%s%s%s\n", golden_arg ? "--golden " : "",
+                golden_arg ? golden_arg : "", golden_arg ? " " : "", lesson);
         util_free(golden);
         return STATUS_USAGE_ERROR;
     }
@@ -99,9 +101,48 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     return status;
 }
 
-// Trace the lesson once: the trace on stdout, or (with --check) the diff from its golden file.
+// The trace into the golden file, whole or not at all: written beside it, then renamed over it.
+static int write_golden(const char *lesson, const char *golden_arg, const StrBuf *trace) {
+    char *golden = golden_arg ? util_strdup(golden_arg) : default_golden(lesson);
+    StrBuf temp;
+    strbuf_init(&temp);
+    if (golden)
+        strbuf_printf(&temp, "%s.new", golden);
+    if (!golden || temp.failed) {
+        fputs("tracer: out of memory\n", stderr);
+        util_free(golden);
+        strbuf_finish(&temp);
+        return STATUS_USAGE_ERROR;
+    }
+    int status = STATUS_OK;
+    FILE *f = fopen(strbuf_str(&temp), "wb");
+    bool written = f && fwrite(strbuf_str(trace), 1, trace->len, f) == trace->len;
+    int err = errno;
+    if (f && fclose(f) != 0 && written) {
+        written = false;
+        err = errno;
+    }
+    if (written && rename(strbuf_str(&temp), golden) != 0) {
+        written = false;
+        err = errno;
+    }
+    if (!written) {
+        fprintf(stderr, "tracer: cannot write the golden file '%s': %s\n", golden, strerror(err));
+        if (f)
+            remove(strbuf_str(&temp));
+        status = STATUS_USAGE_ERROR;
+    } else {
+        printf("%s: wrote %s\n", lesson, golden);
+    }
+    strbuf_finish(&temp);
+    util_free(golden);
+    return status;
+}
+
+// Trace the lesson once: the trace on stdout, or (with --check) the diff from its golden file,
+// or (with --update-golden) the golden file written.
 int cmd_trace_with(const Command *cmd, const char *lesson, const PipelineOptions *opts) {
-    bool check = cli_has(cmd, CLI_CHECK);
+    bool check = cli_has(cmd, CLI_CHECK), update = cli_has(cmd, CLI_UPDATE_GOLDEN);
     Diag diag;
     diag_init(&diag);
     StrBuf out;
@@ -110,7 +151,7 @@ int cmd_trace_with(const Command *cmd, const char *lesson, const PipelineOptions
     size_t claims_failed = 0;
     run.claims_failed = &claims_failed;
     // The trace streams to stdout as it is rendered; --check needs it whole, to compare.
-    if (!check)
+    if (!check && !update)
         out.sink = stdout;
     int status = pipeline_run_file(lesson, &run, &out, &diag);
     if (status != STATUS_OK) {
@@ -127,6 +168,8 @@ int cmd_trace_with(const Command *cmd, const char *lesson, const PipelineOptions
     cli_print_diagnostics(&diag, cli_colour_stderr());  // the warnings of a lesson that ran
     if (check)
         status = check_golden(lesson, cmd->value[CLI_GOLDEN], strbuf_str(&out), cmd->terminal_colour);
+    else if (update)
+        status = write_golden(lesson, cmd->value[CLI_GOLDEN], &out);
     else
         fwrite(strbuf_str(&out), 1, out.len, stdout);
     strbuf_finish(&out);
@@ -139,6 +182,10 @@ int cmd_trace_with(const Command *cmd, const char *lesson, const PipelineOptions
         return STATUS_LESSON_ERROR;
     }
     return status;
+}
+
+int cmd_update_golden(const Command *cmd) {
+    return cmd_trace_with(cmd, cmd->lessons[0], &cmd->opts);
 }
 
 int cmd_trace(const Command *cmd) {

@@ -104,17 +104,24 @@ static size_t row_text(StrBuf *out, const Tensor *t, const Tensor *other, size_t
                        const TextDiffStyle *st) {
     size_t cols = cols_of(t), width = 0;
     FormatStyle style = format_style(t->data, t->size, digits, t->is_count);
+    // Every column as wide as the tensor's widest value: 0 and 1 stay narrow, 0.5000 lines up.
+    size_t field = 0;
+    for (size_t i = 0; i < t->size; i++) {
+        char buf[FORMAT_NUMBER_CAP];
+        format_with(&style, t->data[i], buf, sizeof(buf));
+        field = strlen(buf) > field ? strlen(buf) : field;
+    }
     strbuf_printf(out, "%s[", colour);
     width++;
     for (size_t c = 0; c < cols; c++) {
         char buf[FORMAT_NUMBER_CAP];
         format_with(&style, t->data[row * cols + c], buf, sizeof(buf));
-        size_t len = strlen(buf), field = (size_t)digits + 3;
+        size_t len = strlen(buf);
         bool mark = colour[0] && cell_changed(t, other, row, c);
         // The padding stays outside the mark: only the number is highlighted.
-        strbuf_printf(out, " %*s%s%s%s", len < field ? (int)(field - len) : 0, "", mark ? st->changed : "", buf,
+        strbuf_printf(out, "  %*s%s%s%s", (int)(field - len), "", mark ? st->changed : "", buf,
                       mark ? st->changed_end : "");
-        width += 1 + (len < field ? field : len);
+        width += 2 + field;
     }
     strbuf_printf(out, " ]%s", colour[0] ? st->reset : "");
     return width + 2;

@@ -40,6 +40,12 @@ const CliMode modes[] = {
     {.option = CLI_CHECK, .does = "compares the text trace with its golden file", .run = cmd_trace,
      .min_lessons = 1, .max_lessons = 1,
      .takes = TRACE_OPTIONS | CLI_BIT(CLI_GOLDEN) | CLI_BIT(CLI_WATCH), .formats = CLI_FORMAT_BIT(OUTPUT_TEXT)},
+    // Golden files never depend on the terminal: always without colour, at 80 columns unless
+    // --width says otherwise.
+    {.option = CLI_UPDATE_GOLDEN, .does = "writes the golden file without colour", .run = cmd_update_golden,
+     .min_lessons = 1, .max_lessons = 1,
+     .takes = (TRACE_OPTIONS & ~CLI_BIT(CLI_COLOR)) | CLI_BIT(CLI_GOLDEN),
+     .formats = CLI_FORMAT_BIT(OUTPUT_TEXT)},
     {.option = CLI_NO_OPTION, .does = "traces the lesson", .run = cmd_trace, .min_lessons = 1, .max_lessons = 1,
      .takes = TRACE_OPTIONS, .formats = EVERY_FORMAT},
 };

@@ -95,6 +95,7 @@ typedef struct TraceStage {
     bool distribution;              // each last-axis row is a probability distribution (softmax)
     size_t node;                    // the plan node it shows
     const char *of, *wrt;           // a gradient stage: d of / d wrt (stage names); else NULL
+    bool names_gradient;            // a step that only names a grad(): its backward pass shows it
 } TraceStage;
 
 // A claim of the lesson, judged on the values just computed.

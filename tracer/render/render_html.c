@@ -109,6 +109,9 @@ typedef struct Picture {
     int digits;
     FormatStyle style;    // else one notation for all the tensor's values, as the text trace has
     bool coloured;
+    // A mask: every value 0 (allowed) or -inf (blocked), drawn as the two, not on a scale
+    // where both would be white.
+    bool mask;
     bool bars;
     Heatmap heat;
 } Picture;
@@ -127,7 +130,9 @@ static void cell(StrBuf *out, const Picture *pic, size_t k) {
     cell_number(pic, k, num, sizeof(num));
     format_exact(pic->t->data[k], exact, sizeof(exact));
     strbuf_printf(out, "<td title=\"%s\"", exact);
-    if (pic->coloured) {
+    if (pic->mask) {
+        strbuf_puts(out, pic->t->data[k] == 0 ? " class=\"allowed\"" : " class=\"blocked\"");
+    } else if (pic->coloured) {
         HeatRgb bg = heatmap_colour(&pic->heat, pic->t->data[k]);
         strbuf_puts(out, " style=\"background:");
         hex(out, bg);
@@ -246,12 +251,23 @@ static void bars(StrBuf *out, const Picture *pic, const Labels *labels) {
 // back as a value.
 static void legend(StrBuf *out, const Picture *pic) {
     const Heatmap *h = &pic->heat;
+    if (pic->mask) {
+        strbuf_puts(out, "<p class=\"legend\"><span class=\"swatch allowed\"></span> 0: allowed "
+                         "<span class=\"swatch blocked\"></span> -inf: blocked (softmax gives it weight 0)</p>\n");
+        return;
+    }
     if (h->scale == HEAT_NONE || (!pic->coloured && !pic->bars))
         return;
     enum { STOPS = 9 };
     char lo[64], hi[64];
-    format_number(h->lo, pic->digits, lo, sizeof(lo));
-    format_number(h->hi, pic->digits, hi, sizeof(hi));
+    // Counts and positions are whole numbers, and so are the ends of their scale.
+    if (pic->t->is_count) {
+        format_whole(h->lo, pic->digits, lo, sizeof(lo));
+        format_whole(h->hi, pic->digits, hi, sizeof(hi));
+    } else {
+        format_number(h->lo, pic->digits, lo, sizeof(lo));
+        format_number(h->hi, pic->digits, hi, sizeof(hi));
+    }
     if (!pic->coloured) {
         strbuf_printf(out, "<p class=\"legend\">bars: a full bar is %s%s</p>\n", hi,
                       h->scale == HEAT_DIVERGING ? " in size (the numbers have the signs)" : "");
@@ -266,6 +282,21 @@ static void legend(StrBuf *out, const Picture *pic) {
     }
     strbuf_printf(out, ")\"></span><span class=\"end\">%s</span> <span class=\"scale\">%s</span></p>\n", hi,
                   h->scale == HEAT_DIVERGING ? "colour: blue below 0, red above" : "colour: darker is larger");
+}
+
+// Every value 0 or -inf, and at least one of each: an attention mask.
+static bool is_mask(const Tensor *t) {
+    bool zero = false, blocked = false;
+    for (size_t i = 0; i < t->size; i++) {
+        double v = t->data[i];
+        if (v == 0)
+            zero = true;
+        else if (isinf(v) && v < 0)
+            blocked = true;
+        else
+            return false;
+    }
+    return zero && blocked;
 }
 
 static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tensor *t, const int *decimals,
@@ -287,6 +318,7 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
     pic.coloured = s->show != PICTURE_TABLE;
     pic.bars = s->show == PICTURE_BARS || (s->show != PICTURE_TABLE && s->distribution);
     heatmap_init(&pic.heat, t->data, t->size);
+    pic.mask = pic.coloured && !pic.bars && is_mask(t);
     if (!decimals)
         pic.style = format_style(t->data, t->size, tr->digits, t->is_count);
     if (sh->rank == 0) {
@@ -526,7 +558,8 @@ static void stage_body(StrBuf *out, const Trace *tr, const TraceStage *s) {
         esc(out, s->about);
         strbuf_puts(out, "</p>\n");
     }
-    if (s->op_line) {
+    // A step that names a grad() shows the backward pass above it, not a copy of its last stage.
+    if (s->op_line && !s->names_gradient) {
         strbuf_puts(out, "<p class=\"op\"><code class=\"shapes\">");
         esc(out, s->op_line);
         strbuf_puts(out, "</code>");
@@ -708,12 +741,15 @@ static const char style[] =
     "table.probabilities .bar{position:absolute;left:0;bottom:1px;height:.25rem;background:#e6550d}\n"
     "table.column td{min-width:16rem;isolation:isolate;padding:.2rem .5rem}\n"
     "table.column .bar{top:.2rem;bottom:.2rem;height:auto;background:#9ecae1;z-index:-1}\n"
-    ".slices{display:flex;flex-wrap:nowrap;gap:1.5rem;align-items:flex-start}\n"
+    ".slices{display:flex;flex-wrap:wrap;gap:1.5rem;align-items:flex-start}\n"
     ".slice{margin:0}\n"
     ".slice figcaption{font-family:ui-monospace,monospace;font-size:.9rem;font-weight:bold}\n"
     ".scalar{font-family:ui-monospace,monospace;font-size:1.1rem;font-weight:bold;margin:.4rem 0}\n"
     ".legend{display:flex;align-items:center;gap:.4rem;font-size:.8rem;color:var(--dim);margin:.2rem 0}\n"
     ".legend .ramp{display:inline-block;width:8rem;height:.7rem;border:1px solid var(--rule)}\n"
+    ".legend .swatch{display:inline-block;width:1.2rem;height:.7rem;border:1px solid var(--rule)}\n"
+    "table.tensor td.allowed,.swatch.allowed{background:#fff;color:#1a1a1a}\n"
+    "table.tensor td.blocked,.swatch.blocked{background:#525252;color:#fff}\n"
     ".corners,.shape-only{color:var(--dim);font-size:.9em}\n"
     ".notes{margin:.4rem 0;padding-left:1.2rem}\n"
     ".notes .label,.work summary{color:var(--accent)}\n"

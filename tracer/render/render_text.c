@@ -474,6 +474,25 @@ static size_t slice_blocks(const Ctx *c, StrBuf *blocks, const size_t *si, size_
     return total_width;
 }
 
+// The slices' blocks in rows of as many as fit in room, left to right in order (eight narrow
+// heads four to a row rather than one under another); the gap between the first and last
+// slices stands on a row of its own.
+static void slice_rows(StrBuf *out, const StrBuf *blocks, const size_t *si, size_t ns, size_t room, size_t indent) {
+    for (size_t start = 0, end; start < ns; start = end) {
+        size_t width = textwrap_block_width(strbuf_str(&blocks[start]));
+        for (end = start + 1; si[start] != CORNERS_GAP && end < ns && si[end] != CORNERS_GAP; end++) {
+            size_t next = width + TEXTWRAP_GAP + textwrap_block_width(strbuf_str(&blocks[end]));
+            if (next > room)
+                break;
+            width = next;
+        }
+        if (end - start == 1)
+            textwrap_indent(out, strbuf_str(&blocks[start]), indent);
+        else
+            textwrap_side_by_side(out, blocks + start, end - start, indent);
+    }
+}
+
 static void values(const Ctx *c, StrBuf *out, const TraceStage *s, const Tensor *t, const int *decimals,
                    size_t indent, const Drawing *draw) {
     const TextStyle *st = &c->st;
@@ -507,7 +526,7 @@ static void values(const Ctx *c, StrBuf *out, const TraceStage *s, const Tensor 
         return;
     }
     // Rank 2 is one matrix; rank 3 and 4 print one labelled matrix per leading index, side by
-    // side while they fit in the width (each head's weights next to the other's), else stacked.
+    // side in rows of as many as fit in the width (each head's weights next to the other's).
     size_t rows = sh->dim[sh->rank - 2], cols = sh->dim[sh->rank - 1];
     size_t per = rows * cols, slices = per ? t->size / per : 0;
     if (sh->rank == 2 || per == 0) {
@@ -537,11 +556,7 @@ static void values(const Ctx *c, StrBuf *out, const TraceStage *s, const Tensor 
     }
     for (size_t j = 0; j < ns; j++)
         out->failed = out->failed || blocks[j].failed;
-    if (ns == slices && indent + total_width <= c->width)
-        textwrap_side_by_side(out, blocks, ns, indent);
-    else
-        for (size_t j = 0; j < ns; j++)
-            textwrap_indent(out, strbuf_str(&blocks[j]), indent);
+    slice_rows(out, blocks, si, ns, c->width > indent ? c->width - indent : 0, indent);
     for (size_t j = 0; j < ns; j++)
         strbuf_finish(&blocks[j]);
     util_free(blocks);

@@ -435,6 +435,7 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     s->work = run->work;
     s->n_work = run->n_work;
     s->node = (size_t)(n - run->plan->nodes);
+    s->names_gradient = n->renames && run->plan->nodes[n->args[0]].kind == PLAN_GRAD;
     if (n->kind == PLAN_GRAD) {
         s->of = run->plan->nodes[n->grad_of].name;
         s->wrt = run->plan->nodes[n->grad_wrt].name;

@@ -1,0 +1,48 @@
+#!/bin/sh
+# Golden files never depend on the terminal: --update-golden writes a lesson's golden file at
+# 80 columns without colour whatever $COLUMNS says (the same bytes as the course's own golden
+# file), --check compares at 80 columns whatever $COLUMNS says, a lesson with an error leaves
+# the golden file as it was, and a golden file that cannot be written is said so.
+# Usage: update_golden.sh TRACER, run from the project root.
+set -u
+tracer=$1
+tmp=$(mktemp -d) || exit 99
+trap 'chmod -R u+w "$tmp"; rm -rf "$tmp"' EXIT
+fail=0
+mkdir -p "$tmp/course/lessons" "$tmp/course/golden"
+lesson=$tmp/course/lessons/04_multi_head_attention.yaml
+golden=$tmp/course/golden/04_multi_head_attention.txt
+cp lessons/04_multi_head_attention.yaml "$lesson"
+
+out=$(COLUMNS=120 "$tracer" --update-golden "$lesson" 2>"$tmp/err")
+[ $? = 0 ] && [ "$out" = "$lesson: wrote $golden" ] || { echo "--update-golden said: $out $(cat "$tmp/err")"; fail=1; }
+cmp -s "$golden" golden/04_multi_head_attention.txt ||
+    { echo "--update-golden at COLUMNS=120 is not the course's golden file (80 columns, no colour)"; fail=1; }
+COLUMNS=120 "$tracer" --check "$lesson" >/dev/null 2>&1 || { echo "--check at COLUMNS=120 differs"; fail=1; }
+COLUMNS=200 "$tracer" --width 120 --update-golden --golden "$tmp/wide.txt" "$lesson" >/dev/null 2>&1
+COLUMNS=40 "$tracer" --width 120 --check --golden "$tmp/wide.txt" "$lesson" >/dev/null 2>&1 ||
+    { echo "--width 120 --check differs from --width 120 --update-golden"; fail=1; }
+cmp -s "$tmp/wide.txt" "$golden" && { echo "--width 120 was not used by --update-golden"; fail=1; }
+
+# A lesson with an error writes nothing.
+printf 'title: broken\nsteps:\n  - x: nope\n' >"$tmp/course/lessons/broken.yaml"
+echo "kept" >"$tmp/course/golden/broken.txt"
+"$tracer" --update-golden "$tmp/course/lessons/broken.yaml" >"$tmp/out" 2>/dev/null
+status=$?
+[ "$status" = 1 ] && [ ! -s "$tmp/out" ] && [ "$(cat "$tmp/course/golden/broken.txt")" = kept ] ||
+    { echo "a broken lesson: exit $status, and the golden file is now: $(head -c 200 "$tmp/course/golden/broken.txt")"; fail=1; }
+[ -e "$tmp/course/golden/broken.txt.new" ] && { echo "a broken lesson left broken.txt.new"; fail=1; }
+
+# A folder that cannot be written.
+out=$("$tracer" --update-golden --golden "$tmp/no/such/folder.txt" "$lesson" 2>&1 >/dev/null)
+status=$?
+[ "$status" = 2 ] && [ "$out" = "tracer: cannot write the golden file '$tmp/no/such/folder.txt': No such file or directory" ] ||
+    { echo "an unwritable golden file: exit $status: $out"; fail=1; }
+# A golden path that is a folder: the file beside it is written, the rename refused and removed.
+mkdir "$tmp/folder.txt"
+out=$("$tracer" --update-golden --golden "$tmp/folder.txt" "$lesson" 2>&1 >/dev/null)
+status=$?
+[ "$status" = 2 ] && [ "$out" = "tracer: cannot write the golden file '$tmp/folder.txt': Is a directory" ] &&
+    [ ! -e "$tmp/folder.txt.new" ] || { echo "a golden file that is a folder: exit $status: $out"; fail=1; }
+[ $fail = 0 ] && echo "ok: golden files are written and compared at 80 columns without colour"
+exit $fail
