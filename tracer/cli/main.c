@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "config.h"  // TRACER_FAST
 #include "course.h"
 #include "modes.h"
 #if TRACER_FAST
