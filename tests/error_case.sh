@@ -7,12 +7,19 @@
 #   DIR/NAME.stderr  the exact error output
 #   DIR/NAME.status  the exit status (1 when absent)
 #   DIR/NAME.stdin   piped to the tracer's standard input (when present; else /dev/null)
+#   DIR/reference/NAME.stderr (and .status): what the reference build says instead
+#                    (-Dfast=false, TRACER_BUILD=reference), where it differs because it frees
+#                    no value: a lesson past its memory, refused with no word of --only
 # stdout must stay empty: a broken lesson never prints half a trace.
 set -u
 tracer=$1 dir=$2 name=$3
 case_base="$dir/$name"
+expected=$case_base
+if [ "${TRACER_BUILD:-fast}" = reference ] && [ -f "$dir/reference/$name.stderr" ]; then
+    expected=$dir/reference/$name
+fi
 expected_status=1
-[ -f "$case_base.status" ] && expected_status=$(cat "$case_base.status")
+[ -f "$expected.status" ] && expected_status=$(cat "$expected.status")
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 envs=""
@@ -48,9 +55,9 @@ if [ -s "$tmp/stdout" ] && [ "$expected_status" != 0 ]; then
     head -c 2000 "$tmp/stdout"
     fail=1
 fi
-if ! cmp -s "$tmp/stderr" "$case_base.stderr"; then
-    echo "stderr differs from $case_base.stderr:"
-    diff -u "$case_base.stderr" "$tmp/stderr" | head -40
+if ! cmp -s "$tmp/stderr" "$expected.stderr"; then
+    echo "stderr differs from $expected.stderr:"
+    diff -u "$expected.stderr" "$tmp/stderr" | head -40
     fail=1
 fi
 exit $fail

@@ -41,11 +41,11 @@ LAYERS = [
     "op_positions", "op_loss",
     "ops", "ieee",
     "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",
-    "eval", "gradcheck", "run",
+    "eval", "gradcheck", "schedule", "run",
     "doccheck", "claim", "quiz", "narrate", "verdict",
     "heatmap", "corners", "textwrap", "render_text", "render_json", "render_html", "save",
     # The fast layer: each replaces a part of the reference below it with the same bits.
-    "pool", "parallel", "gemm", "fast",
+    "pool", "parallel", "gemm", "fast_ops", "in_place", "freeing", "fast",
     "text_diff", "lesson_diff", "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",

@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "fast.h"
+#include "fast_ops.h"
 #include "gemm.h"
 #include "kernel.h"
 #include "parallel.h"
@@ -219,11 +220,11 @@ static void heads_in_place(const char *what) {
     Shape split = {4, {B, heads, n, dh}}, split_t = {4, {B, heads, dh, n}};
     size_t dense[3], qs[4], ks[4], kts[4], vs[4], merged_steps[4];
     tensor_steps(q, dense);
-    kernel_split_heads_steps(&q->shape, dense, heads, qs);
-    kernel_split_heads_steps(&k->shape, dense, heads, ks);
-    kernel_split_heads_steps(&v->shape, dense, heads, vs);
-    kernel_transpose_steps(&split, ks, kts);
-    kernel_merge_heads_input_steps(&split, merged_steps);
+    fast_split_heads_steps(&q->shape, dense, heads, qs);
+    fast_split_heads_steps(&k->shape, dense, heads, ks);
+    fast_split_heads_steps(&v->shape, dense, heads, vs);
+    fast_transpose_steps(&split, ks, kts);
+    fast_merge_heads_input_steps(&split, merged_steps);
     Tensor *qv = tensor_create_view(&split, q->data, qs), *ktv = tensor_create_view(&split_t, k->data, kts),
            *vv = tensor_create_view(&split, v->data, vs);
     Tensor *got_scores = tensor_create(&(Shape){4, {B, heads, n, n}}), *merged = tensor_create(&v->shape);

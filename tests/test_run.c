@@ -4,12 +4,21 @@
 // that the text trace is byte for byte the same whether the values nothing prints are freed
 // (and read in place) or kept.
 #include "fast_layer.h"
+#include "schedule.h"
 #include "trace_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 static char **lesson_paths;
+
+// Freeing and reading in place are the fast layer's (its schedule, schedule.h): the reference
+// build computes every node into a tensor of its own and keeps every value, and skips a test
+// of them.
+static void needs_the_fast_schedule(void) {
+    if (!schedule_installed())
+        skip();
+}
 static size_t n_lesson_paths;
 
 static size_t node_of(const Plan *plan, const char *name) {
@@ -34,7 +43,7 @@ static void test_last_readers_of_a_chain(void **state) {
     const Plan *plan = fixture_plan(f, "t.yaml", CHAIN);
     size_t *last = calloc(plan->n_nodes, sizeof(size_t));
     assert_non_null(last);
-    plan_last_readers(plan, last);
+    assert_true(plan_last_readers(plan, last));
     size_t a = node_of(plan, "a"), b = node_of(plan, "b"), c = node_of(plan, "c"), d = node_of(plan, "d"),
            e = node_of(plan, "e");
     assert_int_equal(last[a], e);
@@ -45,11 +54,8 @@ static void test_last_readers_of_a_chain(void **state) {
     free(last);
 }
 
-// A gradient may read any node before it: every earlier node lives at least until it.
-static void test_last_readers_of_a_gradient(void **state) {
-    Fixture *f = *state;
-    const Plan *plan = fixture_plan(f, "t.yaml",
-                                    "title: t\n"
+// x, y -> u = y * 3, s = sum(x * x), g = ds/dx = 2x, after = g + 1.
+static const char *const GRADIENT = "title: t\n"
                                     "given:\n"
                                     "  x: [1.0, 2.0]\n"
                                     "  y: [3.0, 4.0]\n"
@@ -57,46 +63,79 @@ static void test_last_readers_of_a_gradient(void **state) {
                                     "  - u: y * 3\n"
                                     "  - s: sum(x * x)\n"
                                     "  - g: grad(s, x)\n"
-                                    "  - after: g + 1\n");
+                                    "  - after: g + 1\n";
+
+// A gradient reads the gradients it gathers, its uses and their inputs, and a gradient stage
+// what its finite-difference check reads: x, y, and the inputs of what moves with x. Nothing
+// else lives on for it: u, read by nothing, goes at once.
+static void test_last_readers_of_a_gradient(void **state) {
+    Fixture *f = *state;
+    const Plan *plan = fixture_plan(f, "t.yaml", GRADIENT);
     size_t *last = calloc(plan->n_nodes, sizeof(size_t));
     assert_non_null(last);
-    plan_last_readers(plan, last);
-    // grad(s, x) is the backward pass's last node ds/dx, then g, a copy of it
-    size_t grad = node_of(plan, "ds/dx"), g = node_of(plan, "g"), after = node_of(plan, "after");
+    assert_true(plan_last_readers(plan, last));
+    // grad(s, x) is the backward pass's ds/ds.1 (through the sum) and then ds/dx (through
+    // x * x, called s.1), then g, a copy of it
+    size_t through_sum = node_of(plan, "ds/ds.1"), grad = node_of(plan, "ds/dx"), g = node_of(plan, "g"),
+           after = node_of(plan, "after");
     assert_int_equal(plan->nodes[grad].kind, PLAN_GRAD);
-    // u is read by nothing, but the gradient comes after it
-    assert_int_equal(last[node_of(plan, "u")], grad);
-    assert_int_equal(last[node_of(plan, "y")], grad);
+    assert_int_equal(last[node_of(plan, "u")], node_of(plan, "u"));
+    assert_int_equal(last[node_of(plan, "y")], node_of(plan, "u"));
+    // ds/dx passes back through s.1 = x * x (its use, with x its input) and its check
+    // measures s (y) with x (x) moved
+    assert_int_equal(last[node_of(plan, "x")], grad);
+    assert_int_equal(last[node_of(plan, "s.1")], grad);
     assert_int_equal(last[node_of(plan, "s")], grad);
+    assert_int_equal(last[through_sum], grad);
     assert_int_equal(last[grad], g);
     assert_int_equal(last[g], after);
     assert_int_equal(last[after], after);
     free(last);
 }
 
-// Keeping only e: every other value is freed (its stage released, its shape kept), e holds
-// (1 + 3) * 2 + 1 = 9 and (2 + 4) * 2 + 2 = 14.
-static void test_run_frees_what_is_not_kept(void **state) {
-    Fixture *f = *state;
-    const Plan *plan = fixture_plan(f, "t.yaml", CHAIN);
+// The lesson yaml run keeping only the stage `name` (*node): every other stage is released,
+// and holds no values, that one keeps them.
+static const Trace *run_keeping_only(Fixture *f, const char *yaml, const char *name, size_t *node) {
+    needs_the_fast_schedule();
+    const Plan *plan = fixture_plan(f, "t.yaml", yaml);
     bool *keep = calloc(plan->n_nodes, sizeof(bool));
     assert_non_null(keep);
-    size_t e = node_of(plan, "e");
-    keep[e] = true;
+    *node = node_of(plan, name);
+    keep[*node] = true;
     f->trace = run_plan(plan, 4, NULL, 0, keep, &f->diag);
     free(keep);
     assert_non_null(f->trace);
     const Trace *t = f->trace;
     for (size_t i = 0; i < t->n_stages; i++) {
         const TraceStage *s = &t->stages[i];
-        bool last = s->node == e;
+        bool last = s->node == *node;
         if (s->released == last || (s->value->data == NULL) != !last)
             fail_msg("stage %s: released %d, values %s", s->name, s->released, s->value->data ? "kept" : "freed");
-        assert_int_equal(s->value->shape.rank, 1);
-        assert_int_equal(s->value->shape.dim[0], 2);
+    }
+    return t;
+}
+
+// Keeping only e: every other value is freed (its stage released, its shape kept), e holds
+// (1 + 3) * 2 + 1 = 9 and (2 + 4) * 2 + 2 = 14.
+static void test_run_frees_what_is_not_kept(void **state) {
+    size_t e;
+    const Trace *t = run_keeping_only(*state, CHAIN, "e", &e);
+    for (size_t i = 0; i < t->n_stages; i++) {
+        assert_int_equal(t->stages[i].value->shape.rank, 1);
+        assert_int_equal(t->stages[i].value->shape.dim[0], 2);
     }
     assert_double_equal(t->tensors[e]->data[0], 9.0, 0.0);
     assert_double_equal(t->tensors[e]->data[1], 14.0, 0.0);
+}
+
+// Keeping only after: the backward pass's stages are freed as well as the forward pass's, once
+// their last reader has run; after holds 2 * 1 + 1 = 3 and 2 * 2 + 1 = 5.
+static void test_run_frees_gradient_stages(void **state) {
+    size_t after;
+    const Trace *t = run_keeping_only(*state, GRADIENT, "after", &after);
+    assert_int_equal(t->tensors[after]->size, 2);
+    assert_double_equal(t->tensors[after]->data[0], 3.0, 0.0);
+    assert_double_equal(t->tensors[after]->data[1], 5.0, 0.0);
 }
 
 // Without a keep list nothing is freed.
@@ -231,6 +270,7 @@ static void expect_refused_at_d(const Fixture *f, const char *whose, const char 
 // after d: held 2, 4, 6, 7, then 9 at d, past the 8 there is room for. --only e frees as it
 // goes and holds 7 at most: it runs. JSON and --save keep every value: refused at d as well.
 static void test_pipeline_refuses_a_lesson_past_its_memory(void **state) {
+    needs_the_fast_schedule();
     Fixture *f = *state;
     const char *smaller = "use smaller shapes (a smaller n, or smaller givens)";
     char hint[256];
@@ -248,6 +288,30 @@ static void test_pipeline_refuses_a_lesson_past_its_memory(void **state) {
     assert_int_equal(run_chain_in_72_bytes(f, (PipelineOptions){.only = "e", .save_dir = "/nonexistent/saved"}),
                      STATUS_LESSON_ERROR);
     expect_refused_at_d(f, "this machine has", hint);
+}
+
+// The reference, with no schedule installed: whatever keep says, every value is kept and every
+// node computed into a tensor of its own, and --only e no longer fits in 72 bytes (held 2, 4,
+// 6, 7, then 9 at d, as the whole trace), refused with no word of printing less.
+static void test_the_reference_keeps_every_value(void **state) {
+    Fixture *f = *state;
+    const Schedule *fast = schedule_installed();
+    schedule_install(NULL);
+    const Plan *plan = fixture_plan(f, "t.yaml", CHAIN);
+    bool *keep = calloc(plan->n_nodes, sizeof(bool));
+    assert_non_null(keep);
+    keep[node_of(plan, "e")] = true;
+    f->trace = run_plan(plan, 4, NULL, 0, keep, &f->diag);
+    free(keep);
+    assert_non_null(f->trace);
+    for (size_t i = 0; i < f->trace->n_stages; i++)
+        if (f->trace->stages[i].released || !f->trace->stages[i].value->data)
+            fail_msg("stage %s was freed", f->trace->stages[i].name);
+    assert_int_equal(f->trace->n_in_place, 0);
+    int status = run_chain_in_72_bytes(f, (PipelineOptions){.only = "e"});
+    schedule_install(fast);
+    assert_int_equal(status, STATUS_LESSON_ERROR);
+    expect_refused_at_d(f, "this machine has", "use smaller shapes (a smaller n, or smaller givens)");
 }
 
 // ---------------------------------------------------------------- read in place
@@ -282,6 +346,7 @@ static char *heads_lesson(const char *x, const char *d) {
 // the same bits in out and the same notes on every stage either way. Gives how many stages
 // the first run read in place.
 static size_t in_place_and_copied(Fixture *f, const ExplainTarget *extra, size_t n_extra) {
+    needs_the_fast_schedule();
     const Plan *plan = f->plan;
     bool *keep = calloc(plan->n_nodes, sizeof(bool));
     assert_non_null(keep);
@@ -386,6 +451,7 @@ static const char *block_path;  // tests/bench/gpt2_block.yaml
 // GPT-2's block at n = 128 (the benchmark's lesson with 1024 made 128) printing only its
 // output: its five head stages read in place, the output the same to the bit as with copies.
 static void test_the_block_reads_its_heads_in_place(void **state) {
+    needs_the_fast_schedule();
     Fixture *f = *state;
     FILE *file = fopen(block_path, "rb");
     assert_non_null(file);
@@ -519,6 +585,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_last_readers_of_a_chain, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_last_readers_of_a_gradient, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_run_frees_what_is_not_kept, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_run_frees_gradient_stages, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_run_keeps_everything_by_default, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_held_values_all_kept, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_held_values_freed_after_their_last_reader, fixture_setup,
@@ -527,6 +594,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_held_values_of_shapes_alone, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_pipeline_refuses_a_lesson_past_its_memory, fixture_setup,
                                         fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_the_reference_keeps_every_value, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_heads_are_read_in_place, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_a_nan_is_copied_not_read_in_place, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_work_shown_is_not_read_in_place, fixture_setup, fixture_teardown),

@@ -39,8 +39,9 @@ typedef struct Tensor {
     // An exact integer count (numel and sums of counts): printed as 124,439,808.
     bool is_count;
     // A view (data NULL): no values of its own, but another tensor's, in place. Element idx is
-    // view[idx[0] * step[0] + ... + idx[rank - 1] * step[rank - 1]]. The runner makes views of
-    // stages nothing prints (run.c), and only the matrix product reads or writes one.
+    // view[idx[0] * step[0] + ... + idx[rank - 1] * step[rank - 1]]. Only the fast layer makes
+    // views, of stages nothing prints (fast/in_place.c), and only the matrix product reads or
+    // writes one; the reference tracer never meets one.
     double *view;
     size_t step[TENSOR_MAX_RANK];
 } Tensor;

@@ -61,19 +61,62 @@ const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *inde
     return &plan->nodes[slot - 1];
 }
 
-void plan_last_readers(const Plan *plan, size_t *last) {
-    size_t gradient = 0;  // one past the latest gradient: every node before it is read by it
+// The most steps plan_last_readers spends following gradient stages' checks from x to y (a
+// lesson of thousands of gradient stages would otherwise take time quadratic in its length);
+// past it, a gradient stage is taken to read every node before it, which is always safe.
+#define PLAN_LIVENESS_WORK ((size_t)1 << 22)
+
+// Gradient node j reads what the backward pass and its finite-difference check read: the
+// gradients it gathers (its arguments), each use with that use's inputs, and, for a stage,
+// what the check reads (gradcheck.c): x, y, and for its forward passes from x to y the inputs
+// that do not move of every operation that moves with x. dirty: a flag per node, all false
+// before and after. False when *work does not cover the walk from x to y (nothing marked).
+static bool gradient_reads(const Plan *plan, size_t j, bool *dirty, size_t *work, size_t *last) {
+    const PlanNode *n = &plan->nodes[j];
+    for (size_t k = 0; k < n->n_args; k++) {
+        const PlanNode *use = &plan->nodes[n->grad_use[k]];
+        last[n->grad_use[k]] = j;
+        for (size_t a = 0; a < use->n_args; a++)
+            last[use->args[a]] = j;
+    }
+    if (!n->is_stage)
+        return true;
+    size_t v = n->grad_wrt, y = n->grad_of;
+    if (y - v + 1 > *work)
+        return false;
+    *work -= y - v + 1;
+    dirty[v] = true;
+    last[v] = last[y] = j;  // y's value is the loss the differences are measured against
+    for (size_t u = v + 1; u <= y; u++) {
+        const PlanNode *m = &plan->nodes[u];
+        for (size_t a = 0; m->kind == PLAN_OP && a < m->n_args; a++)
+            dirty[u] = dirty[u] || dirty[m->args[a]];
+        for (size_t a = 0; dirty[u] && a < m->n_args; a++)
+            if (!dirty[m->args[a]])
+                last[m->args[a]] = j;
+    }
+    memset(dirty + v, 0, (y - v + 1) * sizeof(bool));
+    return true;
+}
+
+bool plan_last_readers(const Plan *plan, size_t *last) {
+    bool *dirty = util_calloc(plan->n_nodes + 1, sizeof(bool));
+    if (!dirty)
+        return false;
+    size_t work = PLAN_LIVENESS_WORK, all_before = 0;  // nodes before it live until it
     for (size_t j = 0; j < plan->n_nodes; j++) {
         const PlanNode *n = &plan->nodes[j];
         last[j] = j;
         for (size_t a = 0; a < n->n_args; a++)
             last[n->args[a]] = j;
-        if (n->kind == PLAN_GRAD)
-            gradient = j + 1;
+        if (n->kind == PLAN_GRAD && !gradient_reads(plan, j, dirty, &work, last))
+            all_before = j;
     }
-    for (size_t k = 0; k + 1 < gradient; k++)
-        if (last[k] < gradient - 1)
-            last[k] = gradient - 1;
+    for (size_t k = 0; k < all_before; k++)
+        if (last[k] < all_before)
+            last[k] = all_before;
+    util_free(dirty);
+    return true;
 }
 
 // The values node k holds while it is held: none for a shape-only node.
@@ -89,9 +132,8 @@ bool plan_held_values(const Plan *plan, const bool *keep, size_t base, size_t li
     *held = (PlanHeld){.peak = base, .end = base, .past = SIZE_MAX};
     size_t *last = util_calloc(n + 1, sizeof(size_t));
     size_t *freed = util_calloc(n + 1, sizeof(size_t));  // freed[j]: the values that go after node j
-    bool ok = last && freed;
+    bool ok = last && freed && plan_last_readers(plan, last);
     if (ok) {
-        plan_last_readers(plan, last);
         for (size_t k = 0; k < n; k++)
             if (keep && !keep[k])
                 freed[last[k]] += node_values(&plan->nodes[k]);

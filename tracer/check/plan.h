@@ -109,16 +109,19 @@ const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *inde
 
 // Liveness: the last node whose computation reads each node's value, into last[n_nodes]
 // (node k itself when no later node reads it). An operation reads its arguments; a gradient
-// reads every node before it, as the backward pass and its finite-difference check may.
-void plan_last_readers(const Plan *plan, size_t *last);
+// reads the gradients it gathers, its uses and their inputs, and a gradient stage also what
+// its finite-difference check computes again (gradcheck.h). False when memory runs out.
+bool plan_last_readers(const Plan *plan, size_t *last);
 
-// What a run holds at once, counted in values (8 bytes each), as run_plan frees them: a node's
-// values are made when it runs, while its inputs are still held, and a node not kept goes
-// right after its last reader (plan_last_readers) has run. A shape-only node holds nothing.
-// Where run_plan reads values in place (a view of its input, a product written into its
-// merge's result) it holds no more than this counts: the view's input lives on, but the view
-// is counted as values of its own of the same size. (Save for one moment: a product written
-// into its merge's result that turns out not finite is copied out, and holds both at once.)
+// What a run holds at once, counted in values (8 bytes each), when the run frees values as the
+// fast layer's schedule does (keep non-NULL; the reference keeps every value, as keep NULL
+// counts): a node's values are made when it runs, while its inputs are still held, and a node
+// not kept goes right after its last reader (plan_last_readers) has run. A shape-only node
+// holds nothing. Where the fast layer reads values in place (a view of its input, a product
+// written into its merge's result) it holds no more than this counts: the view's input lives
+// on, but the view is counted as values of its own of the same size. (Save for one moment: a
+// product written into its merge's result that turns out not finite is copied out, and holds
+// both at once.)
 typedef struct PlanHeld {
     size_t peak;       // the most values held at once
     size_t end;        // what is still held once the last node has run: the kept values

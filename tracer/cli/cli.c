@@ -164,7 +164,9 @@ const CliOptionDef cli_options[CLI_OPTION_COUNT] = {
                        .help = "which elements --quiz chooses when the lesson marks none\n(default 1)",
                        .needs = CLI_BIT(CLI_QUIZ), .why = "chooses the questions of --quiz"},
     [CLI_THREADS] = {.name = "--threads", .value = "N", .set = set_threads,
-                     .help = "threads to compute with (default: one per CPU); the trace\nis the same for every N"},
+                     .help = "threads to compute with (default: one per CPU; one in a\n"
+                             "build without the fast layer); the trace is the same for\n"
+                             "every N"},
     [CLI_TEXT] = {.name = "--text", .value = "TEXT", .set = set_text,
                   .help = "turn TEXT into tokens in place of the lesson's text:"},
     [CLI_SAVE] = {.name = "--save", .value = "DIR", .set = set_save,

@@ -15,6 +15,7 @@
 #include "render.h"
 #include "run.h"
 #include "save.h"
+#include "schedule.h"
 #include "trace.h"
 
 #include <ctype.h>
@@ -177,9 +178,6 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
     return true;
 }
 
-// The nodes whose values outlive the run (run.h): those the text trace prints, and those the
-// document check, the claims and the narration read afterwards. chosen: the stages --only,
-// --from and --to keep.
 // Refuse, before it runs, a lesson that would hold more values at once than opts->memory
 // allows, at the node where it would first pass it. keep: as run_plan takes it; base: values
 // held besides (the first lesson of --diff); *end: what the run holds at its end.
@@ -211,7 +209,9 @@ static bool fits_memory(const Plan *plan, const bool *keep, const PipelineOption
                    strlen(n->given->name), "%s", message);
     else
         plan_error_at(diag, plan->lesson, n->step, n->expr->start, n->expr->end - n->expr->start, "%s", message);
-    const char *less = keep ? "; --only or --brief print less, and so hold less at once"
+    // only a run that frees values holds less when it prints less (the reference keeps them all)
+    const char *less = !schedule_installed() ? ""
+                       : keep                ? "; --only or --brief print less, and so hold less at once"
                        : opts->format != OUTPUT_TEXT || opts->save_dir
                            ? "; the text trace without --save frees the values it does not print"
                            : "";
@@ -356,8 +356,10 @@ static const Phase phases[] = {
     // then the caller prints the trace: text_reads
 };
 
+// Only a run that frees values (the fast layer's schedule, schedule.h) needs to know what is
+// read later; the reference keeps every value, and its memory is counted so.
 static bool keep_what_is_read_later(LessonRun *r) {
-    if (!r->choose || !r->free_unprinted)
+    if (!r->choose || !r->free_unprinted || !schedule_installed())
         return true;
     if (!(r->keep = util_calloc(r->plan->n_nodes + 1, sizeof(bool))))
         return no_memory(r);

@@ -39,8 +39,6 @@ void kernel_gemm(double *c, const double *a, const double *b, size_t n, size_t k
 void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b);
 // out [..., m, n] = a [..., n, m]: swap the last two axes (rank < 2: a plain copy).
 void kernel_transpose(Tensor *out, const Tensor *a);
-// The steps of a.T as a view (tensor.h) reading a's values in place, given their steps.
-void kernel_transpose_steps(const Shape *a, const size_t *a_step, size_t *step);
 
 // ---------------------------------------------------------------- elementwise
 
@@ -200,11 +198,6 @@ void kernel_concat(Tensor *out, const Tensor *const *parts, size_t n, size_t axi
 
 // Heads as PyTorch splits them: head h takes columns h*d_head .. (h+1)*d_head - 1.
 // split: x [..., n, d] -> [..., heads, n, d / heads]; merge is its inverse.
-// Views (tensor.h): the steps of split_heads(x, heads) reading x's values in place, given the
-// steps of those values; and where each value of merge_heads' input x lies among its result's
-// row-major values.
-void kernel_split_heads_steps(const Shape *x, const size_t *x_step, size_t heads, size_t *step);
-void kernel_merge_heads_input_steps(const Shape *x, size_t *step);
 bool kernel_split_heads_shape(const Shape *x, size_t heads, Shape *out);
 void kernel_split_heads(Tensor *out, const Tensor *x, size_t heads);
 bool kernel_merge_heads_shape(const Shape *x, Shape *out);

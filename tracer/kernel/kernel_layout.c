@@ -236,41 +236,6 @@ static void move_heads(double *merged, double *split, size_t batch, size_t heads
             }
 }
 
-void kernel_transpose_steps(const Shape *a, const size_t *a_step, size_t *step) {
-    size_t r = a->rank;
-    memcpy(step, a_step, r * sizeof(size_t));
-    if (r >= 2) {
-        step[r - 2] = a_step[r - 1];
-        step[r - 1] = a_step[r - 2];
-    }
-}
-
-// Axes (..., n, d) become (..., heads, n, d / heads): head h starts h * d / heads columns in.
-void kernel_split_heads_steps(const Shape *x, const size_t *x_step, size_t heads, size_t *step) {
-    size_t r = x->rank;
-    ASSERT(r >= 2 && r < TENSOR_MAX_RANK && heads > 0 && x->dim[r - 1] % heads == 0);
-    memcpy(step, x_step, (r - 2) * sizeof(size_t));
-    step[r - 2] = x->dim[r - 1] / heads * x_step[r - 1];
-    step[r - 1] = x_step[r - 2];
-    step[r] = x_step[r - 1];
-}
-
-// x (..., heads, n, d_head) lies in the result (..., n, heads * d_head): head h of row i
-// starts h * d_head values into that row. (No heads at all: there is nothing to place.)
-void kernel_merge_heads_input_steps(const Shape *x, size_t *step) {
-    size_t r = x->rank;
-    ASSERT(r >= 3);
-    size_t heads = x->dim[r - 3], n = x->dim[r - 2], d_head = x->dim[r - 1];
-    step[r - 3] = d_head;
-    step[r - 2] = heads * d_head;
-    step[r - 1] = 1;
-    size_t s = n * heads * d_head;
-    for (size_t i = r - 3; i-- > 0;) {
-        step[i] = s;
-        s *= x->dim[i];
-    }
-}
-
 // out (..., heads, n, d / heads) = x (..., n, d)
 void kernel_split_heads(Tensor *out, const Tensor *x, size_t heads) {
     Shape s;

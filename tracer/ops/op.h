@@ -262,14 +262,6 @@ struct OpDef {
     OpParam params[OP_MAX_PARAMS];
     bool (*infer)(OpCheck *c);    // false with *c->problem filled
     bool (*compute)(OpRun *r);    // false with *r->problem filled, at one of its inputs
-    // The same values in another layout (.T, split_heads): the steps with which the result
-    // reads its input's values in place, from the input's steps. The runner (run.c) uses it in
-    // place of compute for a result that nothing prints and that only reads_views ops read.
-    void (*view)(const Shape *in, const size_t *in_step, const OpAttrs *attrs, size_t *step);
-    // merge_heads: where each value of the input lies among the result's row-major values. The
-    // runner has a matrix product whose only reader this is write its values straight there.
-    void (*input_steps)(const Shape *in, size_t *step);
-    bool reads_views;             // compute takes views (tensor.h) for inputs and result
     void (*notes)(OpNotes *n);    // NULL: nothing to say
     // Writes the work for e->index with op_work: one element, or (row_form) the whole row.
     void (*explain)(OpExplain *e);

@@ -42,10 +42,6 @@ static bool compute_split_heads(OpRun *r) {
     return true;
 }
 
-static void view_split_heads(const Shape *in, const size_t *in_step, const OpAttrs *attrs, size_t *step) {
-    kernel_split_heads_steps(in, in_step, attrs->count, step);
-}
-
 static void explain_split_heads(OpExplain *e) {
     // out [..., h, n, dh] <- x [..., n, h*dh]
     size_t r = e->out->shape.rank;
@@ -201,11 +197,11 @@ static const OpDef ops[] = {
     {.name = "split_heads",
      .about = "split columns into heads: head h takes columns h*d_head to (h+1)*d_head - 1",
      .params = {OP_X, OP_COUNT("heads")}, .infer = infer_split_heads, .compute = compute_split_heads,
-     .view = view_split_heads, .explain = explain_split_heads, .integers = INTEGERS_IF_FIRST,
+     .explain = explain_split_heads, .integers = INTEGERS_IF_FIRST,
      .grad = grad_split_heads, .grad_formula = {"merge_heads(%g)"}},
     {.name = "merge_heads", .about = "concatenate the heads' columns side by side", .params = {OP_X},
      .infer = infer_merge_heads, .compute = compute_merge_heads,
-     .input_steps = kernel_merge_heads_input_steps, .explain = explain_merge_heads,
+     .explain = explain_merge_heads,
      .integers = INTEGERS_IF_FIRST, .grad = grad_merge_heads, .grad_formula = {"split_heads(%g)"}},
     {.name = "reshape", .about = "the same values in reading order, in a new shape",
      .params = {OP_X, {"shape", PARAM_SHAPE, false, 0}}, .infer = infer_reshape, .compute = compute_reshape,

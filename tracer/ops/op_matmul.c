@@ -225,11 +225,6 @@ static bool compute_transpose(OpRun *r) {
     return true;
 }
 
-static void view_transpose(const Shape *in, const size_t *in_step, const OpAttrs *attrs, size_t *step) {
-    (void)attrs;
-    kernel_transpose_steps(in, in_step, step);
-}
-
 static void explain_transpose(OpExplain *e) {
     const Tensor *x = e->in[0];
     size_t idx[TENSOR_MAX_RANK];
@@ -315,12 +310,12 @@ static void explain_grad_matmul(OpGradWork *w) {
 static const OpDef ops[] = {
     {.name = "matmul", .syntax = OP_INFIX, .token = '@', .symbol = "@",
      .about = "matrix product: each row of the left against each column of the right", .params = {OP_X, OP_X},
-     .infer = infer_matmul, .compute = compute_matmul, .reads_views = true, .explain = explain_matmul, .row_form = true,
+     .infer = infer_matmul, .compute = compute_matmul, .explain = explain_matmul, .row_form = true,
      .cost = cost_matmul, .integers = INTEGERS_IF_INPUTS, .grad = grad_matmul,
      .grad_formula = {"%g @ %1.T", "%0.T @ %g"}, .explain_grad = explain_grad_matmul},
     {.name = "transpose", .syntax = OP_POSTFIX, .token = 'T', .symbol = ".T",
      .about = "transpose: rows become columns (last two axes swap)", .params = {OP_X}, .infer = infer_transpose,
-     .compute = compute_transpose, .view = view_transpose, .explain = explain_transpose, .integers = INTEGERS_IF_FIRST,
+     .compute = compute_transpose, .explain = explain_transpose, .integers = INTEGERS_IF_FIRST,
      .grad = grad_transpose, .grad_formula = {"%g.T"}},
 };
 

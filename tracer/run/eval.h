@@ -14,8 +14,9 @@
 // inputs (room for EXPR_MAX_ARGS). Index lists built while running go in arena. NULL with a
 // located error when a value known only now is wrong (an index out of range), or out of memory.
 Tensor *eval_node(const Plan *plan, size_t i, Tensor *const *values, const Tensor **in, Arena *arena, Diag *diag);
-// Compute operation node i of plan into out, made by the caller in the node's shape (a view,
-// for an op that reads_views). False with a located error, as eval_node.
+// Compute operation node i of plan into out, made by the caller in the node's shape (the fast
+// layer passes a view to an operation whose computation reads them). False with a located
+// error, as eval_node.
 bool eval_op_into(const Plan *plan, size_t i, Tensor *const *values, const Tensor **in, Tensor *out, Arena *arena,
                   Diag *diag);
 // The same with the inputs given: in[k] stands for the node's k-th argument, in its place.

@@ -9,19 +9,7 @@
 #include "format.h"
 #include "gradcheck.h"
 #include "ieee.h"
-
-// How a node gets its values: see "values read in place" below.
-typedef enum NodeMode {
-    MODE_COMPUTE,
-    MODE_VIEW,  // a view of its input
-    MODE_INTO,  // a product written into its merge_heads reader's result
-} NodeMode;
-
-typedef struct InPlace {
-    NodeMode *mode;    // by node
-    size_t *merge;     // MODE_INTO: the merge_heads node it writes into
-    Tensor **pending;  // a merge_heads result its product has already written, by node
-} InPlace;
+#include "schedule.h"
 
 typedef struct Runner {
     const Plan *plan;
@@ -35,7 +23,10 @@ typedef struct Runner {
     size_t n_extra;
     size_t check_budget;  // what the finite-difference checks of gradients may still do
     IeeeWatch ieee;  // where the first nan was made, and whether its spreading was told
-    InPlace in_place;  // which nodes are read in place; all NULL: every node computed
+    // The installed schedule (schedule.h) and its state for this run; NULL: the reference,
+    // every node computed into a tensor of its own and every value kept.
+    const Schedule *schedule;
+    ScheduleRun *scheduled;
 } Runner;
 
 // The chain rule for one element of a gradient stage: each use's share at that element, with
@@ -209,137 +200,16 @@ static bool explain_requests(Runner *run, size_t i, const Tensor *out, const Ten
     return true;
 }
 
-// ---------------------------------------------------------------- values read in place
-
-// How a node gets its values. A layout operation (.T, split_heads) that nothing prints, read
-// only by matrix products, is a view of its input's values (tensor.h); a product that nothing
-// prints, read only by merge_heads, writes its values straight into merge_heads' result. The
-// bits are the same either way (the product sums each element in the same order wherever it
-// reads and writes), and so are the notes: a node is read in place only when its values are
-// all finite, where a layout operation or a product has nothing to note; otherwise it is
-// computed as any other.
-
-static bool all_finite(const double *v, size_t n) {
-    for (size_t k = 0; k < n; k++)
-        if (!isfinite(v[k]))
-            return false;
-    return true;
-}
-
-// Each node's NodeMode (and merge), given the nodes kept to the end and those whose work is
-// shown. One walk from the last node back, counting each node's readers as it passes them: a
-// node's readers all come after it, so its counts are complete when the walk reaches it. False
-// when memory runs out.
-static bool plan_modes(const Plan *plan, const bool *keep, const bool *explained, InPlace *ip) {
-    size_t n = plan->n_nodes, gradient = 0;  // one past the latest gradient, which reads all before it
-    for (size_t j = 0; j < n; j++)
-        if (plan->nodes[j].kind == PLAN_GRAD)
-            gradient = j + 1;
-    // how many nodes read each node, how many of those in place
-    size_t *readers = util_calloc(n + 1, sizeof(size_t)), *in_place = util_calloc(n + 1, sizeof(size_t));
-    bool ok = readers && in_place;
-    for (size_t k = 0; ok && k < n; k++)
-        ip->merge[k] = SIZE_MAX;
-    for (size_t k = n; ok && k-- > 0;) {
-        const PlanNode *v = &plan->nodes[k];
-        ip->mode[k] = MODE_COMPUTE;
-        if (k >= gradient && v->kind == PLAN_OP && v->has_values && !v->is_count && !keep[k] && !explained[k]) {
-            const PlanNode *x = v->n_args ? &plan->nodes[v->args[0]] : NULL;
-            if (v->op->view && x && x->shape.rank >= 2 && !x->is_count && readers[k] && in_place[k] == readers[k])
-                ip->mode[k] = MODE_VIEW;
-            else if (v->op->reads_views && readers[k] == 1 && ip->merge[k] != SIZE_MAX)
-                ip->mode[k] = MODE_INTO;
-        }
-        bool reads_in_place = ip->mode[k] == MODE_VIEW || (v->kind == PLAN_OP && v->op->reads_views && !explained[k]);
-        bool merges = v->kind == PLAN_OP && v->op->input_steps && v->has_values && !explained[k];
-        for (size_t a = 0; a < v->n_args; a++) {
-            readers[v->args[a]]++;
-            in_place[v->args[a]] += reads_in_place;
-            if (merges)
-                ip->merge[v->args[a]] = k;
-        }
-    }
-    util_free(readers);
-    util_free(in_place);
-    return ok;
-}
-
-// Node i in place: a view of its input, when that holds only finite values. NULL (and *done
-// false) to compute it as usual instead.
-static Tensor *view_value(Runner *run, size_t i, const Tensor **in, bool *done) {
-    const PlanNode *n = &run->plan->nodes[i];
-    const Tensor *x = run->trace->tensors[n->args[0]];
-    in[0] = x;
-    // a view's values were all finite when it was made
-    if (!x->view && !all_finite(x->data, x->size)) {
-        *done = false;
-        return NULL;
-    }
-    size_t x_step[TENSOR_MAX_RANK], step[TENSOR_MAX_RANK];
-    tensor_steps(x, x_step);
-    n->op->view(&x->shape, x_step, &n->attrs, step);
-    Tensor *out = tensor_create_view(&n->shape, x->view ? x->view : x->data, step);
-    if (!out)
-        diag_out_of_memory(run->diag);
-    return out;
-}
-
-// Product i written into the result of its one reader, merge_heads, made here and held until
-// that node runs. When a value is not finite the product gets values of its own instead.
-static Tensor *into_value(Runner *run, size_t i, const Tensor **in) {
-    const Plan *plan = run->plan;
-    const PlanNode *n = &plan->nodes[i];
-    size_t q = run->in_place.merge[i];
-    size_t step[TENSOR_MAX_RANK];
-    plan->nodes[q].op->input_steps(&n->shape, step);
-    Tensor *merged = tensor_create(&plan->nodes[q].shape);
-    Tensor *out = merged ? tensor_create_view(&n->shape, merged->data, step) : NULL;
-    Tensor *own = NULL;
-    if (!out) {
-        tensor_destroy(merged);
-        diag_out_of_memory(run->diag);
-        return NULL;
-    }
-    if (!eval_op_into(plan, i, run->trace->tensors, in, out, run->trace->arena, run->diag))
-        goto fail;
-    if (all_finite(merged->data, merged->size)) {
-        run->in_place.pending[q] = merged;
-        run->trace->n_in_place++;
-        return out;
-    }
-    if (!(own = tensor_from_view(out))) {
-        diag_out_of_memory(run->diag);
-        goto fail;
-    }
-    tensor_destroy(out);
-    tensor_destroy(merged);
-    return own;
-fail:
-    tensor_destroy(out);
-    tensor_destroy(merged);
-    return NULL;
-}
-
-// Node i's values, computed, read in place or already written by the product it merges.
+// Node i's values: computed into a tensor of their own, unless the installed schedule makes
+// them another way (read in place, schedule.h).
 static Tensor *node_value(Runner *run, size_t i, const Tensor **in) {
-    const PlanNode *n = &run->plan->nodes[i];
-    const InPlace *ip = &run->in_place;
-    if (ip->pending && ip->pending[i]) {
-        Tensor *out = ip->pending[i];
-        ip->pending[i] = NULL;
-        for (size_t k = 0; k < n->n_args; k++)
-            in[k] = run->trace->tensors[n->args[k]];
-        return out;
-    }
-    if (ip->mode && ip->mode[i] == MODE_VIEW) {
-        bool done = true;
-        Tensor *out = view_value(run, i, in, &done);
-        run->trace->n_in_place += out != NULL;
-        if (done)
+    if (run->scheduled) {
+        bool made = false;
+        ScheduleNode node = {.plan = run->plan, .i = i, .trace = run->trace, .in = in, .diag = run->diag};
+        Tensor *out = run->schedule->value(run->scheduled, &node, &made);
+        if (made)
             return out;
     }
-    if (ip->mode && ip->mode[i] == MODE_INTO)
-        return into_value(run, i, in);
     return eval_node(run->plan, i, run->trace->tensors, in, run->trace->arena, run->diag);
 }
 
@@ -444,104 +314,32 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     return true;
 }
 
-// When each node's values may go: frees[starts[j] .. starts[j + 1]) are the nodes whose last
-// reader is node j and that nothing reads after the run.
-typedef struct Liveness {
-    size_t *starts;  // n_nodes + 1
-    size_t *frees;
-    size_t *stage_of;  // each node's stage in the trace, SIZE_MAX for none
-} Liveness;
-
-static void liveness_finish(Liveness *l) {
-    util_free(l->starts);
-    util_free(l->frees);
-    util_free(l->stage_of);
-    *l = (Liveness){0};
-}
-
-// Bucket the nodes not kept by their last reader (a counting sort); a view's input lives as
-// long as the view. False when memory runs out.
-static bool liveness_init(Liveness *l, const Plan *plan, const bool *keep, const NodeMode *mode) {
-    size_t n = plan->n_nodes;
-    *l = (Liveness){0};
-    size_t *last = util_calloc(n + 1, sizeof(size_t));
-    size_t *cursor = util_calloc(n + 1, sizeof(size_t));
-    l->starts = util_calloc(n + 1, sizeof(size_t));
-    l->frees = util_calloc(n + 1, sizeof(size_t));
-    l->stage_of = util_calloc(n + 1, sizeof(size_t));
-    bool ok = last && cursor && l->starts && l->frees && l->stage_of;
-    if (ok) {
-        plan_last_readers(plan, last);
-        for (size_t k = n; k-- > 0;) {
-            size_t in = mode[k] == MODE_VIEW ? plan->nodes[k].args[0] : k;
-            if (last[in] < last[k])
-                last[in] = last[k];
-        }
-        for (size_t k = 0; k < n; k++) {
-            l->stage_of[k] = SIZE_MAX;
-            if (!keep[k])
-                l->starts[last[k] + 1]++;
-        }
-        for (size_t j = 0; j < n; j++)
-            cursor[j] = l->starts[j + 1] += l->starts[j];
-        for (size_t k = n; k-- > 0;)
-            if (!keep[k])
-                l->frees[--cursor[last[k]]] = k;
-    }
-    util_free(cursor);
-    util_free(last);
-    if (!ok)
-        liveness_finish(l);
-    return ok;
-}
-
-// Node j has run: free the values nothing reads any more.
-static void liveness_release(const Liveness *l, Trace *t, size_t j) {
-    for (size_t f = l->starts[j]; f < l->starts[j + 1]; f++) {
-        size_t k = l->frees[f];
-        if (!t->tensors[k]->data && !t->tensors[k]->view)
-            continue;  // shape-only: nothing to free
-        tensor_release_values(t->tensors[k]);
-        if (l->stage_of[k] != SIZE_MAX)
-            t->stages[l->stage_of[k]].released = true;
-    }
-}
-
-// With keep: which nodes are read in place, and room for the merges written ahead. False
-// when memory runs out.
-static bool plan_in_place(const Plan *plan, const ExplainTarget *extra, size_t n_extra, const bool *keep,
-                          InPlace *ip) {
-    size_t n = plan->n_nodes;
-    bool *explained = util_calloc(n + 1, sizeof(bool));
-    ip->mode = util_calloc(n + 1, sizeof(NodeMode));
-    ip->merge = util_calloc(n + 1, sizeof(size_t));
-    ip->pending = util_calloc(n + 1, sizeof(Tensor *));
-    bool ok = explained && ip->mode && ip->merge && ip->pending;
-    if (ok) {
+// The installed schedule's state for a run that keeps only keep, or NULL (and *ok true) when
+// no schedule is installed or every value is kept. *ok false when memory runs out.
+static ScheduleRun *schedule_start(const Schedule *schedule, const Plan *plan, const ExplainTarget *extra,
+                                   size_t n_extra, const bool *keep, bool *ok) {
+    *ok = true;
+    if (!schedule || !keep)
+        return NULL;
+    bool *explained = util_calloc(plan->n_nodes + 1, sizeof(bool));
+    ScheduleRun *s = NULL;
+    if (explained) {
         for (size_t k = 0; k < plan->n_explains; k++)
             explained[plan->explains[k].node] = true;
         for (size_t k = 0; k < n_extra; k++)
             explained[extra[k].node] = true;
-        ok = plan_modes(plan, keep, explained, ip);
+        s = schedule->start(plan, keep, explained);
     }
     util_free(explained);
-    return ok;
-}
-
-// Free the modes, and any merge written ahead that a failed run never reached.
-static void in_place_finish(const Plan *plan, InPlace *ip) {
-    for (size_t k = 0; ip->pending && k < plan->n_nodes; k++)
-        tensor_destroy(ip->pending[k]);
-    util_free(ip->pending);
-    util_free(ip->merge);
-    util_free(ip->mode);
-    *ip = (InPlace){0};
+    *ok = s != NULL;
+    return s;
 }
 
 Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, const bool *keep,
                 Diag *diag) {
-    Liveness live = {0};
-    InPlace ip = {0};
+    const Schedule *schedule = schedule_installed();
+    ScheduleRun *scheduled = NULL;
+    bool started = false;
     Trace *t = util_calloc(1, sizeof(Trace));
     if (!t) {
         diag_out_of_memory(diag);
@@ -551,8 +349,10 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     t->arena = arena_create();
     t->tensors = util_calloc(plan->n_nodes, sizeof(Tensor *));
     if (!t->arena || !t->tensors ||
-        !(t->stages = arena_array(t->arena, plan->n_nodes, sizeof(TraceStage))) ||
-        (keep && (!plan_in_place(plan, extra, n_extra, keep, &ip) || !liveness_init(&live, plan, keep, ip.mode))))
+        !(t->stages = arena_array(t->arena, plan->n_nodes, sizeof(TraceStage))))
+        goto oom;
+    scheduled = schedule_start(schedule, plan, extra, n_extra, keep, &started);
+    if (!started)
         goto oom;
     t->title = lesson->title;
     t->source = lesson->source;
@@ -563,7 +363,7 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     t->digits = digits;
     t->doc_first_slip = -1;
     Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra,
-                  .check_budget = BACKWARD_CHECK_LESSON_WORK, .in_place = ip};
+                  .check_budget = BACKWARD_CHECK_LESSON_WORK, .schedule = schedule, .scheduled = scheduled};
     for (size_t i = 0; i < plan->n_nodes; i++) {
         const PlanNode *n = &plan->nodes[i];
         run.notes.n_lines = 0;
@@ -574,25 +374,21 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
             goto fail;
         t->tensors[i] = value;
         t->n_tensors = i + 1;
-        if (n->is_stage) {
-            if (keep)
-                live.stage_of[i] = t->n_stages;
-            if (!add_stage(&run, n, value))
-                goto oom;
-        }
-        if (keep)
-            liveness_release(&live, t, i);
+        if (n->is_stage && !add_stage(&run, n, value))
+            goto oom;
+        if (scheduled)
+            schedule->ran(scheduled, t, i);
     }
-    in_place_finish(plan, &ip);
-    liveness_finish(&live);
+    if (scheduled)
+        schedule->finish(scheduled);
     return t;
 oom:
     diag_out_of_memory(diag);
 fail:
     if (diag->status == STATUS_OK)
         diag_out_of_memory(diag);
-    in_place_finish(plan, &ip);
-    liveness_finish(&live);
+    if (scheduled)
+        schedule->finish(scheduled);
     trace_destroy(t);
     return NULL;
 }

@@ -17,12 +17,10 @@
 // extra: explain requests besides the lesson's own (from the command line). The document
 // check (doccheck.h) is a separate pass over the result.
 // keep (one per plan node, or NULL for all): the nodes whose values the trace must hold to the
-// end, because something prints, checks or quotes them after the run. Any other node's values
-// are freed as soon as the last node that reads them (plan_last_readers) has run, so a lesson
-// that prints only its last stage holds only what is still to be read; a stage so freed keeps
-// its shape and is marked released. With keep, a .T or split_heads that only matrix products
-// read is not copied but read by them in place, and a product that only merge_heads reads is
-// written straight into its result (Trace.n_in_place counts them), when their values are all
-// finite; the output is the same to the bit.
+// end, because something prints, checks or quotes them after the run. The reference keeps
+// every value and computes every node into a tensor of its own whatever keep says; an
+// installed schedule (schedule.h: the fast layer's) may free any other node's values once
+// its last reader (plan_last_readers) has run, the stage keeping its shape and marked
+// released, and may read values in place (Trace.n_in_place counts them), to the same bits.
 Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t n_extra, const bool *keep,
                 Diag *diag);
