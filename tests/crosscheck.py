@@ -862,6 +862,17 @@ def keep(env, name, value):
         keep(env, other, value)
 
 
+def split_claim(text):
+    """(text, expression) of a one-line claim: "what holds: expression" splits at the first ': '
+    outside brackets, since an expression holds ':' only inside them."""
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([") - (ch in ")]")
+        if depth == 0 and text.startswith(": ", i) and i > 0:
+            return text[:i].rstrip(" "), text[i + 2:].lstrip(" ")
+    return text, text
+
+
 def load_claims(doc):
     """(text, expression) of every claim, in the tracer's order: the steps' claim: first."""
     claims = []
@@ -870,7 +881,7 @@ def load_claims(doc):
         if isinstance(c, dict):
             claims.extend((text, expr, name) for text, expr in c.items())
         elif isinstance(c, str):
-            claims.append((c, c, name))
+            claims.append(split_claim(c) + (name,))
     for item in doc.get("claims") or []:
         if not isinstance(item, dict) or len(item) != 1:
             raise CheckError("a claim is not one `text: expression` pair: %r" % (item,))

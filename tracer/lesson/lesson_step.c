@@ -248,6 +248,37 @@ static bool load_claim_pair(Loader *L, const Node *node, LessonClaim *claim) {
     return load_claim_expr(L, pair->key, pair->value, claim);
 }
 
+// `claim: "rows sum to 1: allclose(...)"`, quoted as YAML's hint says: the text before the
+// first ': ' outside brackets, and the expression after it (an expression has ':' only inside
+// brackets). False when it is an expression alone, or memory runs out (with an error).
+static bool split_claim(Loader *L, const Node *c, LessonClaim *claim, bool *split) {
+    *split = false;
+    const char *s = c->text;
+    int depth = 0;
+    size_t at = 0;
+    for (; s[at] && !(depth == 0 && s[at] == ':' && s[at + 1] == ' '); at++)
+        depth += (s[at] == '(' || s[at] == '[') - (s[at] == ')' || s[at] == ']');
+    if (!s[at] || at == 0)
+        return true;
+    size_t end = at;
+    while (end > 0 && s[end - 1] == ' ')
+        end--;
+    claim->text = arena_strndup(L->lesson->arena, s, end);
+    if (!claim->text)
+        return diag_no_memory(L->diag);
+    at += 2;
+    while (s[at] == ' ')
+        at++;
+    LessonStep *w = &claim->where;
+    w->name = claim->text;
+    w->expr = s + at;
+    if (w->expr_exact)  // columns count characters, not bytes
+        for (size_t i = 0; i < at; i++)
+            w->expr_col += ((unsigned char)s[i] & 0xC0) != 0x80;
+    *split = true;
+    return true;
+}
+
 bool lesson_load_claims(Loader *L, const Node *node) {
     Lesson *lesson = L->lesson;
     size_t n = 0;
@@ -277,7 +308,11 @@ bool lesson_load_claims(Loader *L, const Node *node) {
                 ok = load_claim_pair(L, c, claim);
             } else {
                 claim->text = c->kind == NODE_SCALAR ? c->text : "";
-                ok = load_claim_expr(L, c, c, claim);
+                bool split = false;
+                ok = load_claim_expr(L, c, c, claim) && (c->kind != NODE_SCALAR || split_claim(L, c, claim, &split));
+                if (ok && split && claim->where.expr[0] == '\0')
+                    ok = lesson_fail(L, c, "write what must hold after the ':', like `claim: \"rows sum to 1: "
+                                     "allclose(sum(w, axis=-1), 1)\"`", "the claim '%s' has no expression", claim->text);
             }
         } else {
             ok = load_claim_pair(L, node->items[k - n], claim);
