@@ -175,6 +175,16 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
         if (lesson_find_name(pair->key->text, STEP_RESERVED, ARRAY_LEN(STEP_RESERVED)) <
             ARRAY_LEN(STEP_RESERVED))
             continue;
+        // Two result names: most often one is a key misspelt (says: for say:).
+        const char *meant = name ? diag_closest(pair->key->text, STEP_RESERVED, ARRAY_LEN(STEP_RESERVED)) : NULL;
+        const NodePair *odd = meant ? pair : NULL, *result = name;
+        if (name && !meant && (meant = diag_closest(name->key->text, STEP_RESERVED, ARRAY_LEN(STEP_RESERVED)))) {
+            odd = name;
+            result = pair;
+        }
+        if (odd)
+            return lesson_fail(L, odd->key, arena_printf(L->lesson->arena, "did you mean '%s'?", meant),
+                               "unknown key '%s' in step '%s'", odd->key->text, result->key->text);
         if (name)
             return lesson_fail(L, pair->key,
                                "a step computes one result; besides it, a step may have say:, rows:, "
