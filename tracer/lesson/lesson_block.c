@@ -196,9 +196,10 @@ static bool load_times(Loader *L, const Node *node, uint64_t *times) {
         size_t size = 0;
         if (!g)
             return lesson_fail(L, node, hint, "times: names '%s', but no given has that name", node->text);
-        if (g->init != GIVEN_VALUES || !shape_size(&g->shape, &size) || size != 1)
+        bool json_number = g->init == GIVEN_FILE && !g->file.tensor;  // config.json's n_layer
+        if (!json_number && (g->init != GIVEN_VALUES || !shape_size(&g->shape, &size) || size != 1))
             return lesson_fail(L, node, hint, "times: names '%s', which is not a single number", node->text);
-        double v = g->values[0];
+        double v = json_number ? g->file.number : g->values[0];
         if (!(v >= 1 && v <= BLOCK_MAX_TIMES && v == (double)(uint64_t)v))
             return lesson_fail(L, node, hint, "times: '%s' is %g; a block is applied 1 to %d times", node->text, v,
                                BLOCK_MAX_TIMES);
