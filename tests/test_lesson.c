@@ -277,7 +277,114 @@ static void test_top_level(void **state) {
     expect_error("title: t\nbanana: 1\nsteps: [a: 1]\n", 2, 1,
                  "unknown key 'banana' at the top of the lesson",
                  "the top-level keys are title, source, intro, outro, digits, labels, given, "
-                 "steps and claims");
+                 "blocks, steps and claims");
+}
+
+// Blocks refused where they are written (the loader's own errors; tests/errors has more).
+static void test_blocks_refused(void **state) {
+    (void)state;
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks: [1]\nsteps:\n  - a: X\n",
+                 5, 9, "blocks: must be a mapping of blocks by name, but this is a list",
+                 "write each block as `name:` with inputs:, results: and steps: under it");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  9x: {steps: [a: X]}\nsteps:\n  - a: X\n",
+                 6, 3, "'9x' is not a valid name for a block",
+                 "a name starts with a letter or _ and has only letters, digits and _");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b: 1\nsteps:\n  - a: X\n",
+                 6, 6, "block 'b' must be a mapping with inputs:, results: and steps:, but this is a number or word",
+                 "a block has inputs:, results: and steps:");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b: {step: [a: X]}\nsteps:\n  - a: X\n",
+                 6, 7, "unknown key 'step' in block 'b'",
+                 "did you mean 'steps'?");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b: {inputs: [x]}\nsteps:\n  - a: X\n",
+                 6, 3, "block 'b' needs steps:, a list of at least one step",
+                 "write the block's steps as a lesson's: `- name: expression`");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b: {inputs: x, steps: [a: x]}\nsteps:\n  - a: X\n",
+                 6, 15, "inputs: of block 'b' must be a list of names, but this is a number or word",
+                 "write the names as a list, like [x, W]");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b: {inputs: [1a], steps: [a: X]}\nsteps:\n  - a: X\n",
+                 6, 16, "inputs: of block 'b' holds '1a', which is not a name",
+                 "a name starts with a letter or _ and has only letters, digits and _");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b: {inputs: [x, x], steps: [a: x]}\nsteps:\n  - a: X\n",
+                 6, 19, "'x' is twice in inputs: of block 'b'",
+                 "each name is defined once; give this one another name");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b: {inputs: [x], steps: [x: x]}\nsteps:\n  - a: X\n",
+                 6, 28, "the step 'x' of block 'b' has the name of one of its inputs",
+                 "a step of a block names a new value; give it another name");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\nsteps:\n  - use: b\n    as: 1a\n    inputs: {x: X}\n",
+                 13, 9, "as: must be a name, but this is '1a'",
+                 "as: is a name, like layer: the steps are then named layer1.q, layer2.q, ...");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\nsteps:\n  - use: b\n    inputs: [X]\n",
+                 13, 13, "inputs: of an application of block 'b' must be a mapping, but this is a list",
+                 "write it as a mapping, like {x: X}");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\nsteps:\n  - use: b\n    inputs: {x: [X]}\n",
+                 13, 17, "the input 'x' must be bound to a name, but this is a list",
+                 "bind an input to the name of a given or of an earlier step");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\nsteps:\n  - use: b\n    inputs: {x: X}\n    carry: {z: y}\n",
+                 14, 13, "block 'b' has no input 'z'",
+                 "the input of block 'b' is x");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\nsteps:\n  - use: b\n    inputs: {x: X}\n    results: [y]\n",
+                 14, 14, "results: of an application of block 'b' must be a mapping, but this is a list",
+                 "write it as a mapping, like {x: X}");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\nsteps:\n  - use: b\n    inputs: {x: X}\n    results: {out: z}\n",
+                 14, 20, "block 'b' has no result 'z'",
+                 "the result of block 'b' is y");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\nsteps:\n  - use: b\n    times: nope\n    inputs: {x: X}\n",
+                 13, 12, "times: names 'nope', but no given has that name",
+                 "times: is a whole number, like 2, or the name of a given number, like n_layer");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\nsteps:\n  - use: b\n    times: X\n    inputs: {x: X}\n",
+                 13, 12, "times: names 'X', which is not a single number",
+                 "times: is a whole number, like 2, or the name of a given number, like n_layer");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\nsteps:\n  - use: b\n    inputs: {x: X}\n    results: {1o: y}\n",
+                 14, 15, "'1o' is not a valid name",
+                 "a name starts with a letter or _ and has only letters, digits and _, like W_Q or scores2");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b: {steps: [1a: X]}\nsteps:\n  - use: b\n",
+                 6, 15, "'1a' is not a valid name",
+                 "a name starts with a letter or _ and has only letters, digits and _, like W_Q or scores2");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\n  c:\n    steps:\n      - use: b\n        inputs: {x: X}\n        results: {1o: y}\nsteps:\n  - use: c\n",
+                 15, 19, "'1o' is not a valid name",
+                 "a name starts with a letter or _ and has only letters, digits and _, like W_Q or scores2");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  one: {steps: [a: X]}\n  many:\n    steps:\n      - use: one\n        times: 1000\nsteps:\n  - use: many\n    times: 101\n",
+                 12, 10, "the blocks' applications make more than 100000 steps",
+                 "apply blocks fewer times, or split the lesson");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nsteps:\n  - use: b\n    as: c\n",
+                 6, 10, "there is no block named 'b'",
+                 "use: names a block defined under blocks:");
+    expect_error("title: t\ngiven:\n  X: [[1.0, 2.0]]\n  W: [[1.0], [2.0]]\nblocks:\n  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\nsteps:\n  - use: [b]\n",
+                 12, 10, "there is no block named a list",
+                 "use: names a block defined under blocks:");
+}
+
+// A block applied inside a block applied twice: each step named after both applications, the
+// inner results: named in the outer block (c1.z), the last one's also in the lesson (out),
+// and the second application reading the first's result through that name.
+static void test_blocks_nested(void **state) {
+    (void)state;
+    Diag diag;
+    Lesson *lesson = load("title: t\ngiven:\n  X: [[1.0, 2.0]]\nblocks:\n"
+                          "  b:\n    inputs: [x]\n    results: [y]\n    steps:\n      - y: x * 2\n"
+                          "  c:\n    inputs: [x]\n    results: [z]\n    steps:\n"
+                          "      - use: b\n        inputs: {x: x}\n        results: {z: y}\n"
+                          "steps:\n  - use: c\n    times: 2\n    inputs: {x: X}\n    carry: {x: z}\n"
+                          "    results: {out: z}\n  - total: sum(out)\n",
+                          &diag);
+    assert_non_null(lesson);
+    assert_int_equal(lesson->n_steps, 3);
+    const LessonStep *first = &lesson->steps[0], *second = &lesson->steps[1];
+    assert_string_equal(first->name, "c1.b.y");
+    assert_string_equal(second->name, "c2.b.y");
+    assert_string_equal(lesson->steps[2].name, "total");
+    assert_null(lesson->steps[2].scope);
+    assert_int_equal(first->n_aliases, 1);
+    assert_string_equal(first->aliases[0], "c1.z");
+    assert_int_equal(second->n_aliases, 2);
+    assert_string_equal(second->aliases[0], "c2.z");
+    assert_string_equal(second->aliases[1], "out");
+    // In c2.b, x is c2's x, which is c1's z.
+    assert_string_equal(first->scope->from[0], "x");
+    assert_string_equal(first->scope->to[0], "X");
+    assert_string_equal(second->scope->from[0], "x");
+    assert_string_equal(second->scope->to[0], "c1.z");
+    lesson_destroy(lesson);
 }
 
 static void test_missing_sections(void **state) {
@@ -704,6 +811,8 @@ int main(void) {
         cmocka_unit_test(test_defaults),
         cmocka_unit_test(test_empty_lesson),
         cmocka_unit_test(test_top_level),
+        cmocka_unit_test(test_blocks_refused),
+        cmocka_unit_test(test_blocks_nested),
         cmocka_unit_test(test_missing_sections),
         cmocka_unit_test(test_wrong_kinds),
         cmocka_unit_test(test_labels),

@@ -246,12 +246,13 @@ bool diag_append(Diag *d, const Diag *from) {
     return diag_count(d) < DIAG_MAX_ERRORS;
 }
 
-// Levenshtein distance, case-insensitive edits cost half so 'w_q' finds 'W_Q' first.
+// Levenshtein distance, with two neighbours swapped as one edit ('sya' for 'say'),
+// case-insensitive edits cost half so 'w_q' finds 'W_Q' first.
 static size_t edit_distance(const char *a, const char *b) {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 64 || lb > 64)
         return (size_t)-1;
-    size_t row[65], prev[65];
+    size_t row[65], prev[65], before[65] = {0};
     for (size_t j = 0; j <= lb; j++)
         prev[j] = 2 * j;
     for (size_t i = 1; i <= la; i++) {
@@ -265,8 +266,11 @@ static size_t edit_distance(const char *a, const char *b) {
                 best = prev[j] + 2;
             if (row[j - 1] + 2 < best)
                 best = row[j - 1] + 2;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && before[j - 2] + 2 < best)
+                best = before[j - 2] + 2;
             row[j] = best;
         }
+        memcpy(before, prev, (lb + 1) * sizeof(size_t));
         memcpy(prev, row, (lb + 1) * sizeof(size_t));
     }
     return prev[lb];

@@ -104,6 +104,33 @@ static bool add_target(Checker *c, size_t node, const ExplainSpec *spec, const c
     return true;
 }
 
+// quiz: [i, j], row i, or all for a single number (asked as its one element).
+static bool add_quiz(Checker *c, size_t node, const ExplainSpec *spec) {
+    const PlanNode *n = &c->plan->nodes[node];
+    const Node *at = spec->node;
+    size_t size = 0;
+    shape_size(&n->shape, &size);
+    ExplainSpec whole = *spec;
+    if (spec->kind == EXPLAIN_ALL && size != 1) {
+        diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, at->line, at->col, yamldoc_node_width(at),
+                   "quiz: all would ask every element; choose an element or a row");
+        diag_hint(c->diag, "quiz: takes [i, j] (one element) or row i (one row); all is for a single number");
+        return false;
+    }
+    if (spec->kind == EXPLAIN_ALL) {  // its one element: index 0 on every axis
+        whole.kind = EXPLAIN_ELEMENT;
+        whole.n_index = n->shape.rank;
+        memset(whole.index, 0, sizeof(whole.index));
+    }
+    if (n->shape.rank == 0 && spec->kind != EXPLAIN_ALL && n->has_values) {
+        diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, at->line, at->col, yamldoc_node_width(at),
+                   "quiz: '%s' is a single number (shape []): it has no rows or elements to pick", n->name);
+        diag_hint(c->diag, "write quiz: all to ask its one value");
+        return false;
+    }
+    return add_target(c, node, &whole, "quiz", &c->plan->quizzes, &c->plan->n_quizzes);
+}
+
 // ---------------------------------------------------------------- document values
 
 // Printed numbers can only be compared with a stage that has values. When their shape no
@@ -166,7 +193,9 @@ static bool add_given(Checker *c, const LessonGiven *g) {
 // The step's (or claim's) expression parsed, or NULL with the error located in the file.
 static const Expr *parse_expr(Checker *c, const LessonStep *s) {
     ExprError err;
-    const Expr *e = expr_parse(c->plan->arena, s->expr, &err);
+    Expr *e = expr_parse(c->plan->arena, s->expr, &err);
+    if (e && s->scope)
+        expr_rename(e, s->scope->from, s->scope->to, s->scope->n);
     if (e)
         return e;
     if (!err.message[0]) {
@@ -231,7 +260,7 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
         diag_hint(c->diag, "ask about a step that computes something, as `quiz: [0, 1]` under `scores: Q @ K.T`");
         return false;
     }
-    if (s->quiz.kind != EXPLAIN_NONE && !add_target(c, top, &s->quiz, "quiz", &p->quizzes, &p->n_quizzes))
+    if (s->quiz.kind != EXPLAIN_NONE && !add_quiz(c, top, &s->quiz))
         return false;
     if (!check_document(c, t, s->document, s->name))
         return false;
@@ -247,6 +276,9 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
             return diag_no_memory(c->diag);
         k++;
     }
+    for (size_t i = 0; i < s->n_aliases; i++)
+        if (!check_add_name(c, s->aliases[i], top))
+            return false;
     return check_add_name(c, s->name, top);
 }
 
@@ -308,6 +340,8 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
     Checker c = {.lesson = lesson, .plan = plan, .diag = diag};
     bool out_of_memory = false;
     size_t n_names = lesson->n_givens + lesson->n_steps;
+    for (size_t i = 0; i < lesson->n_steps; i++)
+        n_names += lesson->steps[i].n_aliases;
     for (c.cap_slots = 16; c.cap_slots < 2 * (n_names + 1); c.cap_slots *= 2)
         ;
     if (!(c.names = arena_array(plan->arena, n_names + 1, sizeof(char *))) ||

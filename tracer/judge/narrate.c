@@ -140,6 +140,8 @@ static bool add_hidden_step(Narrator *n, const NarratedText *t, Placeholder *p, 
         return false;
     }
     *step = (LessonStep){.name = name, .key = t->node, .expr = expr, .expr_node = t->node};
+    if (t->owner == TEXT_SAY)  // a block's step says it in the block's names
+        step->scope = lesson->steps[t->index].scope;
     size_t line, col;
     bool exact = lesson_text_place(lesson, t->node, p->part->expr_offset + start, cursor, &line, &col);
     step->expr_line = line;
@@ -266,7 +268,9 @@ bool narrate_check(const Narrator *n, const Plan *plan, Diag *diag) {
     return true;
 }
 
-// One placeholder's text into out; false with a located error (a label position out of range).
+// One placeholder's text into out. A label position past its list is written as the position,
+// as the rows of a tensor with more rows than labels are, with a warning at the placeholder:
+// a lesson that traces is never stopped by its narration. False only when memory runs out.
 static bool write_placeholder(const Narrator *n, const NarratedText *t, const Placeholder *p, const Plan *plan,
                               const Trace *trace, StrBuf *out, Diag *diag) {
     size_t node = hidden_node(plan, p);
@@ -283,11 +287,14 @@ static bool write_placeholder(const Narrator *n, const NarratedText *t, const Pl
         double at = x < 0 ? x + n_labels : x;
         if (!(at >= 0 && at < n_labels) || at != floor(at)) {
             const Expr *e = p->part->expr->args[1];
+            size_t line, col;
+            lesson_text_position(n->lesson, t->node, p->part->expr_offset + e->start, &line, &col);
             format_short(x, buf, sizeof(buf));
-            return error_at(diag, n->lesson, t->node, p->part->expr_offset + e->start, e->end - e->start,
-                            "a position counts from 0 (or from the end, -1 the last)",
-                            "the position %s is not one of the %zu labels of '%s'", buf, p->labels->n,
-                            p->labels->name);
+            diag_warning(diag, n->lesson->doc->source.path, line, col,
+                         "the position %s is not one of the %zu labels of '%s': it is written as the position", buf,
+                         p->labels->n, p->labels->name);
+            strbuf_puts(out, buf);
+            return true;
         }
         strbuf_puts(out, p->labels->items[(size_t)at]);
         return true;

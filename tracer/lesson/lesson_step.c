@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "lesson_block.h"
 #include "lesson_given.h"
 #include "lesson_values.h"
 
@@ -74,7 +75,7 @@ static bool locate_expr(Loader *L, LessonStep *step, const Node *node) {
 static bool parse_explain(Loader *L, const char *key, const Node *node, ExplainSpec *ex) {
     bool explain = strcmp(key, "explain") == 0;
     const char *hint = explain ? "explain: takes [i, j] (one element), row i (one row), or all"
-                               : "quiz: takes [i, j] (one element) or row i (one row)";
+                               : "quiz: takes [i, j] (one element), row i (one row), or all (a single number)";
     ex->node = node;
     if (node->kind == NODE_SEQUENCE) {
         if (node->n_items == 0 || node->n_items > TENSOR_MAX_RANK)
@@ -98,9 +99,8 @@ static bool parse_explain(Loader *L, const char *key, const Node *node, ExplainS
         ex->n_index = node->n_items;
         return true;
     }
-    if (!explain && node->kind == NODE_SCALAR && strcmp(node->text, "all") == 0)
-        return lesson_fail(L, node, hint, "quiz: all would ask every element; choose an element or a row");
-    if (explain && node->kind == NODE_SCALAR && strcmp(node->text, "all") == 0) {
+    // quiz: all asks a single number whole; the checker refuses it on a tensor of several.
+    if (node->kind == NODE_SCALAR && strcmp(node->text, "all") == 0) {
         ex->kind = EXPLAIN_ALL;
         return true;
     }
@@ -136,8 +136,14 @@ static bool load_step_expr(Loader *L, const NodePair *pair, LessonStep *step) {
     step->name = pair->key->text;
     step->key = pair->key;
     step->expr_node = value;
-    if (!lesson_check_name(L, pair->key))
+    if (L->scope) {  // a block's step: layer1.q, and q reads as layer1.q in this application
+        step->name = lesson_block_name(L, pair->key);
+        if (!step->name)
+            return false;
+        step->scope = L->scope;
+    } else if (!lesson_check_name(L, pair->key)) {
         return false;
+    }
     if (value->kind != NODE_SCALAR)
         return lesson_fail(L, value, "an expression is text; to write a list literal, quote it: \"[1, 2]\"",
                            "the expression for '%s' must be text, like X @ W_Q, but this is %s",
@@ -148,6 +154,14 @@ static bool load_step_expr(Loader *L, const NodePair *pair, LessonStep *step) {
                            "the expression for '%s' is empty", step->name);
     step->expr = value->text;
     return locate_expr(L, step, value);
+}
+
+const char *lesson_step_name(const Node *item) {
+    for (size_t i = 0; item->kind == NODE_MAPPING && i < item->n_pairs; i++)
+        if (lesson_find_name(item->pairs[i].key->text, STEP_RESERVED, ARRAY_LEN(STEP_RESERVED)) ==
+            ARRAY_LEN(STEP_RESERVED))
+            return item->pairs[i].key->text;
+    return NULL;
 }
 
 static bool load_step(Loader *L, const Node *item, LessonStep *step) {
@@ -161,6 +175,16 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
         if (lesson_find_name(pair->key->text, STEP_RESERVED, ARRAY_LEN(STEP_RESERVED)) <
             ARRAY_LEN(STEP_RESERVED))
             continue;
+        // Two result names: most often one is a key misspelt (says: for say:).
+        const char *meant = name ? diag_closest(pair->key->text, STEP_RESERVED, ARRAY_LEN(STEP_RESERVED)) : NULL;
+        const NodePair *odd = meant ? pair : NULL, *result = name;
+        if (name && !meant && (meant = diag_closest(name->key->text, STEP_RESERVED, ARRAY_LEN(STEP_RESERVED)))) {
+            odd = name;
+            result = pair;
+        }
+        if (odd)
+            return lesson_fail(L, odd->key, arena_printf(L->lesson->arena, "did you mean '%s'?", meant),
+                               "unknown key '%s' in step '%s'", odd->key->text, result->key->text);
         if (name)
             return lesson_fail(L, pair->key,
                                "a step computes one result; besides it, a step may have say:, rows:, "
@@ -234,6 +258,37 @@ static bool load_claim_pair(Loader *L, const Node *node, LessonClaim *claim) {
     return load_claim_expr(L, pair->key, pair->value, claim);
 }
 
+// `claim: "rows sum to 1: allclose(...)"`, quoted as YAML's hint says: the text before the
+// first ': ' outside brackets, and the expression after it (an expression has ':' only inside
+// brackets). False when it is an expression alone, or memory runs out (with an error).
+static bool split_claim(Loader *L, const Node *c, LessonClaim *claim, bool *split) {
+    *split = false;
+    const char *s = c->text;
+    int depth = 0;
+    size_t at = 0;
+    for (; s[at] && !(depth == 0 && s[at] == ':' && s[at + 1] == ' '); at++)
+        depth += (s[at] == '(' || s[at] == '[') - (s[at] == ')' || s[at] == ']');
+    if (!s[at] || at == 0)
+        return true;
+    size_t end = at;
+    while (end > 0 && s[end - 1] == ' ')
+        end--;
+    claim->text = arena_strndup(L->lesson->arena, s, end);
+    if (!claim->text)
+        return diag_no_memory(L->diag);
+    at += 2;
+    while (s[at] == ' ')
+        at++;
+    LessonStep *w = &claim->where;
+    w->name = claim->text;
+    w->expr = s + at;
+    if (w->expr_exact)  // columns count characters, not bytes
+        for (size_t i = 0; i < at; i++)
+            w->expr_col += ((unsigned char)s[i] & 0xC0) != 0x80;
+    *split = true;
+    return true;
+}
+
 bool lesson_load_claims(Loader *L, const Node *node) {
     Lesson *lesson = L->lesson;
     size_t n = 0;
@@ -258,11 +313,16 @@ bool lesson_load_claims(Loader *L, const Node *node) {
         if (k < n) {
             const Node *c = lesson->steps[i].claim_node;
             claim->step = &lesson->steps[i++];
+            claim->where.scope = claim->step->scope;
             if (c->kind == NODE_MAPPING) {
                 ok = load_claim_pair(L, c, claim);
             } else {
                 claim->text = c->kind == NODE_SCALAR ? c->text : "";
-                ok = load_claim_expr(L, c, c, claim);
+                bool split = false;
+                ok = load_claim_expr(L, c, c, claim) && (c->kind != NODE_SCALAR || split_claim(L, c, claim, &split));
+                if (ok && split && claim->where.expr[0] == '\0')
+                    ok = lesson_fail(L, c, "write what must hold after the ':', like `claim: \"rows sum to 1: "
+                                     "allclose(sum(w, axis=-1), 1)\"`", "the claim '%s' has no expression", claim->text);
             }
         } else {
             ok = load_claim_pair(L, node->items[k - n], claim);
@@ -274,8 +334,37 @@ bool lesson_load_claims(Loader *L, const Node *node) {
     return true;
 }
 
-bool lesson_load_steps(Loader *L, const NodePair *pair) {
+// A place for one more step at the end of lesson->steps, which grows as blocks are applied.
+LessonStep *lesson_next_step(Loader *L) {
     Lesson *lesson = L->lesson;
+    if (lesson->n_steps == L->cap_steps) {
+        size_t cap = L->cap_steps ? 2 * L->cap_steps : 16;
+        LessonStep *steps = arena_array(lesson->arena, cap, sizeof(LessonStep));
+        if (!steps) {
+            diag_no_memory(L->diag);
+            return NULL;
+        }
+        if (lesson->n_steps)
+            memcpy(steps, lesson->steps, lesson->n_steps * sizeof(LessonStep));
+        lesson->steps = steps;
+        L->cap_steps = cap;
+    }
+    LessonStep *step = &lesson->steps[lesson->n_steps];
+    memset(step, 0, sizeof(*step));
+    return step;
+}
+
+bool lesson_load_step(Loader *L, const Node *item) {
+    if (lesson_block_is_use(L, item))
+        return lesson_apply_block(L, item);
+    LessonStep *step = lesson_next_step(L);
+    if (!step || !load_step(L, item, step))
+        return false;
+    L->lesson->n_steps++;
+    return true;
+}
+
+bool lesson_load_steps(Loader *L, const NodePair *pair) {
     const Node *node = pair->value;
     const char *hint = "write each step on its own line as `- name: expression`";
     if (lesson_is_null(node) || (node->kind == NODE_SEQUENCE && node->n_items == 0))
@@ -284,16 +373,11 @@ bool lesson_load_steps(Loader *L, const NodePair *pair) {
     if (node->kind != NODE_SEQUENCE)
         return lesson_fail(L, node, hint, "steps: must be a list of steps, but this is %s",
                            yamldoc_kind_name(node->kind));
-    lesson->steps = arena_array(lesson->arena, node->n_items, sizeof(LessonStep));
-    if (!lesson->steps)
-        return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_items; i++) {
         Diag *diag = lesson_item_start(L);
-        bool ok = load_step(L, node->items[i], &lesson->steps[lesson->n_steps]);
+        bool ok = lesson_load_step(L, node->items[i]);
         if (!lesson_item_done(L, diag, ok, i + 1 < node->n_items))
             return false;
-        lesson->n_steps += ok;
     }
     return true;
 }
-
