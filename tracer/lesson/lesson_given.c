@@ -241,6 +241,47 @@ static bool load_given_shape(Loader *L, const GivenKeys *k, LessonGiven *g) {
                        count, bytes, limit, limit_bytes);
 }
 
+// One axis's part of slice: [a, b] (two whole numbers), or all.
+static bool read_slice_part(const Node *s, size_t axis, GivenFileRequest *req) {
+    uint64_t begin, end;
+    req->slice_at[axis] = s;
+    if (s->kind == NODE_SCALAR && strcmp(s->text, "all") == 0)
+        return req->slice_whole[axis] = true;
+    if (s->kind != NODE_SEQUENCE || s->n_items != 2 || !lesson_whole_number(s->items[0], &begin) ||
+        !lesson_whole_number(s->items[1], &end) || begin > SIZE_MAX || end > SIZE_MAX)
+        return false;
+    req->slice_begin[axis] = (size_t)begin;
+    req->slice_end[axis] = (size_t)end;
+    return true;
+}
+
+// slice: [a, b] takes rows a to b - 1 of the first axis; slice: [all, [a, b]] takes one part
+// of each of the first axes, [a, b] or all of it (the axes after them whole).
+static bool read_slice(Loader *L, const Node *s, GivenFileRequest *req) {
+    req->slice = s;
+    bool per_axis = s->kind == NODE_SEQUENCE && s->n_items >= 1 && s->items[0]->kind != NODE_SCALAR;
+    per_axis = per_axis || (s->kind == NODE_SEQUENCE && s->n_items >= 1 && strcmp(s->items[0]->text, "all") == 0);
+    if (!per_axis) {
+        req->n_slice = 1;
+        if (read_slice_part(s, 0, req) && !req->slice_whole[0])
+            return true;
+        return lesson_fail(L, s, "slice: [a, b] takes rows a to b - 1 of the first axis, like Python's a:b",
+                           "slice: must be two whole numbers [begin, end], but this is %s", lesson_describe(L, s));
+    }
+    if (s->n_items > WEIGHT_MAX_RANK)
+        return lesson_fail(L, s->items[WEIGHT_MAX_RANK], "a tensor of a lesson has at most 4 axes",
+                           "slice: names %zu axes, more than a weight file's tensor has (at most %d)", s->n_items,
+                           WEIGHT_MAX_RANK);
+    req->n_slice = s->n_items;
+    for (size_t i = 0; i < s->n_items; i++)
+        if (!read_slice_part(s->items[i], i, req))
+            return lesson_fail(L, s->items[i],
+                               "slice: [all, [a, b]] takes the whole first axis and a to b - 1 of the second",
+                               "each part of slice: is [begin, end] or all, but this is %s",
+                               lesson_describe(L, s->items[i]));
+    return true;
+}
+
 // file: with tensor:, slice: and shape:, checked against the file now, so that a lesson
 // whose file is wrong stops before any output.
 static bool load_given_file(Loader *L, const GivenKeys *k, LessonGiven *g) {
@@ -259,17 +300,8 @@ static bool load_given_file(Loader *L, const GivenKeys *k, LessonGiven *g) {
     }
     if (k->tensor)
         req.tensor = k->tensor->value;
-    if (k->slice) {
-        const Node *s = k->slice->value;
-        uint64_t begin, end;
-        if (s->kind != NODE_SEQUENCE || s->n_items != 2 || !lesson_whole_number(s->items[0], &begin) ||
-            !lesson_whole_number(s->items[1], &end) || begin > SIZE_MAX || end > SIZE_MAX)
-            return lesson_fail(L, s, "slice: [a, b] takes rows a to b - 1 of the first axis, like Python's a:b",
-                               "slice: must be two whole numbers [begin, end], but this is %s", lesson_describe(L, s));
-        req.slice = s;
-        req.slice_begin = (size_t)begin;
-        req.slice_end = (size_t)end;
-    }
+    if (k->slice && !read_slice(L, k->slice->value, &req))
+        return false;
     if (!L->lesson->files && !(L->lesson->files = given_files_create()))
         return diag_no_memory(L->diag);
     GivenFileProblem problem;
