@@ -30,6 +30,10 @@ void given_files_set_folder(const char *folder) {
     folder_option = folder;
 }
 
+const char *given_files_folder(void) {
+    return folder_option;
+}
+
 GivenFiles *given_files_create(void) {
     return util_calloc(1, sizeof(GivenFiles));
 }

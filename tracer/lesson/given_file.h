@@ -25,6 +25,7 @@ void given_files_destroy(GivenFiles *files);  // accepts NULL; unmaps every file
 // The folder a lesson's files are read from instead of the lesson's own (NULL: the lesson's).
 // Set once, from the command line, before any lesson is loaded.
 void given_files_set_folder(const char *folder);
+const char *given_files_folder(void);  // that folder, or NULL
 
 typedef struct GivenFileRequest {
     const char *lesson_path;
