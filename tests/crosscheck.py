@@ -782,7 +782,7 @@ def load_lesson(path):
     if not isinstance(givens, dict):
         raise CheckError("given: is not a mapping")
     steps = []
-    for i, item in enumerate(doc.get("steps") or []):
+    for i, (item, name, _) in enumerate(expand_blocks(doc, givens)):
         if not isinstance(item, dict):
             raise CheckError("step %d is not a mapping" % (i + 1))
         keys = [k for k in item if k not in RESERVED_STEP_KEYS]
@@ -791,23 +791,90 @@ def load_lesson(path):
         expr = item[keys[0]]
         if not isinstance(expr, str):
             raise CheckError("step %s: expression is not text" % keys[0])
-        steps.append((keys[0], expr))
+        steps.append((name or keys[0], expr))
     return doc, list(givens.items()), steps
+
+
+# A block's steps, read here on their own (not from the tracer): each application's step q is
+# layer1.q, and reads the block's names (x, q) as the lesson names them in that application.
+SCOPES = {}   # step name -> {name in the block: name in the lesson}
+ALIASES = {}  # step name -> the other names results: gives it
+
+
+def expand_blocks(doc, givens):
+    """(step item, its name in the lesson or None, its scope) for every step, blocks applied."""
+    blocks = doc.get("blocks") or {}
+    out = []
+    SCOPES.clear()
+    ALIASES.clear()
+    uses = {"as", "times", "inputs", "carry", "results"}
+
+    def run(items, prefix, scope):
+        for item in items:
+            if not (isinstance(item, dict) and "use" in item and (blocks or uses & set(item))):
+                key = next((k for k in item if k not in RESERVED_STEP_KEYS), None) if isinstance(item, dict) else None
+                name = "%s.%s" % (prefix, key) if prefix and key else None
+                if name:
+                    scope[key] = name
+                out.append((item, name, dict(scope)))
+                if name:
+                    SCOPES[name] = dict(scope)
+                continue
+            block = blocks[item["use"]]
+            times = item.get("times")
+            n = 1 if times is None else int(times) if times.isdigit() else int(float(givens[times]))
+            carry = item.get("carry") or {}
+            prev = {}
+            for k in range(1, n + 1):
+                name = (prefix + "." if prefix else "") + item.get("as", item["use"]) + (str(k) if times else "")
+                inner = {}
+                for x in block.get("inputs") or []:
+                    if k > 1 and x in carry:
+                        inner[x] = prev[carry[x]]
+                    else:
+                        bound = item["inputs"][x].replace("{i}", str(k))
+                        inner[x] = scope.get(bound, bound)
+                run(block["steps"], name, inner)
+                prev = {r: inner[r] for r in block.get("results") or []}
+            for new, r in (item.get("results") or {}).items():
+                lesson_name = "%s.%s" % (prefix, new) if prefix else new
+                ALIASES.setdefault(prev[r], []).append(lesson_name)
+                if prefix:
+                    scope[new] = lesson_name
+
+    run(doc.get("steps") or [], "", {})
+    return out
+
+
+def in_scope(env, name):
+    """env with the names of a block's step (for name) standing for the lesson's."""
+    scope = SCOPES.get(name)
+    if not scope:
+        return env
+    seen = dict(env)
+    seen.update({mine: env[theirs] for mine, theirs in scope.items() if theirs in env})
+    return seen
+
+
+def keep(env, name, value):
+    env[name] = value
+    for other in ALIASES.get(name, []):
+        keep(env, other, value)
 
 
 def load_claims(doc):
     """(text, expression) of every claim, in the tracer's order: the steps' claim: first."""
     claims = []
-    for item in doc.get("steps") or []:
+    for item, name, _ in expand_blocks(doc, doc.get("given") or {}):
         c = item.get("claim")
         if isinstance(c, dict):
-            claims.extend(c.items())
+            claims.extend((text, expr, name) for text, expr in c.items())
         elif isinstance(c, str):
-            claims.append((c, c))
+            claims.append((c, c, name))
     for item in doc.get("claims") or []:
         if not isinstance(item, dict) or len(item) != 1:
             raise CheckError("a claim is not one `text: expression` pair: %r" % (item,))
-        claims.extend(item.items())
+        claims.extend((text, expr, None) for text, expr in item.items())
     return claims
 
 
@@ -1006,7 +1073,7 @@ def check_lesson(tracer, path):
                                     % (sub, name, text)])
                 else:
                     try:
-                        lines = compare(st, evaluate(sub, env, grads), st["name"])
+                        lines = compare(st, evaluate(sub, in_scope(env, name), grads), st["name"])
                     except CheckError as exc:
                         lines = [str(exc)]
                     if lines:
@@ -1021,11 +1088,11 @@ def check_lesson(tracer, path):
             fail(st, name, ["expr in the trace %r differs from the lesson's %r"
                             % (st.get("expr"), text)])
         try:
-            value = evaluate(text, env, grads)
+            value = evaluate(text, in_scope(env, name), grads)
         except CheckError as exc:
             fail(st, name, [str(exc), "(later steps are not checked)"])
             return len(stages), failures
-        env[name] = value
+        keep(env, name, value)
         lines = compare(st, value, name)
         if lines:
             fail(st, name, lines)
@@ -1038,9 +1105,9 @@ def check_lesson(tracer, path):
         failures.append("the trace has %s claims; the lesson has %d"
                         % (len(traced) if isinstance(traced, list) else "no list of", len(claims)))
     else:
-        for (text, expr), tc in zip(claims, traced):
+        for (text, expr, name), tc in zip(claims, traced):
             try:
-                holds = bool(np.all(np.asarray(evaluate(expr, env)) != 0))
+                holds = bool(np.all(np.asarray(evaluate(expr, in_scope(env, name))) != 0))
             except CheckError as exc:
                 failures.append("claim %r: %s" % (text, exc))
                 continue

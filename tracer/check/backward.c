@@ -328,9 +328,11 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
         if (!backward_work(c, call, 1 + strlen(s->expr) / 16))
             goto fail;
         ExprError err;
-        const Expr *e = expr_parse(plan->arena, s->expr, &err);
+        Expr *e = expr_parse(plan->arena, s->expr, &err);
         if (!e && !err.message[0])
             goto oom;
+        if (e && s->scope)
+            expr_rename(e, s->scope->from, s->scope->to, s->scope->n);
         collect_wrt(c, call, e, plan->nodes[y].name, y, wrt, &n_wrt, picked);
         if (c->diag->status != STATUS_OK)
             goto fail;

@@ -167,7 +167,9 @@ static bool add_given(Checker *c, const LessonGiven *g) {
 // The step's (or claim's) expression parsed, or NULL with the error located in the file.
 static const Expr *parse_expr(Checker *c, const LessonStep *s) {
     ExprError err;
-    const Expr *e = expr_parse(c->plan->arena, s->expr, &err);
+    Expr *e = expr_parse(c->plan->arena, s->expr, &err);
+    if (e && s->scope)
+        expr_rename(e, s->scope->from, s->scope->to, s->scope->n);
     if (e)
         return e;
     if (!err.message[0]) {
@@ -247,6 +249,9 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
             return diag_no_memory(c->diag);
         k++;
     }
+    for (size_t i = 0; i < s->n_aliases; i++)
+        if (!check_add_name(c, s->aliases[i], top))
+            return false;
     return check_add_name(c, s->name, top);
 }
 
@@ -308,6 +313,8 @@ Plan *check_lesson(const Lesson *lesson, Diag *diag) {
     Checker c = {.lesson = lesson, .plan = plan, .diag = diag};
     bool out_of_memory = false;
     size_t n_names = lesson->n_givens + lesson->n_steps;
+    for (size_t i = 0; i < lesson->n_steps; i++)
+        n_names += lesson->steps[i].n_aliases;
     for (c.cap_slots = 16; c.cap_slots < 2 * (n_names + 1); c.cap_slots *= 2)
         ;
     if (!(c.names = arena_array(plan->arena, n_names + 1, sizeof(char *))) ||

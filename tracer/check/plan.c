@@ -128,6 +128,9 @@ int plan_error_at(Diag *diag, const Lesson *lesson, const LessonStep *step, size
     va_start(ap, fmt);
     vsnprintf(message, sizeof(message), fmt, ap);
     va_end(ap);
+    if (step->scope)  // the same text serves every application: say which one failed
+        return diag_error(diag, STATUS_LESSON_ERROR, &lesson->doc->source, line, col, width, "%s (%s)", message,
+                          step->scope->where);
     return diag_error(diag, STATUS_LESSON_ERROR, &lesson->doc->source, line, col, width, "%s", message);
 }
 

@@ -140,6 +140,8 @@ static bool add_hidden_step(Narrator *n, const NarratedText *t, Placeholder *p, 
         return false;
     }
     *step = (LessonStep){.name = name, .key = t->node, .expr = expr, .expr_node = t->node};
+    if (t->owner == TEXT_SAY)  // a block's step says it in the block's names
+        step->scope = lesson->steps[t->index].scope;
     size_t line, col;
     bool exact = lesson_text_place(lesson, t->node, p->part->expr_offset + start, cursor, &line, &col);
     step->expr_line = line;

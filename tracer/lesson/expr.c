@@ -732,6 +732,21 @@ Expr *expr_parse(Arena *arena, const char *text, ExprError *err) {
     return e;
 }
 
+// ---------------------------------------------------------------- names in a block
+
+void expr_rename(Expr *e, const char *const *from, const char *const *to, size_t n) {
+    if (!e)
+        return;
+    if (e->kind == EXPR_NAME)
+        for (size_t i = n; i-- > 0;)  // the latest definition wins
+            if (strcmp(e->name, from[i]) == 0) {
+                e->name = to[i];
+                break;
+            }
+    for (size_t i = 0; i < e->n_args; i++)
+        expr_rename(e->args[i], from, to, n);
+}
+
 // ---------------------------------------------------------------- narration
 
 static bool narration_push(Arena *arena, Narration *n, size_t *cap, NarrationPart part) {

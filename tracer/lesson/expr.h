@@ -73,6 +73,9 @@ typedef struct ExprError {
 
 // NULL on a syntax error (err filled) or when memory runs out (err->message empty).
 Expr *expr_parse(Arena *arena, const char *text, ExprError *err);
+// Every name in e (not a function's, not a keyword's) that is from[i] made to[i]: a block's
+// step read in one application (layer1.q for q). Positions in the text are kept.
+void expr_rename(Expr *e, const char *const *from, const char *const *to, size_t n);
 // "+" for '+', "**" for '^', "==" for EXPR_EQ.
 const char *expr_op_text(char op);
 

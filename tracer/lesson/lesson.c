@@ -10,14 +10,15 @@
 #include <unistd.h>
 
 #include "given_file.h"
+#include "lesson_block.h"
 #include "lesson_download.h"
 #include "lesson_given.h"
 #include "lesson_loader.h"
 #include "lesson_step.h"
 #include "lesson_values.h"
 
-static const char *const TOP_KEYS[] = {"title",  "source", "intro", "outro", "digits",
-                                       "labels", "given",  "steps", "claims", "download"};
+static const char *const TOP_KEYS[] = {"title", "source", "intro",  "outro",  "digits",  "labels",
+                                       "given", "blocks", "steps", "claims", "download"};
 
 // ---------------------------------------------------------------- documents
 
@@ -77,7 +78,7 @@ static bool load_lesson(Loader *L) {
             return lesson_fail(L, key,
                                lesson_suggest(L, key->text, TOP_KEYS, ARRAY_LEN(TOP_KEYS),
                                        "the top-level keys are title, source, intro, outro, digits, "
-                                       "labels, given, steps, claims and download"),
+                                       "labels, given, blocks, steps, claims and download"),
                                "unknown key '%s' at the top of the lesson", key->text);
     }
     const Node *title = yamldoc_get(root, "title");
@@ -112,6 +113,9 @@ static bool load_lesson(Loader *L) {
         return false;
     if (given && !lesson_load_givens(L, given))
         return false;
+    const Node *blocks = yamldoc_get(root, "blocks");
+    if (blocks && (!lesson_load_blocks(L, blocks) || L->failed))
+        return false;  // an application of a broken block would only repeat its error
     return lesson_load_steps(L, steps) && lesson_load_claims(L, yamldoc_get(root, "claims")) && !L->failed;
 }
 

@@ -98,8 +98,17 @@ typedef struct ExplainSpec {
     const Node *node;
 } ExplainSpec;
 
+// The names a step of a block reads, as one application of the block calls them: from[i]
+// in the block's text is to[i] in the lesson (an input is the name it is bound to, a step of
+// the block layer1.q). A step outside every block has none.
+typedef struct LessonScope {
+    const char **from, **to;
+    size_t n, cap;
+    const char *where;  // "in layer2, block 'layer' applied on line 30": said with an error in it
+} LessonScope;
+
 typedef struct LessonStep {
-    const char *name;
+    const char *name;  // layer1.q for a block's step q in its application layer1
     const Node *key;
     const char *expr;  // the expression text, as YAML read it
     const Node *expr_node;
@@ -119,6 +128,9 @@ typedef struct LessonStep {
     const Node *show_node;  // NULL when absent
     ExplainSpec quiz;       // quiz: [i, j] or row i: what --quiz asks here (EXPLAIN_NONE: its own choice)
     const Node *claim_node;  // claim: (read into Lesson.claims); NULL when absent
+    const LessonScope *scope;  // a block's step: how its names read in the lesson; else NULL
+    const char **aliases;  // other names of a block's result, from its application's results: (out)
+    size_t n_aliases;
 } LessonStep;
 
 // A claim: what must hold, in the lesson's own expression language, ending in a truth value

@@ -56,7 +56,7 @@ bool lesson_is_quoted(const Node *node) {
     return node->style == SCALAR_SINGLE_QUOTED || node->style == SCALAR_DOUBLE_QUOTED;
 }
 
-static bool is_identifier(const char *s) {
+bool lesson_is_identifier(const char *s) {
     if (!(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
         return false;
     for (const char *p = s + 1; *p; p++)
@@ -80,8 +80,8 @@ uint64_t lesson_hash_name(const char *s) {
     return h;
 }
 
-// Define the name of key; false with a located error when it is taken already.
-static bool define_name(Loader *L, const Node *key) {
+// Define name (written at key); false with an error at `at` when it is taken already.
+static bool define_name(Loader *L, const char *name, const Node *key, const Node *where) {
     if (2 * (L->n_names + 1) > L->cap_names) {
         size_t cap = L->cap_names ? 2 * L->cap_names : 64;
         NameSlot *slots = arena_array(L->lesson->arena, cap, sizeof(NameSlot));
@@ -98,21 +98,35 @@ static bool define_name(Loader *L, const Node *key) {
         L->names = slots;
         L->cap_names = cap;
     }
-    size_t at = lesson_hash_name(key->text) & (L->cap_names - 1);
-    for (; L->names[at].name; at = (at + 1) & (L->cap_names - 1))
-        if (strcmp(L->names[at].name, key->text) == 0)
-            return lesson_fail(L, key, "each name is defined once; give this one another name",
-                               "the name '%s' is already defined on line %zu", key->text,
-                               L->names[at].key->line);
-    L->names[at] = (NameSlot){.name = key->text, .key = key};
+    size_t slot = lesson_hash_name(name) & (L->cap_names - 1);
+    for (; L->names[slot].name; slot = (slot + 1) & (L->cap_names - 1))
+        if (strcmp(L->names[slot].name, name) == 0)
+            return lesson_fail(L, where, "each name is defined once; give this one another name",
+                               "the name '%s' is already defined on line %zu", name,
+                               L->names[slot].key->line);
+    L->names[slot] = (NameSlot){.name = name, .key = key};
     L->n_names++;
     return true;
 }
 
+bool lesson_define_name(Loader *L, const char *name, const Node *key, const Node *at) {
+    return define_name(L, name, key, at);
+}
+
+bool lesson_name_defined(const Loader *L, const char *name) {
+    if (!L->cap_names)
+        return false;
+    for (size_t at = lesson_hash_name(name) & (L->cap_names - 1); L->names[at].name;
+         at = (at + 1) & (L->cap_names - 1))
+        if (strcmp(L->names[at].name, name) == 0)
+            return true;
+    return false;
+}
+
 bool lesson_check_name(Loader *L, const Node *key) {
-    if (!is_identifier(key->text))
+    if (!lesson_is_identifier(key->text))
         return lesson_fail(L, key, NAME_HINT, "'%s' is not a valid name", key->text);
-    return define_name(L, key);
+    return define_name(L, key->text, key, key);
 }
 
 // ---------------------------------------------------------------- text, and one item at a time

@@ -34,6 +34,14 @@ typedef struct Loader {
     // broken one (up to DIAG_MAX_ERRORS); `failed` says whether any was.
     Diag *item;
     bool failed;
+    // blocks: (lesson_block), and while one is applied: the prefix of its steps' names
+    // (layer1), its names in the lesson, and the node that applies it.
+    struct LessonBlock *blocks;
+    size_t n_blocks;
+    const char *prefix;
+    LessonScope *scope;
+    const Node *scope_at;
+    size_t cap_steps;  // room in lesson->steps, which grows as blocks are applied
 } Loader;
 
 // A lesson error at node (hint may be NULL), or about the file as a whole (line 1, column 1).
@@ -52,6 +60,12 @@ size_t lesson_find_name(const char *name, const char *const *names, size_t n);
 uint64_t lesson_hash_name(const char *s);
 // A given's or step's name (key): a valid name, defined once; false with a located error.
 bool lesson_check_name(Loader *L, const Node *key);
+// Whether s is a valid name: a letter or _, then letters, digits and _.
+bool lesson_is_identifier(const char *s);
+// Define a name made by the loader (layer1.q); a name taken already is an error at `at`.
+bool lesson_define_name(Loader *L, const char *name, const Node *key, const Node *at);
+// Whether a given or an earlier step has this name.
+bool lesson_name_defined(const Loader *L, const char *name);
 
 // title:, source:, intro:, outro:, about:, say:
 bool lesson_parse_text(Loader *L, const char *key, const Node *node, const char **out);

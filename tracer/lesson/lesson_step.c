@@ -4,6 +4,7 @@
 
 #include <string.h>
 
+#include "lesson_block.h"
 #include "lesson_given.h"
 #include "lesson_values.h"
 
@@ -136,8 +137,14 @@ static bool load_step_expr(Loader *L, const NodePair *pair, LessonStep *step) {
     step->name = pair->key->text;
     step->key = pair->key;
     step->expr_node = value;
-    if (!lesson_check_name(L, pair->key))
+    if (L->scope) {  // a block's step: layer1.q, and q reads as layer1.q in this application
+        step->name = lesson_block_name(L, pair->key);
+        if (!step->name)
+            return false;
+        step->scope = L->scope;
+    } else if (!lesson_check_name(L, pair->key)) {
         return false;
+    }
     if (value->kind != NODE_SCALAR)
         return lesson_fail(L, value, "an expression is text; to write a list literal, quote it: \"[1, 2]\"",
                            "the expression for '%s' must be text, like X @ W_Q, but this is %s",
@@ -148,6 +155,14 @@ static bool load_step_expr(Loader *L, const NodePair *pair, LessonStep *step) {
                            "the expression for '%s' is empty", step->name);
     step->expr = value->text;
     return locate_expr(L, step, value);
+}
+
+const char *lesson_step_name(const Node *item) {
+    for (size_t i = 0; item->kind == NODE_MAPPING && i < item->n_pairs; i++)
+        if (lesson_find_name(item->pairs[i].key->text, STEP_RESERVED, ARRAY_LEN(STEP_RESERVED)) ==
+            ARRAY_LEN(STEP_RESERVED))
+            return item->pairs[i].key->text;
+    return NULL;
 }
 
 static bool load_step(Loader *L, const Node *item, LessonStep *step) {
@@ -258,6 +273,7 @@ bool lesson_load_claims(Loader *L, const Node *node) {
         if (k < n) {
             const Node *c = lesson->steps[i].claim_node;
             claim->step = &lesson->steps[i++];
+            claim->where.scope = claim->step->scope;
             if (c->kind == NODE_MAPPING) {
                 ok = load_claim_pair(L, c, claim);
             } else {
@@ -274,8 +290,37 @@ bool lesson_load_claims(Loader *L, const Node *node) {
     return true;
 }
 
-bool lesson_load_steps(Loader *L, const NodePair *pair) {
+// A place for one more step at the end of lesson->steps, which grows as blocks are applied.
+LessonStep *lesson_next_step(Loader *L) {
     Lesson *lesson = L->lesson;
+    if (lesson->n_steps == L->cap_steps) {
+        size_t cap = L->cap_steps ? 2 * L->cap_steps : 16;
+        LessonStep *steps = arena_array(lesson->arena, cap, sizeof(LessonStep));
+        if (!steps) {
+            diag_no_memory(L->diag);
+            return NULL;
+        }
+        if (lesson->n_steps)
+            memcpy(steps, lesson->steps, lesson->n_steps * sizeof(LessonStep));
+        lesson->steps = steps;
+        L->cap_steps = cap;
+    }
+    LessonStep *step = &lesson->steps[lesson->n_steps];
+    memset(step, 0, sizeof(*step));
+    return step;
+}
+
+bool lesson_load_step(Loader *L, const Node *item) {
+    if (lesson_block_is_use(L, item))
+        return lesson_apply_block(L, item);
+    LessonStep *step = lesson_next_step(L);
+    if (!step || !load_step(L, item, step))
+        return false;
+    L->lesson->n_steps++;
+    return true;
+}
+
+bool lesson_load_steps(Loader *L, const NodePair *pair) {
     const Node *node = pair->value;
     const char *hint = "write each step on its own line as `- name: expression`";
     if (lesson_is_null(node) || (node->kind == NODE_SEQUENCE && node->n_items == 0))
@@ -284,16 +329,11 @@ bool lesson_load_steps(Loader *L, const NodePair *pair) {
     if (node->kind != NODE_SEQUENCE)
         return lesson_fail(L, node, hint, "steps: must be a list of steps, but this is %s",
                            yamldoc_kind_name(node->kind));
-    lesson->steps = arena_array(lesson->arena, node->n_items, sizeof(LessonStep));
-    if (!lesson->steps)
-        return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_items; i++) {
         Diag *diag = lesson_item_start(L);
-        bool ok = load_step(L, node->items[i], &lesson->steps[lesson->n_steps]);
+        bool ok = lesson_load_step(L, node->items[i]);
         if (!lesson_item_done(L, diag, ok, i + 1 < node->n_items))
             return false;
-        lesson->n_steps += ok;
     }
     return true;
 }
-

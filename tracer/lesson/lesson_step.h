@@ -8,6 +8,13 @@
 
 // steps: a list of `- name: expression`, each loaded on its own.
 bool lesson_load_steps(Loader *L, const NodePair *pair);
+// One item of a list of steps: a step, or a block's application (`- use: layer`), appended
+// to lesson->steps; false with a located error.
+bool lesson_load_step(Loader *L, const Node *item);
+// The result name of a step item (its key that is not say:, rows:, ...), or NULL.
+const char *lesson_step_name(const Node *item);
+// Room for one more step at the end of lesson->steps (zeroed), or NULL when memory runs out.
+LessonStep *lesson_next_step(Loader *L);
 // The claims: the steps' claim: keys first, then the items of claims: (node, which may be
 // NULL), each loaded on its own.
 bool lesson_load_claims(Loader *L, const Node *node);
