@@ -9,7 +9,7 @@ random weights, and the tokenizer of tests/tokenizer/tiny (its 256 bytes and 13 
 byte-level vocabulary cannot be smaller than its 256 bytes). It is written twice, with the
 tensors named as GPT2Model saves them (wte.weight) and as GPT2LMHeadModel does
 (transformer.wte.weight). The lesson runs on each with --weights and --save, and every layer's
-output and the logits are compared with a GPT-2 forward pass written below from Hugging Face's
+output, the last position's logits and probabilities are compared with a GPT-2 forward pass written below from Hugging Face's
 formulas (Conv1D: x @ W + b, GELU's tanh form, LayerNorm with eps 1e-5, the causal mask, the
 unembedding tied to wte), in float64 on the same float32 weights: relative difference at most
 1e-10. Exit 77 (meson's skip), loudly, without PyTorch.
@@ -152,7 +152,12 @@ def main():
             problems.append(f"{folder}: token ids {list(load('tokens'))}, expected {IDS}")
         for i, want in enumerate(layers):
             problems.append(compare(f"{prefix}layer {i}", load(layer_stage(i)), want))
-        problems.append(compare(f"{prefix}logits", load("logits"), logits))
+        # The lesson scores the token after the last one: the last row of the logits.
+        problems.append(compare(f"{prefix}logits", load("logits"), logits[-1]))
+        probs = torch.softmax(torch.from_numpy(logits[-1]), dim=-1).numpy()
+        problems.append(compare(f"{prefix}probs", load("probs"), probs))
+        if load("next") != probs.argmax():
+            problems.append(f"{prefix}next: {load('next')}, PyTorch's most likely is {probs.argmax()}")
     problems = [p for p in problems if p]
     for p in problems:
         print(p, file=sys.stderr)
@@ -161,7 +166,7 @@ def main():
 
 def layer_stage(i):
     """The stage that holds layer i's output (the residual stream after its MLP)."""
-    return f"layer{i}_out"
+    return f"layer{i + 1}.out"
 
 
 if __name__ == "__main__":

@@ -88,7 +88,7 @@ bool lesson_check_download(Loader *L, const Node *node) {
         list_names(&text, missing, n_missing);
         if (!folder.failed && !text.failed) {
             diag_error(L->diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
-                       "this lesson reads files that are not in '%s': %s", folder.data, text.data);
+                       LESSON_DOWNLOAD_MISSING " '%s': %s", folder.data, text.data);
             strbuf_clear(&text);
             list_names(&text, names, files->n_items);
             if (!text.failed)

@@ -10,6 +10,10 @@
 
 #include "lesson_loader.h"
 
+// The start of the message when files are missing: the course's list shows it in place of a
+// title, as what the lesson needs rather than what is wrong with it.
+#define LESSON_DOWNLOAD_MISSING "this lesson reads files that are not in"
+
 // Checks the download: node (NULL when absent) and that its files are there. False with the
 // error set: located (status 1) when the key is written wrong, status 2 when a file is missing.
 bool lesson_check_download(Loader *L, const Node *node);
