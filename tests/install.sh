@@ -70,6 +70,7 @@ run_installed() {
     for lesson in "$src"/lessons/*.yaml; do
         name=$(basename "$lesson" .yaml)
         number=${name%%_*}
+        grep -q '^download:' "$lesson" && continue  # it runs on files the course does not ship
         "$bin" --check "$number" >check.txt 2>&1 || { no "tracer --check $number:"; head -20 check.txt; }
         [ "$(cat check.txt)" = "$course/lessons/$name.yaml matches $course/golden/$name.txt" ] ||
             { no "tracer --check $number says:"; cat check.txt; }

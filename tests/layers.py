@@ -35,7 +35,7 @@ LAYERS = [
     "util", "format", "tensor", "diag", "json", "weightfile",
     "backend", "kernel", "kernel_layout", "kernel_grad",
     "yamldoc", "given_file", "unicode_classes", "tokenizer", "given_text",
-    ("lesson_loader", "lesson_values", "lesson_given", "lesson_step", "lesson_block", "lesson"), "expr", "trace",
+    ("lesson_loader", "lesson_values", "lesson_given", "lesson_download", "lesson_step", "lesson_block", "lesson"), "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss",

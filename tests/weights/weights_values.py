@@ -93,8 +93,12 @@ def main():
                 np.save(os.path.join(work, name + ".npy"), a)
                 givens.append(f"  {name}: {{file: {name}.npy, shape: [6, 5]}}")
                 givens.append(f"  {name}_rows: {{file: {name}.npy, slice: [2, 5]}}")
+                givens.append(f"  {name}_cols: {{file: {name}.npy, slice: [all, [1, 4]]}}")
+                givens.append(f"  {name}_box: {{file: {name}.npy, slice: [[2, 5], [3, 5]]}}")
                 expected[name] = a.astype(np.float64)
                 expected[name + "_rows"] = a[2:5].astype(np.float64)
+                expected[name + "_cols"] = a[:, 1:4].astype(np.float64)
+                expected[name + "_box"] = a[2:5, 3:5].astype(np.float64)
     tensors = {}
     for dtype, kind in (("F64", "f8"), ("F32", "f4"), ("F16", "f2"), ("I64", "i8"), ("I32", "i4")):
         a = values(kind, 30).astype("<" + kind).reshape(shape)
@@ -107,6 +111,20 @@ def main():
     bits = bits[((bits & 0x7F80) != 0x7F80) | ((bits & 0x007F) == 0)][:30]
     tensors["layer.BF16"] = ("BF16", bits.tobytes(), list(shape))
     expected["BF16"] = (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64).reshape(shape)
+    # Three axes, sliced on the middle one and on the last two, as Q, K and V are cut from one
+    # matrix by columns.
+    cube = values("f4", 60).astype("<f4").reshape(3, 4, 5)
+    tensors["layer.cube"] = ("F32", cube.tobytes(), [3, 4, 5])
+    for name, part, want in (("cube_middle", "[all, [1, 3]]", cube[:, 1:3]),
+                             ("cube_last", "[all, all, [4, 5]]", cube[:, :, 4:5]),
+                             ("cube_corner", "[[1, 3], [2, 4], [0, 2]]", cube[1:3, 2:4, 0:2])):
+        givens.append(f"  {name}: {{file: model.safetensors, tensor: layer.cube, slice: {part}}}")
+        expected[name] = want.astype(np.float64)
+    # A name finds its tensor with or without Hugging Face's prefix "transformer.".
+    tensors["transformer.layer.prefixed"] = ("F64", expected["F64"].tobytes(), list(shape))
+    givens.append("  prefixed: {file: model.safetensors, tensor: layer.prefixed}")
+    givens.append("  unprefixed: {file: model.safetensors, tensor: transformer.layer.F64}")
+    expected["prefixed"] = expected["unprefixed"] = expected["F64"]
     safetensors(os.path.join(work, "model.safetensors"), tensors)
     for dtype in ("F64", "F32", "F16", "BF16", "I64", "I32"):
         givens.append(f"  {dtype}: {{file: model.safetensors, tensor: layer.{dtype}, shape: [6, 5]}}")

@@ -35,6 +35,11 @@ def main():
         "wpe.weight": ("F32", w[:2].tobytes(), [2, 3]),
         "flags": ("U8", bytes([1, 0, 1]), [3]),
     })
+    # As Hugging Face saves GPT-2: names under "transformer.", Q, K and V side by side.
+    safetensors(p("hf.safetensors"), {
+        "transformer.h.0.attn.c_attn.weight": ("F32", np.arange(12, dtype="<f4").tobytes(), [2, 6]),
+        "transformer.wte.weight": ("F32", w.tobytes(), [4, 3]),
+    })
     nan = np.zeros((2, 2), "<f8")
     nan[1, 0] = np.nan
     np.save(p("nan.npy"), nan)

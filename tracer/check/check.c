@@ -164,11 +164,12 @@ static bool add_given(Checker *c, const LessonGiven *g) {
     n->is_stage = true;
     n->stage_kind = STAGE_GIVEN;
     // Values all written as whole numbers (d_k: 4, token_ids: [0, 1, 2]) are counts: they print
-    // as 4, and they keep counts they scale exact.
+    // as 4, and they keep counts they scale exact. So are a text's token ids.
     size_t n_values = 0;
     shape_size(&g->shape, &n_values);
-    n->is_count = (g->init == GIVEN_VALUES && g->value_nodes) || (g->init == GIVEN_FILE && g->file.whole);
-    for (size_t i = 0; n->is_count && g->init == GIVEN_VALUES && i < n_values; i++)
+    n->is_count = (g->init == GIVEN_VALUES && (g->value_nodes || g->text_node)) ||
+                  (g->init == GIVEN_FILE && g->file.whole);
+    for (size_t i = 0; n->is_count && g->init == GIVEN_VALUES && g->value_nodes && i < n_values; i++)
         n->is_count = check_is_whole(g->values[i]) && fabs(g->values[i]) <= TENSOR_EXACT_COUNT &&
                       !strpbrk(g->value_nodes[i]->text, ".eE");
     if (!check_document(c, n, g->document, g->name))

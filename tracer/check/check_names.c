@@ -74,6 +74,19 @@ bool check_const_eval(Checker *c, const Expr *e, double *out) {
                 *out = n->given->values[0];
                 return true;
             }
+            // A number of a model's config.json (n_embd: {file: config.json}) is read at load.
+            if (n->kind == PLAN_GIVEN && n->given->init == GIVEN_FILE && !n->given->file.tensor) {
+                *out = n->given->file.number;
+                return true;
+            }
+            // A count from a shape (n: numel(tokens)) is known once the shapes are: a lesson
+            // on a text of any length takes its positions and mask from it.
+            if (n->kind == PLAN_OP && n->op->from_shapes_only && n->n_args == 1 && n->shape.rank == 0) {
+                size_t size;
+                shape_size(&c->plan->nodes[n->args[0]].shape, &size);
+                *out = (double)size;
+                return true;
+            }
             if (n->kind == PLAN_CONSTANT && n->shape.rank == 0) {
                 *out = n->values[0];
                 return true;

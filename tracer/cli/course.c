@@ -4,6 +4,7 @@
 
 #include "config.h"
 #include "lesson.h"
+#include "lesson_download.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -304,6 +305,8 @@ int course_list(StrBuf *out, Diag *diag) {
         }
         if (lesson)
             put_title(out, lesson->title);
+        else if (strncmp(lesson_diag.message, LESSON_DOWNLOAD_MISSING, strlen(LESSON_DOWNLOAD_MISSING)) == 0)
+            strbuf_printf(out, "(%s)", lesson_diag.message);
         else if (lesson_diag.line)
             strbuf_printf(out, "(broken: line %zu: %s)", lesson_diag.line, lesson_diag.message);
         else

@@ -30,6 +30,10 @@ void given_files_set_folder(const char *folder) {
     folder_option = folder;
 }
 
+const char *given_files_folder(void) {
+    return folder_option;
+}
+
 GivenFiles *given_files_create(void) {
     return util_calloc(1, sizeof(GivenFiles));
 }
@@ -263,8 +267,14 @@ static bool missing_tensor(const WeightFile *f, const GivenFileRequest *req, Giv
     const char **names = util_calloc(f->n_tensors ? f->n_tensors : 1, sizeof(char *));
     if (!names)
         return no_memory(p, req->tensor);
-    for (size_t i = 0; i < f->n_tensors; i++)
+    // Without the prefix in the lesson, the names are offered without it too (both are found).
+    const char *prefix = "transformer.";
+    bool strip = strncmp(req->tensor->text, prefix, strlen(prefix)) != 0;
+    for (size_t i = 0; i < f->n_tensors; i++) {
         names[i] = f->tensors[i].name;
+        if (strip && strncmp(names[i], prefix, strlen(prefix)) == 0)
+            names[i] += strlen(prefix);
+    }
     const char *best = diag_closest(req->tensor->text, names, f->n_tensors);
     char hint[WEIGHT_PROBLEM_MAX];
     if (best)
@@ -286,6 +296,22 @@ static void format_dims(const size_t *dim, size_t rank, char *buf, size_t cap) {
         snprintf(buf + at, cap - at, "]");
 }
 
+// The tensor of that name; Hugging Face saves GPT-2's tensors with or without the prefix
+// "transformer." (GPT2LMHeadModel or GPT2Model), so a lesson's name finds either.
+static const WeightTensor *weight_find_model(const WeightFile *f, const char *name) {
+    static const char prefix[] = "transformer.";
+    const size_t n = sizeof(prefix) - 1;
+    const WeightTensor *t = weight_find(f, name);
+    if (t)
+        return t;
+    if (strncmp(name, prefix, n) == 0)
+        return weight_find(f, name + n);
+    char with[WEIGHT_PROBLEM_MAX];
+    if ((size_t)snprintf(with, sizeof(with), "%s%s", prefix, name) >= sizeof(with))
+        return NULL;
+    return weight_find(f, with);
+}
+
 // The tensor the request names: the only one of an .npy file, or tensor: of a .safetensors.
 static const WeightTensor *find_tensor(const WeightFile *f, const GivenFileRequest *req, GivenFileProblem *p) {
     if (f->format == WEIGHT_NPY) {
@@ -302,10 +328,42 @@ static const WeightTensor *find_tensor(const WeightFile *f, const GivenFileReque
         return fail(p, req->tensor, STATUS_LESSON_ERROR, "write tensor: wte.weight",
                     "tensor: must be the name of a tensor in the file, but this is %s",
                     yamldoc_kind_name(req->tensor->kind)), NULL;
-    const WeightTensor *t = weight_find(f, req->tensor->text);
+    const WeightTensor *t = weight_find_model(f, req->tensor->text);
     if (!t)
         return missing_tensor(f, req, p), NULL;
     return t;
+}
+
+// The part of the tensor slice: takes: on each axis it names, begin .. end - 1 of that axis.
+static bool take_slice(const WeightTensor *t, const GivenFileRequest *req, GivenFileTensor *out, const char *dims,
+                       GivenFileProblem *p) {
+    if (t->rank == 0)
+        return fail(p, req->slice, STATUS_LESSON_ERROR, "remove slice:",
+                    "slice: takes rows, but the tensor in '%s' is a single number", req->file->text);
+    if (req->n_slice > t->rank)
+        return fail(p, req->slice_at[t->rank], STATUS_LESSON_ERROR,
+                    "slice: has one part for each of the first axes: [a, b], or all for the whole axis",
+                    "slice: names %zu axes, but the tensor in '%s' has %zu (shape %s)", req->n_slice,
+                    req->file->text, t->rank, dims);
+    for (size_t i = 0; i < req->n_slice; i++) {
+        if (req->slice_whole[i])
+            continue;
+        size_t begin = req->slice_begin[i], end = req->slice_end[i];
+        if (begin >= end || end > t->dim[i]) {
+            if (req->slice_at[i] == req->slice)  // slice: [a, b], the first axis
+                return fail(p, req->slice, STATUS_LESSON_ERROR,
+                            "slice: [a, b] takes rows a to b - 1 of the first axis, like Python's a:b",
+                            "slice: [%zu, %zu] is not within the %zu rows of the tensor of shape %s", begin, end,
+                            t->dim[0], dims);
+            return fail(p, req->slice_at[i], STATUS_LESSON_ERROR,
+                        "[a, b] takes a to b - 1 of its axis, like Python's a:b; all takes the whole axis",
+                        "slice: [%zu, %zu] of axis %zu is not within its %zu values (the tensor has shape %s)", begin,
+                        end, i, t->dim[i], dims);
+        }
+        out->shape.dim[i] = end - begin;
+        out->begin[i] = begin;
+    }
+    return true;
 }
 
 // What the tensor's values are as a given: its rank and sizes, the slice taken.
@@ -330,19 +388,10 @@ static bool take(const WeightTensor *t, const GivenFileRequest *req, GivenFileTe
     out->shape = (Shape){.rank = t->rank};
     for (size_t i = 0; i < t->rank; i++)
         out->shape.dim[i] = t->dim[i];
-    out->first = 0;
-    if (req->slice) {
-        if (t->rank == 0)
-            return fail(p, req->slice, STATUS_LESSON_ERROR, "remove slice:",
-                        "slice: takes rows, but the tensor in '%s' is a single number", req->file->text);
-        if (req->slice_begin >= req->slice_end || req->slice_end > t->dim[0])
-            return fail(p, req->slice, STATUS_LESSON_ERROR,
-                        "slice: [a, b] takes rows a to b - 1 of the first axis, like Python's a:b",
-                        "slice: [%zu, %zu] is not within the %zu rows of the tensor of shape %s",
-                        req->slice_begin, req->slice_end, t->dim[0], dims);
-        out->shape.dim[0] = req->slice_end - req->slice_begin;
-        out->first = req->slice_begin * (t->count / t->dim[0]);
-    }
+    for (size_t i = 0; i < TENSOR_MAX_RANK; i++)
+        out->begin[i] = 0;
+    if (req->slice && !take_slice(t, req, out, dims, p))
+        return false;
     if (req->want && !shape_equal(req->want, &out->shape)) {
         char want[64], have[64], hint[128];
         shape_format(req->want, want, sizeof(want));
@@ -357,6 +406,48 @@ static bool take(const WeightTensor *t, const GivenFileRequest *req, GivenFileTe
                     "the tensor of shape %s has more values than a tensor of the tracer holds (%zu)", dims,
                     (size_t)TENSOR_MAX_VALUES);
     return true;
+}
+
+// The values a given takes lie in runs along the tensor's last axis: run r of the given's
+// shape starts at this value of the tensor (C order).
+static size_t run_start(const GivenFileTensor *g, size_t r) {
+    const size_t rank = g->shape.rank;
+    if (rank == 0)
+        return 0;
+    size_t at = 0, stride = 1;
+    for (size_t i = rank; i-- > 0;) {
+        size_t idx = g->begin[i];
+        if (i + 1 < rank) {
+            idx += r % g->shape.dim[i];
+            r /= g->shape.dim[i];
+        }
+        at += idx * stride;
+        stride *= g->tensor->dim[i];
+    }
+    return at;
+}
+
+static size_t run_length(const GivenFileTensor *g) {
+    return g->shape.rank ? g->shape.dim[g->shape.rank - 1] : 1;
+}
+
+void given_file_widen(const GivenFileTensor *g, double *out) {
+    size_t size, len = run_length(g);
+    shape_size(&g->shape, &size);
+    for (size_t r = 0; r < size / len; r++)
+        weight_widen(g->file, g->tensor, run_start(g, r), len, out + r * len);
+}
+
+// The first value taken that a lesson cannot hold, counted in the tensor; SIZE_MAX if none.
+static size_t find_unfit(const GivenFileTensor *g) {
+    size_t size, len = run_length(g);
+    shape_size(&g->shape, &size);
+    for (size_t r = 0; r < size / len; r++) {
+        size_t bad = weight_find_unfit(g->file, g->tensor, run_start(g, r), len);
+        if (bad != SIZE_MAX)
+            return bad;
+    }
+    return SIZE_MAX;
 }
 
 bool given_file_load(GivenFiles *files, const GivenFileRequest *req, GivenFileTensor *out,
@@ -384,9 +475,7 @@ bool given_file_load(GivenFiles *files, const GivenFileRequest *req, GivenFileTe
         return false;
     out->file = f;
     out->tensor = t;
-    size_t size;
-    shape_size(&out->shape, &size);
-    size_t bad = weight_find_unfit(f, t, out->first, size);
+    size_t bad = find_unfit(out);
     if (bad != SIZE_MAX) {
         size_t idx[WEIGHT_MAX_RANK], rest = bad;
         for (size_t i = t->rank; i-- > 0;) {

@@ -2,7 +2,8 @@
 //
 //     given:
 //       wte: {file: model.safetensors, tensor: wte.weight, shape: [50257, 768]}
-//       Q: {file: Q.npy, slice: [0, 4]}
+//       Q: {file: Q.npy, slice: [0, 4]}               # rows 0 to 3
+//       W_K: {file: model.safetensors, tensor: h.0.attn.c_attn.weight, slice: [all, [768, 1536]]}
 //       n_head: {file: config.json}      # the number config.json holds under "n_head"
 //
 // The file is found beside the lesson, or in the folder of --weights; each file is opened and
@@ -24,14 +25,20 @@ void given_files_destroy(GivenFiles *files);  // accepts NULL; unmaps every file
 // The folder a lesson's files are read from instead of the lesson's own (NULL: the lesson's).
 // Set once, from the command line, before any lesson is loaded.
 void given_files_set_folder(const char *folder);
+const char *given_files_folder(void);  // that folder, or NULL
 
 typedef struct GivenFileRequest {
     const char *lesson_path;
     const char *name;     // the given's name: the key of its number in a .json file
     const Node *file;     // file: its scalar names the file
     const Node *tensor;   // tensor: (NULL when absent)
-    const Node *slice;    // slice: [begin, end] (NULL when absent) ...
-    size_t slice_begin, slice_end;  // ... read by the loader: rows begin .. end - 1
+    const Node *slice;    // slice: (NULL when absent) ...
+    // ... read by the loader: the first n_slice axes, each whole or begin .. end - 1 (the
+    // axes after them whole); slice_at[i] is where axis i's part is written
+    size_t n_slice;
+    bool slice_whole[WEIGHT_MAX_RANK];
+    size_t slice_begin[WEIGHT_MAX_RANK], slice_end[WEIGHT_MAX_RANK];
+    const Node *slice_at[WEIGHT_MAX_RANK];
     const Node *shape;    // shape: (NULL when absent) ...
     const Shape *want;    // ... read by the loader
 } GivenFileRequest;
@@ -41,8 +48,8 @@ typedef struct GivenFileTensor {
     const WeightTensor *tensor;  // NULL for a number of a .json file ...
     double number;               // ... which is this
     bool whole;                  // written as a whole number: a count, like n_head
-    size_t first;  // the first value taken, in C order
-    Shape shape;
+    size_t begin[TENSOR_MAX_RANK];  // where the values taken start on each axis ...
+    Shape shape;                    // ... and how many are taken on each
 } GivenFileTensor;
 
 // What is wrong, at which node of the lesson, with the status to report it with.
@@ -53,6 +60,10 @@ typedef struct GivenFileProblem {
     char message[WEIGHT_PROBLEM_MAX + 256];
     char hint[WEIGHT_PROBLEM_MAX];
 } GivenFileProblem;
+
+// The values a given takes from its tensor, widened to doubles in C order (out: the shape's
+// size).
+void given_file_widen(const GivenFileTensor *g, double *out);
 
 // Find, open and check the tensor a given names. False with a problem.
 bool given_file_load(GivenFiles *files, const GivenFileRequest *req, GivenFileTensor *out,

@@ -4,12 +4,19 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "given_file.h"
+
 bool given_text_open(GivenText *gt, const char *lesson_path, const char *folder, Diag *diag) {
     *gt = (GivenText){0};
     StrBuf dir;
     strbuf_init(&dir);
+    // As a weight file's, the folder is found in the folder of --weights, else the lesson's.
     const char *slash = lesson_path ? strrchr(lesson_path, '/') : NULL;
-    if (folder[0] != '/' && slash) {
+    const char *weights = given_files_folder();
+    if (folder[0] != '/' && weights) {
+        strbuf_puts(&dir, weights);
+        strbuf_puts(&dir, "/");
+    } else if (folder[0] != '/' && slash) {
         strbuf_append(&dir, lesson_path, (size_t)(slash - lesson_path) + 1);
     }
     strbuf_puts(&dir, folder);

@@ -11,13 +11,14 @@
 
 #include "given_file.h"
 #include "lesson_block.h"
+#include "lesson_download.h"
 #include "lesson_given.h"
 #include "lesson_loader.h"
 #include "lesson_step.h"
 #include "lesson_values.h"
 
-static const char *const TOP_KEYS[] = {"title",  "source", "intro", "outro",  "digits",
-                                       "labels", "given",  "blocks", "steps", "claims"};
+static const char *const TOP_KEYS[] = {"title", "source", "intro",  "outro",  "digits",  "labels",
+                                       "given", "blocks", "steps", "claims", "download"};
 
 // ---------------------------------------------------------------- documents
 
@@ -77,7 +78,7 @@ static bool load_lesson(Loader *L) {
             return lesson_fail(L, key,
                                lesson_suggest(L, key->text, TOP_KEYS, ARRAY_LEN(TOP_KEYS),
                                        "the top-level keys are title, source, intro, outro, digits, "
-                                       "labels, given, blocks, steps and claims"),
+                                       "labels, given, blocks, steps, claims and download"),
                                "unknown key '%s' at the top of the lesson", key->text);
     }
     const Node *title = yamldoc_get(root, "title");
@@ -105,6 +106,8 @@ static bool load_lesson(Loader *L) {
     const Node *labels = yamldoc_get(root, "labels"), *given = yamldoc_get(root, "given");
     lesson->digits = -1;
     if (digits && !load_digits(L, digits))
+        return false;
+    if (!lesson_check_download(L, yamldoc_get(root, "download")))
         return false;
     if (labels && !lesson_load_labels(L, labels))
         return false;

@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "lesson_given.h"
 #include "lesson_step.h"
 #include "lesson_values.h"
 
@@ -193,13 +194,11 @@ static bool load_times(Loader *L, const Node *node, uint64_t *times) {
         for (size_t i = 0; i < L->lesson->n_givens && !g; i++)
             if (strcmp(L->lesson->givens[i].name, node->text) == 0)
                 g = &L->lesson->givens[i];
-        size_t size = 0;
+        double v;
         if (!g)
             return lesson_fail(L, node, hint, "times: names '%s', but no given has that name", node->text);
-        bool json_number = g->init == GIVEN_FILE && !g->file.tensor;  // config.json's n_layer
-        if (!json_number && (g->init != GIVEN_VALUES || !shape_size(&g->shape, &size) || size != 1))
+        if (!lesson_given_number(L->lesson, node->text, &v))
             return lesson_fail(L, node, hint, "times: names '%s', which is not a single number", node->text);
-        double v = json_number ? g->file.number : g->values[0];
         if (!(v >= 1 && v <= BLOCK_MAX_TIMES && v == (double)(uint64_t)v))
             return lesson_fail(L, node, hint, "times: '%s' is %g; a block is applied 1 to %d times", node->text, v,
                                BLOCK_MAX_TIMES);

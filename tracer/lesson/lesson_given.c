@@ -11,7 +11,7 @@
 
 static const char *const GIVEN_KEYS[] = {"values", "about", "rows",         "cols",  "document",
                                          "shape",  "init",  "distribution", "scale", "seed",
-                                         "file",   "tensor", "slice",  "text",         "tokenizer"};
+                                         "file",   "tensor", "slice",  "text",         "tokenizer", "times"};
 static const char *const INIT_NAMES[] = {"zeros", "ones", "identity", "random"};
 static const char *const DISTRIBUTION_NAMES[] = {"uniform", "normal"};
 
@@ -159,7 +159,8 @@ static bool check_given_labels(Loader *L, LessonGiven *g) {
 // The keys of a given written as a mapping.
 typedef struct GivenKeys {
     const NodePair *values, *about, *rows, *cols, *document, *shape, *init, *distribution,
-        *scale, *seed, *file, *tensor, *slice, *text, *tokenizer;
+        *scale, *seed, *file, *tensor, *slice, *text, *tokenizer,
+        *times;  // read by lesson_load_givens, which makes the given once per layer
 } GivenKeys;
 
 static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
@@ -241,6 +242,47 @@ static bool load_given_shape(Loader *L, const GivenKeys *k, LessonGiven *g) {
                        count, bytes, limit, limit_bytes);
 }
 
+// One axis's part of slice: [a, b] (two whole numbers), or all.
+static bool read_slice_part(const Node *s, size_t axis, GivenFileRequest *req) {
+    uint64_t begin, end;
+    req->slice_at[axis] = s;
+    if (s->kind == NODE_SCALAR && strcmp(s->text, "all") == 0)
+        return req->slice_whole[axis] = true;
+    if (s->kind != NODE_SEQUENCE || s->n_items != 2 || !lesson_whole_number(s->items[0], &begin) ||
+        !lesson_whole_number(s->items[1], &end) || begin > SIZE_MAX || end > SIZE_MAX)
+        return false;
+    req->slice_begin[axis] = (size_t)begin;
+    req->slice_end[axis] = (size_t)end;
+    return true;
+}
+
+// slice: [a, b] takes rows a to b - 1 of the first axis; slice: [all, [a, b]] takes one part
+// of each of the first axes, [a, b] or all of it (the axes after them whole).
+static bool read_slice(Loader *L, const Node *s, GivenFileRequest *req) {
+    req->slice = s;
+    bool per_axis = s->kind == NODE_SEQUENCE && s->n_items >= 1 && s->items[0]->kind != NODE_SCALAR;
+    per_axis = per_axis || (s->kind == NODE_SEQUENCE && s->n_items >= 1 && strcmp(s->items[0]->text, "all") == 0);
+    if (!per_axis) {
+        req->n_slice = 1;
+        if (read_slice_part(s, 0, req) && !req->slice_whole[0])
+            return true;
+        return lesson_fail(L, s, "slice: [a, b] takes rows a to b - 1 of the first axis, like Python's a:b",
+                           "slice: must be two whole numbers [begin, end], but this is %s", lesson_describe(L, s));
+    }
+    if (s->n_items > WEIGHT_MAX_RANK)
+        return lesson_fail(L, s->items[WEIGHT_MAX_RANK], "a tensor of a lesson has at most 4 axes",
+                           "slice: names %zu axes, more than a weight file's tensor has (at most %d)", s->n_items,
+                           WEIGHT_MAX_RANK);
+    req->n_slice = s->n_items;
+    for (size_t i = 0; i < s->n_items; i++)
+        if (!read_slice_part(s->items[i], i, req))
+            return lesson_fail(L, s->items[i],
+                               "slice: [all, [a, b]] takes the whole first axis and a to b - 1 of the second",
+                               "each part of slice: is [begin, end] or all, but this is %s",
+                               lesson_describe(L, s->items[i]));
+    return true;
+}
+
 // file: with tensor:, slice: and shape:, checked against the file now, so that a lesson
 // whose file is wrong stops before any output.
 static bool load_given_file(Loader *L, const GivenKeys *k, LessonGiven *g) {
@@ -259,17 +301,8 @@ static bool load_given_file(Loader *L, const GivenKeys *k, LessonGiven *g) {
     }
     if (k->tensor)
         req.tensor = k->tensor->value;
-    if (k->slice) {
-        const Node *s = k->slice->value;
-        uint64_t begin, end;
-        if (s->kind != NODE_SEQUENCE || s->n_items != 2 || !lesson_whole_number(s->items[0], &begin) ||
-            !lesson_whole_number(s->items[1], &end) || begin > SIZE_MAX || end > SIZE_MAX)
-            return lesson_fail(L, s, "slice: [a, b] takes rows a to b - 1 of the first axis, like Python's a:b",
-                               "slice: must be two whole numbers [begin, end], but this is %s", lesson_describe(L, s));
-        req.slice = s;
-        req.slice_begin = (size_t)begin;
-        req.slice_end = (size_t)end;
-    }
+    if (k->slice && !read_slice(L, k->slice->value, &req))
+        return false;
     if (!L->lesson->files && !(L->lesson->files = given_files_create()))
         return diag_no_memory(L->diag);
     GivenFileProblem problem;
@@ -366,7 +399,7 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
     GivenKeys k = {0};
     const NodePair **slots[] = {&k.values, &k.about, &k.rows,         &k.cols,  &k.document,
                                 &k.shape,  &k.init,  &k.distribution, &k.scale, &k.seed,
-                                &k.file,   &k.tensor, &k.slice,  &k.text,         &k.tokenizer};
+                                &k.file,   &k.tensor, &k.slice,  &k.text,         &k.tokenizer, &k.times};
     _Static_assert(ARRAY_LEN(slots) == ARRAY_LEN(GIVEN_KEYS), "one slot per given key");
     for (size_t i = 0; i < node->n_pairs; i++) {
         const NodePair *pair = &node->pairs[i];
@@ -376,7 +409,7 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
                                lesson_suggest(L, pair->key->text, GIVEN_KEYS, ARRAY_LEN(GIVEN_KEYS),
                                        "a given takes values:, about:, rows:, cols:, document:, "
                                        "shape: with init:, distribution:, scale:, seed:, file: "
-                                       "with tensor:, slice:, or text: with tokenizer:"),
+                                       "with tensor:, slice:, times:, or text: with tokenizer:"),
                                "unknown key '%s' in given '%s'", pair->key->text, g->name);
         *slots[at] = pair;
     }
@@ -456,6 +489,132 @@ static bool load_given(Loader *L, const NodePair *pair, LessonGiven *g) {
     return true;
 }
 
+bool lesson_given_number(const Lesson *lesson, const char *name, double *out) {
+    for (size_t i = 0; i < lesson->n_givens; i++) {
+        const LessonGiven *g = &lesson->givens[i];
+        if (strcmp(g->name, name) != 0)
+            continue;
+        if (g->init == GIVEN_VALUES && g->shape.rank == 0)
+            *out = g->values[0];
+        else if (g->init == GIVEN_FILE && !g->file.tensor)  // a number of a config.json
+            *out = g->file.number;
+        else
+            return false;
+        return true;
+    }
+    return false;
+}
+
+// ---------------------------------------------------------------- one given per layer
+
+// text with {i} made k and {i-1} made k - 1, in the arena; NULL when out of memory.
+static const char *number_text(Arena *arena, const char *text, uint64_t k) {
+    StrBuf out;
+    strbuf_init(&out);
+    for (const char *p = text; *p;) {
+        if (strncmp(p, "{i}", 3) == 0) {
+            strbuf_printf(&out, "%llu", (unsigned long long)k);
+            p += 3;
+        } else if (strncmp(p, "{i-1}", 5) == 0) {
+            strbuf_printf(&out, "%llu", (unsigned long long)(k - 1));
+            p += 5;
+        } else {
+            strbuf_putc(&out, *p++);
+        }
+    }
+    const char *copy = out.failed ? NULL : arena_strndup(arena, out.data ? out.data : "", out.len);
+    strbuf_finish(&out);
+    return copy;
+}
+
+static Node *number_node(Arena *arena, const Node *node, uint64_t k) {
+    Node *copy = arena_alloc(arena, sizeof(Node));
+    if (!copy)
+        return NULL;
+    *copy = *node;
+    if (node->kind == NODE_SCALAR && !(copy->text = number_text(arena, node->text, k)))
+        return NULL;
+    if (copy->text)
+        copy->text_len = strlen(copy->text);
+    return copy;
+}
+
+// The times: of a given (NULL when it has none), and how many givens it makes: a whole number,
+// or a given number (n_layer from config.json).
+static const NodePair *given_times(Loader *L, const NodePair *pair, uint64_t *n, bool *ok) {
+    const Node *value = pair->value;
+    *n = 1;
+    *ok = true;
+    const NodePair *times = NULL;
+    for (size_t i = 0; value->kind == NODE_MAPPING && i < value->n_pairs; i++)
+        if (strcmp(value->pairs[i].key->text, "times") == 0)
+            times = &value->pairs[i];
+    if (!times)
+        return NULL;
+    const Node *t = times->value;
+    const char *hint = "times: n_layer makes one given per layer: name{i} is name1, name2, ..., and "
+                       "{i-1} in tensor: or file: counts the layers from 0, as h.{i-1}.ln_1.weight";
+    double v;
+    if (t->kind == NODE_SCALAR && lesson_is_identifier(t->text)) {
+        if (!lesson_given_number(L->lesson, t->text, &v))
+            *ok = lesson_fail(L, t, hint, "times: names '%s', which is not a number given before it", t->text);
+        else if (!(v >= 1 && v <= GIVEN_MAX_TIMES && v == floor(v)))
+            *ok = lesson_fail(L, t, hint, "times: '%s' is %g; a given is made 1 to %d times", t->text, v,
+                              GIVEN_MAX_TIMES);
+        *n = *ok ? (uint64_t)v : 0;
+    } else if (!lesson_whole_number(t, n) || *n < 1 || *n > GIVEN_MAX_TIMES) {
+        *ok = lesson_fail(L, t, hint, "times: must be a whole number from 1 to %d, or a given number, but this is %s",
+                          GIVEN_MAX_TIMES, lesson_describe(L, t));
+    } else if (!strstr(pair->key->text, "{i}")) {
+        *ok = lesson_fail(L, pair->key, hint, "given '%s' is made %llu times, so its name needs {i}", pair->key->text,
+                          (unsigned long long)*n);
+    }
+    return times;
+}
+
+// Given k of a given with times:, its name and its scalars numbered, times: left out.
+static NodePair *numbered_given(Arena *arena, const NodePair *pair, const NodePair *times, uint64_t k) {
+    NodePair *copy = arena_alloc(arena, sizeof(NodePair));
+    const Node *value = pair->value;
+    Node *mapping = arena_alloc(arena, sizeof(Node));
+    NodePair *pairs = arena_array(arena, value->n_pairs, sizeof(NodePair));
+    if (!copy || !mapping || !pairs || !(copy->key = number_node(arena, pair->key, k)))
+        return NULL;
+    *mapping = *value;
+    mapping->pairs = pairs;
+    mapping->n_pairs = 0;
+    for (size_t i = 0; i < value->n_pairs; i++) {
+        if (&value->pairs[i] == times)
+            continue;
+        NodePair *p = &pairs[mapping->n_pairs++];
+        p->key = value->pairs[i].key;
+        p->value = value->pairs[i].value;
+        if (p->value->kind == NODE_SCALAR && !(p->value = number_node(arena, p->value, k)))
+            return NULL;
+    }
+    copy->value = mapping;
+    return copy;
+}
+
+static bool load_one_given(Loader *L, const NodePair *pair) {
+    Lesson *lesson = L->lesson;
+    if (lesson->n_givens == L->givens_cap) {
+        size_t cap = 2 * L->givens_cap;
+        LessonGiven *grown = arena_array(lesson->arena, cap, sizeof(LessonGiven));
+        if (!grown)
+            return diag_no_memory(L->diag);
+        memcpy(grown, lesson->givens, lesson->n_givens * sizeof(LessonGiven));
+        lesson->givens = grown;
+        L->givens_cap = cap;
+    }
+    Diag *diag = lesson_item_start(L);
+    bool ok = load_given(L, pair, &lesson->givens[lesson->n_givens]);
+    if (!lesson_item_done(L, diag, ok, true))
+        return false;
+    lesson->n_givens += ok;
+    return true;
+}
+
 bool lesson_load_givens(Loader *L, const Node *node) {
     Lesson *lesson = L->lesson;
     if (lesson_is_null(node))
@@ -464,16 +623,31 @@ bool lesson_load_givens(Loader *L, const Node *node) {
         return lesson_fail(L, node, "write one given a line, like `X: [[1, 0], [0, 1]]`",
                            "given: must be a mapping of names to values, but this is %s",
                            yamldoc_kind_name(node->kind));
-    lesson->givens = arena_array(lesson->arena, node->n_pairs, sizeof(LessonGiven));
-    if (node->n_pairs && !lesson->givens)
+    L->givens_cap = node->n_pairs ? node->n_pairs : 1;
+    lesson->givens = arena_array(lesson->arena, L->givens_cap, sizeof(LessonGiven));
+    if (!lesson->givens)
         return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_pairs; i++) {
-        Diag *diag = lesson_item_start(L);
-        bool ok = load_given(L, &node->pairs[i], &lesson->givens[lesson->n_givens]);
-        if (!lesson_item_done(L, diag, ok, true))
-            return false;
-        lesson->n_givens += ok;
+        uint64_t n;
+        bool ok;
+        const NodePair *times = given_times(L, &node->pairs[i], &n, &ok);
+        if (!ok) {
+            if (L->failed || L->diag->status)
+                return false;
+            continue;
+        }
+        if (!times) {
+            if (!load_one_given(L, &node->pairs[i]))
+                return false;
+            continue;
+        }
+        for (uint64_t k = 1; k <= n; k++) {
+            const NodePair *given = numbered_given(lesson->arena, &node->pairs[i], times, k);
+            if (!given)
+                return diag_no_memory(L->diag);
+            if (!load_one_given(L, given))
+                return false;
+        }
     }
     return true;
 }
-

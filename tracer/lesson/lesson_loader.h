@@ -21,6 +21,7 @@ typedef struct Loader {
     Lesson *lesson;
     Diag *diag;
     const Source *src;
+    size_t givens_cap;  // room in lesson->givens: a given with times: is several
     // Every given and step name, so that one defined twice is found without comparing pairs.
     NameSlot *names;
     size_t n_names, cap_names;

@@ -28,7 +28,7 @@ static Tensor *given_tensor(const LessonGiven *g) {
         break;
     case GIVEN_FILE:
         if (g->file.tensor)
-            weight_widen(g->file.file, g->file.tensor, g->file.first, t->size, t->data);
+            given_file_widen(&g->file, t->data);
         else
             t->data[0] = g->file.number;  // a number of a .json file
         break;
