@@ -277,7 +277,7 @@ static void test_top_level(void **state) {
     expect_error("title: t\nbanana: 1\nsteps: [a: 1]\n", 2, 1,
                  "unknown key 'banana' at the top of the lesson",
                  "the top-level keys are title, source, intro, outro, digits, labels, given, "
-                 "steps and claims");
+                 "steps, claims and train");
 }
 
 static void test_missing_sections(void **state) {

@@ -12,11 +12,12 @@
 #include "given_file.h"
 #include "lesson_given.h"
 #include "lesson_loader.h"
+#include "lesson_train.h"
 #include "lesson_step.h"
 #include "lesson_values.h"
 
 static const char *const TOP_KEYS[] = {"title",  "source", "intro", "outro", "digits",
-                                       "labels", "given",  "steps", "claims"};
+                                       "labels", "given",  "steps", "claims", "train"};
 
 // ---------------------------------------------------------------- documents
 
@@ -76,7 +77,7 @@ static bool load_lesson(Loader *L) {
             return lesson_fail(L, key,
                                lesson_suggest(L, key->text, TOP_KEYS, ARRAY_LEN(TOP_KEYS),
                                        "the top-level keys are title, source, intro, outro, digits, "
-                                       "labels, given, steps and claims"),
+                                       "labels, given, steps, claims and train"),
                                "unknown key '%s' at the top of the lesson", key->text);
     }
     const Node *title = yamldoc_get(root, "title");
@@ -109,7 +110,9 @@ static bool load_lesson(Loader *L) {
         return false;
     if (given && !lesson_load_givens(L, given))
         return false;
-    return lesson_load_steps(L, steps) && lesson_load_claims(L, yamldoc_get(root, "claims")) && !L->failed;
+    const Node *train = yamldoc_get(root, "train");
+    return lesson_load_steps(L, steps) && lesson_load_claims(L, yamldoc_get(root, "claims")) && !L->failed &&
+           (!train || lesson_load_train(L, train));
 }
 
 static void finish_given_texts(Lesson *lesson) {
