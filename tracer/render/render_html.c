@@ -781,9 +781,9 @@ static void training(StrBuf *out, const Trace *tr) {
     StrBuf text;
     strbuf_init(&text);
     render_train_text(tr->training, tr->digits, 0, 100, &text);
-    strbuf_puts(out, "<pre>");
+    strbuf_puts(out, "<div class=\"scroll\"><pre style=\"white-space:pre\">");
     esc(out, strbuf_str(&text));
-    strbuf_puts(out, "</pre>\n</section>\n");
+    strbuf_puts(out, "</pre></div>\n</section>\n");
     out->failed = out->failed || text.failed;
     strbuf_finish(&text);
 }

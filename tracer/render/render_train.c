@@ -131,7 +131,7 @@ void render_train_svg(const TraceTraining *t, int digits, StrBuf *out) {
     char top[FORMAT_NUMBER_CAP], bottom[FORMAT_NUMBER_CAP];
     format_number(hi, digits, top, sizeof(top));
     format_number(lo, digits, bottom, sizeof(bottom));
-    strbuf_puts(out, "<svg class=\"loss\" viewBox=\"0 0 600 220\" width=\"600\" height=\"220\" role=\"img\" "
+    strbuf_puts(out, "<svg class=\"loss\" viewBox=\"0 0 600 220\" width=\"100%\" style=\"max-width:600px\" role=\"img\" "
                      "aria-label=\"the loss at every training step\">\n"
                      "<path d=\"M60 10 V190 H590\" fill=\"none\" stroke=\"#888\"/>\n");
     strbuf_printf(out, "<text x=\"55\" y=\"15\" text-anchor=\"end\" font-size=\"11\">%s</text>\n", top);
