@@ -4,6 +4,7 @@
 #include "lesson_train.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "lesson_loader.h"
@@ -59,10 +60,14 @@ static bool number_in(Loader *L, const Node *node, const char *key, bool zero_ok
 }
 
 static bool whole_in(Loader *L, const Node *node, const char *key, uint64_t least, uint64_t most, uint64_t *out) {
-    if (!lesson_whole_number(node, out) || *out < least || *out > most)
-        return lesson_fail(L, node, lesson_whole_hint(node, NULL),
+    if (!lesson_whole_number(node, out) || *out < least || *out > most) {
+        char hint[96];
+        snprintf(hint, sizeof(hint), "write a whole number from %llu to %llu, without a point",
+                 (unsigned long long)least, (unsigned long long)most);
+        return lesson_fail(L, node, lesson_whole_hint(node, hint),
                            "%s must be a whole number from %llu to %llu, but this is %s", key,
                            (unsigned long long)least, (unsigned long long)most, lesson_describe(L, node));
+    }
     return true;
 }
 
@@ -214,7 +219,7 @@ static bool load_shown(Loader *L, LessonTrain *t, const Node *node) {
                            "show: must list 1 to %d steps for the table of the loss", LESSON_TRAIN_MAX_SHOWN);
     for (size_t i = 0; i < node->n_items; i++) {
         uint64_t s;
-        if (!whole_in(L, node->items[i], "a step to show", 0, t->steps, &s))
+        if (!whole_in(L, node->items[i], "a step to show", 0, t->steps - 1, &s))
             return false;
         if (i && s <= t->shown[i - 1])
             return lesson_fail(L, node->items[i], "list the steps in increasing order, each once",
