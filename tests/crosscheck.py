@@ -1047,6 +1047,13 @@ def check_lesson(tracer, path):
             ", expr %r" % stage.get("expr") if stage.get("expr") is not None else "",
             "\n    ".join(lines)))
 
+    # A lesson that trains (train:) traces its trained givens with their trained values (tests/
+    # train_torch.py checks those against PyTorch): here their values before training must be
+    # the YAML's, and the steps are worked out from the trained values in the trace.
+    before = {}
+    if isinstance(trace.get("training"), dict):
+        before = {g["name"]: g["before"] for g in trace["training"]["trained"]}
+
     # Givens, in file order.
     for name, node in givens:
         if pos >= len(stages):
@@ -1056,6 +1063,11 @@ def check_lesson(tracer, path):
             raise CheckError("stage %d is %s %r; expected given %r"
                              % (pos, st.get("kind"), st["name"], name))
         value = build_given(name, node)
+        if name in before:
+            lines = compare(dict(st, values=before[name]), value, "given %s before training" % name)
+            if lines:
+                fail(st, name, lines)
+            value = to_tensor(parse_values(st["values"], "given " + name), "given " + name)
         env[name] = value
         lines = compare(st, value, "given " + name)
         if lines:

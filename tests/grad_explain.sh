@@ -10,12 +10,13 @@
 #   s = sum(a * a + a): ds/da = a + a + 1 (three uses), at a[1] = 2: 2 + 2 + 1 = 5;
 #   z = sum(a[[1, 1, 0]]): a[1] was taken twice (places 0 and 1), a[0] once (place 2);
 #   y = sum(take(a, ids) * ids), ids = [[1, 0], [1, 1]]: dy/dy.1 = ids, a[0] sits at [0, 1]
-#   (weight 0), a[1] at [0, 0], [1, 0] and [1, 1] (weight 1 each): 3.
+#   (weight 0), a[1] at [0, 0], [1, 0] and [1, 1] (weight 1 each): 3;
+#   w = sum(a[ids] * ids) gathers a by the same positions of two axes: the same places.
 # Usage: grad_explain.sh TRACER, run from the project root.
 set -u
 tracer=$1
 out=$(NO_COLOR=1 "$tracer" --width 200 --explain 'dloss/dx[0,1]' --explain 'dloss/dW[1,0]' --explain 'dloss/dloss.1' \
-    --explain 'ds/da[1]' --explain 'dz/da' --explain 'dy/da' tests/grad/explain.yaml) || { echo "the tracer failed"; exit 1; }
+    --explain 'ds/da[1]' --explain 'dz/da' --explain 'dy/da' --explain 'dw/da' tests/grad/explain.yaml) || { echo "the tracer failed"; exit 1; }
 fail=0
 # expect: every line on stdin must be a line of work in $out.
 expect() {
@@ -37,6 +38,8 @@ dz/da[0] = dz/dz.1[2] = 1.0000
 dz/da[1] = dz/dz.1[0] + dz/dz.1[1] = 2.0000
 dy/da[0] = dy/dy.1[0, 1] = 0.0000
 dy/da[1] = dy/dy.1[0, 0] + dy/dy.1[1, 0] + dy/dy.1[1, 1] = 3.0000
+dw/da[0] = dw/dw.1[0, 1] = 0.0000
+dw/da[1] = dw/dw.1[0, 0] + dw/dw.1[1, 0] + dw/dw.1[1, 1] = 3.0000
 LINES
 [ "$fail" = 0 ] || printf '%s\n' "$out" | grep -A8 'work:'
 # Softmax and LayerNorm, tests/grad/explain_norm.yaml, row 0 (checked with numpy by finite

@@ -109,7 +109,7 @@ expect many_keys 1 <<'EOF'
 many_keys.yaml:4:1: error: unknown key 'k0_0' at the top of the lesson
  4 | k0_0: 1
    | ^~~~
-hint: the top-level keys are title, source, intro, outro, digits, labels, given, blocks, steps, claims and download
+hint: the top-level keys are title, source, intro, outro, digits, labels, given, blocks, steps, claims, download and train
 EOF
 
 # Long lessons must stay linear: 100,000 steps that all use X, and 50,000 givens that all

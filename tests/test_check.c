@@ -599,9 +599,21 @@ static void test_two_tensor_indices(void **state) {
                       "index with one tensor at a time, in two steps: X[ids][:, cols]");
 }
 
+// Positions of shape [2, 3] put their two axes where the gathered axis stands, as numpy's.
 static void test_index_tensor_of_rank_two(void **state) {
-    expect_step_error(state, STEP("X[M]"), 2, 1, "an index tensor must be a list of positions (one axis), but this is [2, 3]",
-                      "");
+    const Plan *plan = check_ok(state, GIVENS "  - a: X[M]\n  - b: X[:, M]\n  - c: X[0, M]\n"
+                                              "  - d: X[None, :, M]\n  - e: X[M, 1:3]\n");
+    expect_shape(stage(plan, "a"), "[2, 3, 4]");
+    expect_shape(stage(plan, "b"), "[3, 2, 3]");
+    expect_shape(stage(plan, "c"), "[2, 3]");
+    expect_shape(stage(plan, "d"), "[1, 3, 2, 3]");
+    expect_shape(stage(plan, "e"), "[2, 3, 2]");
+}
+
+static void test_index_tensor_past_the_axes(void **state) {
+    expect_step_error(state, STEP("X[None, None, M]"), 14, 1,
+                      "indexing with positions of shape [2, 3] would give 5 axes; a tensor has at most 4",
+                      "index with fewer axes of positions, or take some axes away first with a whole-number index");
 }
 
 // ---------------------------------------------------------------- op shape rules
@@ -811,6 +823,7 @@ int main(void) {
         TEST(test_two_lists_in_one_index),
         TEST(test_two_tensor_indices),
         TEST(test_index_tensor_of_rank_two),
+        TEST(test_index_tensor_past_the_axes),
         TEST(test_concat_mismatch),
         TEST(test_split_heads_not_divisible),
         TEST(test_rope_odd_columns),

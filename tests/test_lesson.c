@@ -277,7 +277,7 @@ static void test_top_level(void **state) {
     expect_error("title: t\nbanana: 1\nsteps: [a: 1]\n", 2, 1,
                  "unknown key 'banana' at the top of the lesson",
                  "the top-level keys are title, source, intro, outro, digits, labels, given, "
-                 "blocks, steps, claims and download");
+                 "blocks, steps, claims, download and train");
 }
 
 // Blocks refused where they are written (the loader's own errors; tests/errors has more).

@@ -148,6 +148,18 @@ void arena_destroy(Arena *arena) {
     util_free(arena);
 }
 
+void arena_clear(Arena *arena) {
+    ArenaBlock *keep = arena->head;
+    if (!keep)
+        return;
+    for (ArenaBlock *b = keep->next, *next; b; b = next) {
+        next = b->next;
+        util_free(b);
+    }
+    keep->next = NULL;
+    keep->used = 0;
+}
+
 void *arena_alloc(Arena *arena, size_t size) {
     const size_t align = sizeof(max_align_t);
     size_t rounded;

@@ -65,6 +65,9 @@ typedef struct Arena Arena;
 
 Arena *arena_create(void);
 void arena_destroy(Arena *arena);  // accepts NULL
+// Forget everything allocated, keeping the newest block for what comes next: a loop that
+// allocates the same each time allocates nothing new after its first turn.
+void arena_clear(Arena *arena);
 void *arena_alloc(Arena *arena, size_t size);  // zeroed, aligned for any type; NULL on failure
 void *arena_array(Arena *arena, size_t count, size_t size);  // checks count * size
 char *arena_strdup(Arena *arena, const char *s);

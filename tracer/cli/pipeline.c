@@ -17,6 +17,7 @@
 #include "save.h"
 #include "schedule.h"
 #include "trace.h"
+#include "train.h"
 
 #include <ctype.h>
 #include <stdint.h>
@@ -239,6 +240,7 @@ typedef struct LessonRun {
     bool *chosen;   // per node (and one more): the stages --only, --from and --to keep
     bool *keep;     // per node (and one more): values read after the run; NULL: keep every one
     size_t *held;   // values held besides, before the run and after it
+    TraceTraining *training;  // what train: did, until the trace takes it
     Trace *trace;
 } LessonRun;
 
@@ -261,6 +263,13 @@ static bool check_narration(LessonRun *r) {
 static bool warn_of_likely_slips(LessonRun *r) {
     lint_plan(r->plan, r->diag);
     return true;
+}
+
+// A lesson with train: trains first; its trained givens then hold their trained values.
+static bool train_the_model(LessonRun *r) {
+    if (!r->lesson->train)
+        return true;
+    return (r->training = train_lesson(r->lesson, r->plan, r->diag)) != NULL;
 }
 
 static bool resolve_explain_requests(LessonRun *r) {
@@ -316,6 +325,10 @@ static bool refuse_what_does_not_fit(LessonRun *r) {
 
 static bool run_the_plan(LessonRun *r) {
     r->trace = run_plan(r->plan, r->digits, r->targets, r->opts->n_explain, r->keep, r->diag);
+    if (r->trace) {
+        r->trace->training = r->training;
+        r->training = NULL;
+    }
     return r->trace != NULL;
 }
 
@@ -345,6 +358,7 @@ static const Phase phases[] = {
     {check_names_and_shapes, NULL},
     {check_narration, NULL},
     {warn_of_likely_slips, NULL},
+    {train_the_model, NULL},
     {resolve_explain_requests, NULL},
     {choose_printed_stages, NULL},
     {keep_what_is_read_later, NULL},
@@ -389,6 +403,7 @@ static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, bool free_
         *chosen = r.chosen;
     util_free(r.keep);
     util_free(r.targets);
+    trace_training_destroy(r.training);
     narrate_destroy(r.narrator);
     return ok;
 }

@@ -697,6 +697,17 @@ void kernel_fill_random(Tensor *out, KernelDistribution dist, double scale, uint
     backend_for(items, min_items(dist == KERNEL_UNIFORM ? 1 : 2), random_chunk, &j);
 }
 
+// out (any shape) = whole numbers 0 .. vocab - 1, one draw each, in reading order
+void kernel_fill_tokens(Tensor *out, uint64_t vocab, uint64_t seed) {
+    expect_values(out);
+    ASSERT(vocab > 0);
+    uint64_t state = seed;
+    for (size_t i = 0; i < out->size; i++) {
+        double id = floor(splitmix64_unit(&state) * (double)vocab);
+        out->data[i] = id < (double)vocab ? id : (double)(vocab - 1);  // u * vocab may round up to vocab
+    }
+}
+
 // ---------------------------------------------------------------- loss
 
 // out (...) = logsumexp(logits (..., V)) - logits[target], targets (...)

@@ -239,6 +239,9 @@ typedef enum KernelDistribution {
 //   r = sqrt(-2 log(1 - u1)), values r cos(2 pi u2) and r sin(2 pi u2), times scale
 //   (an odd count drops the last sine).
 void kernel_fill_random(Tensor *out, KernelDistribution dist, double scale, uint64_t seed);
+// Token ids drawn the same way: value i is floor(u_i * vocab) for the i-th draw u_i of
+// splitmix64 from seed, each id from 0 to vocab - 1 equally likely.
+void kernel_fill_tokens(Tensor *out, uint64_t vocab, uint64_t seed);
 
 // ---------------------------------------------------------------- loss
 

@@ -14,11 +14,12 @@
 #include "lesson_download.h"
 #include "lesson_given.h"
 #include "lesson_loader.h"
+#include "lesson_train.h"
 #include "lesson_step.h"
 #include "lesson_values.h"
 
-static const char *const TOP_KEYS[] = {"title", "source", "intro",  "outro",  "digits",  "labels",
-                                       "given", "blocks", "steps", "claims", "download"};
+static const char *const TOP_KEYS[] = {"title", "source", "intro",  "outro",    "digits", "labels",
+                                       "given", "blocks", "steps", "claims", "download", "train"};
 
 // ---------------------------------------------------------------- documents
 
@@ -78,7 +79,7 @@ static bool load_lesson(Loader *L) {
             return lesson_fail(L, key,
                                lesson_suggest(L, key->text, TOP_KEYS, ARRAY_LEN(TOP_KEYS),
                                        "the top-level keys are title, source, intro, outro, digits, "
-                                       "labels, given, blocks, steps, claims and download"),
+                                       "labels, given, blocks, steps, claims, download and train"),
                                "unknown key '%s' at the top of the lesson", key->text);
     }
     const Node *title = yamldoc_get(root, "title");
@@ -116,7 +117,9 @@ static bool load_lesson(Loader *L) {
     const Node *blocks = yamldoc_get(root, "blocks");
     if (blocks && (!lesson_load_blocks(L, blocks) || L->failed))
         return false;  // an application of a broken block would only repeat its error
-    return lesson_load_steps(L, steps) && lesson_load_claims(L, yamldoc_get(root, "claims")) && !L->failed;
+    const Node *train = yamldoc_get(root, "train");
+    return lesson_load_steps(L, steps) && lesson_load_claims(L, yamldoc_get(root, "claims")) && !L->failed &&
+           (!train || lesson_load_train(L, train));
 }
 
 static void finish_given_texts(Lesson *lesson) {

@@ -17,6 +17,7 @@
 #include "given_file.h"
 #include "given_text.h"
 #include "kernel.h"
+#include "lesson_train.h"
 #include "tensor.h"
 #include "yamldoc.h"
 
@@ -165,6 +166,7 @@ typedef struct Lesson {
     size_t n_steps;
     LessonClaim *claims;  // the steps' claim: in step order, then the lesson's claims:
     size_t n_claims;
+    LessonTrain *train;  // train: (lesson_train.h); NULL when absent
 } Lesson;
 
 // Build a lesson from a file's bytes; NULL with a located error (status 1) on failure.

@@ -10,8 +10,17 @@ void trace_destroy(Trace *t) {
     for (size_t i = 0; i < t->n_doc_tensors; i++)
         tensor_destroy(t->doc_tensors[i]);
     util_free(t->doc_tensors);
+    trace_training_destroy(t->training);
     arena_destroy(t->arena);
     util_free(t);
+}
+
+void trace_training_destroy(TraceTraining *t) {
+    if (!t)
+        return;
+    for (size_t k = 0; t->trained && k < t->n_trained; k++)
+        tensor_destroy(t->trained[k].before);
+    arena_destroy(t->arena);
 }
 
 PictureKind trace_picture(const TraceStage *s, bool every_tensor, bool colour) {

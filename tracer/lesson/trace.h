@@ -108,6 +108,29 @@ typedef struct TraceClaim {
     size_t stage;        // the stage it prints under (index into Trace.stages)
 } TraceClaim;
 
+// What training did before the lesson was traced (train: in the lesson, run/train.c).
+typedef struct TraceTrainGiven {
+    const char *name;
+    Tensor *before;  // owned: its values before the first step (after them: the given's stage)
+} TraceTrainGiven;
+
+typedef struct TraceTraining {
+    Arena *arena;           // owns all below but the before tensors
+    const char *loss;       // the loss stage's name
+    const char *optimizer;  // "adam: lr 0.01, betas (0.9, 0.999), eps 1e-08, weight_decay 0"
+    const char *clip;       // "the global gradient norm clipped at 1"; NULL: no clipping
+    const char **data;      // one line per drawn given: "ids [64, 16]: repeat, vocab 16, seed 1"
+    size_t n_data;
+    TraceTrainGiven *trained;
+    size_t n_trained;
+    size_t steps;           // the steps asked for
+    size_t steps_done;      // fewer when the loss stopped being finite
+    double *losses;         // steps_done values: the loss at step s, before its update
+    const char *stopped;    // why training stopped early (a non-finite loss); NULL: it did not
+    const size_t *shown;    // the steps the table lists
+    size_t n_shown;
+} TraceTraining;
+
 typedef struct Trace {
     Arena *arena;
     const char *title;
@@ -137,9 +160,11 @@ typedef struct Trace {
     TraceClaim *claims;     // in the lesson's order
     size_t n_claims;
     size_t n_claims_failed;
+    TraceTraining *training;  // owned; NULL when the lesson does not train
 } Trace;
 
 void trace_destroy(Trace *trace);  // accepts NULL
+void trace_training_destroy(TraceTraining *t);  // accepts NULL
 
 // The picture the text trace draws for a stage: the step's show: when it asks for one;
 // otherwise, for a softmax's output in colour (or for every tensor with `every_tensor`,

@@ -16,6 +16,23 @@ static size_t unmoved_list_axis(const KernelAxisIndex *index, size_t n_index) {
     return at;
 }
 
+// A tensor of positions with several axes (E[ids], ids [batch, n]) gathers as the list of its
+// values in reading order, and its axes then stand where that list's one axis stood: the same
+// values in the same order, so the kernels work on the shape with the one axis (this one).
+static Shape gathered_as_list(const Shape *shape, size_t list_axis, size_t ids_rank) {
+    Shape flat = *shape;
+    if (ids_rank <= 1 || list_axis == KERNEL_NO_AXIS)
+        return flat;
+    size_t n = 1;
+    for (size_t k = 0; k < ids_rank; k++)
+        n *= shape->dim[list_axis + k];
+    flat.dim[list_axis] = n;
+    memmove(flat.dim + list_axis + 1, shape->dim + list_axis + ids_rank,
+            (shape->rank - list_axis - ids_rank) * sizeof(size_t));
+    flat.rank = shape->rank - ids_rank + 1;
+    return flat;
+}
+
 // The checker has filled attrs.index (constants) before calling; this derives the shape and
 // labels, with a tensor index (attrs.index_input) standing for a list of its size.
 static bool infer_index(OpCheck *c) {
@@ -30,13 +47,9 @@ static bool infer_index(OpCheck *c) {
     size_t placeholder_n = 0;
     if (at->index_input != OP_NO_INDEX_INPUT) {
         const Shape *is = c->shapes[1];
-        if (is->rank > 1) {
-            char s[64];
-            shape_format(is, s, sizeof(s));
-            op_error(c->problem, OP_INPUT(1), "an index tensor must be a list of positions (one axis), but this is %s", s);
-            return false;
-        }
-        placeholder_n = is->rank == 0 ? 1 : is->dim[0];
+        placeholder_n = 1;
+        for (size_t k = 0; k < is->rank; k++)
+            placeholder_n *= is->dim[k];
         index[at->index_input].kind = is->rank == 0 ? KERNEL_INDEX_AT : KERNEL_INDEX_LIST;
         index[at->index_input].start = 0;
         index[at->index_input].list = NULL;
@@ -59,6 +72,23 @@ static bool infer_index(OpCheck *c) {
         if (list_axis == 0 && unmoved > 0) {
             memmove(c->shape.dim + 1, c->shape.dim, unmoved * sizeof(size_t));
             c->shape.dim[0] = placeholder_n;
+        }
+        // The index tensor's axes take the place of the list's one axis: E[ids] of ids [2, 3]
+        // is [2, 3, d].
+        const Shape *is = c->shapes[1];
+        if (is->rank > 1) {
+            if (c->shape.rank - 1 + is->rank > TENSOR_MAX_RANK) {
+                char s[64];
+                shape_format(is, s, sizeof(s));
+                op_error(c->problem, OP_INPUT(1), "indexing with positions of shape %s would give %zu axes; a tensor has at most %d",
+                         s, c->shape.rank - 1 + is->rank, TENSOR_MAX_RANK);
+                op_hint(c->problem, "index with fewer axes of positions, or take some axes away first with a whole-number index");
+                return false;
+            }
+            memmove(c->shape.dim + list_axis + is->rank, c->shape.dim + list_axis + 1,
+                    (c->shape.rank - list_axis - 1) * sizeof(size_t));
+            memcpy(c->shape.dim + list_axis, is->dim, is->rank * sizeof(size_t));
+            c->shape.rank += is->rank - 1;
         }
     }
     // Labels: AT drops the axis, RANGE keeps a window, LIST gathers, tensor lists drop labels,
@@ -102,6 +132,14 @@ static bool infer_index(OpCheck *c) {
         memmove(c->out_labels + 1, c->out_labels, unmoved * sizeof(Labels));
         c->out_labels[0] = gathered;
     }
+    // The index tensor's axes, unlabelled as its one axis would be, in place of that axis.
+    if (placeholder_list && c->shapes[1]->rank > 1) {
+        size_t extra = c->shapes[1]->rank - 1;
+        memmove(c->out_labels + list_axis + 1 + extra, c->out_labels + list_axis + 1,
+                (c->shape.rank - list_axis - 1 - extra) * sizeof(Labels));
+        for (size_t k = 0; k <= extra; k++)
+            c->out_labels[list_axis + k] = (Labels){0};
+    }
     return true;
 }
 
@@ -126,9 +164,12 @@ static bool compute_index(OpRun *r) {
                 char s[64];
                 format_short(v, s, sizeof(s));
                 const char *what = axis == 0 ? "rows" : axis == 1 && a->shape.rank == 2 ? "columns" : "entries";
-                char at[32] = "";
-                if (ix->shape.rank == 1)
-                    snprintf(at, sizeof(at), "[%zu]", k);
+                char at[INDEX_TEXT_MAX] = "";
+                if (ix->shape.rank >= 1) {
+                    size_t place[TENSOR_MAX_RANK];
+                    shape_unflatten(&ix->shape, k, place);
+                    index_format(place, ix->shape.rank, at, sizeof(at));
+                }
                 if (v != floor(v))
                     return op_error(r->problem, OP_INPUT(1), "%s%s is %s, which is not a whole number: it cannot pick one of %s's %s",
                                     r->in_names[1], at, s, r->in_names[0], what);
@@ -156,7 +197,10 @@ static bool compute_index(OpRun *r) {
             index[item].n_list = ix->size;
         }
     }
-    kernel_index(r->out, a, index, r->attrs->n_index);
+    Tensor out = *r->out;
+    if (r->attrs->index_input != OP_NO_INDEX_INPUT)
+        out.shape = gathered_as_list(&out.shape, kernel_index_list_axis(index, r->attrs->n_index), r->in[1]->shape.rank);
+    kernel_index(&out, a, index, r->attrs->n_index);
     return true;
 }
 
@@ -169,12 +213,22 @@ static void explain_index(OpExplain *e) {
     memcpy(items, at->index, sizeof(items));
     if (at->index_input != OP_NO_INDEX_INPUT)  // a tensor of positions gathers like a list
         items[at->index_input].kind = e->in[1]->shape.rank == 0 ? KERNEL_INDEX_AT : KERNEL_INDEX_LIST;
-    size_t out[TENSOR_MAX_RANK];
-    memcpy(out, e->index, sizeof(out));
+    // Positions with several axes count as one list in reading order: their axes of the
+    // result become one place in that list.
+    size_t out[TENSOR_MAX_RANK], flat[TENSOR_MAX_RANK];
+    memcpy(flat, e->index, sizeof(flat));
+    size_t list_axis = kernel_index_list_axis(items, at->n_index);
+    if (at->index_input != OP_NO_INDEX_INPUT && e->in[1]->shape.rank > 1) {
+        const Shape *is = &e->in[1]->shape;
+        flat[list_axis] = shape_flatten(is, e->index + list_axis);
+        memmove(flat + list_axis + 1, e->index + list_axis + is->rank,
+                (e->out->shape.rank - list_axis - is->rank) * sizeof(size_t));
+    }
+    memcpy(out, flat, sizeof(out));
     size_t unmoved = unmoved_list_axis(items, at->n_index);
-    if (kernel_index_list_axis(items, at->n_index) == 0 && unmoved > 0) {
+    if (list_axis == 0 && unmoved > 0) {
         memmove(out, out + 1, unmoved * sizeof(size_t));
-        out[unmoved] = e->index[0];
+        out[unmoved] = flat[0];
     }
     size_t src[TENSOR_MAX_RANK];
     size_t o = 0, axis = 0;
@@ -353,12 +407,22 @@ static bool resolve_index(const OpAttrs *attrs, const Tensor *const *in, KernelA
     return true;
 }
 
+// The gradient of a result that indexing gave, with the shape the kernels gathered into.
+static Tensor gathered_gradient(const Tensor *dout, const KernelAxisIndex *index, size_t n_index, const Tensor *ids) {
+    Tensor flat = *dout;
+    if (ids)
+        flat.shape = gathered_as_list(&dout->shape, kernel_index_list_axis(index, n_index), ids->shape.rank);
+    return flat;
+}
+
 static bool grad_index(OpGrad *g) {
     KernelAxisIndex index[KERNEL_MAX_INDEX];
     size_t *list;
     if (!resolve_index(g->attrs, g->in, index, &list))
         return false;
-    kernel_grad_index(g->din, g->dout, index, g->attrs->n_index);
+    const Tensor *ids = g->attrs->index_input != OP_NO_INDEX_INPUT ? g->in[1] : NULL;
+    Tensor dout = gathered_gradient(g->dout, index, g->attrs->n_index, ids);
+    kernel_grad_index(g->din, &dout, index, g->attrs->n_index);
     util_free(list);
     return true;
 }
@@ -369,8 +433,13 @@ static void explain_grad_gather(OpGradWork *w, bool take) {
     const Tensor *a = w->in[0];
     KernelAxisIndex index[KERNEL_MAX_INDEX];
     size_t *list = NULL;
-    Tensor *where = tensor_create(&a->shape), *from = tensor_create(&w->dout->shape);
-    bool ok = where && from && (take || resolve_index(w->attrs, w->in, index, &list));
+    bool resolved = take || resolve_index(w->attrs, w->in, index, &list);
+    // The places are counted in reading order, the same for the gathered shape and dout's.
+    Shape gathered = w->dout->shape;
+    if (resolved && !take && w->attrs->index_input != OP_NO_INDEX_INPUT)
+        gathered = gathered_gradient(w->dout, index, w->attrs->n_index, w->in[1]).shape;
+    Tensor *where = tensor_create(&a->shape), *from = resolved ? tensor_create(&gathered) : NULL;
+    bool ok = where && from;
     if (ok) {
         for (size_t i = 0; i < where->size; i++)
             where->data[i] = (double)i;
@@ -381,9 +450,9 @@ static void explain_grad_gather(OpGradWork *w, bool take) {
         size_t found = 0, idx[TENSOR_MAX_RANK];
         for (size_t o = 0; o < from->size; o++)
             if (from->data[o] == (double)w->flat) {
-                shape_unflatten(&from->shape, o, idx);
+                shape_unflatten(&w->dout->shape, o, idx);
                 strbuf_puts(w->sb, found++ ? " + " : "");
-                op_work_ref(w->sb, w->dout_name, idx, from->shape.rank);
+                op_work_ref(w->sb, w->dout_name, idx, w->dout->shape.rank);
             }
         strbuf_puts(w->sb, found ? " = " : "nothing took this entry: ");
     } else {

@@ -9,6 +9,7 @@
 #include "corners.h"
 #include "format.h"
 #include "heatmap.h"
+#include "render_train.h"
 #include "render.h"
 #include "verdict.h"
 
@@ -808,6 +809,21 @@ static const char script[] =
     "})();\n"
     "</script>\n";
 
+// What train: did: the loss curve as a picture, then the setup and the table as the text
+// trace prints them.
+static void training(StrBuf *out, const Trace *tr) {
+    strbuf_puts(out, "<section class=\"training\" id=\"training\">\n<h2>Training</h2>\n");
+    render_train_svg(tr->training, tr->digits, out);
+    StrBuf text;
+    strbuf_init(&text);
+    render_train_text(tr->training, tr->digits, 0, 100, &text);
+    strbuf_puts(out, "<div class=\"scroll\"><pre style=\"white-space:pre\">");
+    esc(out, strbuf_str(&text));
+    strbuf_puts(out, "</pre></div>\n</section>\n");
+    out->failed = out->failed || text.failed;
+    strbuf_finish(&text);
+}
+
 void render_html(const Trace *tr, StrBuf *out) {
     strbuf_puts(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -834,6 +850,8 @@ void render_html(const Trace *tr, StrBuf *out) {
         prose(out, tr->intro, "prose");
         strbuf_puts(out, "</section>\n");
     }
+    if (tr->training)
+        training(out, tr);
     for (size_t i = 0; i < tr->n_stages; i++) {
         ASSERT(!tr->stages[i].released);  // the web page keeps every value (pipeline.c)
         stage(out, tr, &tr->stages[i], i);

@@ -209,6 +209,39 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
     strbuf_puts(out, "]}");
 }
 
+// What train: did: the setup, each trained given before the first step, and the loss at
+// every step taken.
+static void json_training(StrBuf *out, const TraceTraining *t) {
+    strbuf_puts(out, ",\n \"training\": {\"loss\": ");
+    render_json_string(out, t->loss);
+    strbuf_puts(out, ", \"optimizer\": ");
+    render_json_string(out, t->optimizer);
+    strbuf_puts(out, ", \"clip\": ");
+    render_json_string(out, t->clip);
+    strbuf_puts(out, ", \"data\": [");
+    for (size_t k = 0; k < t->n_data; k++) {
+        strbuf_puts(out, k ? ", " : "");
+        render_json_string(out, t->data[k]);
+    }
+    strbuf_puts(out, "], \"trained\": [");
+    for (size_t k = 0; k < t->n_trained; k++) {
+        strbuf_puts(out, k ? ", {\"name\": " : "{\"name\": ");
+        render_json_string(out, t->trained[k].name);
+        strbuf_puts(out, ", \"before\": ");
+        size_t at = 0;
+        json_values(out, t->trained[k].before, 0, &at);
+        strbuf_putc(out, '}');
+    }
+    strbuf_printf(out, "], \"steps\": %zu, \"steps_done\": %zu, \"stopped\": ", t->steps, t->steps_done);
+    render_json_string(out, t->stopped);
+    strbuf_puts(out, ",\n  \"losses\": [");
+    for (size_t s = 0; s < t->steps_done; s++) {
+        strbuf_puts(out, s ? ", " : "");
+        json_number(out, t->losses[s]);
+    }
+    strbuf_puts(out, "]}");
+}
+
 void render_json(const Trace *tr, StrBuf *out) {
     strbuf_puts(out, "{\"title\": ");
     render_json_string(out, tr->title);
@@ -262,5 +295,8 @@ void render_json(const Trace *tr, StrBuf *out) {
         render_json_string(out, tr->stages[cl->stage].name);
         strbuf_putc(out, '}');
     }
-    strbuf_puts(out, tr->n_claims ? "\n ]}\n" : "]}\n");
+    strbuf_puts(out, tr->n_claims ? "\n ]" : "]");
+    if (tr->training)
+        json_training(out, tr->training);
+    strbuf_puts(out, "}\n");
 }

@@ -9,6 +9,7 @@
 #include "format.h"
 #include "heatmap.h"
 #include "render.h"
+#include "render_train.h"
 #include "textwrap.h"
 #include "verdict.h"
 
@@ -784,6 +785,29 @@ static void claims_summary(const Ctx *c, StrBuf *out) {
 }
 
 
+// What train: did before the trace: the setup, the loss curve, and each trained given as it
+// was before the first step (its stage below shows it trained).
+static void training(const Ctx *c, StrBuf *out) {
+    const TraceTraining *t = c->tr->training;
+    const TextStyle *st = &c->st;
+    strbuf_printf(out, "\n%sTraining%s\n--------\n", st->bold, st->reset);
+    render_train_text(t, c->tr->digits, 4, c->width, out);
+    for (size_t k = 0; k < t->n_trained && !c->opts->brief; k++) {
+        const TraceTrainGiven *g = &t->trained[k];
+        TraceStage s = {.kind = STAGE_GIVEN, .name = g->name, .value = g->before};
+        for (size_t i = 0; i < c->tr->n_stages; i++)
+            if (c->tr->stages[i].kind == STAGE_GIVEN && strcmp(c->tr->stages[i].name, g->name) == 0)
+                memcpy(s.labels, c->tr->stages[i].labels, sizeof(s.labels));
+        char shape[64];
+        shape_format(&g->before->shape, shape, sizeof(shape));
+        strbuf_putc(out, '\n');
+        wrapf(c, out, 4, 6, "%s%s before training%s  %s (trained, it is the given %s below)", st->bold, g->name,
+              st->reset, shape, g->name);
+        Drawing draw = TABLE_ONLY;
+        values(c, out, &s, g->before, NULL, 4, &draw);
+    }
+}
+
 static void header(const Ctx *c, StrBuf *out) {
     const Trace *tr = c->tr;
     const TextStyle *st = &c->st;
@@ -810,6 +834,8 @@ static void header(const Ctx *c, StrBuf *out) {
         strbuf_putc(out, '\n');
         textwrap_paragraph(out, tr->intro, 0, c->width);
     }
+    if (tr->training)
+        training(c, out);
 }
 
 size_t render_text_pages(const Trace *tr, const RenderOptions *opts, StrBuf *out, size_t *ends, size_t *stages) {

@@ -1,0 +1,74 @@
+// lesson_train: a lesson's `train:` section, as written: which stage is the loss, which givens
+// are trained, the optimizer and its settings, how many steps, and where each step's batch
+// comes from. Checked against the steps later (run/train.c); here only its form.
+//
+//     train:
+//       loss: loss
+//       trained: [W_Q, W_K]
+//       optimizer: adam
+//       lr: 0.01
+//       steps: 200
+//       data:
+//         ids: {draw: repeat, vocab: 16, batch: 64, seed: 1}
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "yamldoc.h"
+
+typedef struct Loader Loader;
+
+// The most training steps a lesson may take: a class waits for a lesson, not for a model.
+#define LESSON_TRAIN_MAX_STEPS 100000
+// The most steps the table under the loss curve lists.
+#define LESSON_TRAIN_MAX_SHOWN 16
+
+typedef enum TrainOptimizer {
+    TRAIN_SGD,    // PyTorch's SGD: momentum, weight_decay (added to the gradient)
+    TRAIN_ADAM,   // PyTorch's Adam: weight_decay added to the gradient
+    TRAIN_ADAMW,  // PyTorch's AdamW: weight_decay shrinks the weight itself
+} TrainOptimizer;
+
+typedef enum TrainDraw {
+    TRAIN_DRAW_UNIFORM,    // every id drawn uniformly from 0 .. vocab - 1
+    TRAIN_DRAW_REPEAT,     // the first half drawn so, the second half a copy of it
+    TRAIN_DRAW_SEQUENCES,  // the rows written out, taken in turn, batch rows a step
+} TrainDraw;
+
+// One given drawn afresh at every step, [batch, n]; its own values are the example batch that
+// the trace shows after training.
+typedef struct LessonTrainData {
+    const char *name;
+    const Node *key, *node;
+    TrainDraw draw;
+    size_t batch;     // rows a step; 0: the given's own
+    uint64_t vocab;   // UNIFORM, REPEAT: ids 0 .. vocab - 1
+    uint64_t seed;    // UNIFORM, REPEAT: the batch of step s is drawn from seed + s
+    double *rows;     // SEQUENCES: n_rows rows of `length` ids
+    size_t n_rows, length;
+    const Node *rows_node;
+} LessonTrainData;
+
+typedef struct LessonTrain {
+    const Node *node;  // the train: mapping
+    const char *loss;
+    const Node *loss_node;
+    const char **trained;
+    const Node **trained_nodes;
+    size_t n_trained;
+    TrainOptimizer optimizer;
+    const Node *optimizer_node;
+    double lr, momentum, weight_decay, beta1, beta2, eps;
+    double clip;  // the largest global gradient norm; 0: no clipping
+    size_t steps;
+    const Node *steps_node;
+    LessonTrainData *data;
+    size_t n_data;
+    size_t shown[LESSON_TRAIN_MAX_SHOWN];  // the steps the table lists, increasing
+    size_t n_shown;                        // 0: the tracer's choice
+} LessonTrain;
+
+// Read `train:` into L->lesson->train; false with a located error.
+bool lesson_load_train(Loader *L, const Node *node);

@@ -1,0 +1,583 @@
+// train: the training loop of a lesson's train: section, before the lesson is traced.
+#include "train.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backward.h"
+#include "check.h"
+#include "eval.h"
+#include "format.h"
+
+// The state of one training: every value and gradient, made once.
+typedef struct Trainer {
+    const Lesson *lesson;
+    const LessonTrain *spec;
+    const Plan *plan;       // the plan training runs: the lesson's, or one with the batch's size
+    Plan *own_plan;         // that plan when it is not the lesson's
+    Lesson batch_lesson;    // the lesson with its drawn givens as large as a training batch
+    LessonGiven *batch_givens;
+    size_t loss;            // the loss node
+    size_t *param, *data;   // the nodes of the trained and drawn givens, in the lesson's order
+    bool *needed;           // nodes the loss is computed from
+    bool *on;               // nodes on a differentiable way from a trained given to the loss
+    Tensor **values, **grads;
+    size_t *use_start, *use, *use_input;  // the uses of node v: use[use_start[v] .. use_start[v + 1])
+    Tensor **m, **v;        // the optimizer's averages, one per trained given (v: Adam only)
+    Tensor **last;          // each trained given before the last update: kept when the loss goes bad
+    const Tensor **in;      // the operands of one operation
+    Arena *scratch;         // what the operations of one step allocate for themselves
+} Trainer;
+
+static int fail_at(const Lesson *lesson, Diag *diag, const Node *node, const char *hint, const char *fmt,
+                   const char *name) {
+    diag_error(diag, STATUS_LESSON_ERROR, &lesson->doc->source, node->line, node->col, yamldoc_node_width(node),
+               fmt, name);
+    if (hint)
+        diag_hint(diag, "%s", hint);
+    return diag->status;
+}
+
+#define NO_NODE ((size_t)-1)
+
+static size_t node_named(const Plan *plan, const char *name) {
+    size_t i;
+    return plan_find_stage(plan, name, &i) ? i : NO_NODE;
+}
+
+// ---------------------------------------------------------------- checked before the first step
+
+// The loss must be one number, and every trained given must reach it through derivatives.
+static bool check_train(Trainer *t, const Plan *plan, Diag *diag) {
+    const LessonTrain *spec = t->spec;
+    size_t y = node_named(plan, spec->loss);
+    ASSERT(y != NO_NODE);  // the loader found the step
+    const PlanNode *yn = &plan->nodes[y];
+    size_t size = 1;
+    for (size_t k = 0; k < yn->shape.rank; k++)
+        size *= yn->shape.dim[k];
+    if (size != 1 || !yn->has_values) {
+        char s[64];
+        shape_format(&yn->shape, s, sizeof(s));
+        diag_error(diag, STATUS_LESSON_ERROR, &t->lesson->doc->source, spec->loss_node->line, spec->loss_node->col,
+                   yamldoc_node_width(spec->loss_node), "training lowers a single number, but '%s' is %s%s",
+                   spec->loss, s, yn->has_values ? "" : " with no values");
+        diag_hint(diag, "add a step `loss: mean(%s)` and train that", spec->loss);
+        return false;
+    }
+    for (size_t k = 0; k < spec->n_trained; k++) {
+        size_t x = node_named(plan, spec->trained[k]);
+        if (plan->nodes[x].is_count) {
+            fail_at(t->lesson, diag, spec->trained_nodes[k], "write a weight's values with a decimal point (1.0, not 1)",
+                    "'%s' holds whole numbers, a count or ids, which have no gradient to train by", spec->trained[k]);
+            return false;
+        }
+        bool *on = util_calloc(plan->n_nodes, sizeof(bool));
+        size_t blocker = NO_NODE;
+        BackwardPath way = on ? backward_path(plan, y + 1, y, &x, 1, on, &blocker) : BACKWARD_OUT_OF_MEMORY;
+        util_free(on);
+        if (way == BACKWARD_OUT_OF_MEMORY)
+            return diag_no_memory(diag);
+        if (way == BACKWARD_NO_PATH || x > y) {
+            fail_at(t->lesson, diag, spec->trained_nodes[k],
+                    "train only the givens the loss is computed from; leave this one out of trained:",
+                    "the loss does not depend on '%s': training would never move it", spec->trained[k]);
+            return false;
+        }
+        if (way == BACKWARD_NO_DERIVATIVE) {
+            const PlanNode *b = &plan->nodes[blocker];
+            diag_error(diag, STATUS_LESSON_ERROR, &t->lesson->doc->source, spec->trained_nodes[k]->line,
+                       spec->trained_nodes[k]->col, yamldoc_node_width(spec->trained_nodes[k]),
+                       "the way from '%s' to the loss passes through %s, which has no derivative", spec->trained[k],
+                       b->kind == PLAN_GRAD ? "a gradient" : b->op->name);
+            diag_hint(diag, "compute the loss without it, so that a gradient can flow back to '%s'", spec->trained[k]);
+            return false;
+        }
+    }
+    return true;
+}
+
+// The plan training runs: the lesson's own when every drawn batch is as large as the given's
+// example batch, else the lesson checked again with the drawn givens at the batch's size.
+static bool training_plan(Trainer *t, const Plan *plan, Diag *diag) {
+    const Lesson *lesson = t->lesson;
+    bool same = true;
+    for (size_t k = 0; k < t->spec->n_data; k++) {
+        const LessonTrainData *d = &t->spec->data[k];
+        size_t g = node_named(plan, d->name);
+        same = same && (d->batch == 0 || d->batch == plan->nodes[g].shape.dim[0]);
+    }
+    if (same) {
+        t->plan = plan;
+        return true;
+    }
+    if (!(t->batch_givens = util_calloc(lesson->n_givens, sizeof(LessonGiven))))
+        return diag_no_memory(diag);
+    memcpy(t->batch_givens, lesson->givens, lesson->n_givens * sizeof(LessonGiven));
+    for (size_t k = 0; k < t->spec->n_data; k++) {
+        const LessonTrainData *d = &t->spec->data[k];
+        for (size_t i = 0; i < lesson->n_givens; i++) {
+            LessonGiven *g = &t->batch_givens[i];
+            if (strcmp(g->name, d->name) != 0 || d->batch == 0)
+                continue;
+            g->shape.dim[0] = d->batch;
+            g->init = GIVEN_ZEROS;  // drawn at every step
+            g->document = NULL;
+        }
+    }
+    t->batch_lesson = *lesson;
+    t->batch_lesson.givens = t->batch_givens;
+    t->batch_lesson.n_claims = 0;  // judged on the traced run, not on a training batch
+    t->batch_lesson.train = NULL;
+    t->own_plan = check_lesson(&t->batch_lesson, diag);
+    t->plan = t->own_plan;
+    return t->plan != NULL;
+}
+
+// ---------------------------------------------------------------- made once
+
+static bool prepare(Trainer *t, Diag *diag) {
+    const Plan *plan = t->plan;
+    size_t n = plan->n_nodes, y = t->loss = node_named(plan, t->spec->loss);
+    t->param = util_calloc(t->spec->n_trained, sizeof(size_t));
+    t->data = util_calloc(t->spec->n_data + 1, sizeof(size_t));
+    t->needed = util_calloc(n, sizeof(bool));
+    t->on = util_calloc(n, sizeof(bool));
+    t->values = util_calloc(n, sizeof(Tensor *));
+    t->grads = util_calloc(n, sizeof(Tensor *));
+    t->use_start = util_calloc(n + 1, sizeof(size_t));
+    t->m = util_calloc(t->spec->n_trained, sizeof(Tensor *));
+    t->v = util_calloc(t->spec->n_trained, sizeof(Tensor *));
+    t->last = util_calloc(t->spec->n_trained, sizeof(Tensor *));
+    t->in = util_calloc(EXPR_MAX_ARGS, sizeof(Tensor *));
+    t->scratch = arena_create();
+    if (!t->param || !t->data || !t->needed || !t->on || !t->values || !t->grads || !t->use_start || !t->m ||
+        !t->v || !t->last || !t->in || !t->scratch)
+        return diag_no_memory(diag);
+    for (size_t k = 0; k < t->spec->n_trained; k++)
+        t->param[k] = node_named(plan, t->spec->trained[k]);
+    for (size_t k = 0; k < t->spec->n_data; k++)
+        t->data[k] = node_named(plan, t->spec->data[k].name);
+    size_t blocker;
+    if (backward_path(plan, y + 1, y, t->param, t->spec->n_trained, t->on, &blocker) != BACKWARD_OK)
+        return diag_no_memory(diag);  // each trained given alone has a way (check_train)
+    // What the loss is computed from; a gradient step among it reads every node before it.
+    t->needed[y] = true;
+    for (size_t i = y + 1; i-- > 0;) {
+        const PlanNode *node = &plan->nodes[i];
+        if (!t->needed[i])
+            continue;
+        if (node->kind == PLAN_GRAD)
+            for (size_t k = 0; k < i; k++)
+                t->needed[k] = true;
+        else
+            for (size_t k = 0; k < node->n_args; k++)
+                t->needed[node->args[k]] = true;
+    }
+    // The uses of each node on the way, in the order of the nodes that use it (as grad() sums).
+    for (size_t u = 0; u <= y; u++) {
+        const PlanNode *un = &plan->nodes[u];
+        if (t->on[u] && un->kind == PLAN_OP)
+            for (size_t k = 0; k < un->n_args; k++)
+                if (t->on[un->args[k]] && !(un->op->no_grad & (1u << k)))
+                    t->use_start[un->args[k] + 1]++;
+    }
+    for (size_t v = 0; v < n; v++)
+        t->use_start[v + 1] += t->use_start[v];
+    size_t total = t->use_start[n];
+    t->use = util_calloc(total + 1, sizeof(size_t));
+    t->use_input = util_calloc(total + 1, sizeof(size_t));
+    size_t *fill = util_calloc(n, sizeof(size_t));
+    if (!t->use || !t->use_input || !fill) {
+        util_free(fill);
+        return diag_no_memory(diag);
+    }
+    for (size_t u = 0; u <= y; u++) {
+        const PlanNode *un = &plan->nodes[u];
+        if (!t->on[u] || un->kind != PLAN_OP)
+            continue;
+        for (size_t k = 0; k < un->n_args; k++) {
+            size_t v = un->args[k];
+            if (t->on[v] && !(un->op->no_grad & (1u << k))) {
+                t->use[t->use_start[v] + fill[v]] = u;
+                t->use_input[t->use_start[v] + fill[v]++] = k;
+            }
+        }
+    }
+    util_free(fill);
+    // Every value, as the lesson starts: the trained givens from their own values.
+    Arena *arena = arena_create();
+    if (!arena)
+        return diag_no_memory(diag);
+    for (size_t i = 0; i <= y; i++) {
+        if (!t->needed[i])
+            continue;
+        if (!(t->values[i] = eval_node(plan, i, t->values, t->in, arena, diag))) {
+            arena_destroy(arena);
+            return false;
+        }
+        if (t->on[i] && !(t->grads[i] = tensor_create(&plan->nodes[i].shape))) {
+            arena_destroy(arena);
+            return diag_no_memory(diag);
+        }
+    }
+    arena_destroy(arena);
+    for (size_t k = 0; k < t->spec->n_trained; k++) {
+        const Shape *s = &plan->nodes[t->param[k]].shape;
+        if (!(t->m[k] = tensor_create(s)) || !(t->last[k] = tensor_create(s)) ||
+            (t->spec->optimizer != TRAIN_SGD && !(t->v[k] = tensor_create(s))))
+            return diag_no_memory(diag);
+    }
+    return true;
+}
+
+static void trainer_finish(Trainer *t) {
+    size_t n = t->plan ? t->plan->n_nodes : 0;
+    for (size_t i = 0; t->values && i < n; i++)
+        tensor_destroy(t->values[i]);
+    for (size_t i = 0; t->grads && i < n; i++)
+        tensor_destroy(t->grads[i]);
+    for (size_t k = 0; k < t->spec->n_trained; k++) {
+        if (t->m)
+            tensor_destroy(t->m[k]);
+        if (t->v)
+            tensor_destroy(t->v[k]);
+        if (t->last)
+            tensor_destroy(t->last[k]);
+    }
+    util_free(t->last);
+    util_free(t->values);
+    util_free(t->grads);
+    util_free(t->m);
+    util_free(t->v);
+    util_free(t->in);
+    arena_destroy(t->scratch);
+    util_free(t->param);
+    util_free(t->data);
+    util_free(t->needed);
+    util_free(t->on);
+    util_free(t->use_start);
+    util_free(t->use);
+    util_free(t->use_input);
+    plan_destroy(t->own_plan);
+    util_free(t->batch_givens);
+}
+
+// ---------------------------------------------------------------- one step
+
+// The batch of step s into each drawn given: drawn from seed + s, or the written rows in turn.
+static void draw_batches(Trainer *t, size_t s) {
+    for (size_t k = 0; k < t->spec->n_data; k++) {
+        const LessonTrainData *d = &t->spec->data[k];
+        Tensor *out = t->values[t->data[k]];
+        if (!out)
+            continue;  // the loss does not read it
+        size_t rows = out->shape.dim[0], n = out->shape.dim[1];
+        if (d->draw == TRAIN_DRAW_SEQUENCES) {
+            for (size_t r = 0; r < rows; r++)
+                memcpy(out->data + r * n, d->rows + ((s * rows + r) % d->n_rows) * n, n * sizeof(double));
+            continue;
+        }
+        kernel_fill_tokens(out, d->vocab, d->seed + s);
+        if (d->draw == TRAIN_DRAW_REPEAT)
+            for (size_t r = 0; r < rows; r++)
+                memcpy(out->data + r * n + n / 2, out->data + r * n, n / 2 * sizeof(double));
+    }
+}
+
+static bool forward(Trainer *t, Diag *diag) {
+    Arena *arena = t->scratch;  // what an operation needs for itself (an index's list)
+    arena_clear(arena);
+    bool ok = true;
+    for (size_t i = 0; ok && i <= t->loss; i++) {
+        const PlanNode *n = &t->plan->nodes[i];
+        if (!t->needed[i] || n->kind == PLAN_GIVEN || n->kind == PLAN_CONSTANT || !n->has_values)
+            continue;
+        if (n->kind == PLAN_GRAD) {
+            Tensor *g = backward_gradient(t->plan, i, t->values);
+            ok = g || diag_no_memory(diag);
+            if (ok) {
+                tensor_destroy(t->values[i]);
+                t->values[i] = g;
+            }
+            continue;
+        }
+        ok = eval_op_into(t->plan, i, t->values, t->in, t->values[i], arena, diag);
+    }
+    return ok;
+}
+
+// Every gradient on the way, from the loss down: d loss / d loss = 1, and each node gathers
+// its uses' shares in the order of the uses, as backward_gradient does.
+static bool backward(Trainer *t, Diag *diag) {
+    const Plan *plan = t->plan;
+    for (size_t v = t->loss + 1; v-- > 0;) {
+        if (!t->on[v])
+            continue;
+        Tensor *d = t->grads[v];
+        kernel_fill(d, v == t->loss ? 1.0 : 0.0);
+        for (size_t j = t->use_start[v]; j < t->use_start[v + 1]; j++) {
+            const PlanNode *u = &plan->nodes[t->use[j]];
+            for (size_t a = 0; a < u->n_args; a++)
+                t->in[a] = t->values[u->args[a]];
+            OpGrad g = {.op = u->op, .din = d, .input = t->use_input[j], .dout = t->grads[t->use[j]],
+                        .out = t->values[t->use[j]], .in = t->in, .n_in = u->n_args, .attrs = &u->attrs};
+            if (!u->op->grad(&g))
+                return diag_no_memory(diag);
+        }
+    }
+    return true;
+}
+
+static double sum_of_squares(const Tensor *g) {
+    double s = 0;
+    for (size_t i = 0; i < g->size; i++)
+        s += g->data[i] * g->data[i];
+    return s;
+}
+
+// PyTorch's clip_grad_norm_: the norm of the trained givens' gradient norms; above `clip`,
+// every gradient is scaled by clip / (norm + 1e-6).
+static void clip_gradients(Trainer *t) {
+    double total = 0;
+    for (size_t k = 0; k < t->spec->n_trained; k++) {
+        double norm = sqrt(sum_of_squares(t->grads[t->param[k]]));
+        total += norm * norm;
+    }
+    double coef = t->spec->clip / (sqrt(total) + 1e-6);
+    if (coef >= 1)
+        return;
+    for (size_t k = 0; k < t->spec->n_trained; k++) {
+        Tensor *g = t->grads[t->param[k]];
+        for (size_t i = 0; i < g->size; i++)
+            g->data[i] *= coef;
+    }
+}
+
+// torch.lerp as the CPU computes it: from the nearer end.
+static double lerp(double from, double to, double weight) {
+    return weight < 0.5 ? from + weight * (to - from) : to - (to - from) * (1 - weight);
+}
+
+// Step `step` (from 1) of the optimizer on every trained given, PyTorch's rules:
+//   sgd:   g += wd w; b = g at the first step, else momentum b + g; w -= lr b (b = g without momentum)
+//   adam:  g += wd w; m = lerp(m, g, 1 - beta1); v = beta2 v + (1 - beta2) g^2;
+//          w -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
+//   adamw: w *= 1 - lr wd first, then adam without wd
+static void update(Trainer *t, size_t step) {
+    const LessonTrain *s = t->spec;
+    for (size_t k = 0; k < s->n_trained; k++) {
+        double *w = t->values[t->param[k]]->data, *g = t->grads[t->param[k]]->data, *m = t->m[k]->data;
+        size_t n = t->values[t->param[k]]->size;
+        memcpy(t->last[k]->data, w, n * sizeof(double));
+        if (s->optimizer == TRAIN_SGD) {
+            for (size_t i = 0; i < n; i++) {
+                double d = s->weight_decay != 0 ? g[i] + s->weight_decay * w[i] : g[i];
+                if (s->momentum != 0) {
+                    m[i] = step == 1 ? d : m[i] * s->momentum + d;
+                    d = m[i];
+                }
+                w[i] = w[i] + -s->lr * d;
+            }
+            continue;
+        }
+        double *v = t->v[k]->data;
+        double bias1 = 1 - pow(s->beta1, (double)step), bias2 = 1 - pow(s->beta2, (double)step);
+        double step_size = s->lr / bias1, bias2_sqrt = sqrt(bias2);
+        for (size_t i = 0; i < n; i++) {
+            double d = g[i];
+            if (s->optimizer == TRAIN_ADAMW)
+                w[i] *= 1 - s->lr * s->weight_decay;
+            else if (s->weight_decay != 0)
+                d += s->weight_decay * w[i];
+            m[i] = lerp(m[i], d, 1 - s->beta1);
+            v[i] = v[i] * s->beta2 + d * d * (1 - s->beta2);
+            double denom = sqrt(v[i]) / bias2_sqrt + s->eps;
+            w[i] = w[i] + -step_size * (m[i] / denom);
+        }
+    }
+}
+
+// ---------------------------------------------------------------- the record
+
+static bool all_finite(const Tensor *x, bool nan_only) {
+    for (size_t i = 0; x && x->data && i < x->size; i++)
+        if (isnan(x->data[i]) || (!nan_only && isinf(x->data[i]) && x->data[i] > 0))
+            return false;
+    return true;
+}
+
+// The first stage that made a nan, else the first that made +inf: where the loss went wrong.
+static const char *first_non_finite(const Trainer *t) {
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i <= t->loss; i++) {
+            const PlanNode *n = &t->plan->nodes[i];
+            if (t->needed[i] && n->is_stage && !all_finite(t->values[i], pass == 0))
+                return n->name;
+        }
+    return t->spec->loss;
+}
+
+static const char *describe_optimizer(Arena *a, const LessonTrain *s) {
+    char lr[32], wd[32];
+    format_short(s->lr, lr, sizeof(lr));
+    format_short(s->weight_decay, wd, sizeof(wd));
+    if (s->optimizer == TRAIN_SGD) {
+        char mo[32];
+        format_short(s->momentum, mo, sizeof(mo));
+        return arena_printf(a, "sgd: lr %s, momentum %s, weight_decay %s", lr, mo, wd);
+    }
+    char b1[32], b2[32], eps[32];
+    format_short(s->beta1, b1, sizeof(b1));
+    format_short(s->beta2, b2, sizeof(b2));
+    format_short(s->eps, eps, sizeof(eps));
+    return arena_printf(a, "%s: lr %s, betas (%s, %s), eps %s, weight_decay %s",
+                        s->optimizer == TRAIN_ADAM ? "adam" : "adamw", lr, b1, b2, eps, wd);
+}
+
+static const char *describe_data(Arena *a, const LessonTrainData *d, const Shape *shape) {
+    char s[64];
+    shape_format(shape, s, sizeof(s));
+    if (d->draw == TRAIN_DRAW_SEQUENCES)
+        return arena_printf(a, "%s %s a step: the %zu sequences written out, taken in turn", d->name, s, d->n_rows);
+    return arena_printf(a, "%s %s a step: ids drawn at random from 0 to %llu%s, from seed %llu + the step",
+                        d->name, s, (unsigned long long)(d->vocab - 1),
+                        d->draw == TRAIN_DRAW_REPEAT ? ", the second half of each row a copy of the first" : "",
+                        (unsigned long long)d->seed);
+}
+
+// The steps the table lists: the lesson's, or about eight spread over the run, and the last.
+static size_t choose_shown(const LessonTrain *s, size_t done, size_t *shown) {
+    size_t n = 0;
+    if (s->n_shown) {
+        for (size_t k = 0; k < s->n_shown; k++)
+            if (s->shown[k] < done)
+                shown[n++] = s->shown[k];
+        return n;
+    }
+    size_t every = done / 8 ? done / 8 : 1;
+    for (size_t k = 0; k < done && n < LESSON_TRAIN_MAX_SHOWN - 1; k += every)
+        shown[n++] = k;
+    if (done && shown[n - 1] != done - 1)
+        shown[n++] = done - 1;
+    return n;
+}
+
+static TraceTraining *record_create(const Trainer *t, Diag *diag) {
+    Arena *a = arena_create();
+    TraceTraining *r = a ? arena_alloc(a, sizeof(TraceTraining)) : NULL;
+    if (!r) {
+        arena_destroy(a);
+        diag_no_memory(diag);
+        return NULL;
+    }
+    const LessonTrain *s = t->spec;
+    *r = (TraceTraining){.arena = a, .loss = s->loss, .steps = s->steps, .n_trained = s->n_trained,
+                         .n_data = s->n_data};
+    r->optimizer = describe_optimizer(a, s);
+    if (s->clip > 0) {
+        char c[32];
+        format_short(s->clip, c, sizeof(c));
+        r->clip = arena_printf(a, "the gradients scaled down together when their global norm is above %s", c);
+    }
+    r->data = arena_array(a, s->n_data + 1, sizeof(char *));
+    r->trained = arena_array(a, s->n_trained, sizeof(TraceTrainGiven));
+    r->losses = arena_array(a, s->steps, sizeof(double));
+    size_t *shown = arena_array(a, LESSON_TRAIN_MAX_SHOWN, sizeof(size_t));
+    r->shown = shown;
+    bool ok = r->optimizer && (!s->clip || r->clip) && r->data && r->trained && r->losses && shown;
+    for (size_t k = 0; ok && k < s->n_data; k++)
+        ok = (r->data[k] = describe_data(a, &s->data[k], &t->plan->nodes[t->data[k]].shape)) != NULL;
+    for (size_t k = 0; ok && k < s->n_trained; k++) {
+        r->trained[k].name = s->trained[k];
+        ok = (r->trained[k].before = tensor_copy(t->values[t->param[k]])) != NULL;
+    }
+    if (!ok) {
+        trace_training_destroy(r);
+        diag_no_memory(diag);
+        return NULL;
+    }
+    return r;
+}
+
+
+// The trained values become the given's own, as if the lesson had written them out.
+static bool keep_trained(Lesson *lesson, const Trainer *t, Diag *diag) {
+    for (size_t k = 0; k < t->spec->n_trained; k++) {
+        const Tensor *w = t->values[t->param[k]];
+        for (size_t i = 0; i < lesson->n_givens; i++) {
+            LessonGiven *g = &lesson->givens[i];
+            if (strcmp(g->name, t->spec->trained[k]) != 0)
+                continue;
+            double *values = arena_array(lesson->arena, w->size, sizeof(double));
+            if (!values)
+                return diag_no_memory(diag);
+            memcpy(values, w->data, w->size * sizeof(double));
+            g->init = GIVEN_VALUES;
+            g->values = values;
+            g->document = NULL;  // a textbook's numbers were for the weights before training
+        }
+    }
+    return true;
+}
+
+// A value known only while running was wrong (an id past its table): the error is at the
+// step that used it; the hint says it came from a drawn batch, and from which.
+static void say_which_batch(const Trainer *t, size_t step, Diag *diag) {
+    const LessonTrainData *d = &t->spec->data[0];
+    double most = (double)d->vocab - 1;
+    for (size_t i = 0; d->draw == TRAIN_DRAW_SEQUENCES && i < d->n_rows * d->length; i++)
+        most = i ? fmax(most, d->rows[i]) : d->rows[i];
+    snprintf(diag->hint, sizeof(diag->hint),
+             "this is training step %zu, on a batch drawn for '%s' with ids from 0 to %.0f: draw only ids the "
+             "tables they pick from have rows for",
+             step, d->name, most);
+}
+
+TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, Diag *diag) {
+    Trainer t = {.lesson = lesson, .spec = lesson->train};
+    TraceTraining *record = NULL;
+    bool ok = check_train(&t, plan, diag) && training_plan(&t, plan, diag) && prepare(&t, diag) &&
+              (record = record_create(&t, diag)) != NULL;
+    for (size_t s = 0; ok && s < t.spec->steps; s++) {
+        draw_batches(&t, s);
+        ok = forward(&t, diag);
+        if (!ok && !diag->out_of_memory && t.spec->n_data)
+            say_which_batch(&t, s, diag);
+        double loss = ok ? t.values[t.loss]->data[0] : 0;
+        if (ok && !isfinite(loss)) {
+            char num[32];
+            format_short(loss, num, sizeof(num));
+            // the weights of the step before, the last with a finite loss
+            for (size_t k = 0; s > 0 && k < t.spec->n_trained; k++)
+                memcpy(t.values[t.param[k]]->data, t.last[k]->data, t.last[k]->size * sizeof(double));
+            record->stopped = arena_printf(record->arena,
+                                           "training stopped at step %zu: the loss is %s, first not finite at "
+                                           "stage '%s'; the trace uses the weights %s",
+                                           s, num, first_non_finite(&t),
+                                           s ? "of the step before, the last with a finite loss"
+                                             : "it started from");
+            ok = record->stopped || diag_no_memory(diag);
+            break;
+        }
+        if (ok) {
+            record->losses[s] = loss;
+            record->steps_done = s + 1;
+            ok = backward(&t, diag);
+        }
+        if (ok && t.spec->clip > 0)
+            clip_gradients(&t);
+        if (ok)
+            update(&t, s + 1);
+    }
+    if (ok)
+        record->n_shown = choose_shown(t.spec, record->steps_done, (size_t *)record->shown);
+    ok = ok && keep_trained(lesson, &t, diag);
+    trainer_finish(&t);
+    if (!ok) {
+        trace_training_destroy(record);
+        return NULL;
+    }
+    return record;
+}
