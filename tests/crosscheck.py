@@ -289,12 +289,48 @@ def _gelu(x):
     return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
 
 
-def softmax(x):
+def _along(x, axis, what):
+    """The axis a softmax or a cumsum runs along, checked as the tracer checks it."""
+    shape = _shape(x)
+    if not shape:
+        raise CheckError("%s needs at least one axis" % what)
+    ax = _int(axis, "axis")
+    if ax is None:
+        if what == "cumsum" and len(shape) > 1:
+            raise CheckError("cumsum of a matrix needs an axis to run along")
+        ax = -1
+    if not -len(shape) <= ax < len(shape):
+        raise CheckError("axis %d does not exist" % ax)
+    return ax
+
+
+def _softmax_along(x, axis, what):
+    ax = _along(x, axis, what)
     if isinstance(x, S):
         return x
     a = _plain(x)
-    e = np.exp(a - np.max(a, axis=-1, keepdims=True))
-    return _wrap(e / np.sum(e, axis=-1, keepdims=True))
+    with np.errstate(all="ignore"):
+        shifted = a - np.max(a, axis=ax, keepdims=True)
+        if what == "log_softmax":
+            return _wrap(shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True)))
+        e = np.exp(shifted)
+        return _wrap(e / np.sum(e, axis=ax, keepdims=True))
+
+
+def softmax(x, axis=None):
+    return _softmax_along(x, axis, "softmax")
+
+
+def log_softmax(x, axis=None):
+    return _softmax_along(x, axis, "log_softmax")
+
+
+def cumsum(x, axis=None):
+    ax = _along(x, axis, "cumsum")
+    if isinstance(x, S):
+        return x
+    with np.errstate(all="ignore"):
+        return _wrap(np.cumsum(_plain(x), axis=ax))
 
 
 def _normalise(x, gamma, beta, eps, axes):
@@ -519,6 +555,8 @@ FUNCTIONS = {
     "all": _reduction(np.all),
     "any": _reduction(np.any),
     "softmax": softmax,
+    "log_softmax": log_softmax,
+    "cumsum": cumsum,
     "layernorm": layernorm,
     "rmsnorm": rmsnorm,
     "batchnorm": batchnorm,

@@ -158,7 +158,8 @@ class Lesson:
                              "maxmin", "argmax", "softmax", "norm", "concat", "numel", "heads",
                              "construct", "rope", "take", "take_table", "cross_entropy",
                              "index", "index", "index", "transpose", "empty", "nested",
-                             "newaxis", "reshape", "separated", "compare", "close", "allany", "pick"])
+                             "newaxis", "reshape", "separated", "compare", "close", "allany", "pick",
+                             "cumsum"])
         if family in PENDING:
             raise Skip()
         return getattr(self, "make_" + family)(), family
@@ -265,8 +266,16 @@ class Lesson:
         return "argmax(%s%s)" % (name, text)
 
     def make_softmax(self):
+        """softmax or log_softmax, over the last axis or one axis= names."""
         name, shape, _ = self.operand(ordinary=True, min_rank=1, nonempty=True)
-        return "softmax(%s)" % name
+        fn = self.rng.choice(["softmax", "log_softmax"])
+        axis, text = self.axis_args(shape)
+        return "%s(%s%s)" % (fn, name, text)
+
+    def make_cumsum(self):
+        name, shape, _ = self.operand(min_rank=1)
+        axis, text = self.axis_args(shape, allow_none=len(shape) == 1)
+        return "cumsum(%s%s)" % (name, text)
 
     def make_norm(self):
         rng = self.rng
@@ -444,7 +453,7 @@ class Lesson:
     def make_nested(self):
         """Two operations in one step, so intermediates are compared too."""
         inner, family = self.expression()
-        if family not in ("unary", "reduce", "softmax", "index", "transpose", "construct"):
+        if family not in ("unary", "reduce", "softmax", "cumsum", "index", "transpose", "construct"):
             raise Skip()
         name = self.fresh_name("t")
         if not self.try_step(name, inner):

@@ -164,6 +164,8 @@ static const OpCase op_cases[] = {
     {"transpose", "a.T"},
     {"index", "a[ids]"},
     {"softmax", "softmax(a)"},
+    {"log_softmax", "log_softmax(a, axis=0)"},
+    {"cumsum", "cumsum(a, axis=1)"},
     {"layernorm", "layernorm(a, g, be)"},
     {"rmsnorm", "rmsnorm(a, g)"},
     {"batchnorm", "batchnorm(a, g, be)"},

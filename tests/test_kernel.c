@@ -13,6 +13,7 @@
 #include "cmocka_double.h"
 
 #include "kernel.h"
+#include "kernel_axis.h"
 #include "tensor.h"
 #include "util.h"
 
@@ -408,6 +409,50 @@ static void test_softmax_neg_inf(void **state) {
     Tensor *q = ZEROS(SHAPE(2, 2));
     kernel_softmax(q, none);
     assert_tensor_near(q, SHAPE(2, 2), EXACT, NAN, NAN, 1, 0);
+}
+
+static void test_softmax_axis(void **state) {
+    Tensor *a = TENSOR(SHAPE(2, 3), 1, 2, 3, -1, 0, 0.5), *p = ZEROS(SHAPE(2, 3));
+    // numpy: e = exp(a - a.max(0, keepdims=True)); e / e.sum(0, keepdims=True): each column sums to 1
+    kernel_softmax_axis(p, a, 0, KERNEL_SOFTMAX);
+    assert_tensor_near(p, SHAPE(2, 3), LIBM, 0.8807970779778825, 0.8807970779778825, 0.9241418199787566,
+                       0.11920292202211755, 0.11920292202211755, 0.07585818002124356);
+    // along the last axis, the same bits as the rows kernel
+    Tensor *q = ZEROS(SHAPE(2, 3));
+    kernel_softmax_axis(p, a, 1, KERNEL_SOFTMAX);
+    kernel_softmax(q, a);
+    for (size_t i = 0; i < 6; i++)
+        assert_true(p->data[i] == q->data[i]);
+    // numpy: m = a.max(-1, keepdims=True); a - m - log(exp(a - m).sum(-1, keepdims=True))
+    kernel_softmax_axis(p, a, 1, KERNEL_LOG_SOFTMAX);
+    assert_tensor_near(p, SHAPE(2, 3), FEW_FLOPS, -2.4076059644443806, -1.4076059644443804, -0.40760596444438035,
+                       -2.104130605336728, -1.1041306053367281, -0.6041306053367281);
+    // a log-probability far below log of the smallest double: log(softmax) would give -inf
+    Tensor *far = TENSOR(SHAPE(2), 0, -1000), *lf = ZEROS(SHAPE(2));
+    kernel_softmax_axis(lf, far, 0, KERNEL_LOG_SOFTMAX);
+    assert_tensor_near(lf, SHAPE(2), EXACT, 0, -1000);
+    // a masked entry is -inf; a line of nothing but -inf is nan, as PyTorch's log_softmax
+    Tensor *masked = TENSOR(SHAPE(2, 2), 0, -INFINITY, -INFINITY, -INFINITY), *lm = ZEROS(SHAPE(2, 2));
+    kernel_softmax_axis(lm, masked, 1, KERNEL_LOG_SOFTMAX);
+    assert_tensor_near(lm, SHAPE(2, 2), EXACT, 0, -INFINITY, NAN, NAN);
+}
+
+static void test_cumsum(void **state) {
+    Tensor *a = TENSOR(SHAPE(2, 3), 1, 2, 3, -1, 0, 0.5), *c = ZEROS(SHAPE(2, 3));
+    // numpy: cumsum(a, axis=0) and cumsum(a, axis=1)
+    kernel_cumsum(c, a, 0);
+    assert_tensor_near(c, SHAPE(2, 3), EXACT, 1, 2, 3, 0, 2, 3.5);
+    kernel_cumsum(c, a, 1);
+    assert_tensor_near(c, SHAPE(2, 3), EXACT, 1, 3, 6, -1, -1, -0.5);
+    // the first value as it is: numpy's cumsum([-0.0, 1.0]) starts at -0.0
+    Tensor *z = TENSOR(SHAPE(2), -0.0, 1), *cz = ZEROS(SHAPE(2));
+    kernel_cumsum(cz, z, 0);
+    assert_true(signbit(cz->data[0]) && cz->data[1] == 1);
+    // an empty axis has no sums to make
+    Tensor *e = ZEROS(SHAPE(2, 0)), *ce = ZEROS(SHAPE(2, 0));
+    kernel_cumsum(ce, e, 1);
+    kernel_cumsum(ce, e, 0);
+    assert_int_equal(ce->size, 0);
 }
 
 static void test_layernorm(void **state) {
@@ -1073,6 +1118,8 @@ int main(void) {
         TEST(test_softmax_rows),
         TEST(test_softmax_large),
         TEST(test_softmax_neg_inf),
+        TEST(test_softmax_axis),
+        TEST(test_cumsum),
         TEST(test_layernorm),
         TEST(test_layernorm_gamma_beta),
         TEST(test_layernorm_constant_row),

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "kernel.h"
+#include "kernel_axis.h"
 #include "kernel_grad.h"
 #include "tensor.h"
 #include "util.h"
@@ -167,6 +168,27 @@ static void fw_softmax(Tensor *out, Tensor *const *in, const void *ctx) {
 static void gr_softmax(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
                        const void *ctx) {
     kernel_grad_softmax(din, dout, out);
+}
+// ctx: the axis, and (softmax) which of the two
+typedef struct AxisCtx {
+    size_t axis;
+    KernelSoftmax kind;
+} AxisCtx;
+static void fw_softmax_axis(Tensor *out, Tensor *const *in, const void *ctx) {
+    const AxisCtx *a = ctx;
+    kernel_softmax_axis(out, in[0], a->axis, a->kind);
+}
+static void gr_softmax_axis(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                            const void *ctx) {
+    const AxisCtx *a = ctx;
+    kernel_grad_softmax_axis(din, dout, out, a->axis, a->kind);
+}
+static void fw_cumsum(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_cumsum(out, in[0], ((const AxisCtx *)ctx)->axis);
+}
+static void gr_cumsum(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                      const void *ctx) {
+    kernel_grad_cumsum(din, dout, ((const AxisCtx *)ctx)->axis);
 }
 static const double EPS = 1e-5;
 static void fw_layernorm(Tensor *out, Tensor *const *in, const void *ctx) {
@@ -350,6 +372,21 @@ static void test_matmul(void **state) {
 static void test_transpose(void **state) {
     GradCase c = {"transpose", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 4, 3), 0, {0}, {0}, fw_transpose, gr_transpose, NULL};
     check_case(&c);
+}
+
+static void test_along_an_axis(void **state) {
+    // every axis of a [2, 3, 4]: the first, a middle one, the last
+    for (size_t axis = 0; axis < 3; axis++) {
+        AxisCtx soft = {axis, KERNEL_SOFTMAX}, logs = {axis, KERNEL_LOG_SOFTMAX};
+        GradCase s = {"softmax along an axis", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 4), 0, {0}, {0}, fw_softmax_axis,
+                      gr_softmax_axis, &soft};
+        check_case(&s);
+        GradCase l = {"log_softmax", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 4), 0, {0}, {0}, fw_softmax_axis,
+                      gr_softmax_axis, &logs};
+        check_case(&l);
+        GradCase c = {"cumsum", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 4), 0, {0}, {0}, fw_cumsum, gr_cumsum, &soft};
+        check_case(&c);
+    }
 }
 
 static void test_softmax(void **state) {
@@ -569,6 +606,7 @@ int main(void) {
         cmocka_unit_test(test_matmul),
         cmocka_unit_test(test_transpose),
         cmocka_unit_test(test_softmax),
+        cmocka_unit_test(test_along_an_axis),
         cmocka_unit_test(test_norms),
         cmocka_unit_test(test_norms_of_huge_values),
         cmocka_unit_test(test_reductions),

@@ -263,7 +263,9 @@ def _broadcast(fn):
 
 
 FUNCTIONS = {
-    "softmax": lambda x: _t(torch.softmax(_plain(x), dim=-1)),
+    "softmax": lambda x, axis=-1: _t(torch.softmax(_plain(x), dim=_int(axis))),
+    "log_softmax": lambda x, axis=-1: _t(torch.log_softmax(_plain(x), dim=_int(axis))),
+    "cumsum": lambda x, axis=0: _t(torch.cumsum(_plain(x), dim=_int(axis))),
     "layernorm": layernorm,
     "batchnorm": batchnorm,
     "rmsnorm": rmsnorm,

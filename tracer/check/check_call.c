@@ -216,7 +216,7 @@ static void signature(const OpDef *op, char *buf, size_t cap) {
     for (size_t p = 0; p < OP_MAX_PARAMS && op->params[p].name && used < cap; p++) {
         const OpParam *param = &op->params[p];
         char v[32] = "";
-        if (param->optional && param->kind == PARAM_AXIS)
+        if (param->optional && param->kind == PARAM_AXIS && param->fallback == 0)
             snprintf(v, sizeof(v), "=None");
         else if (param->optional && param->kind == PARAM_FLAG)
             snprintf(v, sizeof(v), "=False");
