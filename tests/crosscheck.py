@@ -325,6 +325,18 @@ def log_softmax(x, axis=None):
     return _softmax_along(x, axis, "log_softmax")
 
 
+def repeat_interleave(x, repeats, axis=None):
+    ax = _along(x, axis, "cumsum")  # the same rule: an axis unless x has one
+    r = _int(repeats, "repeats")
+    if r < 1:
+        raise CheckError("repeats must be 1 or more")
+    if isinstance(x, S):
+        shape = list(x.shape)
+        shape[ax] *= r
+        return S(tuple(shape))
+    return _wrap(np.repeat(_plain(x), r, axis=ax))
+
+
 def cumsum(x, axis=None):
     ax = _along(x, axis, "cumsum")
     if isinstance(x, S):
@@ -481,6 +493,29 @@ def arange(n):
     return _wrap(np.arange(_int(n, "n"), dtype=np.float64))
 
 
+def _sizes(shape):
+    dims = shape if isinstance(shape, (list, tuple)) else [shape]
+    dims = tuple(_int(d, "size") for d in np.asarray(_plain(dims)).reshape(-1))
+    if any(d < 0 for d in dims):
+        raise CheckError("a size cannot be negative")
+    return dims
+
+
+def full(shape, value):
+    return _wrap(np.full(_sizes(shape), float(_plain(value))))
+
+
+def _triangle(fn):
+    def f(x, k=0):
+        k = _int(k, "k")
+        if len(_shape(x)) < 2:
+            raise CheckError("a triangle needs two axes")
+        if isinstance(x, S):
+            return x
+        return _wrap(fn(_plain(x), k))
+    return f
+
+
 def sinusoidal(n, d, base=10000):
     n, d = _int(n, "n"), _int(d, "d")
     base = float(_plain(base))
@@ -557,6 +592,7 @@ FUNCTIONS = {
     "softmax": softmax,
     "log_softmax": log_softmax,
     "cumsum": cumsum,
+    "repeat_interleave": repeat_interleave,
     "layernorm": layernorm,
     "rmsnorm": rmsnorm,
     "batchnorm": batchnorm,
@@ -592,6 +628,12 @@ FUNCTIONS = {
     "causal_mask": causal_mask,
     "relative_positions": relative_positions,
     "arange": arange,
+    "ones": lambda shape: full(shape, 1.0),
+    "zeros": lambda shape: full(shape, 0.0),
+    "full": full,
+    "eye": lambda n: _wrap(np.eye(_int(n, "n"))),
+    "tril": _triangle(np.tril),
+    "triu": _triangle(np.triu),
     "sinusoidal": sinusoidal,
     "rope": rope,
     "alibi_slopes": alibi_slopes,

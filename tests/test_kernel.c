@@ -14,6 +14,7 @@
 
 #include "kernel.h"
 #include "kernel_axis.h"
+#include "kernel_triangle.h"
 #include "tensor.h"
 #include "util.h"
 
@@ -453,6 +454,40 @@ static void test_cumsum(void **state) {
     kernel_cumsum(ce, e, 1);
     kernel_cumsum(ce, e, 0);
     assert_int_equal(ce->size, 0);
+}
+
+static void test_repeat_interleave(void **state) {
+    // torch.repeat_interleave(a, 2, dim=0) and (a, 3, dim=1) of a = [[1, 2], [3, 4]]
+    Tensor *a = TENSOR(SHAPE(2, 2), 1, 2, 3, 4), *rows = ZEROS(SHAPE(4, 2)), *cols = ZEROS(SHAPE(2, 6));
+    kernel_repeat_interleave(rows, a, 0, 2);
+    assert_tensor_near(rows, SHAPE(4, 2), EXACT, 1, 2, 1, 2, 3, 4, 3, 4);
+    kernel_repeat_interleave(cols, a, 1, 3);
+    assert_tensor_near(cols, SHAPE(2, 6), EXACT, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4);
+    // the gradient gathers each slice's copies: rows of dout [1..8] as [4, 2] back to [2, 2]
+    Tensor *g = TENSOR(SHAPE(4, 2), 1, 2, 3, 4, 5, 6, 7, 8), *d = ZEROS(SHAPE(2, 2));
+    kernel_grad_repeat_interleave(d, g, 0, 2);
+    assert_tensor_near(d, SHAPE(2, 2), EXACT, 4, 6, 12, 14);
+}
+
+static void test_eye_and_triangles(void **state) {
+    Tensor *i3 = ZEROS(SHAPE(3, 3));
+    kernel_eye(i3);
+    assert_tensor_near(i3, SHAPE(3, 3), EXACT, 1, 0, 0, 0, 1, 0, 0, 0, 1);
+    // numpy: a = arange(1, 13).reshape(2, 2, 3); each [2, 3] block on its own
+    Tensor *a = TENSOR(SHAPE(2, 2, 3), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12), *t = ZEROS(SHAPE(2, 2, 3));
+    kernel_triangle(t, a, 0, KERNEL_LOWER);  // tril(a)
+    assert_tensor_near(t, SHAPE(2, 2, 3), EXACT, 1, 0, 0, 4, 5, 0, 7, 0, 0, 10, 11, 0);
+    kernel_triangle(t, a, 1, KERNEL_UPPER);  // triu(a, 1)
+    assert_tensor_near(t, SHAPE(2, 2, 3), EXACT, 0, 2, 3, 0, 0, 6, 0, 8, 9, 0, 0, 12);
+    kernel_triangle(t, a, -1, KERNEL_LOWER);  // tril(a, -1)
+    assert_tensor_near(t, SHAPE(2, 2, 3), EXACT, 0, 0, 0, 4, 0, 0, 0, 0, 0, 10, 0, 0);
+    kernel_triangle(t, a, -1, KERNEL_UPPER);  // triu(a, -1): every entry
+    assert_tensor_near(t, SHAPE(2, 2, 3), EXACT, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+    // the entries set to 0 pass nothing back: din += dout inside the triangle only
+    Tensor *g = TENSOR(SHAPE(2, 2, 3), 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2), *d = ZEROS(SHAPE(2, 2, 3));
+    kernel_grad_triangle(d, g, 0, KERNEL_LOWER);
+    kernel_grad_triangle(d, g, 0, KERNEL_LOWER);
+    assert_tensor_near(d, SHAPE(2, 2, 3), EXACT, 2, 0, 0, 2, 2, 0, 4, 0, 0, 4, 4, 0);
 }
 
 static void test_layernorm(void **state) {
@@ -1120,6 +1155,8 @@ int main(void) {
         TEST(test_softmax_neg_inf),
         TEST(test_softmax_axis),
         TEST(test_cumsum),
+        TEST(test_eye_and_triangles),
+        TEST(test_repeat_interleave),
         TEST(test_layernorm),
         TEST(test_layernorm_gamma_beta),
         TEST(test_layernorm_constant_row),

@@ -14,6 +14,7 @@
 #include "kernel.h"
 #include "kernel_axis.h"
 #include "kernel_grad.h"
+#include "kernel_triangle.h"
 #include "tensor.h"
 #include "util.h"
 
@@ -189,6 +190,20 @@ static void fw_cumsum(Tensor *out, Tensor *const *in, const void *ctx) {
 static void gr_cumsum(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
                       const void *ctx) {
     kernel_grad_cumsum(din, dout, ((const AxisCtx *)ctx)->axis);
+}
+static void fw_triangle(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_triangle(out, in[0], -1, *(const KernelTriangle *)ctx);
+}
+static void gr_triangle(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                        const void *ctx) {
+    kernel_grad_triangle(din, dout, -1, *(const KernelTriangle *)ctx);
+}
+static void fw_repeat(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_repeat_interleave(out, in[0], ((const AxisCtx *)ctx)->axis, 3);
+}
+static void gr_repeat(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                      const void *ctx) {
+    kernel_grad_repeat_interleave(din, dout, ((const AxisCtx *)ctx)->axis, 3);
 }
 static const double EPS = 1e-5;
 static void fw_layernorm(Tensor *out, Tensor *const *in, const void *ctx) {
@@ -386,6 +401,16 @@ static void test_along_an_axis(void **state) {
         check_case(&l);
         GradCase c = {"cumsum", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 4), 0, {0}, {0}, fw_cumsum, gr_cumsum, &soft};
         check_case(&c);
+    }
+    // three copies of each slice of a [2, 3, 4] along the middle axis
+    AxisCtx middle = {1, KERNEL_SOFTMAX};
+    GradCase r = {"repeat_interleave", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 9, 4), 0, {0}, {0}, fw_repeat, gr_repeat, &middle};
+    check_case(&r);
+    // the triangles below and above the diagonal under the main one, of each [3, 4] block
+    static const KernelTriangle sides[] = {KERNEL_LOWER, KERNEL_UPPER};
+    for (size_t i = 0; i < 2; i++) {
+        GradCase t = {"triangle", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 4), 0, {0}, {0}, fw_triangle, gr_triangle, &sides[i]};
+        check_case(&t);
     }
 }
 

@@ -197,6 +197,11 @@ def reshape(x, shape):
     return _t(_plain(x).reshape(*[_int(d) for d in shape]))
 
 
+def _sizes(shape):
+    dims = shape if isinstance(shape, (list, tuple)) else [shape]
+    return tuple(_int(d) for d in dims)
+
+
 def causal_mask(n):
     n = _int(n)
     return _t(torch.triu(torch.full((n, n), -math.inf, dtype=F64), diagonal=1))
@@ -266,6 +271,7 @@ FUNCTIONS = {
     "softmax": lambda x, axis=-1: _t(torch.softmax(_plain(x), dim=_int(axis))),
     "log_softmax": lambda x, axis=-1: _t(torch.log_softmax(_plain(x), dim=_int(axis))),
     "cumsum": lambda x, axis=0: _t(torch.cumsum(_plain(x), dim=_int(axis))),
+    "repeat_interleave": lambda x, r, axis=0: _t(torch.repeat_interleave(_plain(x), _int(r), dim=_int(axis))),
     "layernorm": layernorm,
     "batchnorm": batchnorm,
     "rmsnorm": rmsnorm,
@@ -302,6 +308,12 @@ FUNCTIONS = {
     "causal_mask": causal_mask,
     "relative_positions": relative_positions,
     "arange": arange,
+    "ones": lambda shape: _t(torch.ones(_sizes(shape), dtype=F64)),
+    "zeros": lambda shape: _t(torch.zeros(_sizes(shape), dtype=F64)),
+    "full": lambda shape, value: _t(torch.full(_sizes(shape), float(_plain(value)), dtype=F64)),
+    "eye": lambda n: _t(torch.eye(_int(n), dtype=F64)),
+    "tril": lambda x, k=0: _t(torch.tril(_plain(x), diagonal=_int(k))),
+    "triu": lambda x, k=0: _t(torch.triu(_plain(x), diagonal=_int(k))),
     "sinusoidal": sinusoidal,
     "rope": rope,
     "alibi_slopes": alibi_slopes,

@@ -110,3 +110,30 @@ void kernel_grad_cumsum(Tensor *din, const Tensor *dout, size_t axis) {
         }
     }
 }
+
+// ---------------------------------------------------------------- repeating along an axis
+
+// out (..., n·r, ...) = x (..., n, ...) with each slice along axis repeated r times in place:
+// out[..., i, ...] = x[..., i / r, ...]
+void kernel_repeat_interleave(Tensor *out, const Tensor *x, size_t axis, size_t r) {
+    expect_values(out);
+    expect_values(x);
+    Lines l = lines_along(&x->shape, axis);
+    ASSERT(out->size == x->size * r);
+    for (size_t o = 0; o < l.outer; o++)
+        for (size_t i = 0; i < l.n * r; i++)
+            memcpy(out->data + (o * l.n * r + i) * l.step, x->data + (o * l.n + i / r) * l.step,
+                   l.step * sizeof(double));
+}
+
+void kernel_grad_repeat_interleave(Tensor *din, const Tensor *dout, size_t axis, size_t r) {
+    expect_values(din);
+    expect_values(dout);
+    Lines l = lines_along(&din->shape, axis);
+    ASSERT(dout->size == din->size * r);
+    // each copy's gradient goes back to the one slice it came from, added in the copies' order
+    for (size_t o = 0; o < l.outer; o++)
+        for (size_t i = 0; i < l.n * r; i++)
+            for (size_t k = 0; k < l.step; k++)
+                din->data[(o * l.n + i / r) * l.step + k] += dout->data[(o * l.n * r + i) * l.step + k];
+}

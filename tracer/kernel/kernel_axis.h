@@ -1,6 +1,7 @@
 // kernel_axis: kernels that run along one chosen axis of a tensor, and their derivatives:
-// softmax and log-softmax along any axis, and the running sum (cumsum). Each treats the tensor
-// as lines along the axis, every line read with the step of that axis:
+// softmax and log-softmax along any axis, the running sum (cumsum), and each slice repeated in
+// place (repeat_interleave). Each treats the tensor as lines along the axis, every line read
+// with the step of that axis:
 //
 //     // out (2, 3) = softmax(x (2, 3)) along axis 0: each column sums to 1
 //     kernel_softmax_axis(out, x, 0, KERNEL_SOFTMAX);
@@ -27,3 +28,9 @@ void kernel_grad_softmax_axis(Tensor *din, const Tensor *dout, const Tensor *out
 void kernel_cumsum(Tensor *out, const Tensor *x, size_t axis);
 // din[..., k, ...] += dout[..., k, ...] + ... + dout[..., n-1, ...]: every later running sum holds x[k].
 void kernel_grad_cumsum(Tensor *din, const Tensor *dout, size_t axis);
+
+// out (..., n·r, ...) = x (..., n, ...) with slice i along axis repeated r times, each copy
+// next to the last: out[..., i, ...] = x[..., i / r, ...] (PyTorch's repeat_interleave).
+void kernel_repeat_interleave(Tensor *out, const Tensor *x, size_t axis, size_t r);
+// din[..., j, ...] += the sum of dout[..., j·r + c, ...] over the r copies c.
+void kernel_grad_repeat_interleave(Tensor *din, const Tensor *dout, size_t axis, size_t r);
