@@ -453,6 +453,16 @@ def numel(x):
     return _wrap(float(n))
 
 
+def size(x, axis=None):
+    ax = _int(axis, "axis")
+    if ax is None:
+        return numel(x)
+    shape = _shape(x)
+    if not -len(shape) <= ax < len(shape):
+        raise CheckError("axis %d does not exist" % ax)
+    return _wrap(float(shape[ax]))
+
+
 def split_heads(x, h):
     h = _int(h, "number of heads")
     shape = _shape(x)
@@ -623,6 +633,7 @@ FUNCTIONS = {
     "where": _picking(lambda c, a, b: np.where(c != 0, a, b)),
     "clip": _picking(np.clip),
     "numel": numel,
+    "size": size,
     "split_heads": split_heads,
     "merge_heads": merge_heads,
     "causal_mask": causal_mask,

@@ -203,6 +203,7 @@ static const OpCase op_cases[] = {
     {"where", "where(a > 0, b, v)"},
     {"clip", "clip(b, v, 2.5)"},
     {"numel", "numel(a)"},
+    {"size", "size(a, -1)"},
     {"split_heads", "split_heads(x4, 2)"},
     {"merge_heads", "merge_heads(heads)"},
     {"reshape", "reshape(a, [3, -1])"},

@@ -180,6 +180,10 @@ def numel(x):
     return _t(float(x.numel()))
 
 
+def size(x, axis=None):
+    return numel(x) if axis is None else _t(float(x.shape[_int(axis)]))
+
+
 def split_heads(x, h):
     h = _int(h)
     x = _plain(x)
@@ -302,6 +306,7 @@ FUNCTIONS = {
     "where": _broadcast(lambda c, a, b: torch.where(c != 0, a, b)),
     "clip": _broadcast(lambda x, lo, hi: torch.clamp(x, min=lo, max=hi)),
     "numel": numel,
+    "size": size,
     "split_heads": split_heads,
     "merge_heads": merge_heads,
     "reshape": reshape,
