@@ -337,6 +337,32 @@ def repeat_interleave(x, repeats, axis=None):
     return _wrap(np.repeat(_plain(x), r, axis=ax))
 
 
+def _ordered(what):
+    """sort, argsort, topk and argtopk along the last axis: a stable order, nan last."""
+    def f(x, k=None):
+        shape = _shape(x)
+        if not shape:
+            raise CheckError("%s needs at least one axis" % what)
+        n = shape[-1]
+        kk = n if k is None else _int(k, "k")
+        if not 1 <= kk <= n and k is not None:
+            raise CheckError("k out of range")
+        if isinstance(x, S):
+            return S(tuple(shape[:-1]) + (kk,))
+        a = _plain(x)
+        if what in ("sort", "argsort"):
+            order = np.argsort(a, axis=-1, kind="stable")
+        else:
+            # larger first, nan first, equal values by position: a stable sort of the negation
+            order = np.argsort(np.where(np.isnan(a), -np.inf, -a), axis=-1, kind="stable")
+            nan_first = np.argsort(~np.isnan(np.take_along_axis(a, order, -1)), axis=-1, kind="stable")
+            order = np.take_along_axis(order, nan_first, -1)[..., :kk]
+        if what.startswith("arg"):
+            return _wrap(order.astype(np.float64))
+        return _wrap(np.take_along_axis(a, order, -1))
+    return f
+
+
 def cumsum(x, axis=None):
     ax = _along(x, axis, "cumsum")
     if isinstance(x, S):
@@ -602,6 +628,10 @@ FUNCTIONS = {
     "softmax": softmax,
     "log_softmax": log_softmax,
     "cumsum": cumsum,
+    "sort": _ordered("sort"),
+    "argsort": _ordered("argsort"),
+    "topk": _ordered("topk"),
+    "argtopk": _ordered("argtopk"),
     "repeat_interleave": repeat_interleave,
     "layernorm": layernorm,
     "rmsnorm": rmsnorm,

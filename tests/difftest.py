@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402 - importable once crosscheck is
 MAX_VALUES = 48  # per tensor: small lessons, many of them
 EXTREMES = [1e300, -1e300, 1e-300, -1e-300, 5e-324, -2.5e-320, 0.0, 1e-5, 710.0, -745.0,
             1e8, -3.5, 1.0, 2.0]
-ORDERLESS = {"unary", "binary", "pick", "triangle", "repeat", "maxmin", "argmax", "index", "concat", "transpose", "heads",
+ORDERLESS = {"unary", "binary", "pick", "triangle", "repeat", "order", "maxmin", "argmax", "index", "concat", "transpose", "heads",
              "reshape", "newaxis", "take_table"}
 
 
@@ -159,7 +159,7 @@ class Lesson:
                              "construct", "rope", "take", "take_table", "cross_entropy",
                              "index", "index", "index", "transpose", "empty", "nested",
                              "newaxis", "reshape", "separated", "compare", "close", "allany", "pick",
-                             "cumsum", "triangle", "repeat"])
+                             "cumsum", "triangle", "repeat", "order"])
         if family in PENDING:
             raise Skip()
         return getattr(self, "make_" + family)(), family
@@ -278,6 +278,16 @@ class Lesson:
         if size_of(shape) * 3 > MAX_VALUES:
             raise Skip()
         return "repeat_interleave(%s, %d%s)" % (name, self.rng.randrange(1, 4), text)
+
+    def make_order(self):
+        """sort, argsort, topk or argtopk of the last axis; equal values and nan included."""
+        name, shape, _ = self.operand(min_rank=1)
+        fn = self.rng.choice(["sort", "argsort", "topk", "argtopk"])
+        if fn in ("topk", "argtopk"):
+            if shape[-1] == 0:
+                raise Skip()
+            return "%s(%s, %d)" % (fn, name, self.rng.randrange(1, shape[-1] + 1))
+        return "%s(%s)" % (fn, name)
 
     def make_cumsum(self):
         name, shape, _ = self.operand(min_rank=1)

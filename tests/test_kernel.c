@@ -14,6 +14,7 @@
 
 #include "kernel.h"
 #include "kernel_axis.h"
+#include "kernel_sort.h"
 #include "kernel_triangle.h"
 #include "tensor.h"
 #include "util.h"
@@ -467,6 +468,26 @@ static void test_repeat_interleave(void **state) {
     Tensor *g = TENSOR(SHAPE(4, 2), 1, 2, 3, 4, 5, 6, 7, 8), *d = ZEROS(SHAPE(2, 2));
     kernel_grad_repeat_interleave(d, g, 0, 2);
     assert_tensor_near(d, SHAPE(2, 2), EXACT, 4, 6, 12, 14);
+}
+
+static void test_sort_and_topk(void **state) {
+    // numpy: sort(x), argsort(x, kind='stable') and argsort(-x, kind='stable')[:, :2] of
+    // x = [[3, 1, 2, 1], [0.5, nan, 4, 0.5]]: equal values keep their order, nan sorts last
+    Tensor *x = TENSOR(SHAPE(2, 4), 3, 1, 2, 1, 0.5, NAN, 4, 0.5), *out = ZEROS(SHAPE(2, 4));
+    Tensor *top = ZEROS(SHAPE(2, 2));
+    assert_true(kernel_sort(out, x, KERNEL_SORT, 4));
+    assert_tensor_near(out, SHAPE(2, 4), EXACT, 1, 1, 2, 3, 0.5, 0.5, 4, NAN);
+    assert_true(kernel_sort(out, x, KERNEL_ARGSORT, 4));
+    assert_tensor_near(out, SHAPE(2, 4), EXACT, 1, 3, 2, 0, 0, 3, 2, 1);
+    // the two largest, largest first: nan counts as the largest, as it sorts last
+    assert_true(kernel_sort(top, x, KERNEL_TOPK, 2));
+    assert_tensor_near(top, SHAPE(2, 2), EXACT, 3, 2, NAN, 4);
+    assert_true(kernel_sort(top, x, KERNEL_ARGTOPK, 2));
+    assert_tensor_near(top, SHAPE(2, 2), EXACT, 0, 2, 1, 2);
+    // the gradient goes back where each value came from: topk's [[1, 2], [3, 4]]
+    Tensor *g = TENSOR(SHAPE(2, 2), 1, 2, 3, 4), *d = ZEROS(SHAPE(2, 4));
+    assert_true(kernel_grad_sort(d, g, x, KERNEL_TOPK, 2));
+    assert_tensor_near(d, SHAPE(2, 4), EXACT, 1, 0, 2, 0, 0, 3, 4, 0);
 }
 
 static void test_eye_and_triangles(void **state) {
@@ -1156,6 +1177,7 @@ int main(void) {
         TEST(test_softmax_axis),
         TEST(test_cumsum),
         TEST(test_eye_and_triangles),
+        TEST(test_sort_and_topk),
         TEST(test_repeat_interleave),
         TEST(test_layernorm),
         TEST(test_layernorm_gamma_beta),

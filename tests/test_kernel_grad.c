@@ -14,6 +14,7 @@
 #include "kernel.h"
 #include "kernel_axis.h"
 #include "kernel_grad.h"
+#include "kernel_sort.h"
 #include "kernel_triangle.h"
 #include "tensor.h"
 #include "util.h"
@@ -204,6 +205,15 @@ static void fw_repeat(Tensor *out, Tensor *const *in, const void *ctx) {
 static void gr_repeat(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
                       const void *ctx) {
     kernel_grad_repeat_interleave(din, dout, ((const AxisCtx *)ctx)->axis, 3);
+}
+static void fw_sort(Tensor *out, Tensor *const *in, const void *ctx) {
+    KernelSort kind = *(const KernelSort *)ctx;
+    assert_true(kernel_sort(out, in[0], kind, out->shape.dim[out->shape.rank - 1]));
+}
+static void gr_sort(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                    const void *ctx) {
+    KernelSort kind = *(const KernelSort *)ctx;
+    assert_true(kernel_grad_sort(din, dout, in[0], kind, out->shape.dim[out->shape.rank - 1]));
 }
 static const double EPS = 1e-5;
 static void fw_layernorm(Tensor *out, Tensor *const *in, const void *ctx) {
@@ -406,6 +416,12 @@ static void test_along_an_axis(void **state) {
     AxisCtx middle = {1, KERNEL_SOFTMAX};
     GradCase r = {"repeat_interleave", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 9, 4), 0, {0}, {0}, fw_repeat, gr_repeat, &middle};
     check_case(&r);
+    // sort and the 2 largest of rows of random numbers, which never tie
+    static const KernelSort sort = KERNEL_SORT, top = KERNEL_TOPK;
+    GradCase so = {"sort", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 4), 0, {0}, {0}, fw_sort, gr_sort, &sort};
+    check_case(&so);
+    GradCase tk = {"topk", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 2), 0, {0}, {0}, fw_sort, gr_sort, &top};
+    check_case(&tk);
     // the triangles below and above the diagonal under the main one, of each [3, 4] block
     static const KernelTriangle sides[] = {KERNEL_LOWER, KERNEL_UPPER};
     for (size_t i = 0; i < 2; i++) {
