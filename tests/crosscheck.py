@@ -289,12 +289,86 @@ def _gelu(x):
     return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
 
 
-def softmax(x):
+def _along(x, axis, what):
+    """The axis a softmax or a cumsum runs along, checked as the tracer checks it."""
+    shape = _shape(x)
+    if not shape:
+        raise CheckError("%s needs at least one axis" % what)
+    ax = _int(axis, "axis")
+    if ax is None:
+        if what == "cumsum" and len(shape) > 1:
+            raise CheckError("cumsum of a matrix needs an axis to run along")
+        ax = -1
+    if not -len(shape) <= ax < len(shape):
+        raise CheckError("axis %d does not exist" % ax)
+    return ax
+
+
+def _softmax_along(x, axis, what):
+    ax = _along(x, axis, what)
     if isinstance(x, S):
         return x
     a = _plain(x)
-    e = np.exp(a - np.max(a, axis=-1, keepdims=True))
-    return _wrap(e / np.sum(e, axis=-1, keepdims=True))
+    with np.errstate(all="ignore"):
+        shifted = a - np.max(a, axis=ax, keepdims=True)
+        if what == "log_softmax":
+            return _wrap(shifted - np.log(np.sum(np.exp(shifted), axis=ax, keepdims=True)))
+        e = np.exp(shifted)
+        return _wrap(e / np.sum(e, axis=ax, keepdims=True))
+
+
+def softmax(x, axis=None):
+    return _softmax_along(x, axis, "softmax")
+
+
+def log_softmax(x, axis=None):
+    return _softmax_along(x, axis, "log_softmax")
+
+
+def repeat_interleave(x, repeats, axis=None):
+    ax = _along(x, axis, "cumsum")  # the same rule: an axis unless x has one
+    r = _int(repeats, "repeats")
+    if r < 1:
+        raise CheckError("repeats must be 1 or more")
+    if isinstance(x, S):
+        shape = list(x.shape)
+        shape[ax] *= r
+        return S(tuple(shape))
+    return _wrap(np.repeat(_plain(x), r, axis=ax))
+
+
+def _ordered(what):
+    """sort, argsort, topk and argtopk along the last axis: a stable order, nan last."""
+    def f(x, k=None):
+        shape = _shape(x)
+        if not shape:
+            raise CheckError("%s needs at least one axis" % what)
+        n = shape[-1]
+        kk = n if k is None else _int(k, "k")
+        if not 1 <= kk <= n and k is not None:
+            raise CheckError("k out of range")
+        if isinstance(x, S):
+            return S(tuple(shape[:-1]) + (kk,))
+        a = _plain(x)
+        if what in ("sort", "argsort"):
+            order = np.argsort(a, axis=-1, kind="stable")
+        else:
+            # larger first, nan first, equal values by position: a stable sort of the negation
+            order = np.argsort(np.where(np.isnan(a), -np.inf, -a), axis=-1, kind="stable")
+            nan_first = np.argsort(~np.isnan(np.take_along_axis(a, order, -1)), axis=-1, kind="stable")
+            order = np.take_along_axis(order, nan_first, -1)[..., :kk]
+        if what.startswith("arg"):
+            return _wrap(order.astype(np.float64))
+        return _wrap(np.take_along_axis(a, order, -1))
+    return f
+
+
+def cumsum(x, axis=None):
+    ax = _along(x, axis, "cumsum")
+    if isinstance(x, S):
+        return x
+    with np.errstate(all="ignore"):
+        return _wrap(np.cumsum(_plain(x), axis=ax))
 
 
 def _normalise(x, gamma, beta, eps, axes):
@@ -405,6 +479,16 @@ def numel(x):
     return _wrap(float(n))
 
 
+def size(x, axis=None):
+    ax = _int(axis, "axis")
+    if ax is None:
+        return numel(x)
+    shape = _shape(x)
+    if not -len(shape) <= ax < len(shape):
+        raise CheckError("axis %d does not exist" % ax)
+    return _wrap(float(shape[ax]))
+
+
 def split_heads(x, h):
     h = _int(h, "number of heads")
     shape = _shape(x)
@@ -443,6 +527,29 @@ def relative_positions(n):
 
 def arange(n):
     return _wrap(np.arange(_int(n, "n"), dtype=np.float64))
+
+
+def _sizes(shape):
+    dims = shape if isinstance(shape, (list, tuple)) else [shape]
+    dims = tuple(_int(d, "size") for d in np.asarray(_plain(dims)).reshape(-1))
+    if any(d < 0 for d in dims):
+        raise CheckError("a size cannot be negative")
+    return dims
+
+
+def full(shape, value):
+    return _wrap(np.full(_sizes(shape), float(_plain(value))))
+
+
+def _triangle(fn):
+    def f(x, k=0):
+        k = _int(k, "k")
+        if len(_shape(x)) < 2:
+            raise CheckError("a triangle needs two axes")
+        if isinstance(x, S):
+            return x
+        return _wrap(fn(_plain(x), k))
+    return f
 
 
 def sinusoidal(n, d, base=10000):
@@ -519,6 +626,13 @@ FUNCTIONS = {
     "all": _reduction(np.all),
     "any": _reduction(np.any),
     "softmax": softmax,
+    "log_softmax": log_softmax,
+    "cumsum": cumsum,
+    "sort": _ordered("sort"),
+    "argsort": _ordered("argsort"),
+    "topk": _ordered("topk"),
+    "argtopk": _ordered("argtopk"),
+    "repeat_interleave": repeat_interleave,
     "layernorm": layernorm,
     "rmsnorm": rmsnorm,
     "batchnorm": batchnorm,
@@ -549,11 +663,18 @@ FUNCTIONS = {
     "where": _picking(lambda c, a, b: np.where(c != 0, a, b)),
     "clip": _picking(np.clip),
     "numel": numel,
+    "size": size,
     "split_heads": split_heads,
     "merge_heads": merge_heads,
     "causal_mask": causal_mask,
     "relative_positions": relative_positions,
     "arange": arange,
+    "ones": lambda shape: full(shape, 1.0),
+    "zeros": lambda shape: full(shape, 0.0),
+    "full": full,
+    "eye": lambda n: _wrap(np.eye(_int(n, "n"))),
+    "tril": _triangle(np.tril),
+    "triu": _triangle(np.triu),
     "sinusoidal": sinusoidal,
     "rope": rope,
     "alibi_slopes": alibi_slopes,

@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402 - importable once crosscheck is
 MAX_VALUES = 48  # per tensor: small lessons, many of them
 EXTREMES = [1e300, -1e300, 1e-300, -1e-300, 5e-324, -2.5e-320, 0.0, 1e-5, 710.0, -745.0,
             1e8, -3.5, 1.0, 2.0]
-ORDERLESS = {"unary", "binary", "pick", "maxmin", "argmax", "index", "concat", "transpose", "heads",
+ORDERLESS = {"unary", "binary", "pick", "triangle", "repeat", "order", "maxmin", "argmax", "index", "concat", "transpose", "heads",
              "reshape", "newaxis", "take_table"}
 
 
@@ -158,7 +158,8 @@ class Lesson:
                              "maxmin", "argmax", "softmax", "norm", "concat", "numel", "heads",
                              "construct", "rope", "take", "take_table", "cross_entropy",
                              "index", "index", "index", "transpose", "empty", "nested",
-                             "newaxis", "reshape", "separated", "compare", "close", "allany", "pick"])
+                             "newaxis", "reshape", "separated", "compare", "close", "allany", "pick",
+                             "cumsum", "triangle", "repeat", "order"])
         if family in PENDING:
             raise Skip()
         return getattr(self, "make_" + family)(), family
@@ -265,8 +266,33 @@ class Lesson:
         return "argmax(%s%s)" % (name, text)
 
     def make_softmax(self):
+        """softmax or log_softmax, over the last axis or one axis= names."""
         name, shape, _ = self.operand(ordinary=True, min_rank=1, nonempty=True)
-        return "softmax(%s)" % name
+        fn = self.rng.choice(["softmax", "log_softmax"])
+        axis, text = self.axis_args(shape)
+        return "%s(%s%s)" % (fn, name, text)
+
+    def make_repeat(self):
+        name, shape, _ = self.operand(min_rank=1)
+        axis, text = self.axis_args(shape, allow_none=len(shape) == 1)
+        if size_of(shape) * 3 > MAX_VALUES:
+            raise Skip()
+        return "repeat_interleave(%s, %d%s)" % (name, self.rng.randrange(1, 4), text)
+
+    def make_order(self):
+        """sort, argsort, topk or argtopk of the last axis; equal values and nan included."""
+        name, shape, _ = self.operand(min_rank=1)
+        fn = self.rng.choice(["sort", "argsort", "topk", "argtopk"])
+        if fn in ("topk", "argtopk"):
+            if shape[-1] == 0:
+                raise Skip()
+            return "%s(%s, %d)" % (fn, name, self.rng.randrange(1, shape[-1] + 1))
+        return "%s(%s)" % (fn, name)
+
+    def make_cumsum(self):
+        name, shape, _ = self.operand(min_rank=1)
+        axis, text = self.axis_args(shape, allow_none=len(shape) == 1)
+        return "cumsum(%s%s)" % (name, text)
 
     def make_norm(self):
         rng = self.rng
@@ -313,9 +339,17 @@ class Lesson:
     def make_construct(self):
         rng = self.rng
         n = rng.randrange(1, 6)
+        m = rng.randrange(0, 4)
         return rng.choice(["causal_mask(%d)" % n, "relative_positions(%d)" % n, "arange(%d)" % n,
                            "sinusoidal(%d, %d)" % (n, 2 * rng.randrange(1, 4)),
-                           "alibi_slopes(%d)" % n])
+                           "alibi_slopes(%d)" % n, "eye(%d)" % n, "ones([%d, %d])" % (n, m),
+                           "zeros(%d)" % n, "full([%d, %d], %s)" % (m, n, rng.choice(["-inf", "2.5", "-1"]))])
+
+    def make_triangle(self):
+        """tril or triu of a matrix or a batch of them, on a diagonal k from -3 to 3."""
+        name, shape, _ = self.operand(min_rank=2)
+        k = self.rng.randrange(-3, 4)
+        return "%s(%s%s)" % (self.rng.choice(["tril", "triu"]), name, ", k=%d" % k if k else "")
 
     def make_rope(self):
         rng = self.rng
@@ -444,7 +478,7 @@ class Lesson:
     def make_nested(self):
         """Two operations in one step, so intermediates are compared too."""
         inner, family = self.expression()
-        if family not in ("unary", "reduce", "softmax", "index", "transpose", "construct"):
+        if family not in ("unary", "reduce", "softmax", "cumsum", "index", "transpose", "construct"):
             raise Skip()
         name = self.fresh_name("t")
         if not self.try_step(name, inner):

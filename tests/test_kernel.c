@@ -13,6 +13,9 @@
 #include "cmocka_double.h"
 
 #include "kernel.h"
+#include "kernel_axis.h"
+#include "kernel_sort.h"
+#include "kernel_triangle.h"
 #include "tensor.h"
 #include "util.h"
 
@@ -408,6 +411,104 @@ static void test_softmax_neg_inf(void **state) {
     Tensor *q = ZEROS(SHAPE(2, 2));
     kernel_softmax(q, none);
     assert_tensor_near(q, SHAPE(2, 2), EXACT, NAN, NAN, 1, 0);
+}
+
+static void test_softmax_axis(void **state) {
+    Tensor *a = TENSOR(SHAPE(2, 3), 1, 2, 3, -1, 0, 0.5), *p = ZEROS(SHAPE(2, 3));
+    // numpy: e = exp(a - a.max(0, keepdims=True)); e / e.sum(0, keepdims=True): each column sums to 1
+    kernel_softmax_axis(p, a, 0, KERNEL_SOFTMAX);
+    assert_tensor_near(p, SHAPE(2, 3), LIBM, 0.8807970779778825, 0.8807970779778825, 0.9241418199787566,
+                       0.11920292202211755, 0.11920292202211755, 0.07585818002124356);
+    // along the last axis, the same bits as the rows kernel
+    Tensor *q = ZEROS(SHAPE(2, 3));
+    kernel_softmax_axis(p, a, 1, KERNEL_SOFTMAX);
+    kernel_softmax(q, a);
+    for (size_t i = 0; i < 6; i++)
+        assert_true(p->data[i] == q->data[i]);
+    // numpy: m = a.max(-1, keepdims=True); a - m - log(exp(a - m).sum(-1, keepdims=True))
+    kernel_softmax_axis(p, a, 1, KERNEL_LOG_SOFTMAX);
+    assert_tensor_near(p, SHAPE(2, 3), FEW_FLOPS, -2.4076059644443806, -1.4076059644443804, -0.40760596444438035,
+                       -2.104130605336728, -1.1041306053367281, -0.6041306053367281);
+    // a log-probability far below log of the smallest double: log(softmax) would give -inf
+    Tensor *far = TENSOR(SHAPE(2), 0, -1000), *lf = ZEROS(SHAPE(2));
+    kernel_softmax_axis(lf, far, 0, KERNEL_LOG_SOFTMAX);
+    assert_tensor_near(lf, SHAPE(2), EXACT, 0, -1000);
+    // a masked entry is -inf; a line of nothing but -inf is nan, as PyTorch's log_softmax
+    Tensor *masked = TENSOR(SHAPE(2, 2), 0, -INFINITY, -INFINITY, -INFINITY), *lm = ZEROS(SHAPE(2, 2));
+    kernel_softmax_axis(lm, masked, 1, KERNEL_LOG_SOFTMAX);
+    assert_tensor_near(lm, SHAPE(2, 2), EXACT, 0, -INFINITY, NAN, NAN);
+}
+
+static void test_cumsum(void **state) {
+    Tensor *a = TENSOR(SHAPE(2, 3), 1, 2, 3, -1, 0, 0.5), *c = ZEROS(SHAPE(2, 3));
+    // numpy: cumsum(a, axis=0) and cumsum(a, axis=1)
+    kernel_cumsum(c, a, 0);
+    assert_tensor_near(c, SHAPE(2, 3), EXACT, 1, 2, 3, 0, 2, 3.5);
+    kernel_cumsum(c, a, 1);
+    assert_tensor_near(c, SHAPE(2, 3), EXACT, 1, 3, 6, -1, -1, -0.5);
+    // the first value as it is: numpy's cumsum([-0.0, 1.0]) starts at -0.0
+    Tensor *z = TENSOR(SHAPE(2), -0.0, 1), *cz = ZEROS(SHAPE(2));
+    kernel_cumsum(cz, z, 0);
+    assert_true(signbit(cz->data[0]) && cz->data[1] == 1);
+    // an empty axis has no sums to make
+    Tensor *e = ZEROS(SHAPE(2, 0)), *ce = ZEROS(SHAPE(2, 0));
+    kernel_cumsum(ce, e, 1);
+    kernel_cumsum(ce, e, 0);
+    assert_int_equal(ce->size, 0);
+}
+
+static void test_repeat_interleave(void **state) {
+    // torch.repeat_interleave(a, 2, dim=0) and (a, 3, dim=1) of a = [[1, 2], [3, 4]]
+    Tensor *a = TENSOR(SHAPE(2, 2), 1, 2, 3, 4), *rows = ZEROS(SHAPE(4, 2)), *cols = ZEROS(SHAPE(2, 6));
+    kernel_repeat_interleave(rows, a, 0, 2);
+    assert_tensor_near(rows, SHAPE(4, 2), EXACT, 1, 2, 1, 2, 3, 4, 3, 4);
+    kernel_repeat_interleave(cols, a, 1, 3);
+    assert_tensor_near(cols, SHAPE(2, 6), EXACT, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4);
+    // the gradient gathers each slice's copies: rows of dout [1..8] as [4, 2] back to [2, 2]
+    Tensor *g = TENSOR(SHAPE(4, 2), 1, 2, 3, 4, 5, 6, 7, 8), *d = ZEROS(SHAPE(2, 2));
+    kernel_grad_repeat_interleave(d, g, 0, 2);
+    assert_tensor_near(d, SHAPE(2, 2), EXACT, 4, 6, 12, 14);
+}
+
+static void test_sort_and_topk(void **state) {
+    // numpy: sort(x), argsort(x, kind='stable') and argsort(-x, kind='stable')[:, :2] of
+    // x = [[3, 1, 2, 1], [0.5, nan, 4, 0.5]]: equal values keep their order, nan sorts last
+    Tensor *x = TENSOR(SHAPE(2, 4), 3, 1, 2, 1, 0.5, NAN, 4, 0.5), *out = ZEROS(SHAPE(2, 4));
+    Tensor *top = ZEROS(SHAPE(2, 2));
+    assert_true(kernel_sort(out, x, KERNEL_SORT, 4));
+    assert_tensor_near(out, SHAPE(2, 4), EXACT, 1, 1, 2, 3, 0.5, 0.5, 4, NAN);
+    assert_true(kernel_sort(out, x, KERNEL_ARGSORT, 4));
+    assert_tensor_near(out, SHAPE(2, 4), EXACT, 1, 3, 2, 0, 0, 3, 2, 1);
+    // the two largest, largest first: nan counts as the largest, as it sorts last
+    assert_true(kernel_sort(top, x, KERNEL_TOPK, 2));
+    assert_tensor_near(top, SHAPE(2, 2), EXACT, 3, 2, NAN, 4);
+    assert_true(kernel_sort(top, x, KERNEL_ARGTOPK, 2));
+    assert_tensor_near(top, SHAPE(2, 2), EXACT, 0, 2, 1, 2);
+    // the gradient goes back where each value came from: topk's [[1, 2], [3, 4]]
+    Tensor *g = TENSOR(SHAPE(2, 2), 1, 2, 3, 4), *d = ZEROS(SHAPE(2, 4));
+    assert_true(kernel_grad_sort(d, g, x, KERNEL_TOPK, 2));
+    assert_tensor_near(d, SHAPE(2, 4), EXACT, 1, 0, 2, 0, 0, 3, 4, 0);
+}
+
+static void test_eye_and_triangles(void **state) {
+    Tensor *i3 = ZEROS(SHAPE(3, 3));
+    kernel_eye(i3);
+    assert_tensor_near(i3, SHAPE(3, 3), EXACT, 1, 0, 0, 0, 1, 0, 0, 0, 1);
+    // numpy: a = arange(1, 13).reshape(2, 2, 3); each [2, 3] block on its own
+    Tensor *a = TENSOR(SHAPE(2, 2, 3), 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12), *t = ZEROS(SHAPE(2, 2, 3));
+    kernel_triangle(t, a, 0, KERNEL_LOWER);  // tril(a)
+    assert_tensor_near(t, SHAPE(2, 2, 3), EXACT, 1, 0, 0, 4, 5, 0, 7, 0, 0, 10, 11, 0);
+    kernel_triangle(t, a, 1, KERNEL_UPPER);  // triu(a, 1)
+    assert_tensor_near(t, SHAPE(2, 2, 3), EXACT, 0, 2, 3, 0, 0, 6, 0, 8, 9, 0, 0, 12);
+    kernel_triangle(t, a, -1, KERNEL_LOWER);  // tril(a, -1)
+    assert_tensor_near(t, SHAPE(2, 2, 3), EXACT, 0, 0, 0, 4, 0, 0, 0, 0, 0, 10, 0, 0);
+    kernel_triangle(t, a, -1, KERNEL_UPPER);  // triu(a, -1): every entry
+    assert_tensor_near(t, SHAPE(2, 2, 3), EXACT, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+    // the entries set to 0 pass nothing back: din += dout inside the triangle only
+    Tensor *g = TENSOR(SHAPE(2, 2, 3), 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2), *d = ZEROS(SHAPE(2, 2, 3));
+    kernel_grad_triangle(d, g, 0, KERNEL_LOWER);
+    kernel_grad_triangle(d, g, 0, KERNEL_LOWER);
+    assert_tensor_near(d, SHAPE(2, 2, 3), EXACT, 2, 0, 0, 2, 2, 0, 4, 0, 0, 4, 4, 0);
 }
 
 static void test_layernorm(void **state) {
@@ -1073,6 +1174,11 @@ int main(void) {
         TEST(test_softmax_rows),
         TEST(test_softmax_large),
         TEST(test_softmax_neg_inf),
+        TEST(test_softmax_axis),
+        TEST(test_cumsum),
+        TEST(test_eye_and_triangles),
+        TEST(test_sort_and_topk),
+        TEST(test_repeat_interleave),
         TEST(test_layernorm),
         TEST(test_layernorm_gamma_beta),
         TEST(test_layernorm_constant_row),

@@ -12,7 +12,10 @@
 #include <cmocka.h>
 
 #include "kernel.h"
+#include "kernel_axis.h"
 #include "kernel_grad.h"
+#include "kernel_sort.h"
+#include "kernel_triangle.h"
 #include "tensor.h"
 #include "util.h"
 
@@ -167,6 +170,50 @@ static void fw_softmax(Tensor *out, Tensor *const *in, const void *ctx) {
 static void gr_softmax(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
                        const void *ctx) {
     kernel_grad_softmax(din, dout, out);
+}
+// ctx: the axis, and (softmax) which of the two
+typedef struct AxisCtx {
+    size_t axis;
+    KernelSoftmax kind;
+} AxisCtx;
+static void fw_softmax_axis(Tensor *out, Tensor *const *in, const void *ctx) {
+    const AxisCtx *a = ctx;
+    kernel_softmax_axis(out, in[0], a->axis, a->kind);
+}
+static void gr_softmax_axis(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                            const void *ctx) {
+    const AxisCtx *a = ctx;
+    kernel_grad_softmax_axis(din, dout, out, a->axis, a->kind);
+}
+static void fw_cumsum(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_cumsum(out, in[0], ((const AxisCtx *)ctx)->axis);
+}
+static void gr_cumsum(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                      const void *ctx) {
+    kernel_grad_cumsum(din, dout, ((const AxisCtx *)ctx)->axis);
+}
+static void fw_triangle(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_triangle(out, in[0], -1, *(const KernelTriangle *)ctx);
+}
+static void gr_triangle(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                        const void *ctx) {
+    kernel_grad_triangle(din, dout, -1, *(const KernelTriangle *)ctx);
+}
+static void fw_repeat(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_repeat_interleave(out, in[0], ((const AxisCtx *)ctx)->axis, 3);
+}
+static void gr_repeat(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                      const void *ctx) {
+    kernel_grad_repeat_interleave(din, dout, ((const AxisCtx *)ctx)->axis, 3);
+}
+static void fw_sort(Tensor *out, Tensor *const *in, const void *ctx) {
+    KernelSort kind = *(const KernelSort *)ctx;
+    assert_true(kernel_sort(out, in[0], kind, out->shape.dim[out->shape.rank - 1]));
+}
+static void gr_sort(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                    const void *ctx) {
+    KernelSort kind = *(const KernelSort *)ctx;
+    assert_true(kernel_grad_sort(din, dout, in[0], kind, out->shape.dim[out->shape.rank - 1]));
 }
 static const double EPS = 1e-5;
 static void fw_layernorm(Tensor *out, Tensor *const *in, const void *ctx) {
@@ -350,6 +397,37 @@ static void test_matmul(void **state) {
 static void test_transpose(void **state) {
     GradCase c = {"transpose", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 4, 3), 0, {0}, {0}, fw_transpose, gr_transpose, NULL};
     check_case(&c);
+}
+
+static void test_along_an_axis(void **state) {
+    // every axis of a [2, 3, 4]: the first, a middle one, the last
+    for (size_t axis = 0; axis < 3; axis++) {
+        AxisCtx soft = {axis, KERNEL_SOFTMAX}, logs = {axis, KERNEL_LOG_SOFTMAX};
+        GradCase s = {"softmax along an axis", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 4), 0, {0}, {0}, fw_softmax_axis,
+                      gr_softmax_axis, &soft};
+        check_case(&s);
+        GradCase l = {"log_softmax", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 4), 0, {0}, {0}, fw_softmax_axis,
+                      gr_softmax_axis, &logs};
+        check_case(&l);
+        GradCase c = {"cumsum", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 4), 0, {0}, {0}, fw_cumsum, gr_cumsum, &soft};
+        check_case(&c);
+    }
+    // three copies of each slice of a [2, 3, 4] along the middle axis
+    AxisCtx middle = {1, KERNEL_SOFTMAX};
+    GradCase r = {"repeat_interleave", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 9, 4), 0, {0}, {0}, fw_repeat, gr_repeat, &middle};
+    check_case(&r);
+    // sort and the 2 largest of rows of random numbers, which never tie
+    static const KernelSort sort = KERNEL_SORT, top = KERNEL_TOPK;
+    GradCase so = {"sort", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 4), 0, {0}, {0}, fw_sort, gr_sort, &sort};
+    check_case(&so);
+    GradCase tk = {"topk", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 2), 0, {0}, {0}, fw_sort, gr_sort, &top};
+    check_case(&tk);
+    // the triangles below and above the diagonal under the main one, of each [3, 4] block
+    static const KernelTriangle sides[] = {KERNEL_LOWER, KERNEL_UPPER};
+    for (size_t i = 0; i < 2; i++) {
+        GradCase t = {"triangle", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 4), 0, {0}, {0}, fw_triangle, gr_triangle, &sides[i]};
+        check_case(&t);
+    }
 }
 
 static void test_softmax(void **state) {
@@ -569,6 +647,7 @@ int main(void) {
         cmocka_unit_test(test_matmul),
         cmocka_unit_test(test_transpose),
         cmocka_unit_test(test_softmax),
+        cmocka_unit_test(test_along_an_axis),
         cmocka_unit_test(test_norms),
         cmocka_unit_test(test_norms_of_huge_values),
         cmocka_unit_test(test_reductions),

@@ -344,7 +344,9 @@ static void test_problem_first_wins(void **state) {
 // ---------------------------------------------------------------- notes
 
 static void run_notes(const char *name, OpNotes *n, Arena *arena, const Tensor *out, const Tensor *const *in) {
-    *n = (OpNotes){.out = out, .in = in, .n_in = 2, .digits = 4, .arena = arena};
+    static OpAttrs attrs;
+    attrs.axis = out->shape.rank ? (int)out->shape.rank - 1 : 0;  // a softmax along the last axis
+    *n = (OpNotes){.out = out, .in = in, .n_in = 2, .digits = 4, .arena = arena, .attrs = &attrs};
     ops_find_function(name)->notes(n);
 }
 
@@ -360,6 +362,12 @@ static void test_notes(void **state) {
     w->data[2] = w->data[3] = NAN;  // a fully masked row
     run_notes("softmax", &n, arena, w, NULL);
     assert_string_equal(n.lines[0], "row sums 1.0000, nan; a nan row had no finite score to weigh (all -inf, or a +inf)");
+    // along axis 0 of [[0.25, 0.5], [0.75, 0.5]]: each column sums to 1
+    Tensor *cols = tensor_of((Shape){2, {2, 2}}, (double[]){0.25, 0.5, 0.75, 0.5});
+    OpAttrs down = {.axis = 0};
+    n = (OpNotes){.out = cols, .digits = 4, .arena = arena, .attrs = &down};
+    ops_find_function("softmax")->notes(&n);
+    assert_string_equal(n.lines[0], "each line along axis 0 is a probability distribution: sums 1.0000, 1.0000");
     // rmsnorm with gamma 1: [0.6, -1.2, 1.2, 0.6] has mean square (0.36 + 1.44 + 1.44 + 0.36) / 4 = 0.9.
     Tensor *y = tensor_of((Shape){2, {1, 4}}, (double[]){0.6, -1.2, 1.2, 0.6});
     Tensor *one = tensor_of((Shape){0}, (double[]){1});
@@ -377,6 +385,7 @@ static void test_notes(void **state) {
     assert_string_equal(n.lines[0], "the model gave the target a probability of 0.5000; a perfect prediction would "
                                     "give loss 0");
     tensor_destroy(w);
+    tensor_destroy(cols);
     tensor_destroy(y);
     tensor_destroy(one);
     tensor_destroy(loss);

@@ -180,6 +180,10 @@ def numel(x):
     return _t(float(x.numel()))
 
 
+def size(x, axis=None):
+    return numel(x) if axis is None else _t(float(x.shape[_int(axis)]))
+
+
 def split_heads(x, h):
     h = _int(h)
     x = _plain(x)
@@ -195,6 +199,11 @@ def merge_heads(x):
 
 def reshape(x, shape):
     return _t(_plain(x).reshape(*[_int(d) for d in shape]))
+
+
+def _sizes(shape):
+    dims = shape if isinstance(shape, (list, tuple)) else [shape]
+    return tuple(_int(d) for d in dims)
 
 
 def causal_mask(n):
@@ -263,7 +272,14 @@ def _broadcast(fn):
 
 
 FUNCTIONS = {
-    "softmax": lambda x: _t(torch.softmax(_plain(x), dim=-1)),
+    "softmax": lambda x, axis=-1: _t(torch.softmax(_plain(x), dim=_int(axis))),
+    "log_softmax": lambda x, axis=-1: _t(torch.log_softmax(_plain(x), dim=_int(axis))),
+    "cumsum": lambda x, axis=0: _t(torch.cumsum(_plain(x), dim=_int(axis))),
+    "sort": lambda x: _t(torch.sort(_plain(x), dim=-1, stable=True).values),
+    "argsort": lambda x: _t(torch.sort(_plain(x), dim=-1, stable=True).indices.to(F64)),
+    "topk": lambda x, k: _t(torch.topk(_plain(x), _int(k), dim=-1).values),
+    "argtopk": lambda x, k: _t(torch.topk(_plain(x), _int(k), dim=-1).indices.to(F64)),
+    "repeat_interleave": lambda x, r, axis=0: _t(torch.repeat_interleave(_plain(x), _int(r), dim=_int(axis))),
     "layernorm": layernorm,
     "batchnorm": batchnorm,
     "rmsnorm": rmsnorm,
@@ -294,12 +310,19 @@ FUNCTIONS = {
     "where": _broadcast(lambda c, a, b: torch.where(c != 0, a, b)),
     "clip": _broadcast(lambda x, lo, hi: torch.clamp(x, min=lo, max=hi)),
     "numel": numel,
+    "size": size,
     "split_heads": split_heads,
     "merge_heads": merge_heads,
     "reshape": reshape,
     "causal_mask": causal_mask,
     "relative_positions": relative_positions,
     "arange": arange,
+    "ones": lambda shape: _t(torch.ones(_sizes(shape), dtype=F64)),
+    "zeros": lambda shape: _t(torch.zeros(_sizes(shape), dtype=F64)),
+    "full": lambda shape, value: _t(torch.full(_sizes(shape), float(_plain(value)), dtype=F64)),
+    "eye": lambda n: _t(torch.eye(_int(n), dtype=F64)),
+    "tril": lambda x, k=0: _t(torch.tril(_plain(x), diagonal=_int(k))),
+    "triu": lambda x, k=0: _t(torch.triu(_plain(x), diagonal=_int(k))),
     "sinusoidal": sinusoidal,
     "rope": rope,
     "alibi_slopes": alibi_slopes,

@@ -268,6 +268,10 @@ static const char *grad_term(Checker *c, const Backward *b, size_t v, size_t use
             put_node(c, &sb, u);
         else if (*p >= '0' && *p <= '2' && (size_t)(*p - '0') < u->n_args)
             put_node(c, &sb, &nodes[u->args[*p - '0']]);
+        else if (*p == 'a' && u->attrs.axis + 1 == (int)u->shape.rank)
+            strbuf_puts(&sb, "-1");  // the last axis, as numpy and PyTorch write it
+        else if (*p == 'a')
+            strbuf_printf(&sb, "%d", u->attrs.axis);
     }
     const char *text = sb.failed ? NULL : arena_strdup(c->plan->arena, strbuf_str(&sb));
     strbuf_finish(&sb);

@@ -216,7 +216,7 @@ static void signature(const OpDef *op, char *buf, size_t cap) {
     for (size_t p = 0; p < OP_MAX_PARAMS && op->params[p].name && used < cap; p++) {
         const OpParam *param = &op->params[p];
         char v[32] = "";
-        if (param->optional && param->kind == PARAM_AXIS)
+        if (param->optional && param->kind == PARAM_AXIS && param->fallback == 0)
             snprintf(v, sizeof(v), "=None");
         else if (param->optional && param->kind == PARAM_FLAG)
             snprintf(v, sizeof(v), "=False");
@@ -370,9 +370,11 @@ static size_t compile_call(Checker *c, const Expr *e) {
             if (param->kind == PARAM_AXIS)
                 diag_hint(c->diag, "write a number such as -1 or the name of a number under given:, or leave "
                                    "axis out (or write None) for every axis");
+            else if (param->kind == PARAM_FLAG)
+                diag_hint(c->diag, "write a number such as True, or the name of a number under given:");
             else
-                diag_hint(c->diag, "write a number such as %s, or the name of a number under given:",
-                          param->kind == PARAM_FLAG ? "True" : "4");
+                diag_hint(c->diag, "write a number such as 4, the name of a number under given:, or a size read "
+                                   "from the shape of a named given or step, as numel(x) or size(x, -1)");
             return NO_NODE;
         }
         if (param->kind == PARAM_COUNT && (!check_is_whole(v) || v < 1 || v > (double)TENSOR_MAX_VALUES)) {

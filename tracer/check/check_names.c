@@ -42,8 +42,75 @@ bool check_is_whole(double v) {
     return isfinite(v) && v == floor(v);
 }
 
-// Numbers known before running: literals, True/False/pi/inf, scalar givens, and arithmetic
-// on those. False (with no error) when e is not such a number.
+// The value of an operation that needs only its inputs' shapes (numel, size), computed from the
+// shapes: the inputs hold no values. False when memory runs out or it refuses them.
+static bool shape_op_value(const OpDef *op, const Shape *const *shapes, size_t n_in, const OpAttrs *attrs,
+                           OpProblem *problem, double *out) {
+    Tensor in[EXPR_MAX_ARGS];
+    const Tensor *in_ptrs[EXPR_MAX_ARGS];
+    for (size_t k = 0; k < n_in; k++) {
+        in[k] = (Tensor){.shape = *shapes[k]};  // no values: a shape-only operation reads none
+        shape_size(shapes[k], &in[k].size);
+        in_ptrs[k] = &in[k];
+    }
+    Tensor result = {.shape = {.rank = 0}, .size = 1, .data = out};
+    OpRun r = {.op = op, .out = &result, .in = in_ptrs, .n_in = n_in, .attrs = attrs, .problem = problem};
+    return op->compute(&r);
+}
+
+// A call that needs only shapes, numel(logits) or size(x, -1), as a number known before running:
+// its tensor arguments are names of givens or steps, whose shapes the checker knows, its other
+// arguments numbers known before running. False (with no error) when e is not such a call;
+// false with an error when the call refuses what it is given.
+static bool shape_call_eval(Checker *c, const Expr *e, double *out) {
+    const OpDef *op = ops_find_function(e->name);
+    if (!op || !op->from_shapes_only || check_find_name(c, e->name) != NO_NODE)
+        return false;
+    OpProblem problem;
+    op_problem_clear(&problem);
+    OpCheck chk = {.op = op, .arena = c->plan->arena, .problem = &problem};
+    size_t tensors = 0;
+    for (size_t p = 0; p < OP_MAX_PARAMS && op->params[p].name; p++) {
+        chk.constants[p] = op->params[p].fallback;
+        tensors += op->params[p].kind == PARAM_TENSOR;
+    }
+    for (size_t i = 0; i < e->n_args; i++) {
+        size_t p = i;
+        for (size_t q = 0; e->arg_names && e->arg_names[i] && q < OP_MAX_PARAMS && op->params[q].name; q++)
+            if (strcmp(op->params[q].name, e->arg_names[i]) == 0)
+                p = q;
+        if (p >= OP_MAX_PARAMS || !op->params[p].name || chk.present[p])
+            return false;  // the call's own check says what is wrong with it
+        const Expr *arg = e->args[i];
+        if (op->params[p].kind == PARAM_TENSOR) {
+            size_t node = arg->kind == EXPR_NAME ? check_find_name(c, arg->name) : NO_NODE;
+            c->uses_failed = c->uses_failed || node == FAILED_NODE;
+            if (node == NO_NODE || node == FAILED_NODE || chk.n_inputs != p)
+                return false;
+            chk.shapes[chk.n_inputs] = &c->plan->nodes[node].shape;
+            chk.labels[chk.n_inputs++] = c->plan->nodes[node].labels;
+        } else if (!check_const_eval(c, arg, &chk.constants[p])) {
+            return false;
+        }
+        chk.present[p] = true;
+    }
+    if (chk.n_inputs != tensors)
+        return false;
+    if (!op->infer(&chk) || chk.shape.rank != 0) {
+        if (problem.failed) {
+            check_expr_error(c, e, "%s", problem.message);
+            if (problem.hint[0])
+                diag_hint(c->diag, "%s", problem.hint);
+        }
+        return false;
+    }
+    if (!shape_op_value(op, chk.shapes, chk.n_inputs, &chk.attrs, &problem, out))
+        return check_expr_error(c, e, "%s", problem.message);
+    return true;
+}
+
+// Numbers known before running: literals, True/False/pi/inf, scalar givens, calls that need only
+// shapes (numel(x)), and arithmetic on those. False (with no error) when e is not such a number.
 bool check_const_eval(Checker *c, const Expr *e, double *out) {
     switch (e->kind) {
     case EXPR_NUMBER:
@@ -91,6 +158,18 @@ bool check_const_eval(Checker *c, const Expr *e, double *out) {
                 *out = n->values[0];
                 return true;
             }
+            // a step such as `n: numel(logits)`: its value is known from shapes before running
+            if (n->kind == PLAN_OP && n->op->from_shapes_only && n->shape.rank == 0) {
+                const Shape *shapes[EXPR_MAX_ARGS];
+                for (size_t k = 0; k < n->n_args; k++)
+                    shapes[k] = &c->plan->nodes[n->args[k]].shape;
+                OpProblem problem;
+                op_problem_clear(&problem);
+                // the step's own check accepted these shapes, and a shape-only value needs nothing more
+                bool known = shape_op_value(n->op, shapes, n->n_args, &n->attrs, &problem, out);
+                ASSERT(known);
+                return true;
+            }
             return false;
         }
         if (strcmp(e->name, "True") == 0 || strcmp(e->name, "False") == 0) {
@@ -107,6 +186,8 @@ bool check_const_eval(Checker *c, const Expr *e, double *out) {
         }
         return false;
     }
+    case EXPR_CALL:
+        return shape_call_eval(c, e, out);
     default:
         return false;
     }

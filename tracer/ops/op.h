@@ -1,6 +1,6 @@
 // op: what one operation is, and the helpers every operation shares. Each family of operations
 // (op_elementwise.c, op_matmul.c, op_reduce.c, op_norm.c, op_softmax.c, op_index.c,
-// op_heads.c, op_positions.c, op_loss.c) holds, for each of its operations, the shape rule,
+// op_heads.c, op_positions.c, op_loss.c, op_axis.c, op_fill.c, op_sort.c) holds, for each of its operations, the shape rule,
 // the computation (a call into the kernel), the notes and the explanation, and ends in a table
 // of entries written with designated initializers:
 //
@@ -41,7 +41,7 @@ typedef struct OpParam {
     const char *name;
     ParamKind kind;
     bool optional;
-    double fallback;  // the value when optional and absent (PARAM_AXIS: absent = all axes)
+    double fallback;  // the value when optional and absent (PARAM_AXIS: 0 for all axes, -1 for the last)
 } OpParam;
 
 // What an operation needs besides its tensors, fixed at check time.
@@ -288,7 +288,8 @@ struct OpDef {
     bool (*grad)(OpGrad *g);
     unsigned no_grad;    // bit k: input k carries no gradient (indices, positions, targets)
     // How input k's share is written in a gradient stage's formula: %g the gradient of the
-    // result, %y the result, %0 %1 %2 the inputs ("%g @ %1.T" for the left of a matmul).
+    // result, %y the result, %0 %1 %2 the inputs ("%g @ %1.T" for the left of a matmul), %a
+    // the axis it runs along (-1 for the last).
     const char *grad_formula[OP_GRAD_FORMULAS];
     // Writes the arithmetic of one element of a share (OpGradWork); NULL: only its value is
     // shown, under the formula.
@@ -305,7 +306,8 @@ typedef struct OpFamily {
 
 // The families, each defined in its own op_<family>.c.
 extern const OpFamily op_family_elementwise, op_family_matmul, op_family_reduce, op_family_norm,
-    op_family_softmax, op_family_index, op_family_heads, op_family_positions, op_family_loss;
+    op_family_softmax, op_family_index, op_family_heads, op_family_positions, op_family_loss, op_family_axis,
+    op_family_fill, op_family_sort;
 
 // Multiply-adds of op for these shapes (0 when op has no .cost); false on overflow.
 bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out, size_t *work);

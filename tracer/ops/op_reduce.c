@@ -140,6 +140,7 @@ static void explain_reduce(OpExplain *e) {
 }
 
 static bool infer_numel(OpCheck *c) {
+    c->attrs.axis = KERNEL_ALL_AXES;  // every element: the shown work multiplies every size
     c->shape = (Shape){0};
     return true;
 }
@@ -152,11 +153,37 @@ static bool compute_numel(OpRun *r) {
     return true;
 }
 
+// size(x, axis=None): the size of one axis, or numel when axis is left out, as numpy's size.
+static bool infer_size(OpCheck *c) {
+    c->attrs.axis = KERNEL_ALL_AXES;
+    if (c->present[1]) {
+        size_t axis;
+        if (!op_resolve_axis(c, 1, c->constants[1], c->shapes[0]->rank, &axis))
+            return false;
+        c->attrs.axis = (int)axis;
+    }
+    c->shape = (Shape){0};
+    return true;
+}
+
+static bool compute_size(OpRun *r) {
+    if (r->attrs->axis == KERNEL_ALL_AXES)
+        return compute_numel(r);
+    r->out->data[0] = (double)r->in[0]->shape.dim[r->attrs->axis];
+    return true;
+}
+
 static void explain_numel(OpExplain *e) {
     const Tensor *x = e->in[0];
     StrBuf sb;
     strbuf_init(&sb);
     op_work_lhs(&sb, e);
+    if (e->attrs->axis != KERNEL_ALL_AXES) {  // size(x, axis)
+        strbuf_printf(&sb, "the size of axis %d of %s", e->attrs->axis, e->in_names[0]);
+        op_work_result(&sb, e);
+        op_work_line(e, &sb);
+        return;
+    }
     for (size_t i = 0; i < x->shape.rank; i++) {
         if (i)
             strbuf_puts(&sb, " × ");
@@ -203,6 +230,9 @@ static const OpDef ops[] = {
     {.name = "numel", .about = "number of elements: the product of the shape", .params = {OP_X},
      .infer = infer_numel, .compute = compute_numel, .explain = explain_numel, .from_shapes_only = true,
      .integers = INTEGERS_ALWAYS, .no_grad = OP_NO_GRAD(0)},  // no value of x moves a count of its shape
+    {.name = "size", .about = "the size of an axis (every element when axis is left out)",
+     .params = {OP_X, {"axis", PARAM_AXIS, true, 0}}, .infer = infer_size, .compute = compute_size,
+     .explain = explain_numel, .from_shapes_only = true, .integers = INTEGERS_ALWAYS, .no_grad = OP_NO_GRAD(0)},
 };
 
 const OpFamily op_family_reduce = OP_FAMILY(ops);
