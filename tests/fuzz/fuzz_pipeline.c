@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "ask.h"
-#include "diff.h"
+#include "text_diff.h"
 #include "pipeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -161,11 +161,11 @@ static void check(const uint8_t *data, size_t size, const uint8_t *golden, size_
         char *expected = strndup((const char *)golden, golden_size);  // the golden file's text, to its first NUL
         if (!expected)
             __builtin_trap();
-        diff_stage_summary(expected, strbuf_str(&out), "golden.txt", "fuzz.yaml", &report);
-        bool equal = diff_unified(expected, strbuf_str(&out), "golden.txt", "fuzz.yaml", size % 3 == 0, &report);
+        text_diff_stage_summary(expected, strbuf_str(&out), "golden.txt", "fuzz.yaml", &report);
+        bool equal = text_diff_unified(expected, strbuf_str(&out), "golden.txt", "fuzz.yaml", size % 3 == 0, &report);
         // a trace is always the same as itself
         if (equal != (strcmp(expected, strbuf_str(&out)) == 0) ||
-            !diff_unified(strbuf_str(&out), strbuf_str(&out), "a", "b", false, &report))
+            !text_diff_unified(strbuf_str(&out), strbuf_str(&out), "a", "b", false, &report))
             __builtin_trap();
         free(expected);
     }
