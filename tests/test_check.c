@@ -754,6 +754,42 @@ static void test_many_intermediates_numbered(void **state) {
     assert_string_equal(stage(plan, "y")->number, "1");
 }
 
+// ---------------------------------------------------------------- the check's memory
+
+// The lesson checked within bytes of plan: NULL with the error, located as expected.
+static void expect_past_memory(void **state, const char *yaml, size_t bytes, size_t line, size_t col, size_t width) {
+    Fixture *f = *state;
+    load(f, yaml);
+    PlanMemory memory = {.bytes = bytes, .limit = "1 byte, a test's", .raise = "; or raise it"};
+    f->plan = check_lesson_within(f->lesson, &memory, &f->diag);
+    assert_null(f->plan);
+    assert_int_equal(f->diag.status, STATUS_LESSON_ERROR);
+    assert_string_equal(f->diag.message,
+                        "checking the lesson this far needs more memory than its check may use: 1 byte, a test's");
+    assert_string_equal(f->diag.hint, "each given and step, and each stage of a backward pass, takes about a kilobyte "
+                                      "to check: use fewer steps, or take grad of fewer numbers (one loss); or raise it");
+    assert_int_equal(f->diag.line, line);
+    assert_int_equal(f->diag.col, col);
+    assert_int_equal(f->diag.width, width);
+    lesson_destroy(f->lesson);
+    f->lesson = NULL;
+}
+
+// A plan that cannot fit is refused at the first given (under its name), or with no givens
+// at the first step (under its whole expression); no limit, or room enough, checks it.
+static void test_check_within_memory(void **state) {
+    Fixture *f = *state;
+    expect_past_memory(state, CAT_SAT, 1, 6, 3, 1);  // "  X:": the first given
+    const char *no_givens = "title: t\nsteps:\n  - a: \"[1.0, 2.0]\"\n  - b: a * 2\n";
+    expect_past_memory(state, no_givens, 1, 3, 9, 10);  // [1.0, 2.0] inside its quotes
+    load(f, CAT_SAT);
+    PlanMemory unlimited = {.bytes = 0}, plenty = {.bytes = SIZE_MAX};
+    Plan *plan = check_lesson_within(f->lesson, &unlimited, &f->diag);
+    assert_non_null(plan);
+    plan_destroy(plan);
+    assert_non_null(f->plan = check_lesson_within(f->lesson, &plenty, &f->diag));
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void) {
@@ -824,6 +860,7 @@ int main(void) {
         TEST(test_row_labels_on_a_vector),
         TEST(test_column_labels_on_a_scalar),
         TEST(test_out_of_memory),
+        TEST(test_check_within_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
