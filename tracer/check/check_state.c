@@ -43,8 +43,10 @@ static bool plan_too_big(Checker *c) {
     if (g)
         diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, g->key->line, g->key->col,
                    strlen(g->name), fmt, c->memory->limit);
-    else
+    else {
+        ASSERT(c->step);  // every node is made for a given, a step or a claim
         plan_error_at(c->diag, c->lesson, c->step, 0, strlen(c->step->expr), fmt, c->memory->limit);
+    }
     diag_hint(c->diag, "each given and step, and each stage of a backward pass, takes about a kilobyte to check: "
                        "use fewer steps, or take grad of fewer numbers (one loss)%s",
               c->memory->raise);
