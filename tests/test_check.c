@@ -754,6 +754,30 @@ static void test_many_intermediates_numbered(void **state) {
     assert_string_equal(stage(plan, "y")->number, "1");
 }
 
+// ---------------------------------------------------------------- backward passes
+
+// Two grads of one loss share one backward pass, even when a later one is the first operand
+// of its step (grad(loss, b) * 2): the pass laid out for W gathers b too, so the seed
+// d loss / d loss appears once, and b's gradient is a stage of that pass.
+static void test_grads_of_one_loss_share_a_pass(void **state) {
+    const Plan *plan = check_ok(state, "title: t\n"
+                                       "given:\n"
+                                       "  W: [[1.0, 2.0], [3.0, 4.0]]\n"
+                                       "  b: [0.5, -0.5]\n"
+                                       "  x: [1.0, 1.0]\n"
+                                       "steps:\n"
+                                       "  - h: W @ x + b\n"
+                                       "  - loss: sum(h * h)\n"
+                                       "  - dW: grad(loss, W)\n"
+                                       "  - db: grad(loss, b) * 2\n");
+    size_t loss, seeds = 0;
+    assert_non_null(plan_find_stage(plan, "loss", &loss));
+    for (size_t i = 0; i < plan->n_nodes; i++)
+        seeds += plan->nodes[i].kind == PLAN_GRAD && plan->nodes[i].grad_wrt == loss;
+    assert_int_equal(seeds, 1);
+    assert_non_null(plan_find_stage(plan, "dloss/db", NULL));
+}
+
 // ---------------------------------------------------------------- the check's memory
 
 // The lesson checked within bytes of plan: NULL with the error, located as expected.
@@ -861,6 +885,7 @@ int main(void) {
         TEST(test_column_labels_on_a_scalar),
         TEST(test_out_of_memory),
         TEST(test_check_within_memory),
+        TEST(test_grads_of_one_loss_share_a_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
