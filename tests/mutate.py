@@ -52,7 +52,8 @@ SUITES = ("unit", "golden", "crosscheck", "errors", "html")
 LEFT_OUT = ("html pages in a browser",)
 
 # Mutants that change nothing observable, found by reading the code after a run: the file,
-# the source line (stripped of its indentation), which occurrence of the original text on that
+# the source line (stripped of its indentation; followed by "\n" and the next line where the
+# line alone is written the same elsewhere in the file), which occurrence of the original text on that
 # line (0 for the first), the original and the replacement, and why no test can notice.
 EQUIVALENT = [
     # The second " = " of a work line is looked for from just past the first. Every op's work
@@ -68,6 +69,14 @@ EQUIVALENT = [
      "on a tie a and smallest are the same double (both |x|, neither 0), so either is taken"),
     ("format.c", "largest = a > largest ? a : largest;", 0, ">", ">=",
      "on a tie a and largest are the same double (both |x|, neither 0), so either is taken"),
+    # A backward pass counts and files the uses of each node on its way: node 0 comes first in
+    # the plan, so it has no arguments (an operation's are earlier nodes) and passes nothing.
+    ("backward.c", "for (size_t u = 0; u <= y; u++) {", 0, "0", "1",
+     "node 0 has no arguments, so starting at node 1 counts and files the same uses"),
+    # The running sum that turns counts of uses into offsets: count[0] is never incremented
+    # (a use of node v is counted at v + 1), so adding it to count[1] adds 0.
+    ("backward.c", "for (size_t v = 0; v < n; v++)\ncount[v + 1] += count[v];", 0, "0", "1",
+     "count[0] stays 0, so the running sum may start at v = 1"),
 ]
 
 
@@ -219,14 +228,18 @@ def mutants_of(path, text):
         line = text[line_start:line_end if line_end >= 0 else len(text)]
         col = off - line_start
         occurrence = line[:col].count(old) if old != line[col:].rstrip() else 0
+        next_end = text.find("\n", line_end + 1) if line_end >= 0 else -1
+        following = text[line_end + 1:next_end if next_end >= 0 else len(text)] if line_end >= 0 else ""
         result.append({"file": path.name, "line": line_no, "col": col + 1, "offset": off, "old": old, "new": new,
-                       "source": line.strip(), "occurrence": occurrence})
+                       "source": line.strip(), "next": following.strip(), "occurrence": occurrence})
     return result
 
 
 def equivalent_reason(m):
     for file, line, occurrence, old, new, reason in EQUIVALENT:
-        if (file, line, occurrence, old, new) == (m["file"], m["source"], m["occurrence"], m["old"], m["new"]):
+        # "line\nnext line" where the line alone is written the same elsewhere in the file
+        source = m["source"] + "\n" + m["next"] if "\n" in line else m["source"]
+        if (file, line, occurrence, old, new) == (m["file"], source, m["occurrence"], m["old"], m["new"]):
             return reason
     return None
 

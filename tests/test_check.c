@@ -766,6 +766,66 @@ static void test_many_intermediates_numbered(void **state) {
     assert_string_equal(stage(plan, "y")->number, "1");
 }
 
+// ---------------------------------------------------------------- backward passes
+
+// Two grads of one loss share one backward pass, even when a later one is the first operand
+// of its step (grad(loss, b) * 2): the pass laid out for W gathers b too, so the seed
+// d loss / d loss appears once, and b's gradient is a stage of that pass.
+static void test_grads_of_one_loss_share_a_pass(void **state) {
+    const Plan *plan = check_ok(state, "title: t\n"
+                                       "given:\n"
+                                       "  W: [[1.0, 2.0], [3.0, 4.0]]\n"
+                                       "  b: [0.5, -0.5]\n"
+                                       "  x: [1.0, 1.0]\n"
+                                       "steps:\n"
+                                       "  - h: W @ x + b\n"
+                                       "  - loss: sum(h * h)\n"
+                                       "  - dW: grad(loss, W)\n"
+                                       "  - db: grad(loss, b) * 2\n");
+    size_t loss, seeds = 0;
+    assert_non_null(plan_find_stage(plan, "loss", &loss));
+    for (size_t i = 0; i < plan->n_nodes; i++)
+        seeds += plan->nodes[i].kind == PLAN_GRAD && plan->nodes[i].grad_wrt == loss;
+    assert_int_equal(seeds, 1);
+    assert_non_null(plan_find_stage(plan, "dloss/db", NULL));
+}
+
+// ---------------------------------------------------------------- the check's memory
+
+// The lesson checked within bytes of plan: NULL with the error, located as expected.
+static void expect_past_memory(void **state, const char *yaml, size_t bytes, size_t line, size_t col, size_t width) {
+    Fixture *f = *state;
+    load(f, yaml);
+    PlanMemory memory = {.bytes = bytes, .limit = "1 byte, a test's", .raise = "; or raise it"};
+    f->plan = check_lesson_within(f->lesson, &memory, &f->diag);
+    assert_null(f->plan);
+    assert_int_equal(f->diag.status, STATUS_LESSON_ERROR);
+    assert_string_equal(f->diag.message,
+                        "checking the lesson this far needs more memory than its check may use: 1 byte, a test's");
+    assert_string_equal(f->diag.hint, "each given and step, and each stage of a backward pass, takes about a kilobyte "
+                                      "to check: use fewer steps, or take grad of fewer numbers (one loss); or raise it");
+    assert_int_equal(f->diag.line, line);
+    assert_int_equal(f->diag.col, col);
+    assert_int_equal(f->diag.width, width);
+    lesson_destroy(f->lesson);
+    f->lesson = NULL;
+}
+
+// A plan that cannot fit is refused at the first given (under its name), or with no givens
+// at the first step (under its whole expression); no limit, or room enough, checks it.
+static void test_check_within_memory(void **state) {
+    Fixture *f = *state;
+    expect_past_memory(state, CAT_SAT, 1, 6, 3, 1);  // "  X:": the first given
+    const char *no_givens = "title: t\nsteps:\n  - a: \"[1.0, 2.0]\"\n  - b: a * 2\n";
+    expect_past_memory(state, no_givens, 1, 3, 9, 10);  // [1.0, 2.0] inside its quotes
+    load(f, CAT_SAT);
+    PlanMemory unlimited = {.bytes = 0}, plenty = {.bytes = SIZE_MAX};
+    Plan *plan = check_lesson_within(f->lesson, &unlimited, &f->diag);
+    assert_non_null(plan);
+    plan_destroy(plan);
+    assert_non_null(f->plan = check_lesson_within(f->lesson, &plenty, &f->diag));
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void) {
@@ -837,6 +897,8 @@ int main(void) {
         TEST(test_row_labels_on_a_vector),
         TEST(test_column_labels_on_a_scalar),
         TEST(test_out_of_memory),
+        TEST(test_check_within_memory),
+        TEST(test_grads_of_one_loss_share_a_pass),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

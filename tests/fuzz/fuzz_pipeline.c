@@ -17,6 +17,13 @@
 // texts: the lesson before it, and after it the edited lesson of --diff and the golden
 // text of --check.
 //
+// Givens read from files and text: the lesson is named as if it sat in tests/errors/, so that
+// `tokenizer: ../tokenizer/tiny/` and the broken tokenizers of tests/errors/tokenizers/ are
+// found as in the error cases, and an even-sized input runs with --weights at the weight files
+// write_weights.py writes into the build (good.npy, good.safetensors, config.json, ...), an
+// odd-sized one without (its files are looked for beside the lesson, and not found). A line
+// "#text: SENTENCE" in the lesson (a YAML comment) runs it once more with --text SENTENCE.
+//
 // Every input must end in a trace or a clean error: a crash, a sanitizer report, a leak or
 // a timeout is a finding. Inputs that found one are kept in tests/fuzz/regressions/ and
 // replayed by meson test.
@@ -30,8 +37,12 @@
 #include <unistd.h>
 
 #include "ask.h"
-#include "text_diff.h"
+#include "given_file.h"
 #include "pipeline.h"
+#include "text_diff.h"
+
+// Where a lesson of the fuzzer is said to be (FUZZ_SOURCE and FUZZ_WEIGHTS come from meson).
+#define LESSON FUZZ_SOURCE "/tests/errors/fuzz.yaml"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -52,7 +63,7 @@ static int trace(const uint8_t *data, size_t size, OutputFormat format) {
     diag_init(&diag);
     StrBuf out;
     strbuf_init(&out);
-    int status = pipeline_run_bytes("fuzz.yaml", (const char *)data, size, &opts, &out, &diag);
+    int status = pipeline_run_bytes(LESSON, (const char *)data, size, &opts, &out, &diag);
     // A failed run leaves the output empty: a broken lesson never prints half a trace.
     if (status != STATUS_OK && out.len != 0)
         __builtin_trap();
@@ -83,7 +94,7 @@ static void brief_both_ways(const uint8_t *data, size_t size) {
         PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1, .brief = true, .keep_every_stage = k == 1};
         diag_init(&diag[k]);
         strbuf_init(&out[k]);
-        status[k] = pipeline_run_bytes("fuzz.yaml", (const char *)data, size, &opts, &out[k], &diag[k]);
+        status[k] = pipeline_run_bytes(LESSON, (const char *)data, size, &opts, &out[k], &diag[k]);
     }
     if (status[0] != status[1] || strcmp(strbuf_str(&out[0]), strbuf_str(&out[1])) != 0 ||
         strcmp(diag[0].message, diag[1].message) != 0)
@@ -145,8 +156,31 @@ static void save(const uint8_t *data, size_t size) {
     diag_init(&diag);
     StrBuf out;
     strbuf_init(&out);
-    expect_clean(pipeline_run_bytes("fuzz.yaml", (const char *)data, size, &opts, &out, &diag), &out, &diag);
+    expect_clean(pipeline_run_bytes(LESSON, (const char *)data, size, &opts, &out, &diag), &out, &diag);
     strbuf_finish(&out);
+}
+
+// --text: the sentence of the lesson's line "#text: SENTENCE" in place of its text: givens.
+static void retext(const uint8_t *data, size_t size) {
+    static const char mark[] = "#text: ";
+    const uint8_t *at = NULL;
+    for (size_t i = 0; !at && i + sizeof(mark) - 1 <= size; i++)
+        if ((i == 0 || data[i - 1] == '\n') && memcmp(data + i, mark, sizeof(mark) - 1) == 0)
+            at = data + i + sizeof(mark) - 1;
+    if (!at)
+        return;
+    const uint8_t *end = memchr(at, '\n', size - (size_t)(at - data));
+    char *text = strndup((const char *)at, end ? (size_t)(end - at) : size - (size_t)(at - data));
+    if (!text)
+        __builtin_trap();
+    PipelineOptions opts = {.format = OUTPUT_TEXT, .digits = -1, .text = text};
+    Diag diag;
+    diag_init(&diag);
+    StrBuf out;
+    strbuf_init(&out);
+    expect_clean(pipeline_run_bytes(LESSON, (const char *)data, size, &opts, &out, &diag), &out, &diag);
+    strbuf_finish(&out);
+    free(text);
 }
 
 // --check: the trace compared with a golden text, as main does (a summary, then a diff).
@@ -157,7 +191,7 @@ static void check(const uint8_t *data, size_t size, const uint8_t *golden, size_
     StrBuf out, report;
     strbuf_init(&out);
     strbuf_init(&report);
-    if (pipeline_run_bytes("fuzz.yaml", (const char *)data, size, &opts, &out, &diag) == STATUS_OK) {
+    if (pipeline_run_bytes(LESSON, (const char *)data, size, &opts, &out, &diag) == STATUS_OK) {
         char *expected = strndup((const char *)golden, golden_size);  // the golden file's text, to its first NUL
         if (!expected)
             __builtin_trap();
@@ -222,6 +256,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             second_size = size - i - 5;
             break;
         }
+    given_files_set_folder(size % 2 == 0 ? FUZZ_WEIGHTS : NULL);
+    retext(data, lesson_size);
     if (trace(data, lesson_size, OUTPUT_TEXT) == STATUS_OK) {
         trace(data, lesson_size, OUTPUT_JSON);
         trace(data, lesson_size, OUTPUT_HTML);

@@ -125,6 +125,7 @@ typedef struct ArenaBlock {
 
 struct Arena {
     ArenaBlock *head;
+    size_t bytes;  // of all its blocks
 };
 
 enum { ARENA_BLOCK = 16 * 1024 };
@@ -180,11 +181,16 @@ void *arena_alloc(Arena *arena, size_t size) {
         b->cap = cap;
         b->next = arena->head;
         arena->head = b;
+        arena->bytes += total;  // no overflow: the blocks are all in memory at once
     }
     void *p = (char *)b->data + b->used;
     b->used += rounded;
     memset(p, 0, size);
     return p;
+}
+
+size_t arena_bytes(const Arena *arena) {
+    return arena->bytes;
 }
 
 void *arena_array(Arena *arena, size_t count, size_t size) {

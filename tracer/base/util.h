@@ -73,6 +73,7 @@ void *arena_array(Arena *arena, size_t count, size_t size);  // checks count * s
 char *arena_strdup(Arena *arena, const char *s);
 char *arena_strndup(Arena *arena, const char *s, size_t n);
 char *arena_printf(Arena *arena, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+size_t arena_bytes(const Arena *arena);  // what its blocks hold, in bytes, headers included
 
 // ---------------------------------------------------------------- growable string
 

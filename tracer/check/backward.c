@@ -19,11 +19,11 @@
 #endif
 
 // One backward pass: the gradient node of each node on the way to y (NO_NODE elsewhere), for
-// the first n_nodes nodes of the plan.
+// the nodes up to y, the only ones it can reach: sized by the plan instead, a lesson taking
+// the gradients of 2,000 chained steps would hold gigabytes of arrays mostly NO_NODE.
 typedef struct Backward {
     size_t y;
-    size_t *gradient;
-    size_t n_nodes;
+    size_t *gradient;  // y + 1 of them
     struct Backward *next;
 } Backward;
 
@@ -173,10 +173,11 @@ static bool backward_work(Checker *c, const Expr *call, size_t work) {
     return false;
 }
 
-// The way from x to y, and the first node on it without a derivative (blocker).
+// The way from x to y, and the first node on it without a derivative (blocker). Only the
+// nodes up to y can be on it.
 static BackwardPath grad_way(Checker *c, size_t y, size_t x, size_t *blocker) {
-    bool *on = util_calloc(c->plan->n_nodes, sizeof(bool));
-    BackwardPath r = on ? backward_path(c->plan, c->plan->n_nodes, y, &x, 1, on, blocker) : BACKWARD_OUT_OF_MEMORY;
+    bool *on = util_calloc(y + 1, sizeof(bool));
+    BackwardPath r = on ? backward_path(c->plan, y + 1, y, &x, 1, on, blocker) : BACKWARD_OUT_OF_MEMORY;
     util_free(on);
     return r;
 }
@@ -226,7 +227,7 @@ static void collect_wrt(Checker *c, const Expr *call, const Expr *e, const char 
         e->args[1]->kind == EXPR_NAME && strcmp(e->args[0]->name, y_name) == 0) {
         size_t x = check_find_name(c, e->args[1]->name);
         size_t blocker;
-        bool fits = x != NO_NODE && x != FAILED_NODE && !picked[x] && grad_operands_fit(c, e, y, x, false);
+        bool fits = x < y && !picked[x] && grad_operands_fit(c, e, y, x, false);
         if (fits && !backward_work(c, call, y + 1))
             return;
         BackwardPath way = fits ? grad_way(c, y, x, &blocker) : BACKWARD_NO_PATH;
@@ -316,7 +317,8 @@ static const char *grad_say(Checker *c, const char *y_name, const PlanNode *v, c
 // on: one gradient node per node on the way, in backward order. NULL on an error.
 static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x) {
     Plan *plan = c->plan;
-    size_t n = plan->n_nodes, n_wrt = 1;
+    // Only the nodes up to y are on the way, and every x comes before y.
+    size_t n = y + 1, n_wrt = 1;
     size_t *wrt = arena_array(plan->arena, n, sizeof(size_t));
     Backward *b = arena_alloc(plan->arena, sizeof(Backward));
     bool *on = util_calloc(n, sizeof(bool));
@@ -382,7 +384,6 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
     }
     util_free(fill);
     b->y = y;
-    b->n_nodes = n;
     for (size_t v = 0; v < n; v++)
         b->gradient[v] = NO_NODE;
     for (size_t v = y + 1; v-- > 0;) {
@@ -423,7 +424,9 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
         const char *formula = terms ? grad_formula(c, terms, n_uses) : NULL;
         size_t index;
         PlanNode *g = check_new_node(c, PLAN_GRAD, &index);
-        if (!name || !say || !formula || !g)
+        if (!g)
+            goto fail;  // check_new_node says why
+        if (!name || !say || !formula)
             goto oom;
         g->grad_terms = terms;
         vn = &plan->nodes[v];

@@ -155,7 +155,9 @@ static bool check_document(Checker *c, PlanNode *n, const DocValues *dv, const c
 
 static bool add_given(Checker *c, const LessonGiven *g) {
     size_t index;
+    c->given = g;
     PlanNode *n = check_new_node(c, PLAN_GIVEN, &index);
+    c->given = NULL;
     if (!n)
         return false;
     n->given = g;
@@ -333,12 +335,16 @@ static bool add_claim(Checker *c, const LessonClaim *claim, PlanClaim *out) {
 }
 
 Plan *check_lesson(const Lesson *lesson, Diag *diag) {
+    return check_lesson_within(lesson, NULL, diag);
+}
+
+Plan *check_lesson_within(const Lesson *lesson, const PlanMemory *memory, Diag *diag) {
     Plan *plan = plan_create(lesson);
     if (!plan) {
         diag_out_of_memory(diag);
         return NULL;
     }
-    Checker c = {.lesson = lesson, .plan = plan, .diag = diag};
+    Checker c = {.lesson = lesson, .plan = plan, .diag = diag, .memory = memory};
     bool out_of_memory = false;
     size_t n_names = lesson->n_givens + lesson->n_steps;
     for (size_t i = 0; i < lesson->n_steps; i++)

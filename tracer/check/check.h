@@ -13,3 +13,7 @@
 
 // Check a lesson. NULL with a located error in diag when it cannot run.
 Plan *check_lesson(const Lesson *lesson, Diag *diag);
+
+// The same within memory (NULL: no limit): a lesson whose plan would pass memory->bytes is
+// refused at the given or step whose checking passes it.
+Plan *check_lesson_within(const Lesson *lesson, const PlanMemory *memory, Diag *diag);

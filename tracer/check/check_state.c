@@ -35,8 +35,34 @@ bool check_token_error(Checker *c, const Expr *e, const char *fmt, ...) {
 
 // ---------------------------------------------------------------- nodes
 
+// Refuse a plan past c->memory, at the given or the step being checked. Returns false.
+static bool plan_too_big(Checker *c) {
+    c->past_limit = true;
+    const char *fmt = "checking the lesson this far needs more memory than its check may use: %s";
+    const LessonGiven *g = c->given;
+    if (g)
+        diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, g->key->line, g->key->col,
+                   strlen(g->name), fmt, c->memory->limit);
+    else {
+        ASSERT(c->step);  // every node is made for a given, a step or a claim
+        plan_error_at(c->diag, c->lesson, c->step, 0, strlen(c->step->expr), fmt, c->memory->limit);
+    }
+    diag_hint(c->diag, "each given and step, and each stage of a backward pass, takes about a kilobyte to check: "
+                       "use fewer steps, or take grad of fewer numbers (one loss)%s",
+              c->memory->raise);
+    return false;
+}
+
 PlanNode *check_new_node(Checker *c, PlanKind kind, size_t *index) {
     Plan *p = c->plan;
+    // the nodes and the arena's names, formulas and expressions are nearly all the plan holds
+    if (c->memory && c->memory->bytes) {
+        size_t bytes = (p->n_nodes + 1) * sizeof(PlanNode) + arena_bytes(p->arena);  // both in memory: no overflow
+        if (bytes > c->memory->bytes) {
+            plan_too_big(c);
+            return NULL;
+        }
+    }
     if (p->n_nodes == p->cap) {
         // never cleared ahead, since a node is 700 bytes and memory first touched costs a page
         // fault: its pages are touched only as nodes are added

@@ -34,6 +34,8 @@ typedef struct Checker {
     Plan *plan;
     Diag *diag;
     const LessonStep *step;  // the step being compiled
+    const LessonGiven *given;  // the given being checked; NULL for a step or a claim
+    const PlanMemory *memory;  // what the plan may take; NULL: no limit
     size_t step_number;      // 1-based
     size_t first_node;       // the step's first node
     size_t total_values;
@@ -59,7 +61,8 @@ typedef struct Checker {
 bool check_expr_error(Checker *c, const Expr *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 bool check_token_error(Checker *c, const Expr *e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-// A new node at the end of the plan, its index in *index; NULL when memory runs out.
+// A new node at the end of the plan, its index in *index; NULL with an error when memory runs
+// out or the plan would pass c->memory.
 PlanNode *check_new_node(Checker *c, PlanKind kind, size_t *index);
 // Refuse a lesson whose tensors together would pass PLAN_MAX_TOTAL_VALUES, with the error at
 // e in the current step, or at the given g's name. Returns false.

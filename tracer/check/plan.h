@@ -76,6 +76,15 @@ typedef struct PlanClaim {
     size_t after;
 } PlanClaim;
 
+// The memory a check may fill with the plan: its nodes, names and formulas together. Each
+// step, and each stage of a backward pass, takes about a kilobyte, so 4,000 chained steps
+// differentiated one by one would take gigabytes before any other limit is reached.
+typedef struct PlanMemory {
+    size_t bytes;       // 0: no limit
+    const char *limit;  // how the error names it: "25.6 MiB, 10% of the 256 MiB TRACER_MEMORY allows"
+    const char *raise;  // the end of the hint: "; or raise TRACER_MEMORY", or ""
+} PlanMemory;
+
 #define PLAN_EXPLAIN_ALL_MAX 100  // explain: all is for tensors this small
 
 typedef struct Plan {

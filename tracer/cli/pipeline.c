@@ -182,6 +182,34 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
 // Refuse, before it runs, a lesson that would hold more values at once than opts->memory
 // allows, at the node where it would first pass it. keep: as run_plan takes it; base: values
 // held besides (the first lesson of --diff); *end: what the run holds at its end.
+static const char *const memory_whose[] = {
+    [PIPELINE_MEMORY_MACHINE] = "this machine has",
+    [PIPELINE_MEMORY_CONTAINER] = "this container may use",
+    [PIPELINE_MEMORY_SETTING] = "TRACER_MEMORY allows",
+};
+
+// Check the lesson within PIPELINE_CHECK_SHARE of the memory a run may use.
+static Plan *check_within_memory(const Lesson *lesson, const PipelineOptions *opts, Diag *diag) {
+    if (!(opts->memory > 0))
+        return check_lesson(lesson, diag);
+    char share[64], have[64], limit[160];
+    double bytes = opts->memory * PIPELINE_CHECK_SHARE;
+    format_bytes(bytes > PIPELINE_CHECK_FLOOR ? bytes : PIPELINE_CHECK_FLOOR, share, sizeof(share));
+    format_bytes(opts->memory, have, sizeof(have));
+    if (bytes > PIPELINE_CHECK_FLOOR)
+        snprintf(limit, sizeof(limit), "%s, %.0f%% of the %s %s", share, PIPELINE_CHECK_SHARE * 100, have,
+                 memory_whose[opts->memory_from]);
+    else
+        snprintf(limit, sizeof(limit), "%s, the least a check is given", share);
+    bytes = bytes > PIPELINE_CHECK_FLOOR ? bytes : PIPELINE_CHECK_FLOOR;
+    PlanMemory memory = {
+        .bytes = (size_t)bytes,  // a share of at most 2^64 bytes
+        .limit = limit,
+        .raise = opts->memory_from == PIPELINE_MEMORY_SETTING ? "; or raise TRACER_MEMORY" : "",
+    };
+    return check_lesson_within(lesson, &memory, diag);
+}
+
 static bool fits_memory(const Plan *plan, const bool *keep, const PipelineOptions *opts, size_t base, size_t *end,
                         Diag *diag) {
     // main's memory is at most 2^64 bytes, so the room for values fits a size_t.
@@ -192,11 +220,6 @@ static bool fits_memory(const Plan *plan, const bool *keep, const PipelineOption
     *end = held.end;
     if (held.past == SIZE_MAX)
         return true;
-    static const char *const whose[] = {
-        [PIPELINE_MEMORY_MACHINE] = "this machine has",
-        [PIPELINE_MEMORY_CONTAINER] = "this container may use",
-        [PIPELINE_MEMORY_SETTING] = "TRACER_MEMORY allows",
-    };
     char need[64], have[64];
     format_bytes((double)held.past_held * sizeof(double), need, sizeof(need));
     format_bytes(opts->memory, have, sizeof(have));
@@ -204,7 +227,7 @@ static bool fits_memory(const Plan *plan, const bool *keep, const PipelineOption
     char message[256];
     snprintf(message, sizeof(message), "%s %s would hold %s of values at once, more than %.0f%% of the %s %s",
              n->kind == PLAN_GIVEN ? "with this given" : "at this step", base ? "the two lessons" : "the lesson", need,
-             PIPELINE_MEMORY_SHARE * 100, have, whose[opts->memory_from]);
+             PIPELINE_MEMORY_SHARE * 100, have, memory_whose[opts->memory_from]);
     if (n->kind == PLAN_GIVEN)
         diag_error(diag, STATUS_LESSON_ERROR, &plan->lesson->doc->source, n->given->key->line, n->given->key->col,
                    strlen(n->given->name), "%s", message);
@@ -253,7 +276,7 @@ static bool prepare_narration(LessonRun *r) {
 }
 
 static bool check_names_and_shapes(LessonRun *r) {
-    return (r->plan = check_lesson(r->lesson, r->diag)) != NULL;
+    return (r->plan = check_within_memory(r->lesson, r->opts, r->diag)) != NULL;
 }
 
 static bool check_narration(LessonRun *r) {
@@ -526,7 +549,7 @@ int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t s
     if (!lesson)
         return load_failed(diag);
     backend_set_threads(opts->threads);
-    if (!(plan = check_lesson(lesson, diag)))
+    if (!(plan = check_within_memory(lesson, opts, diag)))
         goto done;
     // Room for every node, and for each element of every row a quiz: mark asks.
     size_t cap = plan->n_nodes;

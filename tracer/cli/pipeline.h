@@ -27,6 +27,11 @@ typedef enum PipelineMemory {
 // A run may fill this share of its memory with values; the rest is for the program itself,
 // the trace's text and the operations' scratch.
 #define PIPELINE_MEMORY_SHARE 0.9
+// The check may fill this share with the lesson's plan (its nodes, names and formulas), which
+// the run keeps beside the values, and at least PIPELINE_CHECK_FLOOR bytes, what a lesson
+// written by hand needs whatever the setting.
+#define PIPELINE_CHECK_SHARE (1 - PIPELINE_MEMORY_SHARE)
+#define PIPELINE_CHECK_FLOOR (1024.0 * 1024.0)
 
 typedef struct PipelineOptions {
     OutputFormat format;
@@ -52,7 +57,8 @@ typedef struct PipelineOptions {
     // The memory a run may use, in bytes (0: no limit). A lesson that would hold more values
     // at once than PIPELINE_MEMORY_SHARE of it is refused before it runs, at the step where it
     // would pass it (counting what the text trace frees as it goes); memory_from says whose
-    // limit it is.
+    // limit it is. A lesson whose plan would take more than PIPELINE_CHECK_SHARE of it is
+    // refused while it is checked.
     double memory;
     PipelineMemory memory_from;
 } PipelineOptions;
