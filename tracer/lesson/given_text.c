@@ -36,8 +36,10 @@ bool given_text_encode(GivenText *gt, const char *text, size_t len, Arena *arena
         return false;
     *bad = SIZE_MAX;
     TokenIds ids = {0};
-    if (tokenizer_encode(gt->tokenizer, text, len, &ids, diag) != STATUS_OK)
+    if (tokenizer_encode(gt->tokenizer, text, len, &ids, diag) != STATUS_OK) {
+        token_ids_finish(&ids);  // the ids made before memory ran out
         return false;
+    }
     double *values = arena_array(arena, ids.n ? ids.n : 1, sizeof(double));
     const char **labels = arena_array(arena, ids.n ? ids.n : 1, sizeof(char *));
     bool ok = values && labels;
