@@ -80,6 +80,28 @@ static void test_json_refusals(void **state) {
         {"1e+", 3, "a number needs a digit in its exponent"},
         {"tru", 0, "expected a value (a number, a string, [...], {...}, true, false or null)"},
         {"1 2", 2, "text follows the value"},
+        {"\"\\u0!41\"", 4, "a \\u escape needs 4 hexadecimal digits"},  // '!' sorts below '0'
+        {"\"\\u0:41\"", 4, "a \\u escape needs 4 hexadecimal digits"},  // ':' between '9' and 'A'
+        {"\"\\\x7f\"", 1, "unknown escape \\? in a string"},
+        {"\"\\ud83dx\"", 7, "a \\u escape of a high surrogate needs its low surrogate"},
+        {"\"\\ud83d\\n\"", 7, "a \\u escape of a high surrogate needs its low surrogate"},
+        {"\"\\ud83d\\uzzzz\"", 9, "a \\u escape needs 4 hexadecimal digits"},
+        {"\"\\ud83d\\ue000\"", 7, "a \\u escape of a high surrogate needs its low surrogate"},
+        {"-a", 0, "a number needs a digit here"},
+        {"-.5", 0, "a number needs a digit here"},
+        {"1.x", 2, "a number needs a digit after its point"},
+        {"[1.]", 3, "a number needs a digit after its point"},
+        {"1. ", 2, "a number needs a digit after its point"},
+        {"1e", 2, "a number needs a digit in its exponent"},
+        {"[1e]", 3, "a number needs a digit in its exponent"},
+        {"[1e,2]", 3, "a number needs a digit in its exponent"},
+        {"[", 1, "the text ends where a value should be"},
+        {"{", 1, "an object's key must be a string in double quotes"},
+        {"{\"a\"", 4, "a ':' must follow an object's key"},
+        {"{\"a\": 1,", 8, "an object's key must be a string in double quotes"},
+        {"[1", 2, "expected ',' or ']'"},
+        {"{\"a\": 1", 7, "expected ',' or '}'"},
+        {",", 0, "expected a value (a number, a string, [...], {...}, true, false or null)"},
     };
     for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
         Arena *a = arena_create();
@@ -209,6 +231,22 @@ static void test_npy_headers(void **state) {
          "its shape and dtype need 12 bytes of values, but the file has 4 (is it cut short?)"},
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (0,)}",
          "its shape and dtype need 0 bytes of values, but the file has 4"},
+        {"{", "its header is not a Python dict"},
+        {"{'descr", "its header is not a Python dict"},
+        {"{'de\\scr': '<f4'}", "its header is not a Python dict"},  // no escapes in a key
+        {"{'descr': '<f4'", "its header is not a Python dict"},
+        {"{'descr': '<f4', 'fortran_order': Fa", "its header's fortran_order is neither True nor False"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (", "its header's shape is not a tuple of sizes"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1", "its header's shape is not a tuple of sizes"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (-1,)}", "its header's shape is not a tuple of sizes"},
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (1a,)}", "its header's shape is not a tuple of sizes"},
+        // 2^64 = 18446744073709551616: 1844674407370955161 * 10 fits, + 6 does not
+        {"{'descr': '<f4', 'fortran_order': False, 'shape': (18446744073709551616,)}",
+         "its header's shape has a size too large to count"},
+        {"{'fortran_ORDER': False}", "its header has a key 'fortran_ORDER' that .npy files do not have"},
+        {"{'shapz': (1,)}", "its header has a key 'shapz' that .npy files do not have"},
+        {"{'a_key_of_fifty_letters_is_cut_to_forty_xxxxxxxxx': 1}",
+         "its header has a key 'a_key_of_fifty_letters_is_cut_to_forty_x' that .npy files do not have"},
     };
     const float value = 1.0f;
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
@@ -295,6 +333,9 @@ static void test_safetensors_values(void **state) {
     arena_destroy(f.arena);
 }
 
+// Each entry that lacks a key, or holds one of the wrong kind.
+#define NOT_AN_ENTRY "its header's entry for 'a' is not {\"dtype\": ..., \"shape\": [...], \"data_offsets\": [begin, end]}"
+
 static void test_safetensors_refusals(void **state) {
     (void)state;
     static const struct {
@@ -327,6 +368,26 @@ static void test_safetensors_refusals(void **state) {
          "tensor 'a' has data_offsets that run past the end of the file (12 bytes of values, 8 in "
          "the file; is it cut short?)"},
         {"{\"a\" 1}", "its header is not JSON: a ':' must follow an object's key (at byte 13 of the file)"},
+        {"{\"a\": {\"shape\": [1], \"data_offsets\": [0, 4]}}",
+         NOT_AN_ENTRY},
+        {"{\"a\": {\"dtype\": 1, \"shape\": [1], \"data_offsets\": [0, 4]}}",
+         NOT_AN_ENTRY},
+        {"{\"a\": {\"dtype\": \"F32\", \"data_offsets\": [0, 4]}}",
+         NOT_AN_ENTRY},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": 1, \"data_offsets\": [0, 4]}}",
+         NOT_AN_ENTRY},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1]}}",
+         NOT_AN_ENTRY},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": 0}}",
+         NOT_AN_ENTRY},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [\"1\"], \"data_offsets\": [0, 4]}}",
+         "tensor 'a' has a shape that is not a list of sizes"},
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [null, 4]}}",
+         "tensor 'a' has data_offsets that are not [begin, end]"},
+        // Both begin at 0: sorted by where they end, "b" (4) comes before "a" (8).
+        {"{\"a\": {\"dtype\": \"F32\", \"shape\": [2], \"data_offsets\": [0, 8]},"
+         " \"b\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]}}",
+         "tensors 'b' and 'a' overlap in the file"},
     };
     unsigned char b[1024];
     char problem[WEIGHT_PROBLEM_MAX];
@@ -400,6 +461,181 @@ static void test_open(void **state) {
     unlink(path);
 }
 
+// ---------------------------------------------------------------- json, every path of the grammar
+
+static void test_json_corners(void **state) {
+    (void)state;
+    Arena *a = arena_create();
+    char problem[128];
+    size_t at;
+    // Tabs and carriage returns are white space too (RFC 8259, ws).
+    const JsonValue *v = parse(a, " \t\r\n7\r\n\t", problem, &at);
+    assert_non_null(v);
+    assert_true(v->whole && v->count == 7 && v->number == 7.0);
+    // Numbers that end the text, with each form of fraction and exponent.
+    static const struct {
+        const char *text;
+        double number;
+        bool whole;
+    } numbers[] = {
+        {"0", 0.0, true},     {"1.5", 1.5, false},  {"1E2", 100.0, false}, {"1e5", 1e5, false},
+        {"2E+3", 2e3, false}, {"0.25", 0.25, false}, {"-0", 0.0, false},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(numbers); i++) {
+        v = parse(a, numbers[i].text, problem, &at);
+        assert_non_null(v);
+        assert_int_equal(v->kind, JSON_NUMBER);
+        assert_true(v->number == numbers[i].number);
+        assert_int_equal(v->whole, numbers[i].whole);
+    }
+    // The same, ended by a bracket, which sorts above the digits in ASCII.
+    v = parse(a, "[0,1e5]", problem, &at);
+    assert_non_null(v);
+    assert_true(v->n == 2 && v->items[0].count == 0 && v->items[1].number == 1e5);
+    // Upper-case hexadecimal: U+00C9 (É) is C3 89 in UTF-8, U+ABCD is EA AF 8D.
+    v = parse(a, "\"\\u00C9\\uABCD\"", problem, &at);
+    assert_non_null(v);
+    assert_string_equal(v->text, "\xC3\x89\xEA\xAF\x8D");
+    assert_int_equal(v->len, 5);
+    assert_null(json_get(NULL, "x"));
+    assert_string_equal(json_kind_name(JSON_NULL), "null");
+    // A backslash before a NUL byte: the byte is not an escape, and is shown as '?'.
+    assert_null(json_parse(a, "\"\\\0\"", 4, problem, sizeof(problem), &at));
+    assert_string_equal(problem, "unknown escape \\? in a string");
+    assert_int_equal(at, 1);
+    arena_destroy(a);
+}
+
+// ---------------------------------------------------------------- .npy and .safetensors, corners
+
+static void test_npy_corners(void **state) {
+    (void)state;
+    unsigned char b[512];
+    char problem[WEIGHT_PROBLEM_MAX];
+    WeightFile f;
+    const float value = 1.0f;
+    // '=' is the writer's own byte order, little-endian here: 1.0f is 00 00 80 3F.
+    size_t len = npy(b, "{'descr': '=f4', 'fortran_order': False, 'shape': (1,)}", &value, sizeof(value));
+    assert_true(parse_bytes(WEIGHT_NPY, b, len, &f, problem));
+    assert_int_equal(f.tensors[0].dtype, WEIGHT_F32);
+    assert_false(f.tensors[0].big_endian);
+    double out[3];
+    weight_widen(&f, &f.tensors[0], 0, 1, out);
+    assert_true(out[0] == 1.0);
+    arena_destroy(f.arena);
+    // Codes the tracer does not read: no byte-order mark, or not three letters.
+    static const char *const unread[] = {"{'descr': 'xf4', 'fortran_order': False, 'shape': (1,)}",
+                                         "{'descr': 'O', 'fortran_order': False, 'shape': (1,)}"};
+    for (size_t i = 0; i < ARRAY_LEN(unread); i++) {
+        len = npy(b, unread[i], &value, sizeof(value));
+        assert_true(parse_bytes(WEIGHT_NPY, b, len, &f, problem));
+        assert_int_equal(f.tensors[0].dtype, WEIGHT_UNSUPPORTED);
+        arena_destroy(f.arena);
+    }
+    // Fortran order of one axis is C order: the values in file order.
+    const int32_t v[] = {5, -6, 7};
+    len = npy(b, "{'descr': '<i4', 'fortran_order': True, 'shape': (3,)}", v, sizeof(v));
+    assert_true(parse_bytes(WEIGHT_NPY, b, len, &f, problem));
+    weight_widen(&f, &f.tensors[0], 0, 3, out);
+    assert_true(out[0] == 5 && out[1] == -6 && out[2] == 7);
+    arena_destroy(f.arena);
+    // Ten bytes that do not begin with the magic.
+    assert_false(parse_bytes(WEIGHT_NPY, (const unsigned char *)"NUMPY\x01\x00\x00\x00\x00", 10, &f, problem));
+    assert_string_equal(problem, "it is not an .npy file (it does not start with \\x93NUMPY)");
+    arena_destroy(f.arena);
+    // Version 3 has version 2's 4-byte header length (little-endian): here 0x38 = 56 bytes.
+    const char *header = "{'descr': '<f8', 'fortran_order': False, 'shape': (1,)} ";
+    assert_int_equal(strlen(header), 0x38);
+    memcpy(b, "\x93NUMPY\x03\x00\x38\x00\x00\x00", 12);
+    memcpy(b + 12, header, 0x38);
+    const double half = 0.5;
+    memcpy(b + 12 + 0x38, &half, sizeof(half));
+    assert_true(parse_bytes(WEIGHT_NPY, b, 12 + 0x38 + 8, &f, problem));
+    assert_int_equal(f.tensors[0].begin, 12 + 0x38);
+    weight_widen(&f, &f.tensors[0], 0, 1, out);
+    assert_true(out[0] == 0.5);
+    arena_destroy(f.arena);
+}
+
+static void test_safetensors_corners(void **state) {
+    (void)state;
+    unsigned char b[1024];
+    char problem[WEIGHT_PROBLEM_MAX];
+    WeightFile f;
+    // A header of no tensors is a file of no tensors.
+    size_t len = safetensors(b, "{}", "", 0);
+    assert_true(parse_bytes(WEIGHT_SAFETENSORS, b, len, &f, problem));
+    assert_int_equal(f.n_tensors, 0);
+    arena_destroy(f.arena);
+    // One tensor of each integer width and a double, little-endian as the format says: I32 -1 is
+    // FF FF FF FF; I64 -2^53 is a double, -2^53 - 1 is not.
+    unsigned char data[4 + 16 + 8];
+    const int32_t i32 = -1;
+    const int64_t i64[] = {-((int64_t)1 << 53), -((int64_t)1 << 53) - 1};
+    const double f64 = -0.125;
+    memcpy(data, &i32, 4);
+    memcpy(data + 4, i64, 16);
+    memcpy(data + 20, &f64, 8);
+    len = safetensors(b, "{\"i\": {\"dtype\": \"I32\", \"shape\": [], \"data_offsets\": [0, 4]},"
+                         " \"l\": {\"dtype\": \"I64\", \"shape\": [2], \"data_offsets\": [4, 20]},"
+                         " \"d\": {\"dtype\": \"F64\", \"shape\": [1, 1], \"data_offsets\": [20, 28]}}",
+                      data, sizeof(data));
+    assert_true(parse_bytes(WEIGHT_SAFETENSORS, b, len, &f, problem));
+    double out[2];
+    weight_widen(&f, weight_find(&f, "i"), 0, 1, out);
+    assert_true(out[0] == -1.0);
+    weight_widen(&f, weight_find(&f, "l"), 0, 2, out);
+    assert_true(out[0] == -9007199254740992.0);
+    assert_int_equal(weight_find_unfit(&f, weight_find(&f, "l"), 0, 2), 1);
+    weight_widen(&f, weight_find(&f, "d"), 0, 1, out);
+    assert_true(out[0] == -0.125);
+    arena_destroy(f.arena);
+    // A single tensor needs no check of overlaps.
+    len = safetensors(b, "{\"i\": {\"dtype\": \"I32\", \"shape\": [1], \"data_offsets\": [0, 4]}}", &i32, 4);
+    assert_true(parse_bytes(WEIGHT_SAFETENSORS, b, len, &f, problem));
+    assert_int_equal(f.n_tensors, 1);
+    arena_destroy(f.arena);
+}
+
+// Every allocation of a parse fails in turn, each arena allocation its own: the parse either
+// succeeds or says "out of memory", never anything else.
+static void parse_out_of_memory(WeightFormat format, const unsigned char *b, size_t len) {
+    char problem[WEIGHT_PROBLEM_MAX];
+    util_arena_block_size(1);
+    util_fail_allocation(0);
+    WeightFile f = {.arena = arena_create()};
+    assert_true(weight_parse(&f, format, b, len, problem, sizeof(problem)));
+    arena_destroy(f.arena);
+    size_t total = util_fail_allocation(0);
+    size_t refused = 0;
+    for (size_t n = 2; n <= total; n++) {
+        f = (WeightFile){.arena = arena_create()};
+        assert_non_null(f.arena);
+        util_fail_allocation(n - 1);
+        bool ok = weight_parse(&f, format, b, len, problem, sizeof(problem));
+        util_fail_allocation(0);
+        if (!ok) {
+            assert_string_equal(problem, "out of memory");
+            refused++;
+        }
+        arena_destroy(f.arena);
+    }
+    assert_true(refused > 0);
+    util_arena_block_size(0);
+}
+
+static void test_parse_out_of_memory(void **state) {
+    (void)state;
+    unsigned char b[512];
+    const float values[] = {1, 2};
+    size_t len = npy(b, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}", values, sizeof(values));
+    parse_out_of_memory(WEIGHT_NPY, b, len);
+    len = safetensors(b, "{\"a\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [0, 4]},"
+                         " \"b\": {\"dtype\": \"F32\", \"shape\": [1], \"data_offsets\": [4, 8]}}",
+                      values, sizeof(values));
+    parse_out_of_memory(WEIGHT_SAFETENSORS, b, len);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_json_values),
@@ -410,6 +646,10 @@ int main(void) {
         cmocka_unit_test(test_safetensors_values),
         cmocka_unit_test(test_safetensors_refusals),
         cmocka_unit_test(test_open),
+        cmocka_unit_test(test_json_corners),
+        cmocka_unit_test(test_npy_corners),
+        cmocka_unit_test(test_safetensors_corners),
+        cmocka_unit_test(test_parse_out_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -68,6 +68,13 @@ def main():
                    "model_type": "gpt2", "n_ctx": 2 ** 60}, f)
     with open(p("not_json.json"), "w") as f:
         f.write("{n_head: 4}")
+    with open(p("list.json"), "w") as f:
+        f.write("[1, 2]")
+    with open(p("strings.json"), "w") as f:
+        json.dump({"n_head": "4"}, f)
+    safetensors(p("none.safetensors"), {})
+    with open(p("inf.json"), "w") as f:
+        f.write('{"n_head": 1e999}')
     np.save(p("five_axes.npy"), np.zeros((1, 1, 1, 1, 2), "<f4"))
     np.save(p("empty.npy"), np.zeros((0, 3), "<f4"))
     np.save(p("scalar.npy"), np.array(2.5, "<f8"))
