@@ -78,6 +78,16 @@ ds/dP[1, 0, 1] = 10.0000 + 0.0000 = 10.0000
 ds/dQ[1, 0, 1] = P[1, :, 0] · ds/dh[1, :, 1] = (0.0000×2.0000) + (2.0000×10.0000) = 20.0000
 ds/dv[1] = 2.0000
 LINES
+# Log-softmax, tests/grad/explain_log_softmax.yaml, worked by hand: x = [0, 1, 2], so
+# exp(y) = softmax(x) = [1, e, e^2] / (1 + e + e^2) = [0.0900, 0.2447, 0.6652]; loss = y[0], so
+# dloss/dy = [1, 0, 0], whose sum is 1, and dloss/dx = dloss/dy - exp(y) * 1 = [0.9100, -0.2447, -0.6652].
+out=$(NO_COLOR=1 "$tracer" --width 200 --explain 'dloss/dx' tests/grad/explain_log_softmax.yaml) \
+    || { echo "the tracer failed"; exit 1; }
+expect <<'LINES'
+dloss/dx[0] = dloss/dy[0] - exp(y[0]) × sum over i of dloss/dy[i] = 1.0000 - 0.0900×(1.0000 + 0.0000 + 0.0000) = 0.9100
+dloss/dx[1] = dloss/dy[1] - exp(y[1]) × sum over i of dloss/dy[i] = 0.0000 - 0.2447×(1.0000 + 0.0000 + 0.0000) = -0.2447
+dloss/dx[2] = dloss/dy[2] - exp(y[2]) × sum over i of dloss/dy[i] = 0.0000 - 0.6652×(1.0000 + 0.0000 + 0.0000) = -0.6652
+LINES
 # A loss of inf (0 ** -0.5) has no finite differences to compare with: the note says so.
 note='note: finite differences not checked: y is inf, and differences of it are not numbers'
 if ! NO_COLOR=1 "$tracer" --width 200 tests/grad/infinite_loss.yaml | grep -qF "$note"; then

@@ -24,6 +24,16 @@ COLUMNS=40 "$tracer" --width 120 --check --golden "$tmp/wide.txt" "$lesson" >/de
     { echo "--width 120 --check differs from --width 120 --update-golden"; fail=1; }
 cmp -s "$tmp/wide.txt" "$golden" && { echo "--width 120 was not used by --update-golden"; fail=1; }
 
+# A lesson named from its own folder (no slash): golden/ beside that folder, ../golden/NAME.txt.
+rm "$golden"
+case $tracer in /*) here_tracer=$tracer ;; *) here_tracer=$PWD/$tracer ;; esac
+out=$(cd "$tmp/course/lessons" && "$here_tracer" --update-golden 04_multi_head_attention.yaml 2>&1)
+[ "$out" = "04_multi_head_attention.yaml: wrote ../golden/04_multi_head_attention.txt" ] &&
+    cmp -s "$golden" golden/04_multi_head_attention.txt ||
+    { echo "--update-golden from the lesson's own folder said: $out"; fail=1; }
+(cd "$tmp/course/lessons" && "$here_tracer" --check 04_multi_head_attention.yaml >/dev/null 2>&1) ||
+    { echo "--check from the lesson's own folder differs"; fail=1; }
+
 # A lesson with an error writes nothing.
 printf 'title: broken\nsteps:\n  - x: nope\n' >"$tmp/course/lessons/broken.yaml"
 echo "kept" >"$tmp/course/golden/broken.txt"

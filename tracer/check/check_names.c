@@ -146,19 +146,12 @@ bool check_const_eval(Checker *c, const Expr *e, double *out) {
                 *out = n->given->file.number;
                 return true;
             }
-            // A count from a shape (n: numel(tokens)) is known once the shapes are: a lesson
-            // on a text of any length takes its positions and mask from it.
-            if (n->kind == PLAN_OP && n->op->from_shapes_only && n->n_args == 1 && n->shape.rank == 0) {
-                size_t size;
-                shape_size(&c->plan->nodes[n->args[0]].shape, &size);
-                *out = (double)size;
-                return true;
-            }
             if (n->kind == PLAN_CONSTANT && n->shape.rank == 0) {
                 *out = n->values[0];
                 return true;
             }
-            // a step such as `n: numel(logits)`: its value is known from shapes before running
+            // A count from a shape (n: numel(tokens), k: size(x, -1)) is known once the shapes
+            // are: a lesson on a text of any length takes its positions and mask from it.
             if (n->kind == PLAN_OP && n->op->from_shapes_only && n->shape.rank == 0) {
                 const Shape *shapes[EXPR_MAX_ARGS];
                 for (size_t k = 0; k < n->n_args; k++)
