@@ -177,8 +177,8 @@ static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const 
     if (!draw || !vocab)
         return lesson_fail(L, node, "as in ids: {draw: uniform, vocab: 16, batch: 64, seed: 1}",
                            "data: %s needs draw: and vocab: (or sequences: written out)", key->text);
-    size_t which = lesson_find_name(draw->text, DRAWS, 2);
-    if (draw->kind != NODE_SCALAR || which == 2)
+    size_t which = draw->kind == NODE_SCALAR ? lesson_find_name(draw->text, DRAWS, 2) : 2;
+    if (which == 2)
         return lesson_fail(L, draw, "draw: uniform (every id at random) or repeat (the second half repeats the "
                                     "first)",
                            "unknown draw '%s'", draw->kind == NODE_SCALAR ? draw->text : "");
