@@ -846,6 +846,28 @@ def random_values(count, distribution, scale, seed):
     raise CheckError("unknown distribution %r" % distribution)
 
 
+def expand_given_times(givens):
+    """A given with times: n is n givens, name{i} for i = 1..n, {i} and {i-1} in its text numbered."""
+    def number(node, k):
+        if isinstance(node, str):
+            return node.replace("{i-1}", str(k - 1)).replace("{i}", str(k))
+        if isinstance(node, list):
+            return [number(x, k) for x in node]
+        if isinstance(node, dict):
+            return {number(a, k): number(b, k) for a, b in node.items() if a != "times"}
+        return node
+    out = {}
+    for name, node in givens.items():
+        times = node.get("times") if isinstance(node, dict) else None
+        if times is None:
+            out[name] = node
+            continue
+        n = int(times) if times.isdigit() else int(float(out[times]))
+        for k in range(1, n + 1):
+            out[number(name, k)] = number(node, k)
+    return out
+
+
 def build_given(name, node):
     where = "given %s" % name
     if not isinstance(node, dict):
@@ -902,6 +924,7 @@ def load_lesson(path):
     givens = doc.get("given") or {}
     if not isinstance(givens, dict):
         raise CheckError("given: is not a mapping")
+    givens = expand_given_times(givens)
     steps = []
     for i, (item, name, _) in enumerate(expand_blocks(doc, givens)):
         if not isinstance(item, dict):
