@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "gemm_paths.h"
 #include "same_bits.h"
 
 #include "backend.h"
@@ -28,23 +29,8 @@
 static const size_t thread_counts[] = {1, 2, 7};
 
 // Run f for every path this CPU has and every thread count, restoring the defaults after.
-typedef void CaseFn(const char *what);
-static void for_every_path_and_threads(CaseFn *f) {
-    GemmPath best = gemm_path();
-    for (int p = 0; p < GEMM_PATH_COUNT; p++) {
-        if (!gemm_set_path((GemmPath)p)) {
-            print_message("[  SKIPPED ] the %s path: this CPU cannot run it\n", gemm_path_name((GemmPath)p));
-            continue;
-        }
-        for (size_t t = 0; t < ARRAY_LEN(thread_counts); t++) {
-            parallel_set_threads(thread_counts[t]);
-            char what[64];
-            snprintf(what, sizeof(what), "%s path, %zu threads", gemm_path_name((GemmPath)p), thread_counts[t]);
-            f(what);
-        }
-    }
-    gemm_set_path(best);
-    parallel_set_threads(0);
+static void every_path_and_threads(GemmPathCase *f) {
+    for_every_path_and_threads(thread_counts, ARRAY_LEN(thread_counts), f);
 }
 
 // (n, k, m) triples: 1-wide, empty, odd, partial tiles of every path (MR 4, 6, 8; NR 4, 8,
@@ -79,7 +65,7 @@ static void dense_shapes(const char *what) {
 }
 
 static void test_dense_shapes(void **state) {
-    for_every_path_and_threads(dense_shapes);
+    every_path_and_threads(dense_shapes);
 }
 
 // Transposed operands (a.T @ b.T, read through swapped steps) give the bits of the reference
@@ -110,7 +96,7 @@ static void transposed(const char *what) {
 }
 
 static void test_transposed_operands(void **state) {
-    for_every_path_and_threads(transposed);
+    every_path_and_threads(transposed);
 }
 
 // kernel_matmul over batches, broadcast batches and vectors against one reference product per
@@ -174,7 +160,7 @@ static void batched(const char *what) {
 }
 
 static void test_batched_products(void **state) {
-    for_every_path_and_threads(batched);
+    every_path_and_threads(batched);
 }
 
 // While malloc_fails is set, malloc (in this program and the tracer's library, linked with
@@ -257,7 +243,7 @@ static void heads_in_place(const char *what) {
 }
 
 static void test_heads_in_place(void **state) {
-    for_every_path_and_threads(heads_in_place);
+    every_path_and_threads(heads_in_place);
 }
 
 // Values where the order shows: in index order 1 + 2^53 rounds to 2^53, - 2^53 gives 0, on
@@ -306,7 +292,7 @@ static void order_shows(const char *what) {
 }
 
 static void test_order_shows(void **state) {
-    for_every_path_and_threads(order_shows);
+    every_path_and_threads(order_shows);
 }
 
 // Without memory for its packed panels, a product is still computed, by the reference loop:

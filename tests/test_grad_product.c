@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "cmocka_double.h"
+#include "gemm_paths.h"
 #include "same_bits.h"
 
 #include "backend.h"
@@ -99,21 +100,7 @@ static void every_case(const char *what) {
 
 static void test_fast_matches_reference(void **state) {
     (void)state;
-    GemmPath best = gemm_path();
-    for (int p = 0; p < GEMM_PATH_COUNT; p++) {
-        if (!gemm_set_path((GemmPath)p)) {
-            print_message("[  SKIPPED ] the %s path: this CPU cannot run it\n", gemm_path_name((GemmPath)p));
-            continue;
-        }
-        for (size_t t = 0; t < ARRAY_LEN(thread_counts); t++) {
-            parallel_set_threads(thread_counts[t]);
-            char what[64];
-            snprintf(what, sizeof(what), "%s path, %zu threads", gemm_path_name((GemmPath)p), thread_counts[t]);
-            every_case(what);
-        }
-    }
-    gemm_set_path(best);
-    parallel_set_threads(0);
+    for_every_path_and_threads(thread_counts, ARRAY_LEN(thread_counts), every_case);
 }
 
 // The values themselves, worked out by hand: out = a @ b with a = [[1, 2, 3], [4, 5, 6]] and
