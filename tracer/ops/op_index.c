@@ -143,15 +143,21 @@ static bool infer_index(OpCheck *c) {
     return true;
 }
 
+// The tensor's axis that index item `item` reads: None items before it read none.
+static size_t item_axis(const KernelAxisIndex *index, int item) {
+    size_t axis = 0;
+    for (int i = 0; i < item; i++)
+        axis += index[i].kind != KERNEL_INDEX_NEW;
+    return axis;
+}
+
 static bool compute_index(OpRun *r) {
     KernelAxisIndex index[KERNEL_MAX_INDEX];
     memcpy(index, r->attrs->index, sizeof(index));
     const Tensor *a = r->in[0];
     if (r->attrs->index_input != OP_NO_INDEX_INPUT) {
         int item = r->attrs->index_input;
-        size_t axis = 0;  // the tensor's axis the item reads: None items read none
-        for (int i = 0; i < item; i++)
-            axis += index[i].kind != KERNEL_INDEX_NEW;
+        size_t axis = item_axis(index, item);
         const Tensor *ix = r->in[1];
         size_t dim = a->shape.dim[axis];
         size_t *list = arena_array(r->arena, ix->size, sizeof(size_t));
@@ -393,17 +399,17 @@ static bool resolve_index(const OpAttrs *attrs, const Tensor *const *in, KernelA
     *list = NULL;
     if (attrs->index_input == OP_NO_INDEX_INPUT)
         return true;
-    int axis = attrs->index_input;
+    int item = attrs->index_input;
     const Tensor *ix = in[1];
-    double dim = (double)in[0]->shape.dim[axis];
+    double dim = (double)in[0]->shape.dim[item_axis(index, item)];
     if (!(*list = util_calloc(ix->size, sizeof(size_t))))
         return false;
     for (size_t k = 0; k < ix->size; k++)
         (*list)[k] = (size_t)(ix->data[k] < 0 ? ix->data[k] + dim : ix->data[k]);
     if (ix->shape.rank == 0)
-        index[axis] = (KernelAxisIndex){.kind = KERNEL_INDEX_AT, .start = (*list)[0]};
+        index[item] = (KernelAxisIndex){.kind = KERNEL_INDEX_AT, .start = (*list)[0]};
     else
-        index[axis] = (KernelAxisIndex){.kind = KERNEL_INDEX_LIST, .list = *list, .n_list = ix->size};
+        index[item] = (KernelAxisIndex){.kind = KERNEL_INDEX_LIST, .list = *list, .n_list = ix->size};
     return true;
 }
 
