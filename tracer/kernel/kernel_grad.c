@@ -248,12 +248,41 @@ static void grad_product_loop(double *din, size_t input, const double *dc, const
         }
 }
 
+// Blocks of a gradient read (whether each holds only +0.0) or added to (din += c), on threads.
+typedef struct SumJob {
+    double *din;
+    const double *c;
+    bool fresh;
+    BackendBlocks blocks;
+    bool plus_zero[BACKEND_MAX_BLOCKS];
+} SumJob;
+
+static void plus_zero_blocks(void *ctx, size_t begin, size_t end) {
+    SumJob *j = ctx;
+    for (size_t b = begin; b < end; b++) {
+        const double *x = j->din + b * j->blocks.size;
+        size_t n = backend_block_length(&j->blocks, b);
+        bool zero = true;
+        for (size_t i = 0; i < n && zero; i++)
+            zero = x[i] == 0.0 && !signbit(x[i]);
+        j->plus_zero[b] = zero;
+    }
+}
+
 // True when every value is +0.0 (bits, not ==: -0.0 + s is not always s).
-static bool all_plus_zero(const double *x, size_t count) {
-    for (size_t i = 0; i < count; i++)
-        if (x[i] != 0.0 || signbit(x[i]))
+static bool all_plus_zero(double *x, size_t count) {
+    SumJob j = {.din = x, .blocks = backend_blocks(count)};
+    backend_for(j.blocks.count, 1, plus_zero_blocks, &j);
+    for (size_t b = 0; b < j.blocks.count; b++)
+        if (!j.plus_zero[b])
             return false;
     return true;
+}
+
+static void add_values(void *ctx, size_t begin, size_t end) {
+    const SumJob *j = ctx;
+    for (size_t i = begin; i < end; i++)
+        j->din[i] = (j->fresh ? 0.0 : j->din[i]) + j->c[i];
 }
 
 // The same entry through the installed product (backend.h), with the same bits: the operands
@@ -283,8 +312,8 @@ static void grad_product_fast(double *din, double **scratch, size_t input, const
     double *c = fresh ? din : *scratch;
     BackendOutput out = {.data = c, .row_step = cols};
     backend_product(&out, &x, &y, (const size_t[2]){1, 1}, rows, inner, cols);
-    for (size_t i = 0; i < count; i++)
-        din[i] = (fresh ? 0.0 : din[i]) + c[i];
+    SumJob j = {.din = din, .c = c, .fresh = fresh};
+    backend_for(count, min_items(1), add_values, &j);
 }
 
 // din (a's or b's shape) += the gradient of out (..., n, m) = a (..., n, k) @ b (..., k, m).
