@@ -17,6 +17,7 @@
 #include "fast.h"
 #include "ieee.h"
 #include "kernel.h"
+#include "kernel_grad.h"
 #include "notation.h"
 #include "ops.h"
 #include "parallel.h"
@@ -143,6 +144,41 @@ static void test_every_item_once(void **state) {
         assert_int_equal(seen[i], 0);
 }
 
+// ---------------------------------------------------------------- a bias's gradient
+
+// d(x * bias)/d(bias) for a bias broadcast over 301 rows of 777, as (777,) and (1, 777), and
+// as a column (301, 1): each value the sum over the rows of dout * x, added in row order (the
+// loop below), whichever thread gathers it.
+static void test_bias_gradient_in_row_order(void **state) {
+    (void)state;
+    static const size_t counts[] = {1, 2, 7};
+    Shape xs = {2, {301, 777}};
+    Tensor *x = make(xs, 4), *dout = make(xs, 5);
+    const Shape biases[] = {{1, {777}}, {2, {1, 777}}, {2, {301, 1}}};
+    for (size_t k = 0; k < ARRAY_LEN(biases); k++) {
+        Tensor *bias = make(biases[k], 6), *want = tensor_create(&biases[k]);
+        assert_non_null(want);
+        bool column = biases[k].dim[biases[k].rank - 1] == 1;
+        for (size_t q = 0; q < 301; q++)
+            for (size_t c = 0; c < 777; c++)
+                want->data[column ? q : c] += dout->data[q * 777 + c] * x->data[q * 777 + c];
+        for (size_t t = 0; t < ARRAY_LEN(counts); t++) {
+            parallel_set_threads(counts[t]);
+            Tensor *din = tensor_create(&biases[k]);
+            assert_non_null(din);
+            kernel_grad_binary(din, 1, dout, x, bias, KERNEL_MUL);
+            if (memcmp(din->data, want->data, din->size * sizeof(double)) != 0)
+                fail_msg("bias %zu, %zu threads: not the sums in row order", k, counts[t]);
+            tensor_destroy(din);
+        }
+        parallel_set_threads(0);
+        tensor_destroy(bias);
+        tensor_destroy(want);
+    }
+    tensor_destroy(x);
+    tensor_destroy(dout);
+}
+
 // ---------------------------------------------------------------- scans in blocks
 
 // 100,003 values: four blocks of 2^15, the last one short
@@ -246,6 +282,7 @@ int main(void) {
         cmocka_unit_test(test_rows_and_elementwise),
         cmocka_unit_test(test_random_fill),
         cmocka_unit_test(test_every_item_once),
+        cmocka_unit_test(test_bias_gradient_in_row_order),
         cmocka_unit_test(test_notation_in_blocks),
         cmocka_unit_test(test_inf_in_the_last_block),
     };
