@@ -44,7 +44,7 @@ LAYERS = [
     "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",
     "eval", "gradcheck", "schedule", "run", "train",
     "doccheck", "claim", "quiz", "narrate", "verdict",
-    "heatmap", "corners", "textwrap", "render_train", "render_text", "render_json", "render_html", "save",
+    "notation", "heatmap", "corners", "textwrap", "render_train", "render_text", "render_json", "render_html", "save",
     # The fast layer: each replaces a part of the reference below it with the same bits.
     "pool", "parallel", "gemm", "fast_ops", "in_place", "freeing", "fast",
     "text_diff", "lesson_diff", "pipeline",

@@ -36,14 +36,17 @@ static void assert_same_tensor(const Tensor *got, const Tensor *want, const char
     assert_same_bits(got->data, want->data, got->size, what);
 }
 
-// What a gradient holds before the product adds into it.
-typedef enum Start { START_ZERO, START_VALUES, START_MINUS_ZERO } Start;
+// What a gradient holds before the product adds into it: zeros but its last value is one the
+// product's sum must be added to, wherever the gradient is cut into blocks to be read.
+typedef enum Start { START_ZERO, START_VALUES, START_MINUS_ZERO, START_LAST_VALUE } Start;
 
 static Tensor *start_grad(const Shape *s, Start start) {
     Tensor *t = tensor_create(s);
     assert_non_null(t);
     for (size_t i = 0; i < t->size; i++)
         t->data[i] = start == START_VALUES ? next_value() : start == START_MINUS_ZERO ? -0.0 : 0.0;
+    if (start == START_LAST_VALUE && t->size)
+        t->data[t->size - 1] = 1.5;
     return t;
 }
 
@@ -68,6 +71,8 @@ static const struct {
     {{2, {6, 0}}, {2, {0, 4}}},                 // an empty inner axis: the gradients are 0
     {{2, {6, 5}}, {2, {5, 0}}},                 // no columns
     {{3, {0, 4, 4}}, {2, {4, 4}}},              // an empty batch
+    {{2, {260, 256}}, {2, {256, 3}}},           // da of 66,560 values: read and added in blocks
+    {{2, {2, 260}}, {2, {260, 256}}},           // db of 66,560 values, the same
 };
 
 // Every case, both inputs, every start, the fast layer against the reference.
@@ -78,7 +83,7 @@ static void every_case(const char *what) {
         assert_true(kernel_matmul_shape(&a->shape, &b->shape, &s));
         Tensor *dout = random_tensor(s);
         for (size_t input = 0; input < 2; input++)
-            for (Start start = START_ZERO; start <= START_MINUS_ZERO; start++) {
+            for (Start start = START_ZERO; start <= START_LAST_VALUE; start++) {
                 const Shape *in = input == 0 ? &a->shape : &b->shape;
                 Tensor *got = start_grad(in, start), *want = tensor_copy(got);
                 assert_non_null(want);

@@ -1,7 +1,9 @@
 // Unit tests of the kernels split among threads: softmax, layernorm, elementwise ops with and
 // without broadcasting, and the random fill (which jumps splitmix64 ahead to each thread's
 // first value) give the same bits on 1, 2 and 7 threads. The sizes are past the point where a
-// kernel starts a second thread (2^15 values a thread), and odd, so chunks end mid-row.
+// kernel starts a second thread (2^15 values a thread), and odd, so chunks end mid-row. The
+// scans read in blocks on threads (a tensor's notation, its nan and inf) find what the last
+// block holds.
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +15,11 @@
 #include <cmocka.h>
 
 #include "fast.h"
+#include "ieee.h"
 #include "kernel.h"
+#include "kernel_grad.h"
+#include "notation.h"
+#include "ops.h"
 #include "parallel.h"
 #include "tensor.h"
 #include "util.h"
@@ -138,12 +144,147 @@ static void test_every_item_once(void **state) {
         assert_int_equal(seen[i], 0);
 }
 
+// ---------------------------------------------------------------- a bias's gradient
+
+// d(x * bias)/d(bias) for a bias broadcast over 301 rows of 777, as (777,) and (1, 777), and
+// as a column (301, 1): each value the sum over the rows of dout * x, added in row order (the
+// loop below), whichever thread gathers it.
+static void test_bias_gradient_in_row_order(void **state) {
+    (void)state;
+    static const size_t counts[] = {1, 2, 7};
+    Shape xs = {2, {301, 777}};
+    Tensor *x = make(xs, 4), *dout = make(xs, 5);
+    const Shape biases[] = {{1, {777}}, {2, {1, 777}}, {2, {301, 1}}};
+    for (size_t k = 0; k < ARRAY_LEN(biases); k++) {
+        Tensor *bias = make(biases[k], 6), *want = tensor_create(&biases[k]);
+        assert_non_null(want);
+        bool column = biases[k].dim[biases[k].rank - 1] == 1;
+        for (size_t q = 0; q < 301; q++)
+            for (size_t c = 0; c < 777; c++)
+                want->data[column ? q : c] += dout->data[q * 777 + c] * x->data[q * 777 + c];
+        for (size_t t = 0; t < ARRAY_LEN(counts); t++) {
+            parallel_set_threads(counts[t]);
+            Tensor *din = tensor_create(&biases[k]);
+            assert_non_null(din);
+            kernel_grad_binary(din, 1, dout, x, bias, KERNEL_MUL);
+            if (memcmp(din->data, want->data, din->size * sizeof(double)) != 0)
+                fail_msg("bias %zu, %zu threads: not the sums in row order", k, counts[t]);
+            tensor_destroy(din);
+        }
+        parallel_set_threads(0);
+        tensor_destroy(bias);
+        tensor_destroy(want);
+    }
+    tensor_destroy(x);
+    tensor_destroy(dout);
+}
+
+// ---------------------------------------------------------------- scans in blocks
+
+// 100,003 values: four blocks of 2^15, the last one short
+#define SCAN_VALUES 100003
+
+static Tensor *filled(double value) {
+    Tensor *t = tensor_create(&(Shape){1, {SCAN_VALUES}});
+    assert_non_null(t);
+    for (size_t i = 0; i < t->size; i++)
+        t->data[i] = value;
+    return t;
+}
+
+// The notation of t at 4 decimals on 1, 2 and 7 threads, and format_style's on one pass.
+static void expect_notation(const Tensor *t, FormatNotation want, const char *what) {
+    static const size_t counts[] = {1, 2, 7};
+    FormatStyle serial = format_style(t->data, t->size, 4, t->is_count);
+    if (serial.notation != want)
+        fail_msg("%s: format_style chose %d, not %d", what, (int)serial.notation, (int)want);
+    for (size_t c = 0; c < ARRAY_LEN(counts); c++) {
+        parallel_set_threads(counts[c]);
+        FormatStyle got = notation_of(t, 4);
+        if (got.notation != want || got.decimals != 4)
+            fail_msg("%s, %zu threads: notation %d with %d decimals, not %d with 4", what, counts[c],
+                     (int)got.notation, got.decimals, (int)want);
+    }
+    parallel_set_threads(0);
+}
+
+static void test_notation_in_blocks(void **state) {
+    (void)state;
+    Tensor *t = filled(0.5);
+    expect_notation(t, FORMAT_FIXED, "0.5 everywhere");
+    t->data[SCAN_VALUES - 2] = 1e-9;  // 0.0000 in fixed notation: scientific
+    expect_notation(t, FORMAT_SCIENTIFIC, "1e-9 in the last block");
+    t->data[SCAN_VALUES - 2] = 1e-20;  // below 1e-12 of 0.5: rounding noise, no vote
+    expect_notation(t, FORMAT_FIXED, "noise in the last block");
+    t->data[SCAN_VALUES - 2] = 2e8;  // past fixed notation's 1e8
+    expect_notation(t, FORMAT_SCIENTIFIC, "2e8 in the last block");
+    t->data[SCAN_VALUES - 2] = NAN;
+    t->data[SCAN_VALUES - 1] = -INFINITY;  // neither votes
+    expect_notation(t, FORMAT_FIXED, "nan and -inf in the last block");
+    // The noise is measured against the largest of every block: 5e-15 in the first block is
+    // noise beside the last block's 10 (below 1e-11), not beside its own block's 0.001; 0.001
+    // to 10 share a fixed column.
+    for (size_t i = 0; i < t->size; i++)
+        t->data[i] = 0.001;
+    t->data[7] = 5e-15;
+    t->data[SCAN_VALUES - 1] = 10;
+    expect_notation(t, FORMAT_FIXED, "noise beside the largest of another block");
+    t->data[SCAN_VALUES - 1] = 0.001;  // then 5e-15 votes, and 0.0000 is no way to print it
+    expect_notation(t, FORMAT_SCIENTIFIC, "5e-15 beside 0.001");
+    tensor_destroy(t);
+
+    Tensor *counts = filled(3);
+    counts->is_count = true;
+    expect_notation(counts, FORMAT_WHOLE, "counts");
+    counts->data[SCAN_VALUES - 1] = 2e15;  // past 15 digits
+    expect_notation(counts, FORMAT_SCIENTIFIC, "a count of 16 digits in the last block");
+    tensor_destroy(counts);
+
+    Tensor *zeros = filled(0);
+    expect_notation(zeros, FORMAT_FIXED, "zeros");
+    tensor_destroy(zeros);
+}
+
+// exp of 100,003 zeros but the last, 800: exp(800) overflows, and the note says so with its
+// operand (x at the inf's place: 800), on every thread count.
+static void test_inf_in_the_last_block(void **state) {
+    (void)state;
+    static const size_t counts[] = {1, 2, 7};
+    Tensor *x = filled(0), *y = filled(1);
+    x->data[SCAN_VALUES - 1] = 800;
+    y->data[SCAN_VALUES - 1] = INFINITY;  // exp(800), past the largest double
+    const Tensor *in[1] = {x};
+    Arena *arena = arena_create();
+    assert_non_null(arena);
+    for (size_t c = 0; c < ARRAY_LEN(counts); c++) {
+        parallel_set_threads(counts[c]);
+        IeeeWatch watch = {0};
+        const char *note = NULL;
+        assert_true(ieee_note(&watch, ops_find_function("exp"), y, in, 1, "y", arena, &note));
+        assert_non_null(note);
+        if (!strstr(note, "exp(800) overflows"))
+            fail_msg("%zu threads: the note \"%s\" does not say that exp(800) overflows", counts[c], note);
+        // the same values all finite: nothing to note
+        y->data[SCAN_VALUES - 1] = 1;
+        assert_true(ieee_note(&watch, ops_find_function("exp"), y, in, 1, "y", arena, &note));
+        assert_null(note);
+        y->data[SCAN_VALUES - 1] = INFINITY;
+    }
+    parallel_set_threads(0);
+    arena_destroy(arena);
+    tensor_destroy(x);
+    tensor_destroy(y);
+}
+
 int main(void) {
     fast_install();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rows_and_elementwise),
         cmocka_unit_test(test_random_fill),
         cmocka_unit_test(test_every_item_once),
+        cmocka_unit_test(test_bias_gradient_in_row_order),
+        cmocka_unit_test(test_notation_in_blocks),
+        cmocka_unit_test(test_inf_in_the_last_block),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

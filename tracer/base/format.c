@@ -168,21 +168,17 @@ static void drop_negative_zero(char *buf) {
     memmove(buf, buf + 1, strlen(buf));
 }
 
-FormatStyle format_style(const double *values, size_t n, int digits, bool whole) {
+double format_largest(const double *values, size_t n) {
     double largest = 0;
     for (size_t i = 0; i < n; i++) {
         double a = fabs(values[i]);
         if (isfinite(a) && a > largest)
             largest = a;
     }
-    FormatStyle st = {.notation = whole ? FORMAT_WHOLE : FORMAT_FIXED, .decimals = clamp_decimals(digits)};
-    if (largest == 0)  // only zeros, inf and nan: nothing to choose for
-        return st;
-    if (whole) {
-        if (largest >= FORMAT_WHOLE_BELOW)
-            st.notation = FORMAT_SCIENTIFIC;
-        return st;
-    }
+    return largest;
+}
+
+double format_smallest(const double *values, size_t n, double largest) {
     // Rounding noise (a score that is 0 in exact arithmetic, computed as 2.7756e-17) does not
     // vote: in fixed notation it rounds to zero, as it is to every digit shown beside the
     // largest value; in scientific notation, chosen by the other values, it shows its digits.
@@ -192,6 +188,22 @@ FormatStyle format_style(const double *values, size_t n, int digits, bool whole)
         if (isfinite(a) && a >= noise && a > 0 && a < smallest)
             smallest = a;
     }
+    return smallest;
+}
+
+bool format_style_reads_smallest(double largest, bool whole) {
+    return largest != 0 && !whole;
+}
+
+FormatStyle format_style_of(double largest, double smallest, int digits, bool whole) {
+    FormatStyle st = {.notation = whole ? FORMAT_WHOLE : FORMAT_FIXED, .decimals = clamp_decimals(digits)};
+    if (largest == 0)  // only zeros, inf and nan: nothing to choose for
+        return st;
+    if (whole) {
+        if (largest >= FORMAT_WHOLE_BELOW)
+            st.notation = FORMAT_SCIENTIFIC;
+        return st;
+    }
     // A non-zero value that fixed notation would round to 0.0000 (or to a tie with it) decides
     // for scientific: eps = 1e-5 is not zero. 0.00009 still prints as 0.0001, a true digit.
     // The ratio is compared as largest >= smallest * ratio, which cannot overflow to a wrong
@@ -200,6 +212,12 @@ FormatStyle format_style(const double *values, size_t n, int digits, bool whole)
         largest >= smallest * FORMAT_FIXED_MAX_RATIO)
         st.notation = FORMAT_SCIENTIFIC;
     return st;
+}
+
+FormatStyle format_style(const double *values, size_t n, int digits, bool whole) {
+    double largest = format_largest(values, n);
+    double smallest = format_style_reads_smallest(largest, whole) ? format_smallest(values, n, largest) : INFINITY;
+    return format_style_of(largest, smallest, digits, whole);
 }
 
 // Digits in groups of three from five digits on (50,257 and 124,439,808); four digits read

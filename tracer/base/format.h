@@ -62,6 +62,14 @@ typedef struct FormatStyle {
 // the values are counts or positions (every one a whole number). inf and nan do not vote, nor
 // does rounding noise (see FORMAT_NOISE_RATIO).
 FormatStyle format_style(const double *values, size_t n, int digits, bool whole);
+// The same in parts, for a caller that reads the values in chunks (on threads): the largest
+// finite magnitude (0 for none), then, when format_style_reads_smallest says the choice needs
+// it, the smallest finite non-zero magnitude that is not rounding noise beside that largest
+// (INFINITY for none). Chunks combine by max and min, in any order, to the same style.
+double format_largest(const double *values, size_t n);
+bool format_style_reads_smallest(double largest, bool whole);
+double format_smallest(const double *values, size_t n, double largest);
+FormatStyle format_style_of(double largest, double smallest, int digits, bool whole);
 // One value in a chosen style; "inf", "-inf", "nan" in every style. cap >= FORMAT_NUMBER_CAP.
 void format_with(const FormatStyle *style, double v, char *buf, size_t cap);
 // One value on its own (a scalar, a number in a work line, a note or a verdict): its own style.

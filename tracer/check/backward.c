@@ -543,6 +543,10 @@ Tensor *backward_gradient(const Plan *plan, size_t i, Tensor *const *values) {
         kernel_fill(d, 1.0);  // d y / d y
         return d;
     }
+    // Each use adds into d, reading it first. Zeros written before the first use, by the
+    // threads of the loops (backend.h), touch every page once, for writing: a page the first use
+    // reads before writing would be faulted in twice, once to read as zero and once to write.
+    kernel_fill(d, 0.0);
     for (size_t k = 0; k < n->n_args; k++) {
         const PlanNode *use = &plan->nodes[n->grad_use[k]];
         const Tensor *in[EXPR_MAX_ARGS];

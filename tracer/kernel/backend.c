@@ -49,3 +49,15 @@ void backend_set_threads(size_t threads) {
     if (installed && installed->set_threads)
         installed->set_threads(threads);
 }
+
+BackendBlocks backend_blocks(size_t n) {
+    size_t size = (n + BACKEND_MAX_BLOCKS - 1) / BACKEND_MAX_BLOCKS;
+    if (size < BACKEND_BLOCK_MIN)
+        size = BACKEND_BLOCK_MIN;
+    return (BackendBlocks){.n = n, .count = (n + size - 1) / size, .size = size};
+}
+
+size_t backend_block_length(const BackendBlocks *blocks, size_t b) {
+    size_t from = b * blocks->size;
+    return blocks->n - from < blocks->size ? blocks->n - from : blocks->size;
+}

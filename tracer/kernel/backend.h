@@ -70,3 +70,16 @@ void backend_product(const BackendOutput *c, const BackendMatrix *a, const Backe
 void backend_for(size_t n, size_t min_items, BackendLoopFn *fn, void *ctx);
 // Threads for the installed loops (the reference has one and ignores this).
 void backend_set_threads(size_t threads);
+
+// A loop over a tensor's values whose result is one per block of values, combined afterwards in
+// any order (the largest magnitude, whether a nan is there): values 0..n-1 cut into at most
+// BACKEND_MAX_BLOCKS blocks of at least BACKEND_BLOCK_MIN values (a thread's worth), block b
+// holding values b * size up to min(n, (b + 1) * size) - 1. Its loop is backend_for(count, 1, ...).
+#define BACKEND_MAX_BLOCKS 256
+#define BACKEND_BLOCK_MIN ((size_t)1 << 15)
+typedef struct BackendBlocks {
+    size_t n, count, size;
+} BackendBlocks;
+BackendBlocks backend_blocks(size_t n);
+// How many values block b holds: size, or fewer in the last.
+size_t backend_block_length(const BackendBlocks *blocks, size_t b);

@@ -642,10 +642,21 @@ void kernel_identity(Tensor *out) {
     }
 }
 
+typedef struct FillJob {
+    double *out;
+    double value;
+} FillJob;
+
+static void fill_values(void *ctx, size_t begin, size_t end) {
+    const FillJob *j = ctx;
+    for (size_t i = begin; i < end; i++)
+        j->out[i] = j->value;
+}
+
 void kernel_fill(Tensor *out, double value) {
     expect_values(out);
-    for (size_t i = 0; i < out->size; i++)
-        out->data[i] = value;
+    FillJob j = {.out = out->data, .value = value};
+    backend_for(out->size, min_items(1), fill_values, &j);
 }
 
 // splitmix64 (Steele, Lea, Flood 2014): one 64-bit step, then the top 53 bits as u in [0, 1).

@@ -5,7 +5,8 @@
 // Loops whose items (values, rows, lines) write places of din no other item writes are split
 // among threads through backend_for, as the forward kernels are; each item is computed as on
 // one thread. A loop where several items add into one place (a broadcast input's gradient, a
-// parameter of a normalisation) stays on the calling thread, so those sums keep their order.
+// parameter of a normalisation) stays on the calling thread, so those sums keep their order;
+// but a bias repeated over rows splits its values among threads, each summing its rows in order.
 #include "kernel_grad.h"
 
 #include <math.h>
@@ -21,6 +22,7 @@ typedef struct GradJob {
     const double *dout, *x;  // x: the input (the output, for softmax)
     const Tensor *a, *b, *gamma;
     size_t input, d;         // d: values in a row
+    size_t rows;             // a gradient repeated over rows: how many
     size_t param_step;       // 0: a parameter given as one number gathers every element
     double eps;
     KernelUnary unary;
@@ -82,6 +84,31 @@ static void binary_grad_values(void *ctx, size_t begin, size_t end) {
             binary_partial(j->binary, j->input, j->dout[i], j->a->data[w.off[0]], j->b->data[w.off[1]]);
 }
 
+// din's values repeated along the leading axes of the broadcast shape s and whole along the
+// others, as a bias added to every row is: (d,) or (1, d) against (n, d).
+static bool repeated_over_rows(const Shape *in, const Shape *s) {
+    size_t lead = 0;
+    while (lead < in->rank && in->dim[lead] == 1)
+        lead++;
+    for (size_t k = lead; k < in->rank; k++)
+        if (in->dim[k] != s->dim[s->rank - in->rank + k])
+            return false;
+    return true;
+}
+
+// Values begin..end-1 of a din repeated over rows (j->d values a row): each gathers its rows
+// in their order, as the walk over every element adds them on one thread.
+static void binary_grad_columns(void *ctx, size_t begin, size_t end) {
+    const GradJob *j = ctx;
+    for (size_t q = 0; q < j->rows; q++) {
+        Walk w = j->walk;
+        walk_seek(&w, q * j->d + begin);
+        for (size_t c = begin; c < end; c++, walk_next(&w))
+            j->din[c] += binary_partial(j->binary, j->input, j->dout[q * j->d + c], j->a->data[w.off[0]],
+                                        j->b->data[w.off[1]]);
+    }
+}
+
 // din (a's or b's shape) += dout (broadcast shape) * d(a op b)/d(input), summed over the
 // copies broadcasting made of each element
 void kernel_grad_binary(Tensor *din, size_t input, const Tensor *dout, const Tensor *a,
@@ -97,10 +124,16 @@ void kernel_grad_binary(Tensor *din, size_t input, const Tensor *dout, const Ten
         return;
     GradJob j = {.din = din->data, .dout = dout->data, .a = a, .b = b, .input = input, .binary = op};
     walk_init(&j.walk, &s, &a->shape, &b->shape);
-    if (shape_equal(&din->shape, &s))  // one element of dout to each of din
+    if (shape_equal(&din->shape, &s)) {  // one element of dout to each of din
         backend_for(dout->size, min_items(1), binary_grad_values, &j);
-    else
+    } else if (din->size > 0 && repeated_over_rows(&din->shape, &s)) {
+        // a bias's gradient: its values split among threads, each summed over the rows in order
+        j.d = din->size;
+        j.rows = dout->size / din->size;
+        backend_for(j.d, min_items(j.rows), binary_grad_columns, &j);
+    } else {
         binary_grad_values(&j, 0, dout->size);
+    }
 }
 
 typedef struct TernaryGrad {
@@ -248,12 +281,41 @@ static void grad_product_loop(double *din, size_t input, const double *dc, const
         }
 }
 
+// Blocks of a gradient read (whether each holds only +0.0) or added to (din += c), on threads.
+typedef struct SumJob {
+    double *din;
+    const double *c;
+    bool fresh;
+    BackendBlocks blocks;
+    bool plus_zero[BACKEND_MAX_BLOCKS];
+} SumJob;
+
+static void plus_zero_blocks(void *ctx, size_t begin, size_t end) {
+    SumJob *j = ctx;
+    for (size_t b = begin; b < end; b++) {
+        const double *x = j->din + b * j->blocks.size;
+        size_t n = backend_block_length(&j->blocks, b);
+        bool zero = true;
+        for (size_t i = 0; i < n && zero; i++)
+            zero = x[i] == 0.0 && !signbit(x[i]);
+        j->plus_zero[b] = zero;
+    }
+}
+
 // True when every value is +0.0 (bits, not ==: -0.0 + s is not always s).
-static bool all_plus_zero(const double *x, size_t count) {
-    for (size_t i = 0; i < count; i++)
-        if (x[i] != 0.0 || signbit(x[i]))
+static bool all_plus_zero(double *x, size_t count) {
+    SumJob j = {.din = x, .blocks = backend_blocks(count)};
+    backend_for(j.blocks.count, 1, plus_zero_blocks, &j);
+    for (size_t b = 0; b < j.blocks.count; b++)
+        if (!j.plus_zero[b])
             return false;
     return true;
+}
+
+static void add_values(void *ctx, size_t begin, size_t end) {
+    const SumJob *j = ctx;
+    for (size_t i = begin; i < end; i++)
+        j->din[i] = (j->fresh ? 0.0 : j->din[i]) + j->c[i];
 }
 
 // The same entry through the installed product (backend.h), with the same bits: the operands
@@ -283,8 +345,8 @@ static void grad_product_fast(double *din, double **scratch, size_t input, const
     double *c = fresh ? din : *scratch;
     BackendOutput out = {.data = c, .row_step = cols};
     backend_product(&out, &x, &y, (const size_t[2]){1, 1}, rows, inner, cols);
-    for (size_t i = 0; i < count; i++)
-        din[i] = (fresh ? 0.0 : din[i]) + c[i];
+    SumJob j = {.din = din, .c = c, .fresh = fresh};
+    backend_for(count, min_items(1), add_values, &j);
 }
 
 // din (a's or b's shape) += the gradient of out (..., n, m) = a (..., n, k) @ b (..., k, m).

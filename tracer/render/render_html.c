@@ -9,6 +9,7 @@
 #include "corners.h"
 #include "format.h"
 #include "heatmap.h"
+#include "notation.h"
 #include "render_train.h"
 #include "render.h"
 #include "verdict.h"
@@ -321,7 +322,7 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
     heatmap_init(&pic.heat, t->data, t->size);
     pic.mask = pic.coloured && !pic.bars && is_mask(t);
     if (!decimals)
-        pic.style = format_style(t->data, t->size, tr->digits, t->is_count);
+        pic.style = notation_of(t, tr->digits);
     if (sh->rank == 0) {
         char num[64], exact[64];
         cell_number(&pic, 0, num, sizeof(num));

@@ -8,6 +8,7 @@
 #include "corners.h"
 #include "format.h"
 #include "heatmap.h"
+#include "notation.h"
 #include "render.h"
 #include "render_train.h"
 #include "textwrap.h"
@@ -18,7 +19,7 @@ typedef struct TextStyle {
 } TextStyle;
 
 // What every part of the renderer reads: the trace, the options, the style and the width.
-// The notation of the tensor last formatted, chosen once from all its values (format_style).
+// The notation of the tensor last formatted, chosen once from all its values (notation_of).
 typedef struct Notation {
     const Tensor *t;
     FormatStyle style;
@@ -66,7 +67,7 @@ static void format_value(const Ctx *c, const Tensor *t, const int *decimals, siz
         return;
     }
     if (c->notation->t != t)
-        *c->notation = (Notation){t, format_style(t->data, t->size, c->tr->digits, t->is_count)};
+        *c->notation = (Notation){t, notation_of(t, c->tr->digits)};
     format_with(&c->notation->style, t->data[k], buf, cap);
 }
 

@@ -12,6 +12,7 @@
 
 #include "eval.h"
 #include "format.h"
+#include "kernel.h"
 #include "util.h"
 
 // Does operation u move when the nodes marked dirty move? Marks it when it does.
@@ -87,7 +88,7 @@ static double perturbed_loss(Passes *p, size_t e, double h, Diag *diag) {
             own[u]->is_count = n->is_count;
         }
         if (n->has_values) {
-            memset(own[u]->data, 0, own[u]->size * sizeof(double));
+            kernel_fill(own[u], 0.0);  // on the threads of the loops: passes run by the hundred
             const Tensor *in[EXPR_MAX_ARGS];
             ok = eval_op_into(plan, u, scratch, in, own[u], p->trace->arena, diag);
         }
