@@ -12,7 +12,9 @@ tensors named as GPT2Model saves them (wte.weight) and as GPT2LMHeadModel does
 output, the last position's logits and probabilities are compared with a GPT-2 forward pass written below from Hugging Face's
 formulas (Conv1D: x @ W + b, GELU's tanh form, LayerNorm with eps 1e-5, the causal mask, the
 unembedding tied to wte), in float64 on the same float32 weights: relative difference at most
-1e-10. Exit 77 (meson's skip), loudly, without PyTorch.
+1e-10. The ten likeliest next tokens, as PyTorch ranks them and the vocabulary file spells
+them, must label the bars of the lesson's top-10, and the sentence's tokens the rows of x and of
+each layer's attention. Exit 77 (meson's skip), loudly, without PyTorch.
 """
 
 import json
@@ -142,11 +144,12 @@ def main():
         folder = os.path.join(work, "gpt2" + (prefix and "_" + prefix.rstrip(".")))
         saved = os.path.join(folder, "saved")
         write_model(folder, weights, vocab, tokenizer_dir, prefix)
-        run = subprocess.run([tracer, "--weights", folder, "--save", saved, "--text", TEXT, lesson],
-                             capture_output=True, text=True)
+        run = subprocess.run([tracer, "--weights", folder, "--save", saved, "--format", "json", "--text", TEXT,
+                              lesson], capture_output=True, text=True)
         if run.returncode != 0:
             problems.append(f"{folder}: exit {run.returncode}\n{run.stderr}")
             continue
+        stages = {s["name"]: s for s in json.loads(run.stdout)["stages"]}
         load = lambda name: np.load(os.path.join(saved, name + ".npy"))
         if list(load("tokens")) != IDS:
             problems.append(f"{folder}: token ids {list(load('tokens'))}, expected {IDS}")
@@ -158,10 +161,69 @@ def main():
         problems.append(compare(f"{prefix}probs", load("probs"), probs))
         if load("next") != probs.argmax():
             problems.append(f"{prefix}next: {load('next')}, PyTorch's most likely is {probs.argmax()}")
+        problems += check_labels(prefix, stages, probs, token_labels(tokenizer_dir))
     problems = [p for p in problems if p]
     for p in problems:
         print(p, file=sys.stderr)
     sys.exit(1 if problems else 0)
+
+
+def token_labels(tokenizer_dir):
+    """Every token of the vocabulary file as the tracer labels it: GPT-2's byte-to-unicode table
+    undone, the bytes read as UTF-8, and \\n, \\t, \\r, other control characters, the backslash
+    and bytes that are not whole UTF-8 written out."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
+    unicode_of = {b: chr(b) for b in printable}
+    extra = 0
+    for b in range(256):
+        if b not in unicode_of:
+            unicode_of[b] = chr(256 + extra)
+            extra += 1
+    byte_of = {u: b for b, u in unicode_of.items()}
+    with open(os.path.join(tokenizer_dir, "encoder.json")) as f:
+        vocab = json.load(f)
+    labels = [None] * len(vocab)
+    for token, i in vocab.items():
+        raw, out, k = bytes(byte_of[c] for c in token), "", 0
+        while k < len(raw):
+            n = next((n for n in range(1, 5) if utf8_char(raw[k:k + n])), 0)
+            if raw[k] in b"\n\t\r":
+                out += {10: "\\n", 9: "\\t", 13: "\\r"}[raw[k]]
+                n = 1
+            elif n == 0 or raw[k] < 0x20 or raw[k] in (0x5C, 0x7F) or 0x80 <= ord(raw[k:k + n].decode()) < 0xA0:
+                out += f"\\x{raw[k]:02X}"
+                n = 1
+            else:
+                out += raw[k:k + n].decode()
+            k += n
+        labels[i] = out
+    return labels
+
+
+def utf8_char(b):
+    try:
+        return len(b.decode("utf-8")) == 1
+    except UnicodeDecodeError:
+        return False
+
+
+def check_labels(prefix, stages, probs, labels):
+    """The ten likeliest next tokens, as PyTorch ranks them, label the bars of top; the rows of x
+    and of each head's attention are the sentence's tokens."""
+    problems = []
+    values, ids = torch.topk(torch.from_numpy(probs), 10)
+    want = [labels[i] for i in ids.tolist()]
+    top = stages["top"]
+    if top["cols"] != want or top["picture"] != "bars":
+        problems.append(f"{prefix}top: labels {top['cols']} drawn as {top['picture']}, expected bars of {want}")
+    if compare(f"{prefix}top", np.array(top["values"]), values.numpy()):
+        problems.append(f"{prefix}top: values {top['values']}, PyTorch's {values.tolist()}")
+    words = [labels[i] for i in IDS]
+    for name in ("x", "layer1.weights", "layer2.weights"):
+        got = [stages[name]["rows"]] + ([stages[name]["cols"]] if name != "x" else [])
+        if any(g != words for g in got):
+            problems.append(f"{prefix}{name}: labels {got}, expected the tokens {words}")
+    return problems
 
 
 def layer_stage(i):
