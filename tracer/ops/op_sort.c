@@ -87,11 +87,13 @@ static void explain_sort(OpExplain *e) {
 
 // A vector's labels follow its values: the entries picked, in their new order, keep their
 // labels (the ten likeliest of probs labelled by the vocabulary are labelled by their tokens).
-// A matrix's rows each pick other entries, which one list of labels cannot say.
+// A matrix's rows each pick other entries, which one list of labels cannot say; a vector whose
+// labels are fewer or more than its values (a given's list of the wrong length, shown by
+// position) has none to give.
 static bool value_labels_sort(OpLabels *l) {
     const Tensor *x = l->in[0];
     const Labels *from = &l->in_labels[0];
-    if (x->shape.rank != 1 || !from->items)
+    if (x->shape.rank != 1 || !from->items || from->n != x->shape.dim[0])
         return true;
     KernelSort kind = (KernelSort)l->op->variant;
     size_t k = l->out->size;
