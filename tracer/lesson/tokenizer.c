@@ -234,8 +234,12 @@ static bool token_to_bytes(const Tokenizer *tok, Reader *r, size_t at, char *s, 
     return true;
 }
 
+static bool is_json_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 static void skip_json_space(Reader *r) {
-    while (r->pos < r->src.len && strchr(" \t\r\n", r->src.text[r->pos]) && r->src.text[r->pos])
+    while (r->pos < r->src.len && is_json_space(r->src.text[r->pos]))
         r->pos++;
 }
 
