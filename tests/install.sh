@@ -86,15 +86,15 @@ mv "$tmp/stage" "$tmp/moved"
 bin=$(echo "$bin" | sed "s|^$tmp/stage|$tmp/moved|")
 run_installed
 
-# A teacher's own course in TRACER_COURSE: lessons in file-name order, a broken one listed
-# with its error instead of a title, one without a number, a block-scalar title on one line.
+# A teacher's own course in TRACER_COURSE: lessons in file-name order, one without a title
+# listed with its error instead, one without a number, a block-scalar title on one line.
 mkdir -p "$tmp/course/lessons"
 printf 'title: Intro\nsteps:\n  - a: 1 + 1\n' >"$tmp/course/lessons/01_intro.yaml"
-printf 'title: Broken\nsteps: 5\n' >"$tmp/course/lessons/02_broken.yaml"
+printf 'steps:\n  - a: 1 + 1\n' >"$tmp/course/lessons/02_broken.yaml"
 printf 'title: |\n  An extra\n  lesson\nsteps:\n  - b: 2\n' >"$tmp/course/lessons/extra.yaml"
 cat >expected.txt <<'EOF'
 01  intro   Intro
-02  broken  (broken: line 2: steps: must be a list of steps, but this is a number or word)
+02  broken  (broken: line 1: the lesson has no title:)
     extra   An extra lesson
 EOF
 TRACER_COURSE=$tmp/course "$bin" --list >list.txt 2>&1 || no "--list of a teacher's course failed"

@@ -46,7 +46,7 @@ LAYERS = [
     "doccheck", "claim", "quiz", "narrate", "verdict",
     "notation", "heatmap", "corners", "textwrap", "render_train", "render_text", "render_json", "render_html", "save",
     # The fast layer: each replaces a part of the reference below it with the same bits.
-    "pool", "parallel", "gemm", "fast_ops", "in_place", "freeing", "fast",
+    "pool", "parallel", "gemm", "widen", "fast_ops", "in_place", "freeing", "fast",
     "text_diff", "lesson_diff", "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
     "course", "watch",

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "npy_bytes.h"
 #include "weightfile.h"
 
 // ---------------------------------------------------------------- json
@@ -154,17 +155,6 @@ static void test_json_out_of_memory(void **state) {
 }
 
 // ---------------------------------------------------------------- .npy
-
-// An .npy file of version 1: magic, version, header length, the header padded, the values.
-static size_t npy(unsigned char *out, const char *header, const void *values, size_t n) {
-    size_t h = strlen(header);
-    memcpy(out, "\x93NUMPY\x01\x00", 8);
-    out[8] = (unsigned char)(h & 0xFF);
-    out[9] = (unsigned char)(h >> 8);
-    memcpy(out + 10, header, h);
-    memcpy(out + 10 + h, values, n);
-    return 10 + h + n;
-}
 
 static bool parse_bytes(WeightFormat format, const unsigned char *b, size_t len, WeightFile *f,
                         char *problem) {

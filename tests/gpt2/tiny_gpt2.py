@@ -6,18 +6,23 @@
 Writes a small GPT-2 in the layout Hugging Face ships `gpt2` in (config.json,
 model.safetensors in F32, vocab.json and merges.txt): 2 layers, d 64, 4 heads, 32 positions,
 random weights, and the tokenizer of tests/tokenizer/tiny (its 256 bytes and 13 merges: a
-byte-level vocabulary cannot be smaller than its 256 bytes). It is written twice, with the
-tensors named as GPT2Model saves them (wte.weight) and as GPT2LMHeadModel does
-(transformer.wte.weight). The lesson runs on each with --weights and --save, and every layer's
+byte-level vocabulary cannot be smaller than its 256 bytes). It is written three times: with
+the tensors named as GPT2Model saves them (wte.weight), as GPT2LMHeadModel does
+(transformer.wte.weight), and as one .npy file per tensor (wte.weight.npy), read by a variant
+of the lesson written here from the lesson itself, each tensor: taken from its .npy file. The
+lesson runs on each with --weights and --save, and every layer's
 output, the last position's logits and probabilities are compared with a GPT-2 forward pass written below from Hugging Face's
 formulas (Conv1D: x @ W + b, GELU's tanh form, LayerNorm with eps 1e-5, the causal mask, the
 unembedding tied to wte), in float64 on the same float32 weights: relative difference at most
-1e-10. Exit 77 (meson's skip), loudly, without PyTorch.
+1e-10. The ten likeliest next tokens, as PyTorch ranks them and the vocabulary file spells
+them, must label the bars of the lesson's top-10, and the sentence's tokens the rows of x and of
+each layer's attention. Exit 77 (meson's skip), loudly, without PyTorch.
 """
 
 import json
 import math
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -79,6 +84,22 @@ def write_safetensors(path, named):
         f.write(struct.pack("<Q", len(text)) + text + data)
 
 
+def npy_lesson(lesson, folder):
+    """The lesson with each tensor of model.safetensors read from its own .npy file instead:
+    {file: model.safetensors, tensor: "h.{i-1}.ln_1.weight"} becomes {file: "h.{i-1}.ln_1.weight.npy"}."""
+    with open(lesson) as f:
+        text = f.read()
+    text, n = re.subn(r'file: model\.safetensors, tensor: (?:"([^"]+)"|([^",}\s]+))',
+                      lambda m: 'file: "%s.npy"' % (m.group(1) or m.group(2)), text)
+    text = text.replace("files: [config.json, model.safetensors,", "files: [config.json, wte.weight.npy,")
+    if n < 12 or "model.safetensors" in text:
+        sys.exit(f"{lesson}: the .npy variant left model.safetensors in it ({n} tensors replaced)")
+    path = os.path.join(folder, "gpt2_npy.yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 def write_model(folder, weights, vocab, tokenizer_dir, prefix):
     os.makedirs(folder, exist_ok=True)
     config = {"model_type": "gpt2", "n_layer": LAYERS, "n_head": HEADS, "n_embd": D,
@@ -86,7 +107,11 @@ def write_model(folder, weights, vocab, tokenizer_dir, prefix):
               "layer_norm_epsilon": 1e-5, "activation_function": "gelu_new"}
     with open(os.path.join(folder, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
-    write_safetensors(os.path.join(folder, "model.safetensors"), {prefix + k: v for k, v in weights.items()})
+    if prefix == "npy":
+        for name, a in weights.items():
+            np.save(os.path.join(folder, name + ".npy"), a)
+    else:
+        write_safetensors(os.path.join(folder, "model.safetensors"), {prefix + k: v for k, v in weights.items()})
     shutil.copy(os.path.join(tokenizer_dir, "encoder.json"), os.path.join(folder, "vocab.json"))
     shutil.copy(os.path.join(tokenizer_dir, "vocab.bpe"), os.path.join(folder, "merges.txt"))
 
@@ -138,30 +163,92 @@ def main():
     weights = tensors(vocab, np.random.default_rng(27))
     layers, logits = forward(weights, IDS)
     problems = []
-    for prefix in ("", "transformer."):
+    for prefix in ("", "transformer.", "npy"):
         folder = os.path.join(work, "gpt2" + (prefix and "_" + prefix.rstrip(".")))
         saved = os.path.join(folder, "saved")
         write_model(folder, weights, vocab, tokenizer_dir, prefix)
-        run = subprocess.run([tracer, "--weights", folder, "--save", saved, "--text", TEXT, lesson],
-                             capture_output=True, text=True)
+        variant = npy_lesson(lesson, work) if prefix == "npy" else lesson
+        tag = ".npy files: " if prefix == "npy" else prefix
+        run = subprocess.run([tracer, "--weights", folder, "--save", saved, "--format", "json", "--text", TEXT,
+                              variant], capture_output=True, text=True)
         if run.returncode != 0:
             problems.append(f"{folder}: exit {run.returncode}\n{run.stderr}")
             continue
+        stages = {s["name"]: s for s in json.loads(run.stdout)["stages"]}
         load = lambda name: np.load(os.path.join(saved, name + ".npy"))
         if list(load("tokens")) != IDS:
             problems.append(f"{folder}: token ids {list(load('tokens'))}, expected {IDS}")
         for i, want in enumerate(layers):
-            problems.append(compare(f"{prefix}layer {i}", load(layer_stage(i)), want))
+            problems.append(compare(f"{tag}layer {i}", load(layer_stage(i)), want))
         # The lesson scores the token after the last one: the last row of the logits.
-        problems.append(compare(f"{prefix}logits", load("logits"), logits[-1]))
+        problems.append(compare(f"{tag}logits", load("logits"), logits[-1]))
         probs = torch.softmax(torch.from_numpy(logits[-1]), dim=-1).numpy()
-        problems.append(compare(f"{prefix}probs", load("probs"), probs))
+        problems.append(compare(f"{tag}probs", load("probs"), probs))
         if load("next") != probs.argmax():
-            problems.append(f"{prefix}next: {load('next')}, PyTorch's most likely is {probs.argmax()}")
+            problems.append(f"{tag}next: {load('next')}, PyTorch's most likely is {probs.argmax()}")
+        problems += check_labels(tag, stages, probs, token_labels(tokenizer_dir))
     problems = [p for p in problems if p]
     for p in problems:
         print(p, file=sys.stderr)
     sys.exit(1 if problems else 0)
+
+
+def token_labels(tokenizer_dir):
+    """Every token of the vocabulary file as the tracer labels it: GPT-2's byte-to-unicode table
+    undone, the bytes read as UTF-8, and \\n, \\t, \\r, other control characters, the backslash
+    and bytes that are not whole UTF-8 written out."""
+    printable = [*range(ord("!"), ord("~") + 1), *range(0xA1, 0xAC + 1), *range(0xAE, 0xFF + 1)]
+    unicode_of = {b: chr(b) for b in printable}
+    extra = 0
+    for b in range(256):
+        if b not in unicode_of:
+            unicode_of[b] = chr(256 + extra)
+            extra += 1
+    byte_of = {u: b for b, u in unicode_of.items()}
+    with open(os.path.join(tokenizer_dir, "encoder.json")) as f:
+        vocab = json.load(f)
+    labels = [None] * len(vocab)
+    for token, i in vocab.items():
+        raw, out, k = bytes(byte_of[c] for c in token), "", 0
+        while k < len(raw):
+            n = next((n for n in range(1, 5) if utf8_char(raw[k:k + n])), 0)
+            if raw[k] in b"\n\t\r":
+                out += {10: "\\n", 9: "\\t", 13: "\\r"}[raw[k]]
+                n = 1
+            elif n == 0 or raw[k] < 0x20 or raw[k] in (0x5C, 0x7F) or 0x80 <= ord(raw[k:k + n].decode()) < 0xA0:
+                out += f"\\x{raw[k]:02X}"
+                n = 1
+            else:
+                out += raw[k:k + n].decode()
+            k += n
+        labels[i] = out
+    return labels
+
+
+def utf8_char(b):
+    try:
+        return len(b.decode("utf-8")) == 1
+    except UnicodeDecodeError:
+        return False
+
+
+def check_labels(prefix, stages, probs, labels):
+    """The ten likeliest next tokens, as PyTorch ranks them, label the bars of top; the rows of x
+    and of each head's attention are the sentence's tokens."""
+    problems = []
+    values, ids = torch.topk(torch.from_numpy(probs), 10)
+    want = [labels[i] for i in ids.tolist()]
+    top = stages["top"]
+    if top["cols"] != want or top["picture"] != "bars":
+        problems.append(f"{prefix}top: labels {top['cols']} drawn as {top['picture']}, expected bars of {want}")
+    if compare(f"{prefix}top", np.array(top["values"]), values.numpy()):
+        problems.append(f"{prefix}top: values {top['values']}, PyTorch's {values.tolist()}")
+    words = [labels[i] for i in IDS]
+    for name in ("x", "layer1.weights", "layer2.weights"):
+        got = [stages[name]["rows"]] + ([stages[name]["cols"]] if name != "x" else [])
+        if any(g != words for g in got):
+            problems.append(f"{prefix}{name}: labels {got}, expected the tokens {words}")
+    return problems
 
 
 def layer_stage(i):

@@ -500,13 +500,24 @@ static uint64_t value_bits(const WeightFile *f, const WeightTensor *t, size_t fl
     return load_bits(f->bytes + t->begin + storage_index(t, flat) * size, size, t->big_endian);
 }
 
+static const WeightReader *installed_reader;
+
+void weight_install_reader(const WeightReader *reader) {
+    installed_reader = reader;
+}
+
 void weight_widen(const WeightFile *f, const WeightTensor *t, size_t first, size_t n, double *out) {
+    if (installed_reader && installed_reader->widen(f, t, first, n, out))
+        return;
     for (size_t i = 0; i < n; i++)
         out[i] = widen_bits(t->dtype, value_bits(f, t, first + i));
 }
 
 size_t weight_find_unfit(const WeightFile *f, const WeightTensor *t, size_t first, size_t n) {
     const double exact = 9007199254740992.0;  // 2^53: every whole number up to it is a double
+    size_t at;
+    if (installed_reader && installed_reader->find_unfit(f, t, first, n, &at))
+        return at;
     for (size_t i = 0; i < n; i++) {
         uint64_t bits = value_bits(f, t, first + i);
         if (t->dtype == WEIGHT_I64) {

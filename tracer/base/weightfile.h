@@ -76,3 +76,13 @@ void weight_widen(const WeightFile *f, const WeightTensor *t, size_t first, size
 // The first of those values that a lesson cannot hold: a NaN, or an integer beyond 2^53 that a
 // double would round. SIZE_MAX when there is none.
 size_t weight_find_unfit(const WeightFile *f, const WeightTensor *t, size_t first, size_t n);
+
+// The seam where the fast layer reads values a run at a time instead of one at a time
+// (fast/widen.c), with the same results. Each function does what the one above of its name
+// does and returns true, or returns false for a tensor it does not take, which the plain loops
+// then read. NULL (the reference): the plain loops read every tensor.
+typedef struct WeightReader {
+    bool (*widen)(const WeightFile *f, const WeightTensor *t, size_t first, size_t n, double *out);
+    bool (*find_unfit)(const WeightFile *f, const WeightTensor *t, size_t first, size_t n, size_t *at);
+} WeightReader;
+void weight_install_reader(const WeightReader *reader);

@@ -4,7 +4,6 @@
 
 #include "config.h"
 #include "lesson.h"
-#include "lesson_download.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -295,18 +294,18 @@ int course_list(StrBuf *out, Diag *diag) {
         const CourseLesson *l = &c.lessons[i];
         strbuf_printf(out, "%-*.*s  %-*s  ", (int)number_width, (int)l->number_len, l->stem, (int)name_width,
                       l->name);
-        // The title is the lesson's own; a lesson that does not load says why instead.
+        // The title is the lesson's own, read without the rest of the lesson (a lesson that
+        // reads a model's files is listed without them); a lesson whose title cannot be read
+        // says why instead.
         Diag lesson_diag;
         diag_init(&lesson_diag);
-        Lesson *lesson = lesson_load_file(l->file, &lesson_diag);
+        Lesson *lesson = lesson_load_title(l->file, &lesson_diag);
         if (lesson_diag.out_of_memory) {  // the lesson is not to blame: the list cannot be made
             course_finish(&c);
             return diag_out_of_memory(diag);
         }
         if (lesson)
             put_title(out, lesson->title);
-        else if (strncmp(lesson_diag.message, LESSON_DOWNLOAD_MISSING, strlen(LESSON_DOWNLOAD_MISSING)) == 0)
-            strbuf_printf(out, "(%s)", lesson_diag.message);
         else if (lesson_diag.line)
             strbuf_printf(out, "(broken: line %zu: %s)", lesson_diag.line, lesson_diag.message);
         else

@@ -1,4 +1,5 @@
-// fast: the fast layer's entries in the seams (backend.h, schedule.h, util.h's small blocks).
+// fast: the fast layer's entries in the seams (backend.h, schedule.h, util.h's small blocks,
+// weightfile.h's reader).
 #include "fast.h"
 
 #include "backend.h"
@@ -8,6 +9,7 @@
 #include "parallel.h"
 #include "pool.h"
 #include "schedule.h"
+#include "widen.h"
 
 static const Backend fast_backend = {
     .name = "fast",
@@ -64,4 +66,5 @@ void fast_install(void) {
     pool_install();
     backend_install(&fast_backend);
     schedule_install(&fast_schedule);
+    widen_install();
 }

@@ -63,7 +63,8 @@ static bool load_digits(Loader *L, const Node *node) {
     return true;
 }
 
-static bool load_lesson(Loader *L) {
+// The root, its keys and title: (and that steps: is there): all --list needs of a lesson.
+static bool load_title(Loader *L) {
     Lesson *lesson = L->lesson;
     const Node *root = lesson->doc->root;
     if (!root)
@@ -94,6 +95,20 @@ static bool load_lesson(Loader *L) {
         return false;
     if (lesson->title[0] == '\0')
         return lesson_fail(L, title, "write the lesson's title after 'title:'", "title: is empty");
+    return true;
+}
+
+static bool load_lesson(Loader *L, bool title_only) {
+    if (!load_title(L))
+        return false;
+    if (title_only)
+        return true;
+    Lesson *lesson = L->lesson;
+    const Node *root = lesson->doc->root;
+    const NodePair *steps = NULL;
+    for (size_t i = 0; i < root->n_pairs; i++)
+        if (strcmp(root->pairs[i].key->text, "steps") == 0)
+            steps = &root->pairs[i];
     const char **optional[] = {&lesson->source, &lesson->intro, &lesson->outro};
     const Node **nodes[] = {NULL, &lesson->intro_node, &lesson->outro_node};
     for (size_t i = 0; i < ARRAY_LEN(optional); i++) {
@@ -127,7 +142,7 @@ static void finish_given_texts(Lesson *lesson) {
         given_text_finish(&lesson->givens[i].text);
 }
 
-Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *diag) {
+static Lesson *create(const char *path, const char *bytes, size_t len, bool title_only, Diag *diag) {
     Lesson *result = NULL, *lesson = NULL;
     Arena *arena = NULL;
     Diag *item = NULL;  // one given's or step's errors at a time
@@ -150,7 +165,7 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
         goto done;
     }
     Loader loader = {.lesson = lesson, .diag = diag, .src = &doc->source, .item = item};
-    if (!load_lesson(&loader))
+    if (!load_lesson(&loader, title_only))
         goto done;
     warn_documents(&loader);
     result = lesson;
@@ -168,7 +183,11 @@ done:
     return result;
 }
 
-Lesson *lesson_load_file(const char *path, Diag *diag) {
+Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *diag) {
+    return create(path, bytes, len, false, diag);
+}
+
+static Lesson *load_file(const char *path, bool title_only, Diag *diag) {
     Lesson *result = NULL;
     char *bytes = NULL;
     size_t len = 0;
@@ -219,13 +238,21 @@ Lesson *lesson_load_file(const char *path, Diag *diag) {
             break;
         len += (size_t)n;
     }
-    result = lesson_create(path, bytes, len, diag);
+    result = create(path, bytes, len, title_only, diag);
 
 done:
     if (fd >= 0)
         close(fd);
     util_free(bytes);
     return result;
+}
+
+Lesson *lesson_load_file(const char *path, Diag *diag) {
+    return load_file(path, false, diag);
+}
+
+Lesson *lesson_load_title(const char *path, Diag *diag) {
+    return load_file(path, true, diag);
 }
 
 void lesson_destroy(Lesson *lesson) {

@@ -174,6 +174,10 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
 // Read the file first: a missing or unreadable file, a directory, or one larger than
 // YAMLDOC_MAX_BYTES is status 2.
 Lesson *lesson_load_file(const char *path, Diag *diag);
+// The same file read only as far as its title (the YAML, the top-level keys, title:), for a
+// list of lessons: none of its files, tokenizer, givens or steps is read. Only title, path and
+// doc are set.
+Lesson *lesson_load_title(const char *path, Diag *diag);
 // Gives every text: of the lesson's givens this text instead (the command line's --text),
 // its ids and tokens replacing theirs. A usage error when the lesson gives no text or text
 // is not UTF-8.

@@ -3,10 +3,12 @@
 #include "lesson_given.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "format.h"
 #include "given_file.h"
+#include "given_text.h"
 #include "lesson_values.h"
 
 static const char *const GIVEN_KEYS[] = {"values", "about", "rows",         "cols",  "document",
@@ -16,6 +18,51 @@ static const char *const INIT_NAMES[] = {"zeros", "ones", "identity", "random"};
 static const char *const DISTRIBUTION_NAMES[] = {"uniform", "normal"};
 
 // ---------------------------------------------------------------- labels
+
+// The tokenizer in folder, for the lesson's tokenizer: line at; a problem without a place in
+// the tokenizer's own files is placed there.
+static bool open_tokenizer(Loader *L, GivenText *gt, const char *folder, const Node *at) {
+    Diag found;
+    diag_init(&found);
+    if (given_text_open(gt, L->lesson->path, folder, &found))
+        return true;
+    if (found.out_of_memory)
+        return diag_no_memory(L->diag);
+    if (found.path[0]) {  // located in the tokenizer's own files
+        diag_append(L->diag, &found);
+        return false;
+    }
+    if (diag_error(L->diag, STATUS_LESSON_ERROR, L->src, at->line, at->col, yamldoc_node_width(at), "%s",
+                   found.message) == STATUS_LESSON_ERROR)
+        diag_hint(L->diag, "%s", found.hint);
+    return false;
+}
+
+// vocabulary: {tokenizer: gpt2/}: every token of the tokenizer, in the order of their ids, as a
+// learner reads them (' cat' for GPT-2's 'Ġcat'), to label an axis that runs over the vocabulary.
+static bool load_vocabulary(Loader *L, const Node *node, const char *what, LabelList *list) {
+    const Node *folder_node = yamldoc_get(node, "tokenizer");
+    if (!folder_node || node->n_pairs != 1)
+        return lesson_fail(L, node, "write the words, [The, cat, sat], or a tokenizer's vocabulary: {tokenizer: gpt2/}",
+                           "%s must be a list of words or {tokenizer: FOLDER}", what);
+    const char *folder = NULL;
+    if (!lesson_parse_text(L, "tokenizer", folder_node, &folder))
+        return false;
+    GivenText gt;
+    if (!open_tokenizer(L, &gt, folder, folder_node))
+        return false;
+    size_t n = tokenizer_size(gt.tokenizer);
+    list->items = arena_array(L->lesson->arena, n, sizeof(char *));
+    for (size_t id = 0; list->items && id < n; id++)
+        if (!(list->items[id] = tokenizer_label(gt.tokenizer, (uint32_t)id, L->lesson->arena)))
+            list->items = NULL;
+    given_text_finish(&gt);
+    if (!list->items)
+        return diag_no_memory(L->diag);
+    list->n = n;
+    list->node = node;
+    return true;
+}
 
 static bool parse_label_words(Loader *L, const Node *node, const char *what, LabelList *list) {
     if (node->kind != NODE_SEQUENCE)
@@ -75,7 +122,8 @@ bool lesson_load_labels(Loader *L, const Node *node) {
         if (!what)
             return diag_no_memory(L->diag);
         list->name = pair->key->text;
-        if (!parse_label_words(L, pair->value, what, list))
+        if (pair->value->kind == NODE_MAPPING ? !load_vocabulary(L, pair->value, what, list)
+                                              : !parse_label_words(L, pair->value, what, list))
             return false;
         lesson->n_labels++;
         L->label_slots[label_slot(L, list->name)] = lesson->n_labels;  // YAML keys are unique
@@ -373,21 +421,8 @@ static bool load_given_text(Loader *L, const Node *key, const GivenKeys *k, Less
                     "text: is empty: it has no tokens");
     g->text_node = k->text->value;
     g->tokenizer_node = k->tokenizer->value;
-    Diag found;
-    diag_init(&found);
-    if (!given_text_open(&g->text, L->lesson->path, folder, &found)) {
-        if (found.out_of_memory)
-            return diag_no_memory(L->diag);
-        if (found.path[0]) {  // located in the tokenizer's own files
-            diag_append(L->diag, &found);
-            return false;
-        }
-        const Node *at = g->tokenizer_node;
-        if (diag_error(L->diag, STATUS_LESSON_ERROR, L->src, at->line, at->col,
-                       yamldoc_node_width(at), "%s", found.message) == STATUS_LESSON_ERROR)
-            diag_hint(L->diag, "%s", found.hint);
+    if (!open_tokenizer(L, &g->text, folder, g->tokenizer_node))
         return false;
-    }
     if (load_given_ids(L, k, g, text))
         return true;
     given_text_finish(&g->text);  // the next given is loaded into this one's place

@@ -15,12 +15,14 @@
 // The characters of the files that stand for a byte lie in U+0000 to U+0143.
 #define TOKENIZER_BYTE_CHARS 0x144
 
-// A hash table slot: a token's bytes and its id, or a pair of ids and its merge.
+// A hash table slot: a token by its bytes, or a pair of ids and its merge. A token's slot holds
+// its first 8 bytes, so that finding a short token (most are) reads its slot and nothing else:
+// reading the vocabulary and the merges is some 200,000 look-ups in a table larger than the
+// caches.
 typedef struct VocabSlot {
-    const char *bytes;  // NULL: empty
-    size_t len;
-    uint64_t hash;
-    uint32_t id;
+    uint64_t head;  // the token's first bytes, up to 8, the rest zero
+    uint32_t id;    // the token's id + 1; 0: empty
+    uint32_t len;   // its bytes (a file holds at most TOKENIZER_MAX_FILE_BYTES)
 } VocabSlot;
 
 typedef struct MergeSlot {
@@ -145,15 +147,27 @@ static size_t table_capacity(size_t n) {
     return cap;
 }
 
-// The slot of a token's bytes: its own, or the empty one where it would go (set its hash).
-static VocabSlot *vocab_slot(const Tokenizer *tok, const char *bytes, size_t len, uint64_t hash) {
+static uint64_t token_head(const char *bytes, size_t len) {
+    uint64_t head = 0;
+    memcpy(&head, bytes, len < sizeof(head) ? len : sizeof(head));
+    return head;
+}
+
+// The slot of a token's bytes: its own, or the empty one where it would go (vocab_set fills it).
+static VocabSlot *vocab_slot(const Tokenizer *tok, const char *bytes, size_t len) {
     size_t mask = tok->vocab_cap - 1;
-    for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    uint64_t head = token_head(bytes, len);
+    for (size_t i = hash_bytes(bytes, len) & mask;; i = (i + 1) & mask) {
         VocabSlot *slot = &tok->vocab[i];
-        if (!slot->bytes || (slot->hash == hash && slot->len == len &&
-                             memcmp(slot->bytes, bytes, len) == 0))
+        if (!slot->id || (slot->head == head && slot->len == len &&
+                          (len <= sizeof(head) || memcmp(tok->token[slot->id - 1] + sizeof(head),
+                                                         bytes + sizeof(head), len - sizeof(head)) == 0)))
             return slot;
     }
+}
+
+static void vocab_set(VocabSlot *slot, const char *bytes, size_t len, uint32_t id) {
+    *slot = (VocabSlot){.head = token_head(bytes, len), .id = id + 1, .len = (uint32_t)len};
 }
 
 static MergeSlot *merge_slot(const Tokenizer *tok, uint64_t pair) {
@@ -220,8 +234,12 @@ static bool token_to_bytes(const Tokenizer *tok, Reader *r, size_t at, char *s, 
     return true;
 }
 
+static bool is_json_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
 static void skip_json_space(Reader *r) {
-    while (r->pos < r->src.len && strchr(" \t\r\n", r->src.text[r->pos]) && r->src.text[r->pos])
+    while (r->pos < r->src.len && is_json_space(r->src.text[r->pos]))
         r->pos++;
 }
 
@@ -464,26 +482,25 @@ static bool read_vocab(Tokenizer *tok, Reader *r) {
                     "id %u is given to two tokens", ids[k]);
             goto done;
         }
-        uint64_t hash = hash_bytes(bytes[k], lens[k]);
-        VocabSlot *slot = vocab_slot(tok, bytes[k], lens[k], hash);
-        if (slot->bytes) {
+        VocabSlot *slot = vocab_slot(tok, bytes[k], lens[k]);
+        if (slot->id) {
             fail_at(r, offsets[k], "each token is listed once", "this token is listed twice");
             goto done;
         }
-        *slot = (VocabSlot){.bytes = bytes[k], .len = lens[k], .hash = hash, .id = ids[k]};
+        vocab_set(slot, bytes[k], lens[k], ids[k]);
         tok->token[ids[k]] = bytes[k];
         tok->token_len[ids[k]] = lens[k];
     }
     for (unsigned b = 0; b < 256; b++) {
         char c = (char)b;
-        VocabSlot *slot = vocab_slot(tok, &c, 1, hash_bytes(&c, 1));
-        if (!slot->bytes) {
+        VocabSlot *slot = vocab_slot(tok, &c, 1);
+        if (!slot->id) {
             fail_at(r, 0, "a byte-level vocabulary has a token for each of the 256 bytes, so "
                     "that any text can be encoded", "the vocabulary has no token for the byte "
                     "0x%02X", b);
             goto done;
         }
-        tok->byte_id[b] = slot->id;
+        tok->byte_id[b] = slot->id - 1;
     }
     ok = true;
 done:
@@ -497,24 +514,44 @@ done:
 static const char MERGES_HINT[] =
     "each line of the merges file is two tokens and a space between them, as 'Ġ t'";
 
-// A token of the merges file, from its bytes in the file to its id.
-static bool merge_token(Tokenizer *tok, Reader *r, size_t at, size_t len, uint32_t *id) {
-    char *s = arena_strndup(tok->arena, r->src.text + at, len);
-    if (!s) {
-        diag_out_of_memory(r->diag);
-        return false;
-    }
-    if (!token_to_bytes(tok, r, at, s, &len))
-        return false;
-    VocabSlot *slot = vocab_slot(tok, s, len, hash_bytes(s, len));
-    if (!slot->bytes)
-        return fail_at(r, at, "the merges and the vocabulary must be the same tokenizer's",
-                       "this token is not in the vocabulary");
-    *id = slot->id;
+// Room for n bytes in *buf, a buffer the merges reuse line after line.
+static bool scratch_room(Reader *r, char **buf, size_t *cap, size_t n) {
+    if (n <= *cap)
+        return true;
+    char *more = util_realloc(*buf, n);
+    if (!more)
+        return diag_no_memory(r->diag);
+    *buf = more;
+    *cap = n;
     return true;
 }
 
+// A token of the merges file, from its bytes in the file to its id (decoded in *buf).
+static bool merge_token(Tokenizer *tok, Reader *r, size_t at, size_t len, char **buf, size_t *cap, uint32_t *id) {
+    if (!scratch_room(r, buf, cap, len))  // a token of a merge line has at least one byte
+        return false;
+    memcpy(*buf, r->src.text + at, len);
+    if (!token_to_bytes(tok, r, at, *buf, &len))
+        return false;
+    VocabSlot *slot = vocab_slot(tok, *buf, len);
+    if (!slot->id)
+        return fail_at(r, at, "the merges and the vocabulary must be the same tokenizer's",
+                       "this token is not in the vocabulary");
+    *id = slot->id - 1;
+    return true;
+}
+
+static bool read_merges_lines(Tokenizer *tok, Reader *r, char **buf, size_t *cap);
+
 static bool read_merges(Tokenizer *tok, Reader *r) {
+    char *buf = NULL;
+    size_t cap = 0;
+    bool ok = read_merges_lines(tok, r, &buf, &cap);
+    util_free(buf);
+    return ok;
+}
+
+static bool read_merges_lines(Tokenizer *tok, Reader *r, char **buf, size_t *cap) {
     const char *t = r->src.text;
     size_t len = r->src.len;
     if (tokenizer_utf8_end(t, len) != len)
@@ -563,19 +600,16 @@ static bool read_merges(Tokenizer *tok, Reader *r) {
                 return fail_at(r, parts > 2 ? at[2] : start, MERGES_HINT,
                                "a merge is two tokens; this line has %zu", parts);
             uint32_t left, right;
-            if (!merge_token(tok, r, at[0], n_at[0], &left) ||
-                !merge_token(tok, r, at[1], n_at[1], &right))
+            if (!merge_token(tok, r, at[0], n_at[0], buf, cap, &left) ||
+                !merge_token(tok, r, at[1], n_at[1], buf, cap, &right))
                 return false;
             size_t ll = tok->token_len[left], rl = tok->token_len[right];
-            char *both = arena_alloc(tok->arena, ll + rl + 1);
-            if (!both) {
-                diag_out_of_memory(r->diag);
+            if (!scratch_room(r, buf, cap, ll + rl))
                 return false;
-            }
-            memcpy(both, tok->token[left], ll);
-            memcpy(both + ll, tok->token[right], rl);
-            VocabSlot *merged = vocab_slot(tok, both, ll + rl, hash_bytes(both, ll + rl));
-            if (!merged->bytes)
+            memcpy(*buf, tok->token[left], ll);
+            memcpy(*buf + ll, tok->token[right], rl);
+            VocabSlot *merged = vocab_slot(tok, *buf, ll + rl);
+            if (!merged->id)
                 return fail_at(r, at[0], "a merge makes a token of the vocabulary from two",
                                "the two tokens together are not in the vocabulary");
             uint64_t pair = (uint64_t)left << 32 | right;
@@ -584,7 +618,7 @@ static bool read_merges(Tokenizer *tok, Reader *r) {
                 return fail_at(r, at[0], "each merge is listed once",
                                "this merge is listed already, at line %zu", slot->line);
             *slot = (MergeSlot){.pair = pair, .rank = (uint32_t)tok->n_merges,
-                                .merged = merged->id, .line = line + 1};
+                                .merged = merged->id - 1, .line = line + 1};
             tok->n_merges++;
         }
         start = next;

@@ -131,6 +131,18 @@ typedef struct OpRun {
     OpProblem *problem;  // the caller's: filled when compute refuses
 } OpRun;
 
+// Run time, once the values are known: labels that follow the values. topk(probs, 10) of probs
+// labelled by the vocabulary picks ten of its entries, and their labels with them.
+typedef struct OpLabels {
+    const OpDef *op;
+    const Tensor *out;
+    const Tensor *const *in;
+    const Labels *in_labels;  // the first input's, TENSOR_MAX_RANK axes
+    const OpAttrs *attrs;
+    Labels *out_labels;       // the check's, TENSOR_MAX_RANK axes: replaced where the values say
+    Arena *arena;             // holds the lists made
+} OpLabels;
+
 // Lines a stage prints under its values ("each row sums to 1"); numbers in the lesson's digits.
 typedef struct OpNotes {
     const OpDef *op;
@@ -263,6 +275,9 @@ struct OpDef {
     bool (*infer)(OpCheck *c);    // false with *c->problem filled
     bool (*compute)(OpRun *r);    // false with *r->problem filled, at one of its inputs
     void (*notes)(OpNotes *n);    // NULL: nothing to say
+    // Labels known only from the values (OpLabels); false when memory runs out. NULL: the
+    // check's labels stand.
+    bool (*value_labels)(OpLabels *l);
     // Writes the work for e->index with op_work: one element, or (row_form) the whole row.
     void (*explain)(OpExplain *e);
     bool row_form;       // explain writes a whole row at once; otherwise each element alone

@@ -91,8 +91,8 @@ static bool infer_index(OpCheck *c) {
             c->shape.rank += is->rank - 1;
         }
     }
-    // Labels: AT drops the axis, RANGE keeps a window, LIST gathers, tensor lists drop labels,
-    // a new axis has none.
+    // Labels: AT drops the axis, RANGE keeps a window, LIST gathers, a tensor list takes its
+    // own (below), a new axis has none.
     size_t out = 0, axis = 0;
     for (size_t i = 0; axis < a->rank || i < at->n_index; i++) {
         KernelAxisIndex ix = i < at->n_index ? index[i] : (KernelAxisIndex){.kind = KERNEL_INDEX_ALL};
@@ -132,13 +132,14 @@ static bool infer_index(OpCheck *c) {
         memmove(c->out_labels + 1, c->out_labels, unmoved * sizeof(Labels));
         c->out_labels[0] = gathered;
     }
-    // The index tensor's axes, unlabelled as its one axis would be, in place of that axis.
-    if (placeholder_list && c->shapes[1]->rank > 1) {
+    // The index tensor's axes in place of that axis, with the index tensor's labels: wte[tokens]
+    // has one row per token, labelled as tokens is (' cat'), whatever labels wte's rows had.
+    if (placeholder_list) {
         size_t extra = c->shapes[1]->rank - 1;
         memmove(c->out_labels + list_axis + 1 + extra, c->out_labels + list_axis + 1,
                 (c->shape.rank - list_axis - 1 - extra) * sizeof(Labels));
         for (size_t k = 0; k <= extra; k++)
-            c->out_labels[list_axis + k] = (Labels){0};
+            c->out_labels[list_axis + k] = c->labels[1][k];
     }
     return true;
 }

@@ -85,24 +85,56 @@ static void explain_sort(OpExplain *e) {
     op_work_line(e, &sb);
 }
 
+// A vector's labels follow its values: the entries picked, in their new order, keep their
+// labels (the ten likeliest of probs labelled by the vocabulary are labelled by their tokens).
+// A matrix's rows each pick other entries, which one list of labels cannot say; a vector whose
+// labels are fewer or more than its values (a given's list of the wrong length, shown by
+// position) has none to give.
+static bool value_labels_sort(OpLabels *l) {
+    const Tensor *x = l->in[0];
+    const Labels *from = &l->in_labels[0];
+    if (x->shape.rank != 1 || !from->items || from->n != x->shape.dim[0])
+        return true;
+    KernelSort kind = (KernelSort)l->op->variant;
+    size_t k = l->out->size;
+    const Tensor *positions = l->out;
+    Tensor *order = NULL;
+    if (kind == KERNEL_SORT || kind == KERNEL_TOPK) {
+        order = tensor_create(&l->out->shape);
+        if (!order || !kernel_sort(order, x, kind == KERNEL_TOPK ? KERNEL_ARGTOPK : KERNEL_ARGSORT, k)) {
+            tensor_destroy(order);
+            return false;
+        }
+        positions = order;
+    }
+    const char **items = arena_array(l->arena, k ? k : 1, sizeof(char *));
+    for (size_t j = 0; items && j < k; j++)
+        items[j] = from->items[(size_t)positions->data[j]];
+    tensor_destroy(order);
+    if (items)
+        l->out_labels[0] = (Labels){items, k};
+    return items != NULL;
+}
+
 static bool grad_sort(OpGrad *g) {
     return kernel_grad_sort(g->din, g->dout, g->in[0], (KernelSort)g->op->variant, g->attrs->count);
 }
 
 static const OpDef ops[] = {
     {.name = "sort", .about = "each row (last axis) smallest first; equal values keep their order", .variant = KERNEL_SORT,
-     .params = {OP_X}, .infer = infer_sort, .compute = compute_sort, .explain = explain_sort,
+     .params = {OP_X}, .infer = infer_sort, .compute = compute_sort,
+     .value_labels = value_labels_sort, .explain = explain_sort,
      .integers = INTEGERS_IF_FIRST, .grad = grad_sort, .grad_formula = {"%g sent back to where each value came from"}},
     {.name = "argsort", .about = "the positions that put each row smallest first (equal values in order)",
      .variant = KERNEL_ARGSORT, .params = {OP_X}, .infer = infer_sort, .compute = compute_sort,
-     .explain = explain_sort, .integers = INTEGERS_ALWAYS},
+     .value_labels = value_labels_sort, .explain = explain_sort, .integers = INTEGERS_ALWAYS},
     {.name = "topk", .about = "the k largest of each row, largest first; of equal values the earlier",
      .variant = KERNEL_TOPK, .params = {OP_X, OP_COUNT("k")}, .infer = infer_sort, .compute = compute_sort,
-     .explain = explain_sort, .integers = INTEGERS_IF_FIRST, .grad = grad_sort,
+     .value_labels = value_labels_sort, .explain = explain_sort, .integers = INTEGERS_IF_FIRST, .grad = grad_sort,
      .grad_formula = {"%g sent back to where each value came from"}},
     {.name = "argtopk", .about = "the positions of the k largest of each row, largest first",
      .variant = KERNEL_ARGTOPK, .params = {OP_X, OP_COUNT("k")}, .infer = infer_sort, .compute = compute_sort,
-     .explain = explain_sort, .integers = INTEGERS_ALWAYS},
+     .value_labels = value_labels_sort, .explain = explain_sort, .integers = INTEGERS_ALWAYS},
 };
 
 const OpFamily op_family_sort = OP_FAMILY(ops);

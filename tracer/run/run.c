@@ -27,6 +27,7 @@ typedef struct Runner {
     // every node computed into a tensor of its own and every value kept.
     const Schedule *schedule;
     ScheduleRun *scheduled;
+    Labels labels[TENSOR_MAX_RANK];  // the current stage's: the check's, or what its values say
 } Runner;
 
 // The chain rule for one element of a gradient stage: each use's share at that element, with
@@ -256,6 +257,15 @@ static Tensor *node_tensor(Runner *run, size_t i) {
                            .digits = run->trace->digits, .arena = run->trace->arena};
     if (n->op->notes)
         n->op->notes(&run->notes);
+    if (n->is_stage && n->op->value_labels) {
+        OpLabels labels = {.op = n->op, .out = out, .in = in, .in_labels = run->plan->nodes[n->args[0]].labels,
+                           .attrs = &n->attrs, .out_labels = run->labels, .arena = run->trace->arena};
+        if (!n->op->value_labels(&labels)) {
+            tensor_destroy(out);
+            diag_out_of_memory(run->diag);
+            return NULL;
+        }
+    }
     // Where IEEE arithmetic leaves the page (an overflow, a nan), the stage says why, unless
     // the operation's own notes already speak of it (the mean of an empty axis, a softmax row
     // with no finite score).
@@ -294,7 +304,7 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     s->show = n->stage_kind == STAGE_STEP ? n->step->show : PICTURE_DEFAULT;
     s->about = n->given ? n->given->about : NULL;
     s->value = value;
-    memcpy(s->labels, n->labels, sizeof(s->labels));
+    memcpy(s->labels, run->labels, sizeof(s->labels));
     if (run->notes.n_lines) {
         s->notes = arena_array(t->arena, run->notes.n_lines, sizeof(char *));
         if (!s->notes)
@@ -369,6 +379,7 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
         run.notes.n_lines = 0;
         run.work = NULL;
         run.n_work = run.cap_work = 0;
+        memcpy(run.labels, n->labels, sizeof(run.labels));
         Tensor *value = node_tensor(&run, i);
         if (!value)
             goto fail;
