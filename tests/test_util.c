@@ -79,6 +79,29 @@ static void test_arena(void **state) {
     arena_destroy(NULL);
 }
 
+// Clearing an arena keeps its newest block, empty, and frees the others: the next allocation
+// starts that block again. Each request of 100000 bytes is larger than a block, so gets one of
+// its own, and the newest is the third.
+static void test_arena_cleared(void **state) {
+    (void)state;
+    Arena *a = arena_create();
+    arena_clear(a);  // nothing to clear yet
+    char *first = arena_alloc(a, 100000), *second = arena_alloc(a, 100000), *third = arena_alloc(a, 100000);
+    assert_non_null(first);
+    assert_non_null(second);
+    assert_non_null(third);
+    third[0] = 'y';
+    arena_clear(a);
+    char *again = arena_alloc(a, 100000);
+    assert_ptr_equal(again, third);
+    assert_int_equal(again[0], 0);  // zeroed again
+    again[99999] = 'x';
+    char *more = arena_alloc(a, 16);  // the kept block is full: a new one
+    assert_non_null(more);
+    assert_true(more < again || more >= again + 100000);
+    arena_destroy(a);
+}
+
 static void test_strbuf(void **state) {
     (void)state;
     StrBuf sb;
@@ -327,6 +350,7 @@ int main(void) {
         cmocka_unit_test(test_size_arithmetic),
         cmocka_unit_test(test_failure_hook),
         cmocka_unit_test(test_arena),
+        cmocka_unit_test(test_arena_cleared),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_strbuf_printf_at_the_edge_of_its_room),
         cmocka_unit_test(test_strbuf_repeat),
