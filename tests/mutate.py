@@ -19,8 +19,10 @@ The script keeps a copy of the working tree (committed or not) with its own unop
 coverage build, in build/mutants (--workdir), and brings it up to date at each run, writing only
 the files that changed, so ninja rebuilds only what they touch. In that build it runs each test
 of the unit, golden, crosscheck, errors and html suites alone, once, and asks gcov which lines
-of tracer/ it executed; the map of tests to lines is kept in the copy's build folder and made
-again only when the tree changes. A test that fails unmutated judges no mutant (it is named).
+of tracer/ it executed; the map of tests to lines is kept in the copy's build folder. It is made
+again when a source of tracer/ changes; when only the rest of the tree does, only new tests and
+the unit programs run again (--fresh-map runs them all). A test that fails unmutated judges no
+mutant (it is named).
 
 Then for --sample mutants of each file (chosen with --seed, so a run can be repeated) it writes
 the change into the copy, builds only the programs the tests need, and runs only the tests that
@@ -30,8 +32,9 @@ survives; one on a line no test executes survives without being built. The mutat
 written back on every way out, Ctrl-C included; the working tree is never written.
 
 The tests run fail-fast: first those that name the mutated module (test_quiz for quiz.c), then
-the rest, quickest first. A test that runs five times as long as it did unmutated (and at least
-10 s), or hangs, counts as failing: the mutant made the program loop. A mutant whose tests take
+the rest, quickest first. A test that runs ten times as long as it did unmutated (and at least
+60 s), or hangs, counts as failing: the mutant made the program loop. Such kills are listed at
+the end to be read, as a busy machine can slow a test that much too. A mutant whose tests take
 more than --timeout seconds together is stopped and counted apart, as out of time.
 
 Not mutated: preprocessor lines, comments, strings, array sizes in declarations, and the
@@ -77,6 +80,15 @@ EQUIVALENT = [
      "the work's formula never starts with a space, so no second ' = ' starts at first + 3"),
     ("quiz.c", "q->work = arena_array(quiz->arena, n_work ? n_work : 1, sizeof(char *));", 0, "1", "0",
      "arena_alloc gives an aligned slot for 0 bytes as for 8, and no work is stored when there is none"),
+    # non_finite returns the length of "nan", "inf" or "-inf" when it writes one, else -1.
+    ("format.c", "if (non_finite(v, buf, cap) >= 0)", 0, "0", "1",
+     "non_finite returns -1 or a length of 3 or 4, never 0"),
+    # The reader of JSON stops at its first problem: every caller of fail() returns false at
+    # once, up to json_parse, so no second problem is ever written over the first.
+    ("json.c", "r->failed = true;", 0, "true", "false",
+     "fail() is never called after a failure, so the flag guards nothing a run reaches"),
+    ("json.c", "r->failed = true;", 0, "r->failed = true;", ";",
+     "fail() is never called after a failure, so the flag guards nothing a run reaches"),
     ("format.c", "smallest = a < smallest ? a : smallest;", 0, "<", "<=",
      "on a tie a and smallest are the same double (both |x|, neither 0), so either is taken"),
     ("format.c", "largest = a > largest ? a : largest;", 0, ">", ">=",
@@ -292,10 +304,11 @@ class Workspace:
 
     def sync_tree(self):
         """Copy the working tree (committed or not) into the copy, writing only the files that
-        differ so that ninja rebuilds only what changed; returns a digest of the whole tree."""
+        differ so that ninja rebuilds only what changed; returns digests of the sources of
+        tracer/ and of the whole tree."""
         files = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                                check=True, capture_output=True).stdout.decode().split("\0")
-        digest = hashlib.sha256()
+        digest, sources = hashlib.sha256(), hashlib.sha256()
         for name in sorted(filter(None, files)):
             source, target = ROOT / name, self.src / name
             if source.is_symlink():  # a lesson may be a dangling link on purpose
@@ -309,12 +322,14 @@ class Workspace:
             elif source.is_file():
                 data = source.read_bytes()
                 digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+                if name.startswith("tracer/"):
+                    sources.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
                 if target.is_symlink() or not target.is_file() or target.read_bytes() != data:
                     target.parent.mkdir(parents=True, exist_ok=True)
                     if target.is_symlink():
                         target.unlink()
                     shutil.copy(source, target)  # a new mtime, so ninja sees the change
-        return digest.hexdigest()
+        return sources.hexdigest(), digest.hexdigest()
 
     def setup(self):
         if (self.build / "build.ninja").is_file():
@@ -334,7 +349,11 @@ class Workspace:
         info = subprocess.run(["meson", "introspect", "--tests", str(self.build)], check=True, capture_output=True,
                               text=True).stdout
         wanted = {"tracer:" + s for s in suites}
-        return [t for t in json.loads(info) if wanted & set(t["suite"]) and t["name"] not in LEFT_OUT]
+        found = {}  # a name meson lists twice (a case named twice in a list) is one test
+        for t in json.loads(info):
+            if wanted & set(t["suite"]) and t["name"] not in LEFT_OUT:
+                found.setdefault(t["name"], t)
+        return list(found.values())
 
     def outputs(self):
         """Every file a build target writes, relative to the build folder (what ninja can build)."""
@@ -404,20 +423,25 @@ def gcov_lines(build, src):
     return seen
 
 
-def coverage_map(ws, tests, key):
+def coverage_map(ws, tests, keys, fresh):
     """Run each test alone in the coverage build and note the lines of tracer/ it executes.
-    The map is kept in the copy's build folder and made again when the tree changes."""
+    The map is kept in the copy's build folder. When the sources of tracer/ change it is made
+    again; when only the rest of the tree does, only the new tests and the unit programs (whose
+    tests may have grown) run again, unless fresh says to run them all."""
     cache = ws.build / "mutants-map.json"
-    names = sorted(t["name"] for t in tests)
-    if cache.is_file():
-        kept = json.loads(cache.read_text())
-        if kept.get("key") == key and sorted(kept["tests"]) == names:
-            print(f"which tests reach which line: from {cache}")
-            return kept
-    print(f"which tests reach which line: running the {len(tests)} tests one at a time in the coverage build")
-    found = {"key": key, "tests": {}, "lines": {}, "files": {}}
+    sources, tree = keys
+    found = json.loads(cache.read_text()) if cache.is_file() and not fresh else {}
+    if found.get("sources") != sources:
+        found = {"sources": sources, "tree": None, "tests": {}, "lines": {}, "files": {}}
+    todo = [t for t in tests if t["name"] not in found["tests"] or
+            (found["tree"] != tree and "tracer:unit" in t["suite"])]
+    if not todo:
+        print(f"which tests reach which line: from {cache}")
+        return found
+    print(f"which tests reach which line: running {len(todo)} tests one at a time in the coverage build")
     start = time.monotonic()
-    for k, test in enumerate(tests, 1):
+    for k, test in enumerate(todo, 1):
+        forget(found, test["name"])
         for gcda in ws.build.rglob("*.gcda"):
             gcda.unlink()
         failed, took, _ = run_tests(ws, [test], 1, {}, every=True)
@@ -433,10 +457,23 @@ def coverage_map(ws, tests, key):
                     reached = True
             if reached:
                 found["files"].setdefault(path, []).append(test["name"])
-        if k % 20 == 0 or k == len(tests):
-            print(f"  {k}/{len(tests)} tests ({time.monotonic() - start:.0f} s)", flush=True)
+        if k % 20 == 0 or k == len(todo):
+            print(f"  {k}/{len(todo)} tests ({time.monotonic() - start:.0f} s)", flush=True)
+    found["tree"] = tree
     cache.write_text(json.dumps(found) + "\n")
     return found
+
+
+def forget(found, name):
+    """Take a test out of the map, before it runs again."""
+    found["tests"].pop(name, None)
+    for lines in found["lines"].values():
+        for names in lines.values():
+            if name in names:
+                names.remove(name)
+    for names in found["files"].values():
+        if name in names:
+            names.remove(name)
 
 
 def reaching(found, m):
@@ -504,9 +541,10 @@ def main():
     ap.add_argument("--jobs", type=int, default=1, help="tests run at a time (default 1)")
     ap.add_argument("--line", type=int, action="append", help="only mutants on this line (repeatable)")
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
-    ap.add_argument("--timeout", type=float, default=300, help="seconds of tests for one mutant (default 300)")
+    ap.add_argument("--timeout", type=float, default=900, help="seconds of tests for one mutant (default 900)")
     ap.add_argument("--workdir", default=str(ROOT / "build" / "mutants"),
                     help="the copy and its coverage build, kept between runs (default build/mutants)")
+    ap.add_argument("--fresh-map", action="store_true", help="run every test again for the map of lines")
     ap.add_argument("--json", help="write every mutant's result to this file (after each mutant)")
     ap.add_argument("--suites", default=",".join(SUITES), help=f"the suites run (default {','.join(SUITES)})")
     args = ap.parse_args()
@@ -536,22 +574,25 @@ def main():
     results = []
     try:
         print(f"bringing the copy in {ws.dir} up to date and building it")
-        key = ws.sync_tree()
+        keys = ws.sync_tree()
         ws.setup()
         if not ws.compile():
             sys.exit("the unmutated copy does not build")
         tests = ws.tests(args.suites.split(","))
-        found = coverage_map(ws, tests, key)
+        found = coverage_map(ws, tests, keys, args.fresh_map)
         broken = {name for name, t in found["tests"].items() if t["failed"]}
         if broken:
             print("these tests fail unmutated, so no mutant is judged by them:\n" +
                   "".join(f"  {n} ({found['tests'][n]['failed']})\n" for n in sorted(broken)))
         took = {name: t["seconds"] for name, t in found["tests"].items()}
-        limits = {name: max(10.0, 5 * s) for name, s in took.items()}
+        # Generous, as the machine may be busier than when the map was made: a loop that no
+        # longer ends is caught all the same.
+        limits = {name: max(60.0, 10 * s) for name, s in took.items()}
         outputs = ws.outputs()
         for k, m in enumerate(chosen, 1):
             judge(ws, m, [t for t in tests if t["name"] in reaching(found, m) - broken], took, limits, outputs, args)
-            print(f"[{k}/{len(chosen)}] {describe(m)}: {m['result']}" + (f" by {m['by']}" if "by" in m else "") +
+            how = f" by {m['by']}" if m["result"] == "killed" else f" ({m['by']})" if "by" in m else ""
+            print(f"[{k}/{len(chosen)}] {describe(m)}: {m['result']}{how}" +
                   (f" ({m['seconds']} s)" if "seconds" in m else ""), flush=True)
             results.append(m)
             if args.json:
@@ -622,6 +663,11 @@ def report(results):
         score = 100.0 * (count["killed"] + count["equivalent"]) / viable if viable else 100.0
         print(f"{path:<32} {len(ms):>7} {count['killed']:>7} {count['survived']:>9} {count['equivalent']:>11}"
               f" {count['does not compile']:>13} {count['out of time']:>12} {score:>20.0f}%")
+    slow = [m for m in results if m["result"] == "killed" and m["by"].endswith("(ran out of time)")]
+    if slow:
+        print("\nkilled only by a test's time limit (a loop, or a busy machine: read them):")
+        for m in slow:
+            print(f"  {describe(m)} ({m['by']})\n      {m['source']}")
     survivors = [m for m in results if m["result"] == "survived"]
     if survivors:
         print("\nsurvivors:")
