@@ -66,6 +66,9 @@ static void test_arena(void **state) {
     assert_non_null(big);
     big[99999] = 'x';
     assert_string_equal(arena_printf(a, "%d %s", 42, "tokens"), "42 tokens");
+    const char *nothing = arena_printf(a, "%s", "");  // empty text is text, not a failure
+    assert_non_null(nothing);
+    assert_string_equal(nothing, "");
     // text of every length around the 256 bytes printed on the stack comes out whole
     for (int width = 250; width < 262; width++) {
         char want[300];
