@@ -89,6 +89,24 @@ EQUIVALENT = [
      "fail() is never called after a failure, so the flag guards nothing a run reaches"),
     ("json.c", "r->failed = true;", 0, "r->failed = true;", ";",
      "fail() is never called after a failure, so the flag guards nothing a run reaches"),
+    # arena_printf's second vsnprintf writes text it has measured as n characters: told of room
+    # for n + 2, it still writes n and the NUL, into the n + 1 bytes made for them.
+    ("util.c", "vsnprintf(s, (size_t)n + 1, fmt, ap);", 0, "1", "2",
+     "vsnprintf writes the n characters measured and a NUL, whatever room past that it is told of"),
+    # A growable string asking for a byte more room than its text and NUL need, or growing when
+    # it has exactly the room, holds the same text: only its capacity differs, which no caller
+    # reads (a sink is flushed by the length of the text, never by the room).
+    ("util.c", "if (sb->failed || !util_add_size(sb->len, extra, &need) || !util_add_size(need, 1, &need)) {", 0,
+     "1", "2", "one byte more capacity than needed changes no text written"),
+    ("util.c", "if (need <= sb->cap)", 0, "<=", "<",
+     "growing when the room is exactly enough changes the capacity, not the text"),
+    # The size of a .npy's values is named only when it differs from what the file holds, so
+    # the hint "cut short" is chosen between two sizes that are never equal.
+    ("weightfile.c", 'bytes, f->len - t->begin, bytes > f->len - t->begin ? " (is it cut short?)" : "");', 2,
+     ">", ">=", "the message is written only when the two sizes differ, so > and >= agree"),
+    # An empty tensor's values are never read; util_calloc gives a block for a count of 0 too.
+    ("tensor.c", "t->data = util_calloc(size ? size : 1, sizeof(double));", 0, "1", "0",
+     "util_calloc(0, ...) gives a block as util_calloc(1, ...) does, and no value of an empty tensor is read"),
     ("format.c", "smallest = a < smallest ? a : smallest;", 0, "<", "<=",
      "on a tie a and smallest are the same double (both |x|, neither 0), so either is taken"),
     ("format.c", "largest = a > largest ? a : largest;", 0, ">", ">=",

@@ -247,6 +247,13 @@ static void test_shape_text(void **state) {
     Shape widest = {4, {0, SIZE_MAX, 10, 1}};  // 2^64 - 1 has 20 digits
     shape_format(&widest, buf, sizeof(buf));
     assert_string_equal(buf, "[0, 18446744073709551615, 10, 1]");
+    // the longest text a shape has: every dimension of the largest rank with 20 digits
+    _Static_assert(TENSOR_MAX_RANK == 4, "the longest shape below has the largest rank");
+    Shape longest = {4, {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX}};
+    char room[96];
+    shape_format(&longest, room, sizeof(room));
+    assert_string_equal(room, "[18446744073709551615, 18446744073709551615, 18446744073709551615, "
+                              "18446744073709551615]");
 }
 
 // Blocks of every size, small ones from the huge-page region and large ones from the C library:
