@@ -1,28 +1,41 @@
 #!/usr/bin/env python3
 """Mutation testing of the tracer: would the tests notice a small wrong change to tracer/?
 
-    tests/mutate.py [--sample N] [--seed S] [--jobs J] [--line L] [--list] FILE...
+    tests/mutate.py [--sample N] [--seed S] [--timeout T] [--line L] [--list] FILE|FOLDER...
 
-FILE is a source of the tracer (quiz.c, tracer/judge/quiz.c). Every place in it where one small
-change still compiles is a mutant:
+FILE is a source of the tracer (quiz.c, tracer/judge/quiz.c), FOLDER a folder of them
+(tracer/base). Every place in a source where one small change may still compile is a mutant:
 
   * a relational operator one step off or turned round: < <=, > >=, == !=
   * + and - swapped, * and / swapped (binary operators only)
   * && and || swapped
-  * a whole-number constant one more or one less (0 becomes 1)
+  * a whole-number constant one more or one less (0 becomes 1), true and false swapped
+  * the value a return statement returns made 0 (false, NULL), unless it is a constant
   * a statement on a line of its own (a call or an assignment) deleted, left as ';'
 
-The script copies the working tree (committed or not) into a temporary folder, sets up a
-build there, checks that the suites pass unmutated, then for --sample mutants of each file
-(chosen with --seed, so a run can be repeated) writes the change into the copy, rebuilds and
-runs the unit, golden, crosscheck, errors and html suites (not the browser, install or watch
-tests) until one test fails: the mutant is killed. A mutant no test kills survives. Nothing outside
-the temporary folder is written, so Ctrl-C leaves the tree as it was; the folder is removed on
-the way out.
+A mutant that does not compile is counted apart, neither killed nor survived.
+
+The script keeps a copy of the working tree (committed or not) with its own unoptimised
+coverage build, in build/mutants (--workdir), and brings it up to date at each run, writing only
+the files that changed, so ninja rebuilds only what they touch. In that build it runs each test
+of the unit, golden, crosscheck, errors and html suites alone, once, and asks gcov which lines
+of tracer/ it executed; the map of tests to lines is kept in the copy's build folder. It is made
+again when a source of tracer/ changes; when only the rest of the tree does, only new tests and
+the unit programs run again (--fresh-map runs them all). A test that fails unmutated judges no
+mutant (it is named).
+
+Then for --sample mutants of each file (chosen with --seed, so a run can be repeated) it writes
+the change into the copy, builds only the programs the tests need, and runs only the tests that
+execute the mutated line (for a line gcov counts nothing on, such as a table's initialiser, those
+that execute any line of its file) until one fails: the mutant is killed. A mutant no test kills
+survives; one on a line no test executes survives without being built. The mutated file is
+written back on every way out, Ctrl-C included; the working tree is never written.
 
 The tests run fail-fast: first those that name the mutated module (test_quiz for quiz.c), then
-the rest, quickest first (as timed on the unmutated copy). A test that runs five times as long
-as it did unmutated, or hangs, counts as failing: the mutant made the program loop.
+the rest, quickest first. A test that runs ten times as long as it did unmutated (and at least
+60 s), or hangs, counts as failing: the mutant made the program loop. Such kills are listed at
+the end to be read, as a busy machine can slow a test that much too. A mutant whose tests take
+more than --timeout seconds together is stopped and counted apart, as out of time.
 
 Not mutated: preprocessor lines, comments, strings, array sizes in declarations, and the
 conditions of ASSERT and static_assert, which state what no input reaches (a weakened one
@@ -33,6 +46,7 @@ The last result is in doc/internals.md, "Mutation testing".
 """
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -46,6 +60,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+TRACER = "tracer/tracer"
 SUITES = ("unit", "golden", "crosscheck", "errors", "html")
 # Left out: it builds every page in a browser (50 s) to check what the html golden files
 # already check byte for byte, and it is skipped where no browser is installed.
@@ -65,6 +80,33 @@ EQUIVALENT = [
      "the work's formula never starts with a space, so no second ' = ' starts at first + 3"),
     ("quiz.c", "q->work = arena_array(quiz->arena, n_work ? n_work : 1, sizeof(char *));", 0, "1", "0",
      "arena_alloc gives an aligned slot for 0 bytes as for 8, and no work is stored when there is none"),
+    # non_finite returns the length of "nan", "inf" or "-inf" when it writes one, else -1.
+    ("format.c", "if (non_finite(v, buf, cap) >= 0)", 0, "0", "1",
+     "non_finite returns -1 or a length of 3 or 4, never 0"),
+    # The reader of JSON stops at its first problem: every caller of fail() returns false at
+    # once, up to json_parse, so no second problem is ever written over the first.
+    ("json.c", "r->failed = true;", 0, "true", "false",
+     "fail() is never called after a failure, so the flag guards nothing a run reaches"),
+    ("json.c", "r->failed = true;", 0, "r->failed = true;", ";",
+     "fail() is never called after a failure, so the flag guards nothing a run reaches"),
+    # arena_printf's second vsnprintf writes text it has measured as n characters: told of room
+    # for n + 2, it still writes n and the NUL, into the n + 1 bytes made for them.
+    ("util.c", "vsnprintf(s, (size_t)n + 1, fmt, ap);", 0, "1", "2",
+     "vsnprintf writes the n characters measured and a NUL, whatever room past that it is told of"),
+    # A growable string asking for a byte more room than its text and NUL need, or growing when
+    # it has exactly the room, holds the same text: only its capacity differs, which no caller
+    # reads (a sink is flushed by the length of the text, never by the room).
+    ("util.c", "if (sb->failed || !util_add_size(sb->len, extra, &need) || !util_add_size(need, 1, &need)) {", 0,
+     "1", "2", "one byte more capacity than needed changes no text written"),
+    ("util.c", "if (need <= sb->cap)", 0, "<=", "<",
+     "growing when the room is exactly enough changes the capacity, not the text"),
+    # The size of a .npy's values is named only when it differs from what the file holds, so
+    # the hint "cut short" is chosen between two sizes that are never equal.
+    ("weightfile.c", 'bytes, f->len - t->begin, bytes > f->len - t->begin ? " (is it cut short?)" : "");', 2,
+     ">", ">=", "the message is written only when the two sizes differ, so > and >= agree"),
+    # An empty tensor's values are never read; util_calloc gives a block for a count of 0 too.
+    ("tensor.c", "t->data = util_calloc(size ? size : 1, sizeof(double));", 0, "1", "0",
+     "util_calloc(0, ...) gives a block as util_calloc(1, ...) does, and no value of an empty tensor is read"),
     ("format.c", "smallest = a < smallest ? a : smallest;", 0, "<", "<=",
      "on a tie a and smallest are the same double (both |x|, neither 0), so either is taken"),
     ("format.c", "largest = a > largest ? a : largest;", 0, ">", ">=",
@@ -207,6 +249,18 @@ def mutants_of(path, text):
             found.append((off, word, str(n + 1) + suffix))
             if n > 0:
                 found.append((off, word, str(n - 1) + suffix))
+        elif kind == "ident" and word in ("true", "false"):
+            found.append((off, word, "false" if word == "true" else "true"))
+        elif kind == "ident" and word == "return":
+            # The value returned made 0 (false, NULL), unless it is a constant already.
+            depth, j = 0, i + 1
+            while j < len(toks) and not (toks[j][1] == ";" and depth == 0):
+                depth += toks[j][1] in "([{"
+                depth -= toks[j][1] in ")]}"
+                j += 1
+            if j > i + 2 or (j == i + 2 and toks[i + 1][0] == "ident" and toks[i + 1][1] not in ("true", "false", "NULL")):
+                last = toks[j - 1]
+                found.append((toks[i + 1][2], text[toks[i + 1][2]:last[2] + len(last[1])], "0"))
     # Statements on a line of their own: a call or an assignment, complete on that line.
     inside = {off for a, b in guarded for _, _, off in toks[a:b + 1]}
     code_lines = {text.count("\n", 0, off) for kind, _, off in toks if kind != "comment"}
@@ -256,37 +310,74 @@ def describe(m):
 # ---------------------------------------------------------------- building and testing
 
 class Workspace:
-    """A copy of the tree with its own build, in a temporary folder."""
+    """A copy of the tree with its own coverage build, kept between runs (by default in
+    build/mutants), so a run rebuilds only what changed since the last."""
 
-    def __init__(self, keep):
-        self.dir = Path(tempfile.mkdtemp(prefix="tracer-mutants-"))
+    def __init__(self, folder):
+        self.dir = Path(folder).resolve()
         self.src = self.dir / "src"
         self.build = self.src / "build"  # where some tests look for the tracer: build/tracer/tracer
-        self.keep = keep
         self.running = []
+        self.restore = None  # (path, text) of a mutated file, written back on the way out
 
-    def copy_tree(self):
+    def sync_tree(self):
+        """Copy the working tree (committed or not) into the copy, writing only the files that
+        differ so that ninja rebuilds only what changed; returns digests of the sources of
+        tracer/ and of the whole tree."""
         files = subprocess.run(["git", "-C", str(ROOT), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                                check=True, capture_output=True).stdout.decode().split("\0")
-        for name in filter(None, files):
+        digest, sources = hashlib.sha256(), hashlib.sha256()
+        for name in sorted(filter(None, files)):
             source, target = ROOT / name, self.src / name
-            if source.is_symlink() or source.is_file():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target, follow_symlinks=False)  # a lesson may be a dangling link on purpose
+            if source.is_symlink():  # a lesson may be a dangling link on purpose
+                link = os.readlink(source)
+                digest.update(f"{name} -> {link}\0".encode())
+                if not target.is_symlink() or os.readlink(target) != link:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    if target.exists() or target.is_symlink():
+                        target.unlink()
+                    os.symlink(link, target)
+            elif source.is_file():
+                data = source.read_bytes()
+                digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+                if name.startswith("tracer/"):
+                    sources.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+                if target.is_symlink() or not target.is_file() or target.read_bytes() != data:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    if target.is_symlink():
+                        target.unlink()
+                    shutil.copy(source, target)  # a new mtime, so ninja sees the change
+        return sources.hexdigest(), digest.hexdigest()
 
     def setup(self):
-        run = subprocess.run(["meson", "setup", str(self.build), str(self.src)], capture_output=True, text=True)
+        if (self.build / "build.ninja").is_file():
+            return
+        # Unoptimised, so that each line gcov counts is a line of the source.
+        run = subprocess.run(["meson", "setup", str(self.build), str(self.src), "-Db_coverage=true",
+                              "-Dbuildtype=debug"], capture_output=True, text=True)
         if run.returncode != 0:
             sys.exit("meson setup failed in the copy:\n" + run.stdout + run.stderr)
 
-    def compile(self):
-        return subprocess.run(["ninja", "-C", str(self.build)], capture_output=True, text=True).returncode == 0
+    def compile(self, targets=()):
+        """Build the targets given (all when none); False when the build fails."""
+        run = subprocess.run(["ninja", "-C", str(self.build), *targets], capture_output=True, text=True)
+        return run.returncode == 0
 
     def tests(self, suites):
         info = subprocess.run(["meson", "introspect", "--tests", str(self.build)], check=True, capture_output=True,
                               text=True).stdout
         wanted = {"tracer:" + s for s in suites}
-        return [t for t in json.loads(info) if wanted & set(t["suite"]) and t["name"] not in LEFT_OUT]
+        found = {}  # a name meson lists twice (a case named twice in a list) is one test
+        for t in json.loads(info):
+            if wanted & set(t["suite"]) and t["name"] not in LEFT_OUT:
+                found.setdefault(t["name"], t)
+        return list(found.values())
+
+    def outputs(self):
+        """Every file a build target writes, relative to the build folder (what ninja can build)."""
+        info = subprocess.run(["meson", "introspect", "--targets", str(self.build)], check=True, capture_output=True,
+                              text=True).stdout
+        return {os.path.relpath(f, self.build) for t in json.loads(info) for f in t["filename"]}
 
     def start(self, test):
         env = dict(os.environ, **test["env"])
@@ -309,20 +400,124 @@ class Workspace:
     def close(self):
         for proc in list(self.running):
             self.stop(proc)
-        if self.keep:
-            print(f"the copy is kept in {self.dir}")
-        else:
-            shutil.rmtree(self.dir, ignore_errors=True)
+        if self.restore:
+            path, text = self.restore
+            path.write_text(text)
+            self.restore = None
 
 
-def run_tests(ws, tests, jobs, limits, every=False):
-    """Run tests (in order, up to jobs at a time) until one fails, or with every all of them.
-    Returns the failures, each (name, how), and the time each test took."""
+def targets_of(tests, outputs):
+    """What a test needs built: the programs of its command that the build writes, and the
+    tracer for every test that is not one of the unit programs (the scripts run the tracer)."""
+    needed = {TRACER}
+    for t in tests:
+        for item in t["cmd"]:
+            if os.path.isabs(item):
+                needed |= {o for o in outputs if item.endswith("/" + o)}
+    return sorted(needed)
+
+
+# ---------------------------------------------------------------- which tests reach which line
+
+def gcov_lines(build, src):
+    """The lines of tracer/ that gcov saw, from every .gcda in the build: {path: {line: count}}."""
+    seen = {}
+    by_folder = {}
+    for gcda in build.rglob("*.gcda"):
+        by_folder.setdefault(gcda.parent, []).append(gcda.name)
+    for folder, names in by_folder.items():
+        run = subprocess.run(["gcov", "--json-format", "--stdout", "--object-directory", str(folder), *names],
+                             cwd=folder, capture_output=True, text=True)
+        for doc in run.stdout.splitlines():
+            if not doc.startswith("{"):
+                continue
+            for f in json.loads(doc).get("files", []):
+                path = os.path.relpath(os.path.normpath(os.path.join(build, f["file"])), src)
+                if not path.startswith("tracer/") or not path.endswith(".c"):
+                    continue
+                lines = seen.setdefault(path, {})
+                for ln in f["lines"]:
+                    lines[ln["line_number"]] = lines.get(ln["line_number"], 0) + ln["count"]
+    return seen
+
+
+def coverage_map(ws, tests, keys, fresh):
+    """Run each test alone in the coverage build and note the lines of tracer/ it executes.
+    The map is kept in the copy's build folder. When the sources of tracer/ change it is made
+    again; when only the rest of the tree does, only the new tests and the unit programs (whose
+    tests may have grown) run again, unless fresh says to run them all."""
+    cache = ws.build / "mutants-map.json"
+    sources, tree = keys
+    found = json.loads(cache.read_text()) if cache.is_file() and not fresh else {}
+    if found.get("sources") != sources:
+        found = {"sources": sources, "tree": None, "tests": {}, "lines": {}, "files": {}}
+    todo = [t for t in tests if t["name"] not in found["tests"] or
+            (found["tree"] != tree and "tracer:unit" in t["suite"])]
+    if not todo:
+        print(f"which tests reach which line: from {cache}")
+        return found
+    print(f"which tests reach which line: running {len(todo)} tests one at a time in the coverage build")
+    start = time.monotonic()
+    for k, test in enumerate(todo, 1):
+        forget(found, test["name"])
+        for gcda in ws.build.rglob("*.gcda"):
+            gcda.unlink()
+        # Four times meson's limit: a busy machine must not make a test look broken.
+        limit = 4 * test["timeout"] if test["timeout"] > 0 else 3600
+        failed, took, _ = run_tests(ws, [test], 1, {test["name"]: limit}, every=True)
+        found["tests"][test["name"]] = {"seconds": round(took.get(test["name"], test["timeout"]), 2),
+                                        "failed": failed[0][1] if failed else None}
+        for path, lines in gcov_lines(ws.build, ws.src).items():
+            into = found["lines"].setdefault(path, {})
+            reached = False
+            for line, count in lines.items():
+                into.setdefault(str(line), [])
+                if count:
+                    into[str(line)].append(test["name"])
+                    reached = True
+            if reached:
+                found["files"].setdefault(path, []).append(test["name"])
+        if k % 20 == 0 or k == len(todo):
+            print(f"  {k}/{len(todo)} tests ({time.monotonic() - start:.0f} s)", flush=True)
+    found["tree"] = tree
+    cache.write_text(json.dumps(found) + "\n")
+    return found
+
+
+def forget(found, name):
+    """Take a test out of the map, before it runs again."""
+    found["tests"].pop(name, None)
+    for lines in found["lines"].values():
+        for names in lines.values():
+            if name in names:
+                names.remove(name)
+    for names in found["files"].values():
+        if name in names:
+            names.remove(name)
+
+
+def reaching(found, m):
+    """The names of the tests that execute the mutant's line; for a line gcov counts nothing
+    on (a table's initialiser, a declaration), those that execute any line of its file."""
+    lines = found["lines"].get(m["path"], {})
+    if str(m["line"]) in lines:
+        return set(lines[str(m["line"])])
+    return set(found["files"].get(m["path"], []))
+
+
+def run_tests(ws, tests, jobs, limits, every=False, deadline=None):
+    """Run tests (in order, up to jobs at a time) until one fails, or with every all of them,
+    or until the deadline (a time.monotonic()) passes. Returns the failures, each (name, how),
+    the time each test took, and whether every test that was to run has run."""
     queue = list(tests)
     active = []  # (proc, test, started)
     took = {}
     failed = []
     while (queue or active) and (every or not failed):
+        if deadline is not None and time.monotonic() > deadline:
+            for proc, _, _ in active:
+                ws.stop(proc)
+            return failed, took, False
         while queue and len(active) < jobs:
             test = queue.pop(0)
             active.append((ws.start(test), test, time.monotonic()))
@@ -343,7 +538,7 @@ def run_tests(ws, tests, jobs, limits, every=False):
                     failed.append((test["name"], f"exit status {status}"))
     for proc, _, _ in active:
         ws.stop(proc)
-    return failed, took
+    return failed, took, True
 
 
 def order_for(module, tests, took):
@@ -355,37 +550,37 @@ def order_for(module, tests, took):
 
 # ---------------------------------------------------------------- the run
 
+RESULTS = ("killed", "survived", "equivalent", "does not compile", "out of time")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("files", nargs="+", help="sources under tracer/ (quiz.c or tracer/judge/quiz.c)")
+    ap.add_argument("files", nargs="+", help="sources under tracer/ (quiz.c, tracer/judge/quiz.c or a folder, tracer/base)")
     ap.add_argument("--sample", type=int, default=0, help="mutants of each file (default: all)")
     ap.add_argument("--seed", type=int, default=1, help="the sample's seed (default 1)")
     ap.add_argument("--jobs", type=int, default=1, help="tests run at a time (default 1)")
     ap.add_argument("--line", type=int, action="append", help="only mutants on this line (repeatable)")
     ap.add_argument("--list", action="store_true", help="list the mutants and stop")
-    ap.add_argument("--keep", action="store_true", help="keep the temporary copy")
-    ap.add_argument("--json", help="write every mutant's result to this file")
+    ap.add_argument("--timeout", type=float, default=900, help="seconds of tests for one mutant (default 900)")
+    ap.add_argument("--workdir", default=str(ROOT / "build" / "mutants"),
+                    help="the copy and its coverage build, kept between runs (default build/mutants)")
+    ap.add_argument("--fresh-map", action="store_true", help="run every test again for the map of lines")
+    ap.add_argument("--json", help="write every mutant's result to this file (after each mutant)")
     ap.add_argument("--suites", default=",".join(SUITES), help=f"the suites run (default {','.join(SUITES)})")
     args = ap.parse_args()
 
     chosen = []
     for name in args.files:
-        found = [ROOT / name] if (ROOT / name).is_file() else sorted((ROOT / "tracer").glob("**/" + name))
-        if len(found) != 1:
-            sys.exit(f"no such source under tracer/: {name}" if not found else f"{name} is ambiguous: {found}")
-        path = found[0]
-        relative = path.relative_to(ROOT)
-        all_of = mutants_of(path, path.read_text())
-        for m in all_of:
-            m["path"] = str(relative)
-        if args.line:
-            all_of = [m for m in all_of if m["line"] in args.line]
-        pick = all_of
-        if args.sample and args.sample < len(all_of):
-            pick = sorted(random.Random(f"{args.seed}:{path.name}").sample(all_of, args.sample),
-                          key=lambda m: m["offset"])
-        print(f"{relative}: {len(all_of)} mutants, {len(pick)} chosen")
-        chosen += pick
+        if (ROOT / name).is_dir():
+            found = sorted((ROOT / name).glob("*.c"))
+        elif (ROOT / name).is_file():
+            found = [ROOT / name]
+        else:
+            found = sorted((ROOT / "tracer").glob("**/" + name))
+            if len(found) != 1:
+                sys.exit(f"no such source under tracer/: {name}" if not found else f"{name} is ambiguous: {found}")
+        for path in found:
+            chosen += choose(path, args)
     if args.list:
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # | head
         for m in chosen:
@@ -393,78 +588,111 @@ def main():
             print(describe(m) + (f"  (equivalent: {reason})" if reason else ""))
         return 0
 
-    ws = Workspace(args.keep)
+    ws = Workspace(args.workdir)
     signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started in the background
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(130))
     results = []
     try:
-        print(f"copying the tree to {ws.dir} and building it")
-        ws.copy_tree()
+        print(f"bringing the copy in {ws.dir} up to date and building it")
+        keys = ws.sync_tree()
         ws.setup()
         if not ws.compile():
             sys.exit("the unmutated copy does not build")
         tests = ws.tests(args.suites.split(","))
-        print(f"running the {len(tests)} tests of the suites {args.suites} unmutated")
-        start = time.monotonic()
-        failed, took = run_tests(ws, tests, args.jobs, {}, every=True)
-        if failed:
-            sys.exit("the unmutated copy fails, fix that first:\n" + "".join(f"  {n} ({how})\n" for n, how in failed))
-        print(f"  all pass in {time.monotonic() - start:.0f} s")
-        limits = {t["name"]: max(10.0, 5 * took.get(t["name"], t["timeout"])) for t in tests}
-        originals = {}
+        found = coverage_map(ws, tests, keys, args.fresh_map)
+        broken = {name for name, t in found["tests"].items() if t["failed"]}
+        if broken:
+            print("these tests fail unmutated, so no mutant is judged by them:\n" +
+                  "".join(f"  {n} ({found['tests'][n]['failed']})\n" for n in sorted(broken)))
+        took = {name: t["seconds"] for name, t in found["tests"].items()}
+        # Generous, as the machine may be busier than when the map was made: a loop that no
+        # longer ends is caught all the same.
+        limits = {name: max(60.0, 10 * s) for name, s in took.items()}
+        outputs = ws.outputs()
         for k, m in enumerate(chosen, 1):
-            target = ws.src / m["path"]
-            original = originals.setdefault(m["path"], target.read_text())
-            label = f"[{k}/{len(chosen)}] {describe(m)}"
-            reason = equivalent_reason(m)
-            if reason:
-                m["result"] = "equivalent"
-                print(f"{label}: equivalent ({reason})", flush=True)
-                results.append(m)
-                continue
-            target.write_text(mutated(original, m))
-            try:
-                began = time.monotonic()
-                if not ws.compile():
-                    m["result"] = "does not compile"
-                else:
-                    module = Path(m["path"]).stem
-                    failed, _ = run_tests(ws, order_for(module, tests, took), args.jobs, limits)
-                    m["result"] = "killed" if failed else "survived"
-                    if failed:
-                        m["by"] = f"{failed[0][0]} ({failed[0][1]})"
-                m["seconds"] = round(time.monotonic() - began, 1)
-            finally:
-                target.write_text(original)
-            print(f"{label}: {m['result']}" + (f" by {m['by']}" if "by" in m else "") + f" ({m['seconds']} s)",
-                  flush=True)
+            judge(ws, m, [t for t in tests if t["name"] in reaching(found, m) - broken], took, limits, outputs, args)
+            how = f" by {m['by']}" if m["result"] == "killed" else f" ({m['by']})" if "by" in m else ""
+            print(f"[{k}/{len(chosen)}] {describe(m)}: {m['result']}{how}" +
+                  (f" ({m['seconds']} s)" if "seconds" in m else ""), flush=True)
             results.append(m)
+            if args.json:
+                Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
     except KeyboardInterrupt:
         print("\ninterrupted: the results so far")
     finally:
         ws.close()
     report(results)
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=1) + "\n")
     return 0
 
 
+def choose(path, args):
+    """The mutants of one file that this run judges: all, those of --line, or a --sample."""
+    relative = path.relative_to(ROOT)
+    all_of = mutants_of(path, path.read_text())
+    for m in all_of:
+        m["path"] = str(relative)
+    if args.line:
+        all_of = [m for m in all_of if m["line"] in args.line]
+    pick = all_of
+    if args.sample and args.sample < len(all_of):
+        pick = sorted(random.Random(f"{args.seed}:{path.name}").sample(all_of, args.sample), key=lambda m: m["offset"])
+    print(f"{relative}: {len(all_of)} mutants, {len(pick)} chosen")
+    return pick
+
+
+def judge(ws, m, tests, took, limits, outputs, args):
+    """Apply one mutant in the copy, build what its tests need and run them, fail-fast."""
+    reason = equivalent_reason(m)
+    if reason:
+        m["result"], m["by"] = "equivalent", reason
+        return
+    if not tests:
+        m["result"], m["by"] = "survived", "no test reaches the line"
+        return
+    target = ws.src / m["path"]
+    original = target.read_text()
+    ws.restore = (target, original)
+    target.write_text(mutated(original, m))
+    try:
+        began = time.monotonic()
+        if not ws.compile(targets_of(tests, outputs)):
+            m["result"] = "does not compile"
+        else:
+            module = Path(m["path"]).stem
+            failed, _, finished = run_tests(ws, order_for(module, tests, took), args.jobs, limits,
+                                            deadline=began + args.timeout)
+            m["result"] = "killed" if failed else "survived" if finished else "out of time"
+            if failed:
+                m["by"] = f"{failed[0][0]} ({failed[0][1]})"
+            else:
+                m["by"] = f"{len(tests)} tests reach it"
+        m["seconds"] = round(time.monotonic() - began, 1)
+    finally:
+        target.write_text(original)
+        ws.restore = None
+
+
 def report(results):
-    print(f"\n{'file':<28} mutants  killed  survived  equivalent  not compiled  killed or equivalent")
+    print(f"\n{'file':<32} mutants  killed  survived  equivalent  not compiled  out of time  killed or equivalent")
     by_file = {}
     for m in results:
         by_file.setdefault(m["path"], []).append(m)
     for path, ms in by_file.items():
-        count = {r: sum(m["result"] == r for m in ms) for r in ("killed", "survived", "equivalent", "does not compile")}
+        count = {r: sum(m["result"] == r for m in ms) for r in RESULTS}
         viable = len(ms) - count["does not compile"]
         score = 100.0 * (count["killed"] + count["equivalent"]) / viable if viable else 100.0
-        print(f"{path:<28} {len(ms):>7} {count['killed']:>7} {count['survived']:>9} {count['equivalent']:>11}"
-              f" {count['does not compile']:>13} {score:>20.0f}%")
+        print(f"{path:<32} {len(ms):>7} {count['killed']:>7} {count['survived']:>9} {count['equivalent']:>11}"
+              f" {count['does not compile']:>13} {count['out of time']:>12} {score:>20.0f}%")
+    slow = [m for m in results if m["result"] == "killed" and m["by"].endswith("(ran out of time)")]
+    if slow:
+        print("\nkilled only by a test's time limit (a loop, or a busy machine: read them):")
+        for m in slow:
+            print(f"  {describe(m)} ({m['by']})\n      {m['source']}")
     survivors = [m for m in results if m["result"] == "survived"]
     if survivors:
         print("\nsurvivors:")
         for m in survivors:
-            print(f"  {describe(m)}\n      {m['source']}")
+            print(f"  {describe(m)} ({m['by']})\n      {m['source']}")
 
 
 if __name__ == "__main__":

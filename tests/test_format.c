@@ -243,6 +243,30 @@ static void test_exact_and_short(void **state) {
     assert_string_equal(buf, "1e+300");
 }
 
+// ---------------------------------------------------------------- sizes of memory
+
+static const char *bytes(double v) {
+    static char buf[FORMAT_NUMBER_CAP];
+    format_bytes(v, buf, sizeof(buf));
+    return buf;
+}
+
+// Powers of 1024 up to EiB, whole counts without a decimal and the rest to one; past 1024 EiB
+// (2^70 bytes) the count grows, as there is no larger unit to move to.
+static void test_sizes_of_memory(void **state) {
+    (void)state;
+    assert_string_equal(bytes(0), "0 bytes");
+    assert_string_equal(bytes(1023), "1023 bytes");
+    assert_string_equal(bytes(1024), "1 KiB");
+    assert_string_equal(bytes(1536), "1.5 KiB");                      // 1.5 * 2^10
+    assert_string_equal(bytes(650.0 * 1048576), "650 MiB");            // 650 * 2^20
+    assert_string_equal(bytes(1000 * 0x1p50), "1000 PiB");             // below 1024 PiB
+    assert_string_equal(bytes(0x1p60), "1 EiB");
+    assert_string_equal(bytes(1.5 * 0x1p60), "1.5 EiB");
+    assert_string_equal(bytes(0x1p70), "1024 EiB");
+    assert_string_equal(bytes(0x1p72), "4096 EiB");
+}
+
 // The longest numbers fit FORMAT_NUMBER_CAP with room for the NUL: nothing is cut.
 static void test_longest_numbers_fit(void **state) {
     (void)state;
@@ -349,6 +373,7 @@ int main(void) {
         cmocka_unit_test(test_whole_numbers),
         cmocka_unit_test(test_document_places),
         cmocka_unit_test(test_exact_and_short),
+        cmocka_unit_test(test_sizes_of_memory),
         cmocka_unit_test(test_longest_numbers_fit),
         cmocka_unit_test(test_style_that_does_not_fit),
         cmocka_unit_test(test_digits_match_printf),

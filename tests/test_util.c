@@ -66,6 +66,9 @@ static void test_arena(void **state) {
     assert_non_null(big);
     big[99999] = 'x';
     assert_string_equal(arena_printf(a, "%d %s", 42, "tokens"), "42 tokens");
+    const char *nothing = arena_printf(a, "%s", "");  // empty text is text, not a failure
+    assert_non_null(nothing);
+    assert_string_equal(nothing, "");
     // text of every length around the 256 bytes printed on the stack comes out whole
     for (int width = 250; width < 262; width++) {
         char want[300];
@@ -77,6 +80,29 @@ static void test_arena(void **state) {
     assert_string_equal(arena_strndup(a, "abcdef", 3), "abc");
     arena_destroy(a);
     arena_destroy(NULL);
+}
+
+// Clearing an arena keeps its newest block, empty, and frees the others: the next allocation
+// starts that block again. Each request of 100000 bytes is larger than a block, so gets one of
+// its own, and the newest is the third.
+static void test_arena_cleared(void **state) {
+    (void)state;
+    Arena *a = arena_create();
+    arena_clear(a);  // nothing to clear yet
+    char *first = arena_alloc(a, 100000), *second = arena_alloc(a, 100000), *third = arena_alloc(a, 100000);
+    assert_non_null(first);
+    assert_non_null(second);
+    assert_non_null(third);
+    third[0] = 'y';
+    arena_clear(a);
+    char *again = arena_alloc(a, 100000);
+    assert_ptr_equal(again, third);
+    assert_int_equal(again[0], 0);  // zeroed again
+    again[99999] = 'x';
+    char *more = arena_alloc(a, 16);  // the kept block is full: a new one
+    assert_non_null(more);
+    assert_true(more < again || more >= again + 100000);
+    arena_destroy(a);
 }
 
 static void test_strbuf(void **state) {
@@ -221,6 +247,13 @@ static void test_shape_text(void **state) {
     Shape widest = {4, {0, SIZE_MAX, 10, 1}};  // 2^64 - 1 has 20 digits
     shape_format(&widest, buf, sizeof(buf));
     assert_string_equal(buf, "[0, 18446744073709551615, 10, 1]");
+    // the longest text a shape has: every dimension of the largest rank with 20 digits
+    _Static_assert(TENSOR_MAX_RANK == 4, "the longest shape below has the largest rank");
+    Shape longest = {4, {SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX}};
+    char room[96];
+    shape_format(&longest, room, sizeof(room));
+    assert_string_equal(room, "[18446744073709551615, 18446744073709551615, 18446744073709551615, "
+                              "18446744073709551615]");
 }
 
 // Blocks of every size, small ones from the huge-page region and large ones from the C library:
@@ -327,6 +360,7 @@ int main(void) {
         cmocka_unit_test(test_size_arithmetic),
         cmocka_unit_test(test_failure_hook),
         cmocka_unit_test(test_arena),
+        cmocka_unit_test(test_arena_cleared),
         cmocka_unit_test(test_strbuf),
         cmocka_unit_test(test_strbuf_printf_at_the_edge_of_its_room),
         cmocka_unit_test(test_strbuf_repeat),
