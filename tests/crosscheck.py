@@ -1119,9 +1119,9 @@ def fd_gradient(x_name, y_name, env, steps, step_names, grads, count):
             moved = flat.copy()
             moved[i] += sign * h
             local = dict(env)
-            local[x_name] = moved.reshape(x.shape).view(T)
+            keep(local, x_name, moved.reshape(x.shape).view(T))
             for name, text in steps[first:last + 1]:
-                local[name] = evaluate(text, local, grads)
+                keep(local, name, evaluate(text, in_scope(local, name), grads))
             sides.append(float(np.asarray(local[y_name]).reshape(-1)[0]))
         out.append((sides[0] - sides[1]) / (2 * h))
     return picks, np.array(out)

@@ -571,6 +571,10 @@ static Node *number_node(Arena *arena, const Node *node, uint64_t k) {
         return NULL;
     if (copy->text)
         copy->text_len = strlen(copy->text);
+    // `seed: "{i}"` is quoted only because YAML reads a bare {i} as a mapping: once numbered,
+    // the text is what the lesson would have written without quotes, so it reads as a number.
+    if (node->kind == NODE_SCALAR && strcmp(copy->text, node->text) != 0)
+        copy->style = SCALAR_PLAIN;
     return copy;
 }
 
