@@ -450,6 +450,18 @@ def _reduction(fn):
     return f
 
 
+def _norm(a, axis=None, keepdims=False):
+    """The L2 norm as the tracer states it: each line read scaled so that its largest magnitude
+    lies in [1, 2) (a power of two, which changes no bit), so 1e300 does not square to inf;
+    a line with inf or nan is read as it is."""
+    big = np.max(np.abs(a), axis=axis, keepdims=True, initial=0.0)
+    finite = np.all(np.isfinite(a), axis=axis, keepdims=True)
+    exp = np.frexp(np.where(finite & (big > 0), big, 1.0))[1] - 1
+    scale = np.ldexp(1.0, -exp)
+    norm = np.sqrt(np.sum((a * scale) ** 2, axis=axis, keepdims=True)) / scale
+    return norm if keepdims else np.squeeze(norm, axis=axis)
+
+
 def argmax(x, axis=None):
     ax = _int(axis, "axis")
     if isinstance(x, S):
@@ -638,6 +650,7 @@ FUNCTIONS = {
     "batchnorm": batchnorm,
     "mean": _reduction(np.mean),
     "var": _reduction(np.var),
+    "norm": _reduction(_norm),
     "sum": _reduction(np.sum),
     "max": _reduction(np.max),
     "min": _reduction(np.min),

@@ -245,7 +245,7 @@ class Lesson:
 
     def make_reduce(self):
         name, shape, _ = self.operand(ordinary=True)
-        fn = self.rng.choice(["sum", "mean", "var"])
+        fn = self.rng.choice(["sum", "mean", "var", "norm"])
         axis, text = self.axis_args(shape)
         keep = ", keepdims=True" if self.rng.random() < 0.3 else ""
         return "%s(%s%s%s)" % (fn, name, text, keep)

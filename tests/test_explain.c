@@ -183,6 +183,7 @@ static const OpCase op_cases[] = {
     {"sum", "sum(a, axis=1)"},
     {"mean", "mean(a, axis=0)"},
     {"var", "var(a, axis=1)"},
+    {"norm", "norm(a, axis=1)"},
     {"max", "max(a, axis=0, keepdims=True)"},
     {"min", "min(a)"},
     {"argmax", "argmax(a, axis=1)"},

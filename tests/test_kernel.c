@@ -690,6 +690,18 @@ static const struct ReduceCase {
     {KERNEL_ALL_AXES, KERNEL_MAX, {0, {0}}, {5.0}},
     {KERNEL_ALL_AXES, KERNEL_MIN, {0, {0}}, {-4.97040765464631}},
     {KERNEL_ALL_AXES, KERNEL_ARGMAX, {0, {0}}, {0}},
+    // numpy: sqrt(sum(x * x, axis)) and np.linalg.norm(x.ravel())
+    {0, KERNEL_NORM, {2, {3, 4}},
+     {5.001035284879299, 5.011983125083661, 4.9757073015419735, 5.034739994263088, 4.956639182152399,
+      5.048383991442288, 4.9489039532749315, 5.0494318633246165, 4.954574873640807, 5.037617154437477,
+      4.9721311071736904, 5.015952903811585}},
+    {1, KERNEL_NORM, {2, {2, 4}},
+     {7.1022759945651694, 5.526337286839412, 6.165608302204356, 6.59274786179496, 4.86663269398794,
+      6.741167447701125, 5.996388538117866, 5.704456864263594}},
+    {2, KERNEL_NORM, {2, {2, 3}},
+     {7.235618188640798, 7.493917966160757, 7.344984762473306, 6.919713011057032, 6.624504427098706,
+      6.7718881334832055}},
+    {KERNEL_ALL_AXES, KERNEL_NORM, {0, {0}}, {17.323011694528024}},
 };
 
 static void test_reduce(void **state) {
@@ -711,6 +723,22 @@ static void test_reduce_keepdims(void **state) {
     Tensor *a = TENSOR(SHAPE(2, 2), 1, 2, 3, 4), *out = ZEROS(SHAPE(1, 2));
     kernel_reduce(out, a, 0, KERNEL_SUM);
     assert_tensor_near(out, SHAPE(1, 2), EXACT, 4, 6);
+}
+
+static void test_norm_extremes(void **state) {
+    // The squares of 1e300 overflow and those of 1e-300 underflow; the norm of each row is
+    // still sqrt(2) times its value, 3-4-5 stays exact, a row of zeros is 0, inf gives inf and
+    // nan gives nan (as numpy's norm does on them). The two roots are the correctly rounded
+    // sqrt(2e600) and sqrt(2e-600) (Python's decimal at 60 digits).
+    Tensor *a = TENSOR(SHAPE(6, 2), 1e300, 1e300, 1e-300, -1e-300, 3, 4, 0, 0, INFINITY, 1, NAN, 1);
+    Tensor *out = ZEROS(SHAPE(6));
+    kernel_reduce(out, a, 1, KERNEL_NORM);
+    assert_tensor_near(out, SHAPE(6), EXACT, 1.4142135623730952e300, 1.414213562373095e-300, 5, 0, INFINITY,
+                       NAN);
+    // an empty axis: the norm of nothing is 0
+    Tensor *none = ZEROS(SHAPE(2, 0)), *zero = TENSOR(SHAPE(2), 7, 7);
+    kernel_reduce(zero, none, 1, KERNEL_NORM);
+    assert_tensor_near(zero, SHAPE(2), EXACT, 0, 0);
 }
 
 static void test_argmax_ties(void **state) {
@@ -1188,6 +1216,7 @@ int main(void) {
         TEST(test_reduce_shape),
         TEST(test_reduce),
         TEST(test_reduce_keepdims),
+        TEST(test_norm_extremes),
         TEST(test_argmax_ties),
         TEST(test_reduce_nan),
         TEST(test_index),

@@ -498,8 +498,8 @@ static void test_norms_of_huge_values(void **state) {
 }
 
 static void test_reductions(void **state) {
-    static const KernelReduce ops[] = {KERNEL_SUM, KERNEL_MEAN, KERNEL_VAR, KERNEL_MAX, KERNEL_MIN};
-    static const char *names[] = {"sum", "mean", "var", "max", "min"};
+    static const KernelReduce ops[] = {KERNEL_SUM, KERNEL_MEAN, KERNEL_VAR, KERNEL_MAX, KERNEL_MIN, KERNEL_NORM};
+    static const char *names[] = {"sum", "mean", "var", "max", "min", "norm"};
     for (size_t i = 0; i < ARRAY_LEN(ops); i++) {
         ReduceCtx all = {KERNEL_ALL_AXES, ops[i]}, middle = {1, ops[i]};
         GradCase a = {names[i], 1, {SHAPE(3, 4)}, SCALAR_SHAPE, 0, {0}, {0}, fw_reduce, gr_reduce, &all};

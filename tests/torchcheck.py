@@ -132,6 +132,10 @@ def _var(x, dim, keep=False):
     return torch.var(x, dim=dim, unbiased=False, keepdim=keep)
 
 
+def _norm(x, dim, keep=False):
+    return torch.linalg.vector_norm(x, dim=dim, keepdim=keep)
+
+
 def _max(x, dim, keep=False):
     return torch.max(x, dim=dim, keepdim=keep).values
 
@@ -286,6 +290,7 @@ FUNCTIONS = {
     "sum": _reduction(_sum),
     "mean": _reduction(_mean),
     "var": _reduction(_var),
+    "norm": _reduction(_norm),
     "max": _reduction(_max),
     "min": _reduction(_min),
     "argmax": argmax,

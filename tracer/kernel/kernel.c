@@ -536,6 +536,8 @@ static double reduce_line(const double *x, size_t n, size_t step, KernelReduce o
         double mean = sum / (double)n;  // nan for n = 0, as numpy
         return op == KERNEL_MEAN ? mean : line_var(x, n, step, 1.0, mean);
     }
+    if (op == KERNEL_NORM)
+        return line_norm(x, n, step);
     if (op == KERNEL_ALL || op == KERNEL_ANY) {
         // nan is nonzero, so it is true, as numpy's all and any count it
         for (size_t i = 0; i < n; i++)

@@ -134,6 +134,7 @@ typedef enum KernelReduce {
     KERNEL_ARGMAX,  // index of the first largest value, as a double
     KERNEL_ALL,     // 1 when every value is nonzero (nan counts as nonzero, as in numpy), else 0
     KERNEL_ANY,     // 1 when some value is nonzero, else 0
+    KERNEL_NORM,    // the L2 norm sqrt(x0^2 + x1^2 + ...), squared at a power-of-two scale
 } KernelReduce;
 
 #define KERNEL_ALL_AXES (-1)
