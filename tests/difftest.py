@@ -159,7 +159,7 @@ class Lesson:
                              "construct", "rope", "take", "take_table", "cross_entropy",
                              "index", "index", "index", "transpose", "empty", "nested",
                              "newaxis", "reshape", "separated", "compare", "close", "allany", "pick",
-                             "cumsum", "triangle", "repeat", "order"])
+                             "cumsum", "triangle", "repeat", "order", "sampling"])
         if family in PENDING:
             raise Skip()
         return getattr(self, "make_" + family)(), family
@@ -288,6 +288,25 @@ class Lesson:
                 raise Skip()
             return "%s(%s, %d)" % (fn, name, self.rng.randrange(1, shape[-1] + 1))
         return "%s(%s)" % (fn, name)
+
+    def make_sampling(self):
+        """top_p of a softmax, the id drawn from one for a given or seeded u, or seeded uniform
+        numbers."""
+        rng = self.rng
+        name, shape, _ = self.operand(ordinary=True, min_rank=1, nonempty=True)
+        rows = list(shape[:-1])
+        probs = "softmax(%s)" % name
+        kind = rng.choice(["top_p", "top_p", "sample", "uniform"])
+        if kind == "uniform":
+            sizes = "" if not shape or rng.random() < 0.3 else "%s, " % list(shape)
+            return "uniform(%sseed=%d)" % (sizes, rng.randrange(0, 1000))
+        if kind == "top_p":
+            return "top_p(%s, %s)" % (probs, rng.choice(["0.1", "0.5", "0.9", "1", "0.999", "0.25"]))
+        if rng.random() < 0.4 or not rows:
+            u = rng.choice(["0", "0.5", "0.999", "0.25", "uniform(seed=%d)" % rng.randrange(1000)])
+        else:
+            u = "uniform(%s, seed=%d)" % (rows, rng.randrange(1000))
+        return "sample(%s, %s)" % (rng.choice([probs, "top_p(%s, 0.9)" % probs]), u)
 
     def make_cumsum(self):
         name, shape, _ = self.operand(min_rank=1)

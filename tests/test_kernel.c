@@ -14,6 +14,7 @@
 
 #include "kernel.h"
 #include "kernel_axis.h"
+#include "kernel_sample.h"
 #include "kernel_sort.h"
 #include "kernel_triangle.h"
 #include "tensor.h"
@@ -488,6 +489,56 @@ static void test_sort_and_topk(void **state) {
     Tensor *g = TENSOR(SHAPE(2, 2), 1, 2, 3, 4), *d = ZEROS(SHAPE(2, 4));
     assert_true(kernel_grad_sort(d, g, x, KERNEL_TOPK, 2));
     assert_tensor_near(d, SHAPE(2, 4), EXACT, 1, 0, 2, 0, 0, 3, 4, 0);
+}
+
+static void test_top_p(void **state) {
+    // numpy: order = argsort(-x, kind='stable'); keep while the sum before is below p; divide
+    // by the kept sum. p = 0.8: row 0 keeps 0.4, 0.3 and 0.15 (0.85); row 1, five equal
+    // values, the first four (0.2 + 0.2 + 0.2 is below 0.8); row 2 keeps 0.5, 0.25 and 0.12.
+    // Then five equal values and p = 0.5: the first three, as equal values go by position;
+    // and p = 1: every value.
+    Tensor *x = TENSOR(SHAPE(3, 5), 0.1, 0.4, 0.05, 0.3, 0.15, 0.2, 0.2, 0.2, 0.2, 0.2, 0.05, 0.5, 0.25, 0.12,
+                       0.08);
+    Tensor *out = ZEROS(SHAPE(3, 5));
+    assert_true(kernel_top_p(out, x, 0.8));
+    assert_tensor_near(out, SHAPE(3, 5), EXACT, 0.0, 0.4705882352941177, 0.0, 0.35294117647058826,
+                       0.17647058823529413, 0.25, 0.25, 0.25, 0.25, 0.0, 0.0, 0.5747126436781609,
+                       0.28735632183908044, 0.13793103448275862, 0.0);
+    Tensor *equal = TENSOR(SHAPE(5), 0.2, 0.2, 0.2, 0.2, 0.2), *kept = ZEROS(SHAPE(5));
+    assert_true(kernel_top_p(kept, equal, 0.5));
+    assert_tensor_near(kept, SHAPE(5), EXACT, 1.0 / 3, 1.0 / 3, 1.0 / 3, 0, 0);
+    Tensor *all = TENSOR(SHAPE(5), 0.05, 0.5, 0.25, 0.12, 0.08), *same = ZEROS(SHAPE(5));
+    assert_true(kernel_top_p(same, all, 1.0));
+    assert_tensor_near(same, SHAPE(5), EXACT, 0.05, 0.5, 0.25, 0.12, 0.08);
+    // the largest is always kept, however small p is
+    assert_true(kernel_top_p(same, all, 1e-9));
+    assert_tensor_near(same, SHAPE(5), EXACT, 0, 1, 0, 0, 0);
+}
+
+static void test_sample(void **state) {
+    // numpy: np.random.default_rng(s).choice(5, p=p) draws these ids for s = 0..5, and
+    // np.random.default_rng(s).random() is the u each drew with: [3, 2, 2, 0, 4, 3]
+    Tensor *p = TENSOR(SHAPE(6, 5), 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3,
+                       0.15, 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3, 0.15);
+    Tensor *u = TENSOR(SHAPE(6), 0.6369616873214543, 0.5118216247002567, 0.2616121342493164, 0.08564916714362436,
+                       0.9430561055723676, 0.8050029237453802);
+    Tensor *ids = ZEROS(SHAPE(6));
+    kernel_sample(ids, p, u);
+    assert_tensor_near(ids, SHAPE(6), EXACT, 3, 2, 2, 0, 4, 3);
+    // at the boundaries: u = 0 is id 0; u = 0.1 = cdf[0] is past id 0, and id 1 (probability 0)
+    // is skipped; u just below 1 is the last id; one u for every row
+    Tensor *at = TENSOR(SHAPE(3, 5), 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3,
+                        0.15);
+    Tensor *edge = TENSOR(SHAPE(3), 0.0, 0.1, 0.9999999999999999), *three = ZEROS(SHAPE(3));
+    kernel_sample(three, at, edge);
+    assert_tensor_near(three, SHAPE(3), EXACT, 0, 2, 4);
+    Tensor *one = TENSOR(SCALAR_SHAPE, 0.5);
+    kernel_sample(three, at, one);
+    assert_tensor_near(three, SHAPE(3), EXACT, 2, 2, 2);
+    // weights need not sum to 1: cdf is cumsum / sum, [1, 3] is [0.25, 1]
+    Tensor *w = TENSOR(SHAPE(2), 1, 3), *pick = ZEROS(SCALAR_SHAPE), *quarter = TENSOR(SCALAR_SHAPE, 0.25);
+    kernel_sample(pick, w, quarter);
+    assert_double_equal(pick->data[0], 1, EXACT);
 }
 
 static void test_eye_and_triangles(void **state) {
@@ -1120,6 +1171,12 @@ static void test_random_exact(void **state) {
     assert_double_equal(u0->data[0], 2 * (double)(UINT64_C(0xE220A8397B1DCDAF) >> 11) *
                                              0x1.0p-53 - 1,
                         EXACT);
+    // unit: u itself, in [0, 1); seed 7's first draw and seed 1's first three
+    Tensor *unit = ZEROS(SCALAR_SHAPE), *three = ZEROS(SHAPE(3));
+    kernel_fill_random(unit, KERNEL_UNIT, 1, 7);
+    assert_double_equal(unit->data[0], 0.3898297483912715, EXACT);
+    kernel_fill_random(three, KERNEL_UNIT, 1, 1);
+    assert_tensor_near(three, SHAPE(3), EXACT, 0.5665615751722809, 0.7457817572627011, 0.9710027535867962);
     // normal, an odd count: the fifth value is the cosine of the third pair, its sine dropped
     Tensor *n = ZEROS(SHAPE(5));
     kernel_fill_random(n, KERNEL_NORMAL, 2, 7);
@@ -1206,6 +1263,8 @@ int main(void) {
         TEST(test_cumsum),
         TEST(test_eye_and_triangles),
         TEST(test_sort_and_topk),
+        TEST(test_top_p),
+        TEST(test_sample),
         TEST(test_repeat_interleave),
         TEST(test_layernorm),
         TEST(test_layernorm_gamma_beta),
