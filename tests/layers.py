@@ -39,7 +39,7 @@ LAYERS = [
      "lesson_train", "lesson"), "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
-    "op_positions", "op_loss", "op_axis", "op_fill", "op_sort", "op_sample",
+    "op_positions", "op_loss", "op_axis", "op_fill", "op_sort", "op_sample", "op_list",
     "ops", "ieee",
     "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",
     "eval", "gradcheck", "schedule", "run", "train",
