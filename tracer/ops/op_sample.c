@@ -68,9 +68,10 @@ static bool check_probabilities(OpRun *r) {
         if (!(sum > 0.0 && isfinite(sum))) {
             char s[64];
             format_short(sum, s, sizeof(s));
-            op_error(r->problem, OP_INPUT(0), "row %zu of %s sums to %s: there is nothing to draw from", row,
-                     r->in_names[0], s);
-            op_hint(r->problem, "each row needs some probability above 0 (a sum that is a finite number)");
+            op_error(r->problem, OP_INPUT(0), "row %zu of %s sums to %s: %s", row, r->in_names[0], s,
+                     sum > 0.0 ? "past the largest number, so it cannot be divided by" : "there is nothing to draw from");
+            op_hint(r->problem, "each row needs some probability above 0, and a sum that is a finite number: "
+                                "softmax(logits) gives both");
             return false;
         }
     }
