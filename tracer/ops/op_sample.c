@@ -90,7 +90,7 @@ static bool compute_top_p(OpRun *r) {
 // above it, and the kept sum. False when memory runs out.
 typedef struct RowRanks {
     size_t rank;       // of the element asked about, from 0
-    double before;     // the sum of the values ranked above it
+    double before;     // for a kept value, the sum of the values ranked above it
     double kept_sum;   // the sum of the kept values, in rank order
     size_t kept;       // how many are kept
 } RowRanks;
@@ -147,8 +147,8 @@ static void explain_top_p(OpExplain *e) {
         strbuf_printf(&sb, "; the %zu kept sum to ", rr.kept);
         op_work_num(&sb, e, e->out, rr.kept_sum);
     } else {
-        strbuf_puts(&sb, "0 (dropped: the values ranked above it sum to ");
-        op_work_num(&sb, e, e->out, rr.before);
+        strbuf_printf(&sb, "0 (dropped: the %zu kept above it already sum to ", rr.kept);
+        op_work_num(&sb, e, e->out, rr.kept_sum);
         strbuf_printf(&sb, ", reaching p (%g)", p);
     }
     strbuf_putc(&sb, ')');
