@@ -450,6 +450,18 @@ def _reduction(fn):
     return f
 
 
+def _norm(a, axis=None, keepdims=False):
+    """The L2 norm as the tracer states it: each line read scaled so that its largest magnitude
+    lies in [1, 2) (a power of two, which changes no bit), so 1e300 does not square to inf;
+    a line with inf or nan is read as it is."""
+    big = np.max(np.abs(a), axis=axis, keepdims=True, initial=0.0)
+    finite = np.all(np.isfinite(a), axis=axis, keepdims=True)
+    exp = np.frexp(np.where(finite & (big > 0), big, 1.0))[1] - 1
+    scale = np.ldexp(1.0, -exp)
+    norm = np.sqrt(np.sum((a * scale) ** 2, axis=axis, keepdims=True)) / scale
+    return norm if keepdims else np.squeeze(norm, axis=axis)
+
+
 def argmax(x, axis=None):
     ax = _int(axis, "axis")
     if isinstance(x, S):
@@ -539,6 +551,47 @@ def _sizes(shape):
 
 def full(shape, value):
     return _wrap(np.full(_sizes(shape), float(_plain(value))))
+
+
+def uniform(shape=None, seed=0):
+    """splitmix64's draws u in [0, 1) from seed, in reading order (written again below)."""
+    sizes = () if shape is None else _sizes(shape)
+    count = int(np.prod(sizes, dtype=np.int64))
+    return _wrap(np.array(splitmix64_uniforms(_int(seed, "seed"), count), dtype=np.float64).reshape(sizes))
+
+
+def top_p(x, p):
+    """Each last-axis row: the values ranked largest first (numpy's stable argsort of the
+    negation: of equal values the earlier first) kept while the sum before them is below p,
+    over their sum; the rest 0."""
+    if isinstance(x, S):
+        return x
+    a = _plain(x)
+    if a.ndim == 0:
+        raise CheckError("top_p needs a row")
+    pp, out = float(_plain(p)), np.zeros_like(a)
+    for row in np.ndindex(a.shape[:-1]):
+        before, kept = 0.0, []
+        for j in np.argsort(-a[row], kind="stable"):
+            if not before < pp:
+                break
+            kept.append(j)
+            before += a[row][j]
+        for j in kept:
+            out[row + (j,)] = a[row][j] / before
+    return _wrap(out)
+
+
+def sample(x, u):
+    """numpy's choice(n, p=row) for a given u: cdf = cumsum(row); cdf /= cdf[-1];
+    searchsorted(cdf, u, side='right')."""
+    a, uu = _plain(x), _plain(u)
+    out = np.zeros(a.shape[:-1])
+    for k, row in enumerate(np.ndindex(a.shape[:-1])):
+        cdf = np.cumsum(a[row])
+        cdf /= cdf[-1]
+        out[row] = np.searchsorted(cdf, uu.reshape(-1)[0 if uu.size == 1 else k], side="right")
+    return _wrap(out)
 
 
 def _triangle(fn):
@@ -638,6 +691,7 @@ FUNCTIONS = {
     "batchnorm": batchnorm,
     "mean": _reduction(np.mean),
     "var": _reduction(np.var),
+    "norm": _reduction(_norm),
     "sum": _reduction(np.sum),
     "max": _reduction(np.max),
     "min": _reduction(np.min),
@@ -673,6 +727,9 @@ FUNCTIONS = {
     "zeros": lambda shape: full(shape, 0.0),
     "full": full,
     "eye": lambda n: _wrap(np.eye(_int(n, "n"))),
+    "uniform": uniform,
+    "top_p": top_p,
+    "sample": sample,
     "tril": _triangle(np.tril),
     "triu": _triangle(np.triu),
     "sinusoidal": sinusoidal,

@@ -36,7 +36,7 @@ import numpy as np  # noqa: E402 - importable once crosscheck is
 MAX_VALUES = 48  # per tensor: small lessons, many of them
 EXTREMES = [1e300, -1e300, 1e-300, -1e-300, 5e-324, -2.5e-320, 0.0, 1e-5, 710.0, -745.0,
             1e8, -3.5, 1.0, 2.0]
-ORDERLESS = {"unary", "binary", "pick", "triangle", "repeat", "order", "maxmin", "argmax", "index", "concat", "transpose", "heads",
+ORDERLESS = {"unary", "binary", "pick", "triangle", "repeat", "order", "stack", "maxmin", "argmax", "index", "concat", "transpose", "heads",
              "reshape", "newaxis", "take_table"}
 
 
@@ -159,7 +159,7 @@ class Lesson:
                              "construct", "rope", "take", "take_table", "cross_entropy",
                              "index", "index", "index", "transpose", "empty", "nested",
                              "newaxis", "reshape", "separated", "compare", "close", "allany", "pick",
-                             "cumsum", "triangle", "repeat", "order"])
+                             "cumsum", "triangle", "repeat", "order", "sampling", "stack"])
         if family in PENDING:
             raise Skip()
         return getattr(self, "make_" + family)(), family
@@ -245,7 +245,7 @@ class Lesson:
 
     def make_reduce(self):
         name, shape, _ = self.operand(ordinary=True)
-        fn = self.rng.choice(["sum", "mean", "var"])
+        fn = self.rng.choice(["sum", "mean", "var", "norm"])
         axis, text = self.axis_args(shape)
         keep = ", keepdims=True" if self.rng.random() < 0.3 else ""
         return "%s(%s%s%s)" % (fn, name, text, keep)
@@ -288,6 +288,42 @@ class Lesson:
                 raise Skip()
             return "%s(%s, %d)" % (fn, name, self.rng.randrange(1, shape[-1] + 1))
         return "%s(%s)" % (fn, name)
+
+    def make_sampling(self):
+        """top_p of a softmax, the id drawn from one for a given or seeded u, or seeded uniform
+        numbers."""
+        rng = self.rng
+        # a new given: a step's values may be nan or inf, which no distribution holds
+        shape = self.random_shape(self.rng.choice([1, 2, 2, 3]))
+        if 0 in shape:
+            raise Skip()
+        name = self.given(shape, "ordinary")
+        rows = list(shape[:-1])
+        probs = "softmax(%s)" % name
+        kind = rng.choice(["top_p", "top_p", "sample", "uniform"])
+        if kind == "uniform":
+            sizes = "" if not shape or rng.random() < 0.3 else "%s, " % list(shape)
+            return "uniform(%sseed=%d)" % (sizes, rng.randrange(0, 1000))
+        if kind == "top_p":
+            return "top_p(%s, %s)" % (probs, rng.choice(["0.1", "0.5", "0.9", "1", "0.999", "0.25"]))
+        if rng.random() < 0.4 or not rows:
+            u = rng.choice(["0", "0.5", "0.999", "0.25", "uniform(seed=%d)" % rng.randrange(1000)])
+        else:
+            u = "uniform(%s, seed=%d)" % (rows, rng.randrange(1000))
+        return "sample(%s, %s)" % (rng.choice([probs, "top_p(%s, 0.9)" % probs]), u)
+
+    def make_stack(self):
+        """A list of two to four items of one shape, steps and expressions among them, stacked
+        as numpy's stack."""
+        rng = self.rng
+        name, shape, _ = self.operand()
+        if len(shape) > 3:
+            raise Skip()
+        items = [rng.choice([name, "(%s) * 2" % name, "-%s" % name, "abs(%s)" % name])
+                 for _ in range(rng.randrange(2, 5))]
+        if not shape:
+            items.append(number_text(rng.choice([0.5, -1.0, 3.0])))
+        return "[%s]" % ", ".join(items)
 
     def make_cumsum(self):
         name, shape, _ = self.operand(min_rank=1)

@@ -33,13 +33,13 @@ OPTIONAL_FOLDERS = {"fast"}  # -Dfast=false builds none of it
 # check_compile_index. The checker's other files share its state (check_state).
 LAYERS = [
     "util", "format", "tensor", "diag", "json", "weightfile",
-    "backend", "kernel", "kernel_layout", "kernel_grad", "kernel_axis", "kernel_triangle", "kernel_sort",
+    "backend", "kernel", "kernel_layout", "kernel_grad", "kernel_axis", "kernel_triangle", "kernel_sort", "kernel_sample",
     "yamldoc", "given_file", "unicode_classes", "tokenizer", "given_text",
     ("lesson_loader", "lesson_values", "lesson_given", "lesson_download", "lesson_step", "lesson_block",
      "lesson_train", "lesson"), "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
-    "op_positions", "op_loss", "op_axis", "op_fill", "op_sort",
+    "op_positions", "op_loss", "op_axis", "op_fill", "op_sort", "op_sample", "op_list",
     "ops", "ieee",
     "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",
     "eval", "gradcheck", "schedule", "run", "train",

@@ -183,6 +183,11 @@ static const OpCase op_cases[] = {
     {"sum", "sum(a, axis=1)"},
     {"mean", "mean(a, axis=0)"},
     {"var", "var(a, axis=1)"},
+    {"norm", "norm(a, axis=1)"},
+    {"top_p", "top_p(abs(a), 0.7)"},
+    {"sample", "sample(abs(b), 0.5)"},
+    {"uniform", "uniform([2, 2], seed=3)"},
+    {"list", "\"[a[0], b[1] * 2]\""},  // quoted: YAML would read a bare list
     {"max", "max(a, axis=0, keepdims=True)"},
     {"min", "min(a)"},
     {"argmax", "argmax(a, axis=1)"},
@@ -248,6 +253,7 @@ static void test_every_op_has_a_case(void **state) {
         ops_operator(OP_PREFIX, '-'), ops_operator(OP_POSTFIX, 'T'), ops_operator(OP_INDEXING, '['),
         ops_operator(OP_INFIX, EXPR_EQ), ops_operator(OP_INFIX, EXPR_NE), ops_operator(OP_INFIX, '<'),
         ops_operator(OP_INFIX, EXPR_LE), ops_operator(OP_INFIX, '>'), ops_operator(OP_INFIX, EXPR_GE),
+        ops_operator(OP_LIST, '['),
     };
     for (size_t i = 0; i < ARRAY_LEN(operators); i++) {
         assert_non_null(operators[i]);

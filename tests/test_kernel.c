@@ -14,6 +14,7 @@
 
 #include "kernel.h"
 #include "kernel_axis.h"
+#include "kernel_sample.h"
 #include "kernel_sort.h"
 #include "kernel_triangle.h"
 #include "tensor.h"
@@ -490,6 +491,56 @@ static void test_sort_and_topk(void **state) {
     assert_tensor_near(d, SHAPE(2, 4), EXACT, 1, 0, 2, 0, 0, 3, 4, 0);
 }
 
+static void test_top_p(void **state) {
+    // numpy: order = argsort(-x, kind='stable'); keep while the sum before is below p; divide
+    // by the kept sum. p = 0.8: row 0 keeps 0.4, 0.3 and 0.15 (0.85); row 1, five equal
+    // values, the first four (0.2 + 0.2 + 0.2 is below 0.8); row 2 keeps 0.5, 0.25 and 0.12.
+    // Then five equal values and p = 0.5: the first three, as equal values go by position;
+    // and p = 1: every value.
+    Tensor *x = TENSOR(SHAPE(3, 5), 0.1, 0.4, 0.05, 0.3, 0.15, 0.2, 0.2, 0.2, 0.2, 0.2, 0.05, 0.5, 0.25, 0.12,
+                       0.08);
+    Tensor *out = ZEROS(SHAPE(3, 5));
+    assert_true(kernel_top_p(out, x, 0.8));
+    assert_tensor_near(out, SHAPE(3, 5), EXACT, 0.0, 0.4705882352941177, 0.0, 0.35294117647058826,
+                       0.17647058823529413, 0.25, 0.25, 0.25, 0.25, 0.0, 0.0, 0.5747126436781609,
+                       0.28735632183908044, 0.13793103448275862, 0.0);
+    Tensor *equal = TENSOR(SHAPE(5), 0.2, 0.2, 0.2, 0.2, 0.2), *kept = ZEROS(SHAPE(5));
+    assert_true(kernel_top_p(kept, equal, 0.5));
+    assert_tensor_near(kept, SHAPE(5), EXACT, 1.0 / 3, 1.0 / 3, 1.0 / 3, 0, 0);
+    Tensor *all = TENSOR(SHAPE(5), 0.05, 0.5, 0.25, 0.12, 0.08), *same = ZEROS(SHAPE(5));
+    assert_true(kernel_top_p(same, all, 1.0));
+    assert_tensor_near(same, SHAPE(5), EXACT, 0.05, 0.5, 0.25, 0.12, 0.08);
+    // the largest is always kept, however small p is
+    assert_true(kernel_top_p(same, all, 1e-9));
+    assert_tensor_near(same, SHAPE(5), EXACT, 0, 1, 0, 0, 0);
+}
+
+static void test_sample(void **state) {
+    // numpy: np.random.default_rng(s).choice(5, p=p) draws these ids for s = 0..5, and
+    // np.random.default_rng(s).random() is the u each drew with: [3, 2, 2, 0, 4, 3]
+    Tensor *p = TENSOR(SHAPE(6, 5), 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3,
+                       0.15, 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3, 0.15);
+    Tensor *u = TENSOR(SHAPE(6), 0.6369616873214543, 0.5118216247002567, 0.2616121342493164, 0.08564916714362436,
+                       0.9430561055723676, 0.8050029237453802);
+    Tensor *ids = ZEROS(SHAPE(6));
+    kernel_sample(ids, p, u);
+    assert_tensor_near(ids, SHAPE(6), EXACT, 3, 2, 2, 0, 4, 3);
+    // at the boundaries: u = 0 is id 0; u = 0.1 = cdf[0] is past id 0, and id 1 (probability 0)
+    // is skipped; u just below 1 is the last id; one u for every row
+    Tensor *at = TENSOR(SHAPE(3, 5), 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3, 0.15, 0.1, 0.0, 0.45, 0.3,
+                        0.15);
+    Tensor *edge = TENSOR(SHAPE(3), 0.0, 0.1, 0.9999999999999999), *three = ZEROS(SHAPE(3));
+    kernel_sample(three, at, edge);
+    assert_tensor_near(three, SHAPE(3), EXACT, 0, 2, 4);
+    Tensor *one = TENSOR(SCALAR_SHAPE, 0.5);
+    kernel_sample(three, at, one);
+    assert_tensor_near(three, SHAPE(3), EXACT, 2, 2, 2);
+    // weights need not sum to 1: cdf is cumsum / sum, [1, 3] is [0.25, 1]
+    Tensor *w = TENSOR(SHAPE(2), 1, 3), *pick = ZEROS(SCALAR_SHAPE), *quarter = TENSOR(SCALAR_SHAPE, 0.25);
+    kernel_sample(pick, w, quarter);
+    assert_double_equal(pick->data[0], 1, EXACT);
+}
+
 static void test_eye_and_triangles(void **state) {
     Tensor *i3 = ZEROS(SHAPE(3, 3));
     kernel_eye(i3);
@@ -690,6 +741,18 @@ static const struct ReduceCase {
     {KERNEL_ALL_AXES, KERNEL_MAX, {0, {0}}, {5.0}},
     {KERNEL_ALL_AXES, KERNEL_MIN, {0, {0}}, {-4.97040765464631}},
     {KERNEL_ALL_AXES, KERNEL_ARGMAX, {0, {0}}, {0}},
+    // numpy: sqrt(sum(x * x, axis)) and np.linalg.norm(x.ravel())
+    {0, KERNEL_NORM, {2, {3, 4}},
+     {5.001035284879299, 5.011983125083661, 4.9757073015419735, 5.034739994263088, 4.956639182152399,
+      5.048383991442288, 4.9489039532749315, 5.0494318633246165, 4.954574873640807, 5.037617154437477,
+      4.9721311071736904, 5.015952903811585}},
+    {1, KERNEL_NORM, {2, {2, 4}},
+     {7.1022759945651694, 5.526337286839412, 6.165608302204356, 6.59274786179496, 4.86663269398794,
+      6.741167447701125, 5.996388538117866, 5.704456864263594}},
+    {2, KERNEL_NORM, {2, {2, 3}},
+     {7.235618188640798, 7.493917966160757, 7.344984762473306, 6.919713011057032, 6.624504427098706,
+      6.7718881334832055}},
+    {KERNEL_ALL_AXES, KERNEL_NORM, {0, {0}}, {17.323011694528024}},
 };
 
 static void test_reduce(void **state) {
@@ -711,6 +774,22 @@ static void test_reduce_keepdims(void **state) {
     Tensor *a = TENSOR(SHAPE(2, 2), 1, 2, 3, 4), *out = ZEROS(SHAPE(1, 2));
     kernel_reduce(out, a, 0, KERNEL_SUM);
     assert_tensor_near(out, SHAPE(1, 2), EXACT, 4, 6);
+}
+
+static void test_norm_extremes(void **state) {
+    // The squares of 1e300 overflow and those of 1e-300 underflow; the norm of each row is
+    // still sqrt(2) times its value, 3-4-5 stays exact, a row of zeros is 0, inf gives inf and
+    // nan gives nan (as numpy's norm does on them). The two roots are the correctly rounded
+    // sqrt(2e600) and sqrt(2e-600) (Python's decimal at 60 digits).
+    Tensor *a = TENSOR(SHAPE(6, 2), 1e300, 1e300, 1e-300, -1e-300, 3, 4, 0, 0, INFINITY, 1, NAN, 1);
+    Tensor *out = ZEROS(SHAPE(6));
+    kernel_reduce(out, a, 1, KERNEL_NORM);
+    assert_tensor_near(out, SHAPE(6), EXACT, 1.4142135623730952e300, 1.414213562373095e-300, 5, 0, INFINITY,
+                       NAN);
+    // an empty axis: the norm of nothing is 0
+    Tensor *none = ZEROS(SHAPE(2, 0)), *zero = TENSOR(SHAPE(2), 7, 7);
+    kernel_reduce(zero, none, 1, KERNEL_NORM);
+    assert_tensor_near(zero, SHAPE(2), EXACT, 0, 0);
 }
 
 static void test_argmax_ties(void **state) {
@@ -1092,6 +1171,12 @@ static void test_random_exact(void **state) {
     assert_double_equal(u0->data[0], 2 * (double)(UINT64_C(0xE220A8397B1DCDAF) >> 11) *
                                              0x1.0p-53 - 1,
                         EXACT);
+    // unit: u itself, in [0, 1); seed 7's first draw and seed 1's first three
+    Tensor *unit = ZEROS(SCALAR_SHAPE), *three = ZEROS(SHAPE(3));
+    kernel_fill_random(unit, KERNEL_UNIT, 1, 7);
+    assert_double_equal(unit->data[0], 0.3898297483912715, EXACT);
+    kernel_fill_random(three, KERNEL_UNIT, 1, 1);
+    assert_tensor_near(three, SHAPE(3), EXACT, 0.5665615751722809, 0.7457817572627011, 0.9710027535867962);
     // normal, an odd count: the fifth value is the cosine of the third pair, its sine dropped
     Tensor *n = ZEROS(SHAPE(5));
     kernel_fill_random(n, KERNEL_NORMAL, 2, 7);
@@ -1178,6 +1263,8 @@ int main(void) {
         TEST(test_cumsum),
         TEST(test_eye_and_triangles),
         TEST(test_sort_and_topk),
+        TEST(test_top_p),
+        TEST(test_sample),
         TEST(test_repeat_interleave),
         TEST(test_layernorm),
         TEST(test_layernorm_gamma_beta),
@@ -1188,6 +1275,7 @@ int main(void) {
         TEST(test_reduce_shape),
         TEST(test_reduce),
         TEST(test_reduce_keepdims),
+        TEST(test_norm_extremes),
         TEST(test_argmax_ties),
         TEST(test_reduce_nan),
         TEST(test_index),

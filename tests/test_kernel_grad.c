@@ -14,6 +14,7 @@
 #include "kernel.h"
 #include "kernel_axis.h"
 #include "kernel_grad.h"
+#include "kernel_sample.h"
 #include "kernel_sort.h"
 #include "kernel_triangle.h"
 #include "tensor.h"
@@ -214,6 +215,13 @@ static void gr_sort(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in
                     const void *ctx) {
     KernelSort kind = *(const KernelSort *)ctx;
     assert_true(kernel_grad_sort(din, dout, in[0], kind, out->shape.dim[out->shape.rank - 1]));
+}
+static void fw_top_p(Tensor *out, Tensor *const *in, const void *ctx) {
+    assert_true(kernel_top_p(out, in[0], *(const double *)ctx));
+}
+static void gr_top_p(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                     const void *ctx) {
+    assert_true(kernel_grad_top_p(din, dout, in[0], out, *(const double *)ctx));
 }
 static const double EPS = 1e-5;
 static void fw_layernorm(Tensor *out, Tensor *const *in, const void *ctx) {
@@ -422,6 +430,11 @@ static void test_along_an_axis(void **state) {
     check_case(&so);
     GradCase tk = {"topk", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 3, 2), 0, {0}, {0}, fw_sort, gr_sort, &top};
     check_case(&tk);
+    // top-p with p = 0.8 on rows whose kept set no small step changes (the sums before each
+    // value stay 0.05 or more from p): three kept of each, and a dropped one
+    static const double p = 0.8, probs[] = {0.1, 0.4, 0.05, 0.3, 0.15, 0.05, 0.5, 0.25, 0.12, 0.08};
+    GradCase tp = {"top_p", 1, {SHAPE(2, 5)}, SHAPE(2, 5), 0, {probs}, {0}, fw_top_p, gr_top_p, &p};
+    check_case(&tp);
     // the triangles below and above the diagonal under the main one, of each [3, 4] block
     static const KernelTriangle sides[] = {KERNEL_LOWER, KERNEL_UPPER};
     for (size_t i = 0; i < 2; i++) {
@@ -498,8 +511,8 @@ static void test_norms_of_huge_values(void **state) {
 }
 
 static void test_reductions(void **state) {
-    static const KernelReduce ops[] = {KERNEL_SUM, KERNEL_MEAN, KERNEL_VAR, KERNEL_MAX, KERNEL_MIN};
-    static const char *names[] = {"sum", "mean", "var", "max", "min"};
+    static const KernelReduce ops[] = {KERNEL_SUM, KERNEL_MEAN, KERNEL_VAR, KERNEL_MAX, KERNEL_MIN, KERNEL_NORM};
+    static const char *names[] = {"sum", "mean", "var", "max", "min", "norm"};
     for (size_t i = 0; i < ARRAY_LEN(ops); i++) {
         ReduceCtx all = {KERNEL_ALL_AXES, ops[i]}, middle = {1, ops[i]};
         GradCase a = {names[i], 1, {SHAPE(3, 4)}, SCALAR_SHAPE, 0, {0}, {0}, fw_reduce, gr_reduce, &all};

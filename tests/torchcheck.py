@@ -132,6 +132,23 @@ def _var(x, dim, keep=False):
     return torch.var(x, dim=dim, unbiased=False, keepdim=keep)
 
 
+def _norm(x, dim, keep=False):
+    return torch.linalg.vector_norm(x, dim=dim, keepdim=keep)
+
+
+def _top_p(x, p):
+    """Kept while the sum ranked above is below p (a stable descending sort: of equal values the
+    earlier first), over the kept sum; the kept set is held fixed, so autograd differentiates
+    the renormalisation only."""
+    x = _plain(x)
+    ranked, order = torch.sort(x, dim=-1, descending=True, stable=True)
+    running = torch.cumsum(ranked, dim=-1)
+    before = torch.cat([torch.zeros_like(running[..., :1]), running[..., :-1]], dim=-1)
+    keep = torch.zeros_like(x, dtype=torch.bool).scatter(-1, order, before.detach() < float(_plain(p)))
+    kept = torch.where(keep, x, torch.zeros_like(x))
+    return _t(kept / kept.sum(dim=-1, keepdim=True))
+
+
 def _max(x, dim, keep=False):
     return torch.max(x, dim=dim, keepdim=keep).values
 
@@ -286,6 +303,8 @@ FUNCTIONS = {
     "sum": _reduction(_sum),
     "mean": _reduction(_mean),
     "var": _reduction(_var),
+    "norm": _reduction(_norm),
+    "top_p": _top_p,
     "max": _reduction(_max),
     "min": _reduction(_min),
     "argmax": argmax,

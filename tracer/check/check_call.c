@@ -31,6 +31,13 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
         strbuf_printf(&sb, "%s%s -> %s", s, op->symbol, out);
     } else if (op->syntax == OP_INDEXING) {
         strbuf_printf(&sb, "%s indexed -> %s", s, out);
+    } else if (op->syntax == OP_LIST) {
+        strbuf_putc(&sb, '[');
+        for (size_t i = 0; i < chk->n_inputs; i++) {
+            shape_format(chk->shapes[i], s, sizeof(s));
+            strbuf_printf(&sb, "%s%s", i ? ", " : "", s);
+        }
+        strbuf_printf(&sb, "] stacked -> %s", out);
     } else if (op->syntax == OP_PREFIX) {
         strbuf_printf(&sb, "%s%s -> %s", op->symbol, s, out);
     } else if (op->syntax == OP_INFIX) {
@@ -394,13 +401,42 @@ static size_t compile_call(Checker *c, const Expr *e) {
     return check_add_op(c, op, inputs, n_inputs, &chk, &site, e);
 }
 
+// Is every item of the list a number known before running (nested lists included)?
+static bool list_is_known(Checker *c, const Expr *e) {
+    if (e->kind != EXPR_LIST) {
+        double v;
+        return check_const_eval(c, e, &v);
+    }
+    for (size_t i = 0; i < e->n_args; i++)
+        if (!list_is_known(c, e->args[i]))
+            return false;
+    return true;
+}
+
+// A list with an item known only when the lesson runs ([a, mb], mb a step): its items, each
+// compiled, stacked into one tensor (op_list.c); a list of known numbers is a constant.
+static size_t compile_list(Checker *c, const Expr *e) {
+    if (list_is_known(c, e))
+        return check_add_constant(c, e);
+    size_t inputs[EXPR_MAX_ARGS];
+    CallSite site = {.call = e};
+    for (size_t i = 0; i < e->n_args; i++) {
+        if ((inputs[i] = check_compile(c, e->args[i])) == NO_NODE)
+            return NO_NODE;
+        site.inputs[i] = e->args[i];
+    }
+    OpCheck chk = {0};
+    return check_add_op(c, ops_operator(OP_LIST, '['), inputs, e->n_args, &chk, &site, e);
+}
+
 size_t check_compile(Checker *c, const Expr *e) {
     if (c->diag->status != STATUS_OK)
         return NO_NODE;
     switch (e->kind) {
     case EXPR_NUMBER:
-    case EXPR_LIST:
         return check_add_constant(c, e);
+    case EXPR_LIST:
+        return compile_list(c, e);
     case EXPR_NAME:
         return check_compile_name(c, e);
     case EXPR_NEG: {

@@ -536,6 +536,8 @@ static double reduce_line(const double *x, size_t n, size_t step, KernelReduce o
         double mean = sum / (double)n;  // nan for n = 0, as numpy
         return op == KERNEL_MEAN ? mean : line_var(x, n, step, 1.0, mean);
     }
+    if (op == KERNEL_NORM)
+        return line_norm(x, n, step);
     if (op == KERNEL_ALL || op == KERNEL_ANY) {
         // nan is nonzero, so it is true, as numpy's all and any count it
         for (size_t i = 0; i < n; i++)
@@ -682,8 +684,13 @@ typedef struct RandomJob {
 static void random_chunk(void *ctx, size_t begin, size_t end) {
     const RandomJob *j = ctx;
     double *v = j->out->data;
-    size_t draws = j->dist == KERNEL_UNIFORM ? begin : 2 * begin;
+    size_t draws = j->dist == KERNEL_NORMAL ? 2 * begin : begin;
     uint64_t state = j->seed + (uint64_t)draws * UINT64_C(0x9E3779B97F4A7C15);
+    if (j->dist == KERNEL_UNIT) {
+        for (size_t i = begin; i < end; i++)
+            v[i] = splitmix64_unit(&state);
+        return;
+    }
     if (j->dist == KERNEL_UNIFORM) {
         for (size_t i = begin; i < end; i++)
             v[i] = j->scale * (2.0 * splitmix64_unit(&state) - 1.0);
@@ -699,13 +706,14 @@ static void random_chunk(void *ctx, size_t begin, size_t end) {
     }
 }
 
-// out (any shape) = uniform on [-scale, scale) or normal(0, scale), the same for every seed
+// out (any shape) = uniform on [-scale, scale) or [0, 1), or normal(0, scale), the same for
+// every seed
 void kernel_fill_random(Tensor *out, KernelDistribution dist, double scale, uint64_t seed) {
     expect_values(out);
-    ASSERT(dist == KERNEL_UNIFORM || dist == KERNEL_NORMAL);
+    ASSERT(dist == KERNEL_UNIFORM || dist == KERNEL_NORMAL || dist == KERNEL_UNIT);
     RandomJob j = {.out = out, .dist = dist, .scale = scale, .seed = seed};
-    size_t items = dist == KERNEL_UNIFORM ? out->size : (out->size + 1) / 2;
-    backend_for(items, min_items(dist == KERNEL_UNIFORM ? 1 : 2), random_chunk, &j);
+    size_t items = dist == KERNEL_NORMAL ? (out->size + 1) / 2 : out->size;
+    backend_for(items, min_items(dist == KERNEL_NORMAL ? 2 : 1), random_chunk, &j);
 }
 
 // out (any shape) = whole numbers 0 .. vocab - 1, one draw each, in reading order

@@ -134,6 +134,7 @@ typedef enum KernelReduce {
     KERNEL_ARGMAX,  // index of the first largest value, as a double
     KERNEL_ALL,     // 1 when every value is nonzero (nan counts as nonzero, as in numpy), else 0
     KERNEL_ANY,     // 1 when some value is nonzero, else 0
+    KERNEL_NORM,    // the L2 norm sqrt(x0^2 + x1^2 + ...), squared at a power-of-two scale
 } KernelReduce;
 
 #define KERNEL_ALL_AXES (-1)
@@ -229,13 +230,14 @@ void kernel_fill(Tensor *out, double value);
 typedef enum KernelDistribution {
     KERNEL_UNIFORM,  // uniform on [-scale, scale)
     KERNEL_NORMAL,   // normal with mean 0 and standard deviation scale (Box-Muller)
+    KERNEL_UNIT,     // uniform on [0, 1): each value the draw u itself (scale unused)
 } KernelDistribution;
 
 // Deterministic pseudo-random fill from a 64-bit seed with splitmix64:
 //   state += 0x9E3779B97F4A7C15; z = state; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
 //   z = (z ^ (z >> 27)) * 0x94D049BB133111EB; z ^= z >> 31;
 //   u = (z >> 11) * 2^-53 in [0, 1).
-// uniform: scale * (2u - 1). normal: two draws u1, u2 per pair of values,
+// uniform: scale * (2u - 1); unit: u. normal: two draws u1, u2 per pair of values,
 //   r = sqrt(-2 log(1 - u1)), values r cos(2 pi u2) and r sin(2 pi u2), times scale
 //   (an odd count drops the last sine).
 void kernel_fill_random(Tensor *out, KernelDistribution dist, double scale, uint64_t seed);

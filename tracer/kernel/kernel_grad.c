@@ -592,6 +592,13 @@ static void reduce_grad_lines(void *ctx, size_t begin, size_t end) {
             dline[line_extreme(line, n, inner, j->op == KERNEL_MIN) * inner] += g;
             continue;
         }
+        if (j->op == KERNEL_NORM) {
+            // d|x|/dx = x / |x|; at |x| = 0 (every value 0) it is taken as 0, as PyTorch's
+            double norm = line_norm(line, n, inner);
+            for (size_t t = 0; t < n; t++)
+                dline[t * inner] += norm == 0.0 ? 0.0 : g * (line[t * inner] / norm);
+            continue;
+        }
         double mean = line_sum(line, n, inner, 1.0) / (double)n;
         for (size_t t = 0; t < n; t++) {
             double v = line[t * inner];

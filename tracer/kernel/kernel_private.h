@@ -87,6 +87,23 @@ static inline double line_sum(const double *x, size_t n, size_t step, double sca
     return sum;
 }
 
+// Their L2 norm, sqrt(x[0]^2 + x[step]^2 + ...), the squares added in that order. The line is
+// read scaled so that its largest magnitude lies in [1, 2): a power of two changes no bit of a
+// square, a sum or a root, but keeps 1e300 from squaring to inf and 1e-300 to 0, so the norm
+// of [1e300, 1e300] is 1.4142e300. A line with inf or nan is read as it is (inf, or nan).
+static inline double line_norm(const double *x, size_t n, size_t step) {
+    double max = 0.0;
+    bool finite = true;
+    for (size_t i = 0; i < n; i++) {
+        finite = finite && isfinite(x[i * step]);
+        max = fmax(max, fabs(x[i * step]));
+    }
+    double scale = finite && max > 0.0 ? ldexp(1.0, -ilogb(max)) : 1.0, sq = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sq += (x[i * step] * scale) * (x[i * step] * scale);
+    return sqrt(sq) / scale;
+}
+
 // Their population variance (divide by n) around their mean, in a second pass rather than as
 // E[x^2] - E[x]^2, which cancels catastrophically when the mean is large.
 static inline double line_var(const double *x, size_t n, size_t step, double scale, double mean) {

@@ -1,6 +1,6 @@
 // op: what one operation is, and the helpers every operation shares. Each family of operations
 // (op_elementwise.c, op_matmul.c, op_reduce.c, op_norm.c, op_softmax.c, op_index.c,
-// op_heads.c, op_positions.c, op_loss.c, op_axis.c, op_fill.c, op_sort.c) holds, for each of its operations, the shape rule,
+// op_heads.c, op_positions.c, op_loss.c, op_axis.c, op_fill.c, op_sort.c, op_sample.c, op_list.c) holds, for each of its operations, the shape rule,
 // the computation (a call into the kernel), the notes and the explanation, and ends in a table
 // of entries written with designated initializers:
 //
@@ -229,6 +229,7 @@ typedef enum OpSyntax {
     OP_PREFIX,       // -a:         "-[3] -> [3]"
     OP_POSTFIX,      // a.T:        "[3, 4].T -> [4, 3]"
     OP_INDEXING,     // a[...]:     "[3, 4] indexed -> [4]"
+    OP_LIST,         // [a, b]:     "[[3], [3]] stacked -> [2, 3]"
 } OpSyntax;
 
 // When a result holds only whole numbers, printed without decimals (and exact as a count).
@@ -322,7 +323,7 @@ typedef struct OpFamily {
 // The families, each defined in its own op_<family>.c.
 extern const OpFamily op_family_elementwise, op_family_matmul, op_family_reduce, op_family_norm,
     op_family_softmax, op_family_index, op_family_heads, op_family_positions, op_family_loss, op_family_axis,
-    op_family_fill, op_family_sort;
+    op_family_fill, op_family_sort, op_family_sample, op_family_list;
 
 // Multiply-adds of op for these shapes (0 when op has no .cost); false on overflow.
 bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out, size_t *work);

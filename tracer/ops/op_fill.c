@@ -1,10 +1,13 @@
-// op_fill: tensors filled from sizes alone (ones, zeros, full, eye), and the triangles of a
-// matrix (tril, triu) that keep the entries on one side of a diagonal.
+// op_fill: tensors filled from sizes alone (ones, zeros, full, eye, and seeded uniform numbers),
+// and the triangles of a matrix (tril, triu) that keep the entries on one side of a diagonal.
 #include <math.h>
 #include <stdio.h>
 
+#include "format.h"
 #include "kernel_triangle.h"
 #include "op.h"
+
+static bool compute_filled(OpRun *r);
 
 // ones(shape), zeros(shape), full(shape, value): shape is [2, 3] or a single size, as numpy's.
 static bool infer_filled(OpCheck *c) {
@@ -20,7 +23,8 @@ static bool infer_filled(OpCheck *c) {
     }
     c->shape = s;
     // full's value, or the one number ones and zeros hold (their variant)
-    c->attrs.number = c->present[1] ? c->constants[1] : (double)c->op->variant;
+    if (c->op->compute == compute_filled)  // uniform keeps its seed in number
+        c->attrs.number = c->present[1] ? c->constants[1] : (double)c->op->variant;
     return true;
 }
 
@@ -34,6 +38,35 @@ static void explain_filled(OpExplain *e) {
     strbuf_init(&sb);
     op_work_lhs(&sb, e);
     strbuf_puts(&sb, "every entry");
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+// uniform(shape=[], seed=0): a single number when the shape is left out (uniform(seed=7)); the seed a whole number a double holds exactly, 0 to 2^53.
+static bool infer_uniform(OpCheck *c) {
+    double seed = c->constants[1];
+    if (!(seed >= 0 && seed <= 0x1p53 && seed == floor(seed))) {
+        char s[64];
+        format_short(seed, s, sizeof(s));
+        op_error(c->problem, OP_PARAM(1), "seed = %s, but a seed is a whole number from 0 to 2^53", s);
+        op_hint(c->problem, "any whole number names its own draws: uniform(seed=7)");
+        return false;
+    }
+    c->attrs.number = seed;
+    return infer_filled(c);
+}
+
+static bool compute_uniform(OpRun *r) {
+    kernel_fill_random(r->out, KERNEL_UNIT, 1.0, (uint64_t)r->attrs->number);
+    return true;
+}
+
+// value i is the i-th draw of the generator from the seed (kernel.h states it)
+static void explain_uniform(OpExplain *e) {
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    strbuf_printf(&sb, "draw %zu of splitmix64 from seed %.0f", e->flat, e->attrs->number);
     op_work_result(&sb, e);
     op_work_line(e, &sb);
 }
@@ -122,6 +155,9 @@ static const OpDef ops[] = {
     {.name = "full", .about = "a tensor of this shape, every entry the value",
      .params = {SHAPE_PARAM, {"value", PARAM_NUMBER, false, 0}}, .infer = infer_filled, .compute = compute_filled,
      .explain = explain_filled},
+    {.name = "uniform", .about = "a tensor of this shape, each entry a uniform number in [0, 1) drawn from seed",
+     .params = {{"shape", PARAM_SHAPE, true, 0}, OP_NUMBER("seed", 0)}, .infer = infer_uniform, .compute = compute_uniform,
+     .explain = explain_uniform},
     {.name = "eye", .about = "the n × n identity: 1 on the diagonal, 0 elsewhere", .params = {OP_COUNT("n")},
      .infer = infer_eye, .compute = compute_eye, .explain = explain_eye, .integers = INTEGERS_ALWAYS},
     {.name = "tril", .about = "the lower triangle: entries on and below diagonal k kept, the rest 0",

@@ -1,4 +1,4 @@
-// op_reduce: reductions: sum, mean, var, max, min, argmax, all and any over an axis or everything,
+// op_reduce: reductions: sum, mean, var, norm, max, min, argmax, all and any over an axis or everything,
 // and numel.
 #include <math.h>
 #include <stdio.h>
@@ -51,9 +51,11 @@ static void notes_reduce(OpNotes *n) {
         return;
     KernelReduce op = (KernelReduce)n->op->variant;
     // max and min refuse an empty axis (infer_reduce): what is left is a sum, a mean or a variance
-    ASSERT(op == KERNEL_SUM || op == KERNEL_MEAN || op == KERNEL_VAR);
+    ASSERT(op == KERNEL_SUM || op == KERNEL_MEAN || op == KERNEL_VAR || op == KERNEL_NORM);
     if (op == KERNEL_SUM)
         op_note(n, "the sum of no numbers is 0 (as numpy gives it): the axis summed over is empty");
+    else if (op == KERNEL_NORM)
+        op_note(n, "the norm of no numbers is 0 (as numpy gives it): the axis is empty");
     else
         op_note(n, "the %s of no numbers is nan, 0 / 0 (as numpy gives it): the axis is empty",
                 op == KERNEL_MEAN ? "mean" : "variance");
@@ -114,14 +116,16 @@ static void explain_reduce(OpExplain *e) {
         return;
     }
     op_work_lhs(&sb, e);
-    const char *open = op == KERNEL_MEAN ? "(" : op == KERNEL_MAX ? "max(" : op == KERNEL_MIN ? "min(" :
+    const char *open = op == KERNEL_MEAN ? "(" : op == KERNEL_NORM ? "sqrt(" : op == KERNEL_MAX ? "max(" : op == KERNEL_MIN ? "min(" :
                        op == KERNEL_ARGMAX ? "argmax(" : op == KERNEL_ALL ? "all(" : op == KERNEL_ANY ? "any(" : "";
-    const char *sep = op == KERNEL_SUM || op == KERNEL_MEAN ? " + " : ", ";
+    const char *sep = op == KERNEL_SUM || op == KERNEL_MEAN || op == KERNEL_NORM ? " + " : ", ";
     strbuf_puts(&sb, open);
     for (size_t k = 0; k < n; k++) {
         if (k)
             strbuf_puts(&sb, sep);
         op_work_num(&sb, e, x, v[k * stride]);
+        if (op == KERNEL_NORM)
+            strbuf_puts(&sb, "²");
     }
     if (op == KERNEL_MEAN)
         strbuf_printf(&sb, ") / %zu", n);
@@ -214,6 +218,8 @@ static const OpDef ops[] = {
     REDUCE("sum", "sum", KERNEL_SUM, INTEGERS_IF_INPUTS, "%g, copied to every summed entry"),
     REDUCE("mean", "mean", KERNEL_MEAN, INTEGERS_NEVER, "%g / n, copied to every averaged entry"),
     REDUCE("var", "variance (divide by the count)", KERNEL_VAR, INTEGERS_NEVER, "%g * 2 (%0 - mean) / n"),
+    REDUCE("norm", "the L2 norm: sqrt of the sum of squares", KERNEL_NORM, INTEGERS_NEVER,
+           "%g * %0 / %y (0 where %y is 0)"),
     REDUCE("max", "maximum", KERNEL_MAX, INTEGERS_IF_INPUTS, "%g at the first largest entry, 0 elsewhere"),
     REDUCE("min", "minimum", KERNEL_MIN, INTEGERS_IF_INPUTS, "%g at the first smallest entry, 0 elsewhere"),
     // A position is a whole number: it prints as "3", not "3.0000".
