@@ -402,6 +402,8 @@ static int by_place(const void *a, const void *b) {
 
 // The stale numbers as errors, in the order of the file.
 static void report_all(const Lesson *lesson, Literals *lits, const Trace *base, Diag *diag) {
+    if (!lits->n)
+        return;  // no list to sort (qsort takes no NULL, even for none)
     for (size_t l = 0; l < lits->n; l++)
         lesson_text_position(lesson, lits->items[l].node, lits->items[l].offset, &lits->items[l].line,
                              &lits->items[l].col);
