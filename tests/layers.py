@@ -49,10 +49,10 @@ LAYERS = [
     "pool", "parallel", "gemm", "widen", "fast_ops", "in_place", "freeing", "fast",
     "text_diff", "lesson_diff", "pipeline",
     # The command line's helpers: the installed course, and waiting for a save.
-    "course", "watch",
+    "course", "watch", "stale_narration",
     # The program, outside the libraries: the --quiz conversation, the --step pager, the
     # command line's options, the handlers of its modes, the table of modes, main.
-    "ask", "pager", "cli", "cmd", "cmd_list", "cmd_trace", "cmd_watch", "cmd_step", "cmd_quiz", "cmd_diff",
+    "ask", "pager", "cli", "cmd", "cmd_list", "cmd_trace", "cmd_watch", "cmd_step", "cmd_quiz", "cmd_diff", "cmd_lint",
     "modes", "main",
 ]
 

@@ -20,7 +20,8 @@
 // After --program ORIGINAL EDITED, the rest of what the command line does with a lesson fails
 // the same way: --step's pages with --only, --from and --to, --save, --list with a lesson,
 // --diff ORIGINAL EDITED, --quiz with its conversation, --watch's start, and the course of
-// $TRACER_COURSE: --list and a lesson named by its number.
+// $TRACER_COURSE: --list and a lesson named by its number. --lint=LESSON sweeps --lint of a
+// lesson whose report has stale numbers and an edit that does not run.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 #include "course.h"
 #include "fast_layer.h"
 #include "pipeline.h"
+#include "stale_narration.h"
 #include "watch.h"
 
 static char *read_file(const char *path, size_t *len) {
@@ -129,6 +131,16 @@ static int run_diff(const Job *job, StrBuf *out, bool *made, Diag *diag) {
     (void)made;
     bool same;
     return pipeline_diff_files(job->path, job->other, job->opts, &same, out, diag);
+}
+
+// --lint: a report with stale numbers is a report made, as the command line prints it.
+static int run_lint(const Job *job, StrBuf *out, bool *made, Diag *diag) {
+    StaleReport report;
+    (void)out;
+    int status = stale_lint_file(job->path, job->opts, &report, diag);
+    *made = status == STATUS_OK || (status == STATUS_LESSON_ERROR && report.stale > 0);
+    stale_report_finish(&report);
+    return *made ? STATUS_OK : status;
 }
 
 static int run_course_list(const Job *job, StrBuf *out, bool *made, Diag *diag) {
@@ -239,6 +251,7 @@ static int sweep_program(const char *path, const char *edited) {
     failures += sweep(&(Job){.path = path, .other = edited, .opts = &text, .run = run_diff, .printed_on_success = true}, "--diff");
     failures += sweep(&(Job){.path = path, .opts = &text, .run = run_ask}, "--quiz, answered");
     failures += sweep(&(Job){.path = path, .run = run_watch}, "--watch");
+    failures += sweep(&(Job){.path = path, .opts = &text, .run = run_lint}, "--lint");
     if (course && course[0]) {
         failures += sweep(&(Job){.path = course, .run = run_course_list, .printed_on_success = true}, "the course's --list");
         failures += sweep(&(Job){.path = course, .other = "01", .run = run_course_path}, "a lesson by number");
@@ -257,7 +270,7 @@ static int sweep_program(const char *path, const char *edited) {
 int main(int argc, char **argv) {
     test_install_fast_layer();
     if (argc < 2) {
-        fprintf(stderr, "usage: test_alloc_failure [--only=STAGE] LESSON.yaml... [--program ORIGINAL EDITED]\n");
+        fprintf(stderr, "usage: test_alloc_failure [--only=STAGE] LESSON.yaml... [--lint=LESSON] [--program ORIGINAL EDITED]\n");
         return 2;
     }
     int failures = 0;
@@ -272,6 +285,11 @@ int main(int argc, char **argv) {
         }
         if (strcmp(argv[i], "--small-arenas") == 0) {
             small_arenas = true;
+            continue;
+        }
+        if (strncmp(argv[i], "--lint=", 7) == 0) {
+            PipelineOptions text = {.format = OUTPUT_TEXT, .digits = -1};
+            failures += sweep(&(Job){.path = argv[i] + 7, .opts = &text, .run = run_lint}, "--lint");
             continue;
         }
         if (strcmp(argv[i], "--program") == 0 && i + 2 < argc) {

@@ -331,6 +331,53 @@ static void test_step_labels(void **state) {
     expect_labels(stage(plan, "y"), 1, "p q r");
 }
 
+// The intermediate stage whose expression is text.
+static const PlanNode *intermediate(const Plan *plan, const char *text) {
+    for (size_t i = 0; i < plan->n_nodes; i++) {
+        const PlanNode *n = &plan->nodes[i];
+        if (n->is_stage && n->stage_kind == STAGE_INTERMEDIATE && n->expr_text && !strcmp(n->expr_text, text))
+            return n;
+    }
+    fail_msg("no intermediate stage '%s'", text);
+    return NULL;
+}
+
+// An intermediate stage inside an expression takes the labels of the axes it keeps in an
+// elementwise operation that reads it: the mask's rows and columns are the tokens of S (not
+// 0, 1, 2), through a * and a +; a column of size 1 broadcast over S's columns keeps none;
+// what a product or a reshape reads keeps nothing from it (W's rows are not X's tokens).
+static void test_intermediates_take_the_labels_of_their_readers(void **state) {
+    const Plan *plan = check_ok(state,
+                                "title: Labels passed down\n"
+                                "labels:\n"
+                                "  tokens: [The, cat, sat]\n"
+                                "  dims: [d0, d1, d2]\n"
+                                "given:\n"
+                                "  S:\n"
+                                "    rows: tokens\n"
+                                "    cols: tokens\n"
+                                "    values: [[1, 2, 3], [4, 5, 6], [7, 8, 9]]\n"
+                                "  X:\n"
+                                "    rows: tokens\n"
+                                "    cols: dims\n"
+                                "    values: [[1, 0, 0], [0, 1, 0], [0, 0, 1]]\n"
+                                "  W: [[1, 2, 3], [3, 4, 5], [5, 6, 7]]\n"
+                                "steps:\n"
+                                "  - w: softmax(S + causal_mask(3) * 2)\n"
+                                "  - c: S + reshape(arange(3), [3, 1])\n"
+                                "  - y: X @ W.T\n");
+    const PlanNode *mask = intermediate(plan, "causal_mask(3)");
+    expect_labels(mask, 0, "The cat sat");
+    expect_labels(mask, 1, "The cat sat");
+    expect_labels(intermediate(plan, "causal_mask(3) * 2"), 1, "The cat sat");
+    const PlanNode *column = intermediate(plan, "reshape(arange(3), [3, 1])");
+    expect_labels(column, 0, "The cat sat");
+    expect_labels(column, 1, "-");
+    expect_labels(intermediate(plan, "arange(3)"), 0, "-");
+    expect_labels(intermediate(plan, "W.T"), 0, "-");
+    expect_labels(intermediate(plan, "W.T"), 1, "-");
+}
+
 // ---------------------------------------------------------------- counts and shape-only tensors
 
 static const char SHAPES[] =
@@ -842,6 +889,7 @@ int main(void) {
         TEST(test_indexing_shapes_and_labels),
         TEST(test_reductions_and_builders),
         TEST(test_step_labels),
+        TEST(test_intermediates_take_the_labels_of_their_readers),
         TEST(test_shape_only_propagates),
         TEST(test_counts),
         TEST(test_unknown_name_suggests_the_closest),

@@ -243,7 +243,7 @@ static void test_norm_checks(void **state) {
     OpCheck c5 = {.constants = {0, 0, 1e-6}};
     OpProblem p5 = {0};
     assert_false(infer("rmsnorm", &c5, &p5, NULL, &scalar, &scalar));
-    expect_problem(&p5, OP_TARGET_INPUT, 0, "rmsnorm needs a tensor with at least 1 axes, but this one is []");
+    expect_problem(&p5, OP_TARGET_INPUT, 0, "rmsnorm needs a tensor with at least 1 axis, but this one is []");
 }
 
 // [3, 6] into 4 heads: 6 columns do not split evenly; into 2: [2, 3, 3], heads labelled.

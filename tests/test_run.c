@@ -167,6 +167,22 @@ static void test_a_step_naming_a_gradient_is_marked(void **state) {
     assert_int_equal(marked, 1);
 }
 
+// A softmax along the last axis makes each row a distribution (the page draws it so); along
+// axis 0 each column is one, and the rows are not.
+static void test_only_a_last_axis_softmax_is_a_row_distribution(void **state) {
+    Fixture *f = *state;
+    fixture_plan(f, "t.yaml",
+                 "title: t\ngiven:\n  x: [[1.0, 2.0], [3.0, 5.0]]\nsteps:\n  - by_row: softmax(x)\n"
+                 "  - last: softmax(x, axis=-1)\n  - columns: softmax(x, axis=0)\n");
+    const Trace *t = fixture_trace(f, NULL, 0);
+    for (size_t i = 0; i < t->n_stages; i++) {
+        const TraceStage *st = &t->stages[i];
+        bool want = !strcmp(st->name, "by_row") || !strcmp(st->name, "last");
+        if (st->distribution != want)
+            fail_msg("stage %s: distribution is %d", st->name, st->distribution);
+    }
+}
+
 // ---------------------------------------------------------------- values held at once
 
 // CHAIN's nodes in order, with the values each holds: a 2, b 2, c 2, the constant 2 of
@@ -603,6 +619,8 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_the_block_reads_its_heads_in_place, fixture_setup, fixture_teardown),
         cmocka_unit_test(test_every_lesson_prints_the_same_when_values_are_freed),
         cmocka_unit_test_setup_teardown(test_a_step_naming_a_gradient_is_marked, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_only_a_last_axis_softmax_is_a_row_distribution, fixture_setup,
+                                        fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

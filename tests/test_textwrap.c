@@ -85,30 +85,75 @@ static void test_colour_escapes_take_no_columns(void **state) {
                         "\033[32mdocument: agrees\033[0m ok\n");
 }
 
-static void test_narration_keeps_the_authors_lines_while_they_fit(void **state) {
+static void test_narration_lines_are_joined_into_paragraphs(void **state) {
     (void)state;
+    // Two lines of one paragraph make one line of 29 columns in 40; the blank line and the
+    // list item stay.
     const char *say = "Each token asks\nits question.\n\n- a list item\n";
-    assert_string_equal(paragraph(say, 4, 40), "    Each token asks\n    its question.\n\n    - a list item\n");
+    assert_string_equal(paragraph(say, 4, 40), "    Each token asks its question.\n\n    - a list item\n");
+    // A number written in for a placeholder left the author's line short: the next line's
+    // words move up ("0.9871." takes the room of "{min(w):.4f}." as written).
+    say = "the smallest is 0.9871. Nothing in the weights was\nset by hand; the data made it.";
+    assert_string_equal(paragraph(say, 0, 40),
+                        "the smallest is 0.9871. Nothing in the\n"
+                        "weights was set by hand; the data made\n"
+                        "it.\n");
 }
 
 static void test_numbered_items_and_a_last_line_without_newline(void **state) {
     (void)state;
-    // "1." and "2)" start items of their own, kept on their lines; "3 sat" does not; the last
-    // line has no newline of its own and gets one.
+    // "1." and "2)" start items of their own after "Two steps:", kept on their lines; "3 sat"
+    // is no item, and prose after a list starts a line of its own; the last line has no
+    // newline of its own and gets one.
     const char *say = "Two steps:\n1. scale\n2) shift\n3 sat";
     assert_string_equal(paragraph(say, 2, 40), "  Two steps:\n  1. scale\n  2) shift\n  3 sat\n");
+    // A number at the start of a line that goes on a sentence is no item: "variance 1." ends
+    // one sentence, "A dot product" starts the next.
+    say = "entries of variance\n1. A dot product of 64 pairs";
+    assert_string_equal(paragraph(say, 0, 80), "entries of variance 1. A dot product of 64 pairs\n");
 }
 
 static void test_narration_that_does_not_fit_is_reflowed(void **state) {
     (void)state;
-    // The first block has a line of 30 columns in 24 (indent 2 + 22): reflowed as one
-    // paragraph; the list item starts a block of its own and fits, so it stays.
+    // 44 columns of prose in 22 (indent 2 in 24): wrapped at spaces; the list item starts a
+    // line of its own.
     const char *say = "Softmax turns the scores into\nprobabilities.\n- a list item\n";
     assert_string_equal(paragraph(say, 2, 24),
                         "  Softmax turns the\n"
                         "  scores into\n"
                         "  probabilities.\n"
                         "  - a list item\n");
+}
+
+static void test_list_items_wrap_under_their_text(void **state) {
+    (void)state;
+    // An item set in by 2, its text at column 5: its continuation line (set in further) is
+    // joined to it, and its wrapped lines start under "prefill".
+    const char *say = "A cache:\n\n  1. prefill: run the prompt and\n     save K and V;\n  2. decode.\n";
+    assert_string_equal(paragraph(say, 0, 30),
+                        "A cache:\n"
+                        "\n"
+                        "  1. prefill: run the prompt\n"
+                        "     and save K and V;\n"
+                        "  2. decode.\n");
+    // A bullet's text starts after its marker and the spaces after it.
+    say = "-   one two three four five six";
+    assert_string_equal(paragraph(say, 0, 20), "-   one two three\n    four five six\n");
+}
+
+static void test_formulas_and_tables_stay_as_written(void **state) {
+    (void)state;
+    // Lines set in by spaces (a formula) and table rows are not joined, however short; prose
+    // after them starts a line of its own.
+    const char *say = "Each sublayer adds:\n\n    x = x + f(x)\n    x = x + g(x)\n| a | b |\n| 1 | 2 |\nThen it goes on.";
+    assert_string_equal(paragraph(say, 2, 60),
+                        "  Each sublayer adds:\n"
+                        "\n"
+                        "      x = x + f(x)\n"
+                        "      x = x + g(x)\n"
+                        "  | a | b |\n"
+                        "  | 1 | 2 |\n"
+                        "  Then it goes on.\n");
 }
 
 static void test_blocks_side_by_side(void **state) {
@@ -137,9 +182,11 @@ int main(void) {
         cmocka_unit_test(test_a_word_longer_than_a_line_is_cut),
         cmocka_unit_test(test_wide_characters_take_two_columns),
         cmocka_unit_test(test_colour_escapes_take_no_columns),
-        cmocka_unit_test(test_narration_keeps_the_authors_lines_while_they_fit),
+        cmocka_unit_test(test_narration_lines_are_joined_into_paragraphs),
         cmocka_unit_test(test_numbered_items_and_a_last_line_without_newline),
         cmocka_unit_test(test_narration_that_does_not_fit_is_reflowed),
+        cmocka_unit_test(test_list_items_wrap_under_their_text),
+        cmocka_unit_test(test_formulas_and_tables_stay_as_written),
         cmocka_unit_test(test_blocks_side_by_side),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -49,6 +49,31 @@ static bool apply_step_labels(Checker *c, PlanNode *n, const LessonStep *s) {
     return true;
 }
 
+// An intermediate stage inside an expression takes, for each axis it has no labels of, the
+// labels of the axis it becomes in an elementwise operation that reads it (axes meet from the
+// right, as they broadcast, and a broadcast axis of size 1 keeps none): in
+// softmax(scores + causal_mask(n)) the mask's rows and columns are the tokens of scores, not
+// positions 0..n-1. Readers come after what they read, so walking back from the last node
+// passes labels down a whole chain (a mask under a + under a *).
+static void inherit_labels_from_readers(Plan *plan) {
+    for (size_t i = plan->n_nodes; i-- > 0;) {
+        const PlanNode *r = &plan->nodes[i];
+        if (r->kind != PLAN_OP || !r->op->elementwise)
+            continue;
+        for (size_t k = 0; k < r->n_args; k++) {
+            PlanNode *x = &plan->nodes[r->args[k]];
+            if (x->kind != PLAN_OP || !x->is_stage || x->stage_kind != STAGE_INTERMEDIATE ||
+                x->shape.rank > r->shape.rank)
+                continue;
+            for (size_t a = 0; a < x->shape.rank; a++) {
+                size_t ra = r->shape.rank - x->shape.rank + a;
+                if (!x->labels[a].items && r->labels[ra].items && x->shape.dim[a] == r->shape.dim[ra])
+                    x->labels[a] = r->labels[ra];
+            }
+        }
+    }
+}
+
 // show: a picture needs values, a heatmap at least one axis, bars exactly one.
 static bool check_show(Checker *c, const PlanNode *n, const LessonStep *s) {
     if (s->show == PICTURE_DEFAULT || s->show == PICTURE_TABLE)
@@ -396,6 +421,7 @@ Plan *check_lesson_within(const Lesson *lesson, const PlanMemory *memory, Diag *
     util_free(item);
     if (failed)
         goto fail;
+    inherit_labels_from_readers(plan);
     // Names are final only now (a step's result takes the step's name at its end).
     for (size_t i = 0; i < plan->n_nodes; i++)
         if (!(plan->nodes[i].display = check_display_name(&c, &plan->nodes[i])))

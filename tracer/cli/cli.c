@@ -153,6 +153,10 @@ const CliOptionDef cli_options[CLI_OPTION_COUNT] = {
     [CLI_UPDATE_GOLDEN] = {.name = "--update-golden",
                            .help = "write the trace to the lesson's golden file, at 80 columns\n"
                                    "(or --width) without colour, as --check compares it"},
+    [CLI_LINT] = {.name = "--lint",
+                  .help = "find the numbers of the narration typed as fixed text that an\n"
+                          "edit of the givens changes (write them as placeholders), and\n"
+                          "the lesson's warnings; exit 0 none, 1 some"},
     [CLI_DIFF] = {.name = "--diff",
                   .help = "run an original lesson and your edited copy; print, stage\n"
                           "by stage, what changed; exit 0 same, 1 differ, 2 trouble"},

@@ -1,6 +1,6 @@
 // cli: the command line as two tables, as git's commands[]: the options, each declared once
 // (its name, the value it takes, its help), here, and the modes (the plain trace, --check,
-// --update-golden, --watch, --step, --quiz, --diff, --list), each with its handler, its lessons and the
+// --update-golden, --lint, --watch, --step, --quiz, --diff, --list), each with its handler, its lessons and the
 // options it takes, in modes.c above the handlers. The help, which options exclude each
 // other and the messages that refuse them are all read from the tables.
 //
@@ -33,6 +33,7 @@ typedef enum CliOption {
     CLI_CHECK,
     CLI_GOLDEN,
     CLI_UPDATE_GOLDEN,
+    CLI_LINT,
     CLI_DIFF,
     CLI_STRICT,
     CLI_QUIZ,

@@ -15,3 +15,4 @@ int cmd_step(const Command *cmd);
 int cmd_quiz(const Command *cmd);
 int cmd_diff(const Command *cmd);
 int cmd_list(const Command *cmd);
+int cmd_lint(const Command *cmd);

@@ -37,6 +37,8 @@ const CliMode modes[] = {
      .takes = CLI_BIT(CLI_DIGITS) | CLI_BIT(CLI_COLOR) | CLI_BIT(CLI_WIDTH) | CLI_BIT(CLI_THREADS) |
               CLI_BIT(CLI_QUIZ_SEED) | INPUT_OPTIONS,
      .formats = CLI_FORMAT_BIT(OUTPUT_TEXT)},
+    {.option = CLI_LINT, .does = "checks the lesson's narration and prints no trace", .run = cmd_lint,
+     .min_lessons = 1, .max_lessons = 1, .takes = CLI_BIT(CLI_THREADS) | CLI_BIT(CLI_WEIGHTS)},
     {.option = CLI_CHECK, .does = "compares the text trace with its golden file", .run = cmd_trace,
      .min_lessons = 1, .max_lessons = 1,
      .takes = TRACE_OPTIONS | CLI_BIT(CLI_GOLDEN) | CLI_BIT(CLI_WATCH), .formats = CLI_FORMAT_BIT(OUTPUT_TEXT)},

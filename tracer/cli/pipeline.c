@@ -580,6 +580,18 @@ done:;
     return status;
 }
 
+int pipeline_trace_lesson(Lesson *lesson, const PipelineOptions *opts, Plan **plan, Trace **trace, Diag *diag) {
+    backend_set_threads(opts->threads);
+    size_t held = 0;
+    if (!trace_lesson(lesson, opts, false, plan, trace, NULL, &held, diag)) {
+        trace_destroy(*trace);
+        plan_destroy(*plan);
+        *plan = NULL;
+        *trace = NULL;
+    }
+    return diag->status;
+}
+
 int pipeline_run_file(const char *path, const PipelineOptions *opts, StrBuf *out, Diag *diag) {
     Lesson *lesson = load_lesson(path, opts, diag);
     if (!lesson)

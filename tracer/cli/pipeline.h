@@ -93,6 +93,11 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
 // choice drawn with seed. *quiz is set only on success; free it with quiz_destroy.
 int pipeline_quiz_file(const char *path, const PipelineOptions *opts, uint64_t seed, Quiz **quiz, Diag *diag);
 
+// Check and run a lesson loaded by the caller, every value kept and its narration written, as
+// the plain trace does before it renders (--lint traces a lesson and its edits this way). On
+// success the caller destroys *plan and *trace, then the lesson; on failure diag says why.
+int pipeline_trace_lesson(Lesson *lesson, const PipelineOptions *opts, Plan **plan, Trace **trace, Diag *diag);
+
 // The stages of the lesson at path, one a line, in the order the trace prints them: the names
 // --explain takes, each with its shape and the expression that computes it.
 //     scores.1  [4, 3]  K.T

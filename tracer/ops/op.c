@@ -205,8 +205,12 @@ bool op_resolve_axis(OpCheck *c, size_t param, double value, size_t rank, size_t
             op_error(c->problem, OP_PARAM(param), "a scalar has no axis %ld", a);
             op_hint(c->problem, "leave out axis=: a scalar has no axes to choose from");
         } else {
-            op_error(c->problem, OP_PARAM(param), "axis %ld does not exist: this tensor has %zu axes", a, rank);
-            op_hint(c->problem, "axes are 0..%ld, or -1 for the last", r - 1);
+            op_error(c->problem, OP_PARAM(param), "axis %ld does not exist: this tensor has %zu %s", a, rank,
+                     rank == 1 ? "axis" : "axes");
+            if (rank == 1)
+                op_hint(c->problem, "its only axis is 0, or -1 for the last");
+            else
+                op_hint(c->problem, "axes are 0..%ld, or -1 for the last", r - 1);
         }
         return false;
     }
@@ -219,8 +223,8 @@ bool op_needs_rank(OpCheck *c, size_t input, size_t min_rank) {
         return true;
     char s[64];
     shape_format(c->shapes[input], s, sizeof(s));
-    return op_error(c->problem, OP_INPUT(input), "%s needs a tensor with at least %zu axes, but this one is %s",
-                    c->op->name, min_rank, s);
+    return op_error(c->problem, OP_INPUT(input), "%s needs a tensor with at least %zu %s, but this one is %s",
+                    c->op->name, min_rank, min_rank == 1 ? "axis" : "axes", s);
 }
 
 bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out, size_t *work) {

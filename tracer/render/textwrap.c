@@ -86,57 +86,142 @@ void textwrap_line(StrBuf *out, const char *s, size_t len, size_t indent, size_t
     }
 }
 
-// A line that starts a block of its own in narration: a list item, or text set in by spaces.
-static bool starts_block(const char *line) {
-    return line[0] == ' ' || line[0] == '-' || line[0] == '*' || line[0] == '|' ||
-           (line[0] >= '0' && line[0] <= '9' && (line[1] == '.' || line[1] == ')'));
+// ---------------------------------------------------------------- narration
+
+// The bytes of a list item's marker and the spaces after it ("- ", "* ", "2. ", "10) "), after
+// the line's leading spaces; 0 when the line is not an item.
+static size_t item_marker(const char *line, size_t len, size_t lead) {
+    size_t i = lead;
+    if (i < len && (line[i] == '-' || line[i] == '*')) {
+        i++;
+    } else {
+        size_t digits = 0;
+        while (i < len && line[i] >= '0' && line[i] <= '9' && digits < 3)
+            i++, digits++;
+        if (digits == 0 || i >= len || (line[i] != '.' && line[i] != ')'))
+            return 0;
+        i++;
+    }
+    if (i >= len || line[i] != ' ')
+        return 0;
+    while (i < len && line[i] == ' ')
+        i++;
+    return i < len ? i - lead : 0;
 }
 
-// Reflowing only where a line does not fit keeps the author's layout at the width it was
-// written for, and spares a narrow terminal ragged half-lines.
+// Whether a line ends a sentence or announces what follows: a number at the start of the next
+// line then begins an item ("Two steps:" / "1. scale"), where after "of variance" it is the
+// sentence going on ("1. A dot product ...").
+static bool ends_a_sentence(const char *line, size_t len) {
+    while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\r'))
+        len--;
+    return len > 0 && strchr(".:;!?", line[len - 1]);
+}
+
+typedef struct TextLine {
+    const char *at;
+    size_t len, lead, marker;
+} TextLine;
+
+// Whether line, after the line before it (prose), starts a list item: a bullet always, a
+// number after a sentence's end.
+static bool starts_item(const TextLine *line, const TextLine *before) {
+    size_t marker = item_marker(line->at, line->len, line->lead);
+    if (!marker)
+        return false;
+    char c = line->at[line->lead];
+    return c == '-' || c == '*' || (before->at && ends_a_sentence(before->at, before->len));
+}
+
+typedef enum LineKind {
+    LINE_BLANK,     // ends a paragraph
+    LINE_PROSE,     // joined with the prose around it and wrapped
+    LINE_ITEM,      // a list item: joined with its continuation lines, wrapped under its text
+    LINE_VERBATIM,  // set in by spaces (a formula, code) or a table row ('|'): kept as it is
+} LineKind;
+
+static TextLine next_line(const char *p) {
+    const char *end = strchr(p, '\n');
+    TextLine l = {.at = p, .len = end ? (size_t)(end - p) : strlen(p)};
+    while (l.lead < l.len && p[l.lead] == ' ')
+        l.lead++;
+    return l;
+}
+
+static const char *after(const TextLine *l) {
+    return l->at[l->len] ? l->at + l->len + 1 : l->at + l->len;
+}
+
+// Appends a line's text without its leading and trailing spaces, after a space when joined
+// to text before it.
+static void join(StrBuf *joined, const TextLine *l, size_t from) {
+    size_t len = l->len;
+    while (len > from && (l->at[len - 1] == ' ' || l->at[len - 1] == '\r'))
+        len--;
+    if (joined->len && len > from)
+        strbuf_putc(joined, ' ');
+    strbuf_append(joined, l->at + from, len - from);
+}
+
+// Narration reflowed to the width once its placeholders are filled: a number written in
+// takes the room its placeholder took in the author's lines, and a terminal of another width
+// than the author's gets full lines, not ragged ones.
 void textwrap_paragraph(StrBuf *out, const char *text, size_t indent, size_t width) {
-    const char *p = text;
-    while (*p) {
-        // The block: p up to block_end, lines_fit when every line of it fits.
-        const char *q = p;
-        bool lines_fit = true;
-        for (bool first = true;; first = false) {
-            const char *end = strchr(q, '\n');
-            size_t len = end ? (size_t)(end - q) : strlen(q);
-            if (!first && (len == 0 || starts_block(q)))
-                break;
-            if (indent + format_display_width(q, len) > width)
-                lines_fit = false;
-            q = end ? end + 1 : q + len;
-            if (!end || len == 0)
-                break;
-        }
-        const char *block_end = q;
-        if (lines_fit || strspn(p, " ") > 0) {
-            for (const char *line = p; line < block_end;) {
-                const char *end = strchr(line, '\n');
-                size_t len = end ? (size_t)(end - line) : strlen(line);
-                size_t lead = strspn(line, " ");
-                textwrap_line(out, line, len, indent, indent + (lead < len ? lead : 0), width);
-                line = end ? end + 1 : line + len;
-            }
+    StrBuf joined;
+    strbuf_init(&joined);
+    bool in_list = false, paragraph_start = true;
+    const char *prev = NULL;
+    size_t prev_len = 0;
+    for (const char *p = text; *p;) {
+        TextLine l = next_line(p);
+        LineKind kind;
+        l.marker = item_marker(l.at, l.len, l.lead);
+        if (l.lead == l.len) {
+            kind = LINE_BLANK;
+        } else if (l.marker && (paragraph_start || in_list || starts_item(&l, &(TextLine){prev, prev_len, 0, 0}))) {
+            kind = LINE_ITEM;
+        } else if (l.lead > 0 || l.at[0] == '|') {
+            kind = LINE_VERBATIM;
         } else {
-            StrBuf joined;
-            strbuf_init(&joined);
-            for (const char *line = p; line < block_end;) {
-                const char *end = strchr(line, '\n');
-                size_t len = end ? (size_t)(end - line) : strlen(line);
-                if (joined.len)
-                    strbuf_putc(&joined, ' ');
-                strbuf_append(&joined, line, len);
-                line = end ? end + 1 : line + len;
+            kind = LINE_PROSE;
+        }
+        p = after(&l);
+        if (kind == LINE_BLANK) {
+            strbuf_putc(out, '\n');
+            in_list = false;
+            paragraph_start = true;
+            prev = NULL;
+            continue;
+        }
+        strbuf_clear(&joined);
+        if (kind == LINE_VERBATIM) {
+            textwrap_line(out, l.at, l.len, indent, indent + l.lead, width);
+        } else if (kind == LINE_ITEM) {
+            // Its continuation lines are set in further than its marker.
+            join(&joined, &l, 0);
+            for (TextLine c = next_line(p); *p && c.lead > l.lead && c.lead < c.len && !item_marker(c.at, c.len, c.lead);
+                 c = next_line(p)) {
+                join(&joined, &c, c.lead);
+                p = after(&c);
+            }
+            textwrap_line(out, strbuf_str(&joined), joined.len, indent, indent + l.lead + l.marker, width);
+        } else {
+            join(&joined, &l, 0);
+            for (TextLine c = next_line(p); *p && c.lead == 0 && c.len && c.at[0] != '|' && !starts_item(&c, &l);
+                 c = next_line(p)) {
+                join(&joined, &c, 0);
+                l = c;
+                p = after(&c);
             }
             textwrap_line(out, strbuf_str(&joined), joined.len, indent, indent, width);
-            out->failed = out->failed || joined.failed;
-            strbuf_finish(&joined);
         }
-        p = block_end;
+        in_list = kind == LINE_ITEM || (in_list && kind == LINE_VERBATIM);
+        paragraph_start = false;
+        prev = l.at;
+        prev_len = l.len;
     }
+    out->failed = out->failed || joined.failed;
+    strbuf_finish(&joined);
 }
 
 void textwrap_indent(StrBuf *out, const char *text, size_t indent) {

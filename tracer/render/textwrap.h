@@ -21,9 +21,12 @@
 // `indent`, the rest by `hang`. A word longer than a whole line is cut where the line ends.
 // Trailing spaces are dropped; an empty line is a lone newline.
 void textwrap_line(StrBuf *out, const char *s, size_t len, size_t indent, size_t hang, size_t width);
-// Narration: lines kept while they fit; a block of lines (up to a blank line, or a line that
-// starts a block of its own: a list item, or a line set in by spaces) with a line too wide is
-// reflowed as one paragraph. A line set in by spaces keeps its indent on its continuation lines.
+// Narration, reflowed: the lines of a paragraph (up to a blank line) joined and wrapped to
+// width; a list item ("- ", "* ", "1. ", "2) ") with the lines set in under it joined and
+// wrapped under the item's text; a line set in by spaces (a formula, code) or a table row
+// ('|') kept as it is, its indent kept on its continuation lines if it must wrap. A numbered
+// line starts an item only at the start of a paragraph, in a list, or after a line that ends
+// a sentence or in ':'; elsewhere it is a sentence going on ("of variance" / "1. A dot ...").
 void textwrap_paragraph(StrBuf *out, const char *text, size_t indent, size_t width);
 // Lines already laid out, each indented, none wrapped, without trailing spaces.
 void textwrap_indent(StrBuf *out, const char *text, size_t indent);
