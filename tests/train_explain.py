@@ -11,6 +11,10 @@
    update is, to the bit, the trained weight of a run that stops after that step. The JSON
    trace with its updates fits doc/trace.schema.json (when jsonschema is installed).
 
+3. A trained given the loss does not depend on (tests/train/unused.yaml): training goes on and
+   leaves it as it was, as PyTorch does with a parameter whose gradient is None (Adam skips it,
+   clip_grad_norm_ leaves it out of the norm): the losses and the trained weights agree.
+
 Usage: train_explain.py TRACER LESSON. Exit 77 (skipped) when torch cannot be imported."""
 import json
 import math
@@ -155,6 +159,35 @@ def shortest(x):
     return repr(x)
 
 
+def unused_given(tracer, schema, failures):
+    """tests/train/unused.yaml in PyTorch: U is trained but unread."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "train", "unused.yaml")
+    trace = json.loads(run(tracer, path, "--format", "json"))
+    if jsonschema:
+        jsonschema.validate(trace, schema)
+    tr = trace["training"]
+    w = {g["name"]: torch.tensor(np.array(g["before"], dtype=float), requires_grad=True) for g in tr["trained"]}
+    e = torch.tensor(np.array([s for s in trace["stages"] if s["name"] == "E"][0]["values"], dtype=float))
+    ids = torch.tensor([[0, 1, 2, 3]])
+    opt = torch.optim.Adam([w["W"], w["U"]], lr=0.1, foreach=False)
+    for step, got in enumerate(tr["losses"]):
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy((e[ids] @ w["W"]).reshape(-1, 4), ids.reshape(-1))
+        if not close(got, loss.item()):
+            failures.append(f"unused.yaml: step {step}: loss {got!r} here, {loss.item()!r} in torch")
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_([w["W"], w["U"]], 0.5)
+        opt.step()
+    given = {s["name"]: np.array(s["values"], dtype=float) for s in trace["stages"] if s["kind"] == "given"}
+    if not np.array_equal(given["U"], np.array(tr["trained"][1]["before"])):
+        failures.append("unused.yaml: U moved, though the loss does not depend on it")
+    if train_torch.relative(given["W"], w["W"].detach().numpy()) > BOUND:
+        failures.append("unused.yaml: W trained differently from PyTorch")
+    if tr.get("notes") != ["the loss does not depend on U: training leaves it as it was"]:
+        failures.append(f"unused.yaml: the notes are {tr.get('notes')!r}")
+    print("ok  unused.yaml: U left as it was, W and the losses as in PyTorch")
+
+
 def main():
     tracer, lesson = sys.argv[1], sys.argv[2]
     with open(lesson) as f:
@@ -209,6 +242,7 @@ def main():
                 if after != v["w_after"]:
                     failures.append(f"{where}: w_after {v['w_after']!r}, but training to there gives {after!r}")
             print(f"ok  {name}: {len(REQUESTS)} updates against torch.optim, {checked} lines recomputed so far")
+    unused_given(tracer, schema, failures)
     for f in failures:
         print("FAIL", f)
     return 1 if failures else 0

@@ -141,6 +141,8 @@ typedef struct TraceTraining {
     size_t steps_done;      // fewer when the loss stopped being finite
     double *losses;         // steps_done values: the loss at step s, before its update
     const char *stopped;    // why training stopped early (a non-finite loss); NULL: it did not
+    const char **notes;     // the trained givens the loss does not depend on, each with its note
+    size_t n_notes;
     const size_t *shown;    // the steps the table lists
     size_t n_shown;
     TraceUpdate *updates;   // the updates the command line asked to see, in its order

@@ -267,6 +267,10 @@ static void json_training(StrBuf *out, const TraceTraining *t) {
         json_number(out, t->losses[s]);
     }
     strbuf_putc(out, ']');
+    if (t->n_notes) {
+        strbuf_puts(out, ",\n  \"notes\": ");
+        json_strings(out, t->notes, t->n_notes);
+    }
     if (t->n_updates)
         json_updates(out, t);
     strbuf_putc(out, '}');

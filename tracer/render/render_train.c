@@ -96,6 +96,10 @@ void render_train_text(const TraceTraining *t, int digits, size_t indent, size_t
         snprintf(buf, sizeof(buf), "clipping: %s", t->clip);
         line(out, indent, width, buf);
     }
+    for (size_t k = 0; k < t->n_notes; k++) {
+        snprintf(buf, sizeof(buf), "note: %s", t->notes[k]);
+        line(out, indent, width, buf);
+    }
     snprintf(buf, sizeof(buf), "steps: %zu of %zu", t->steps_done, t->steps);
     line(out, indent, width, buf);
     if (t->steps_done) {

@@ -85,11 +85,12 @@ static bool check_train(Trainer *t, const Plan *plan, Diag *diag) {
         util_free(on);
         if (way == BACKWARD_OUT_OF_MEMORY)
             return diag_no_memory(diag);
-        if (way == BACKWARD_NO_PATH || x > y) {
-            fail_at(t->lesson, diag, spec->trained_nodes[k],
-                    "train only the givens the loss is computed from; leave this one out of trained:",
-                    "the loss does not depend on '%s': training would never move it", spec->trained[k]);
-            return false;
+        if (way == BACKWARD_NO_PATH) {
+            // Not an error: a lesson may train a given that a later edit cut off from the loss.
+            const Node *at = spec->trained_nodes[k];
+            diag_warning(diag, t->lesson->doc->source.path, at->line, at->col,
+                         "the loss does not depend on '%s': training leaves it as it was", spec->trained[k]);
+            continue;
         }
         if (way == BACKWARD_NO_DERIVATIVE) {
             const PlanNode *b = &plan->nodes[blocker];
@@ -166,9 +167,10 @@ static bool prepare(Trainer *t, Diag *diag) {
         t->param[k] = node_named(plan, t->spec->trained[k]);
     for (size_t k = 0; k < t->spec->n_data; k++)
         t->data[k] = node_named(plan, t->spec->data[k].name);
+    // Each trained given alone has a way without a blocker, or none at all (check_train).
     size_t blocker;
-    if (backward_path(plan, y + 1, y, t->param, t->spec->n_trained, t->on, &blocker) != BACKWARD_OK)
-        return diag_no_memory(diag);  // each trained given alone has a way (check_train)
+    if (backward_path(plan, y + 1, y, t->param, t->spec->n_trained, t->on, &blocker) == BACKWARD_OUT_OF_MEMORY)
+        return diag_no_memory(diag);
     // What the loss is computed from; a gradient step among it reads every node before it.
     t->needed[y] = true;
     for (size_t i = y + 1; i-- > 0;) {
@@ -182,6 +184,9 @@ static bool prepare(Trainer *t, Diag *diag) {
             for (size_t k = 0; k < node->n_args; k++)
                 t->needed[node->args[k]] = true;
     }
+    // A trained given the loss does not depend on keeps its values, unmoved.
+    for (size_t k = 0; k < t->spec->n_trained; k++)
+        t->needed[t->param[k]] = true;
     // The uses of each node on the way, in the order of the nodes that use it (as grad() sums).
     for (size_t u = 0; u <= y; u++) {
         const PlanNode *un = &plan->nodes[u];
@@ -350,6 +355,8 @@ static double sum_of_squares(const Tensor *g) {
 static void clip_gradients(Trainer *t) {
     double total = 0;
     for (size_t k = 0; k < t->spec->n_trained; k++) {
+        if (!t->grads[t->param[k]])
+            continue;  // the loss does not depend on it
         double norm = sqrt(sum_of_squares(t->grads[t->param[k]]));
         total += norm * norm;
     }
@@ -359,7 +366,7 @@ static void clip_gradients(Trainer *t) {
         return;
     for (size_t k = 0; k < t->spec->n_trained; k++) {
         Tensor *g = t->grads[t->param[k]];
-        for (size_t i = 0; i < g->size; i++)
+        for (size_t i = 0; g && i < g->size; i++)
             g->data[i] *= coef;
     }
 }
@@ -370,6 +377,8 @@ static bool update(Trainer *t, size_t step) {
     const LessonTrain *s = t->spec;
     OptimizerRule rule = optimizer_rule(s, step);
     for (size_t k = 0; k < s->n_trained; k++) {
+        if (!t->grads[t->param[k]])
+            continue;  // the loss does not depend on it: it stays as it was
         double *w = t->values[t->param[k]]->data, *g = t->grads[t->param[k]]->data, *m = t->m[k]->data;
         double *v = t->v[k] ? t->v[k]->data : NULL;
         size_t n = t->values[t->param[k]]->size;
@@ -483,9 +492,19 @@ static TraceTraining *record_create(Trainer *t, Diag *diag) {
     for (size_t j = 0; ok && j < t->n_explain; j++) {
         TraceUpdate *u = &r->updates[j];
         u->step = t->explain[j].step;
+        const char *name = s->trained[t->explain[j].trained];
         ok = (u->element = train_explain_element(&t->explain[j], s, a)) &&
-             (u->not_reached = arena_printf(a, "training stopped before step %zu", u->step));
+             (u->not_reached = t->on[t->param[t->explain[j].trained]]
+                                   ? arena_printf(a, "training stopped before step %zu", u->step)
+                                   : arena_printf(a, "the loss does not depend on %s, so training never moves it",
+                                                  name));
     }
+    r->notes = arena_array(a, s->n_trained + 1, sizeof(char *));
+    ok = ok && r->notes;
+    for (size_t k = 0; ok && k < s->n_trained; k++)
+        if (!t->on[t->param[k]])
+            ok = (r->notes[r->n_notes++] = arena_printf(
+                      a, "the loss does not depend on %s: training leaves it as it was", s->trained[k])) != NULL;
     for (size_t k = 0; ok && k < s->n_data; k++)
         ok = (r->data[k] = describe_data(a, &s->data[k], &t->plan->nodes[t->data[k]].shape)) != NULL;
     for (size_t k = 0; ok && k < s->n_trained; k++) {
@@ -567,7 +586,7 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
             ok = backward(&t, diag);
         }
         for (size_t j = 0; ok && j < n_explain; j++)
-            if (explain[j].step == s)
+            if (explain[j].step == s && t.grads[t.param[explain[j].trained]])
                 t.raw_g[j] = t.grads[t.param[explain[j].trained]]->data[explain[j].element];
         if (ok && t.spec->clip > 0)
             clip_gradients(&t);
