@@ -129,7 +129,8 @@ const CliOptionDef cli_options[CLI_OPTION_COUNT] = {
                    .help = "colour when stdout is a terminal and NO_COLOR is unset (auto)"},
     [CLI_EXPLAIN] = {.name = "--explain", .value = "STAGE[i,j]", .set = set_explain,
                      .help = "show the arithmetic of one element (STAGE[i] a row, STAGE\n"
-                             "alone every element); may be given several times"},
+                             "alone every element, W[i,j]@S a trained weight's update at\n"
+                             "training step S); may be given several times"},
     [CLI_WIDTH] = {.name = "--width", .value = "N", .set = set_width,
                    .help = "fit the text trace in N columns (40 to 400; default: the\n"
                            "terminal's width, else $COLUMNS, else 80)"},

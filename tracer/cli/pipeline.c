@@ -101,8 +101,10 @@ static bool choose_stages(const Plan *plan, const PipelineOptions *opts, bool *c
     return true;
 }
 
-// "name[i, j]" -> the stage and its indices; errors are usage errors (status 2).
-static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out, Diag *diag) {
+// "name[i, j]", "name row 0" or "name" -> the name and the indices; errors are usage errors
+// (status 2) that quote `quoted`, the whole request.
+static bool parse_request(const char *text, const char *quoted, char *name, size_t name_cap, ExplainSpec *out,
+                          Diag *diag) {
     const char *bracket = strchr(text, '[');
     // "output_0 row 0": a row as a weighted sum, as a lesson's explain: row 0 asks.
     const char *row = strstr(text, " row ");
@@ -111,9 +113,8 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
     size_t name_len = row ? (size_t)(row - text) : bracket ? (size_t)(bracket - text) : strlen(text);
     while (name_len && text[name_len - 1] == ' ')
         name_len--;
-    char name[256];
-    if (name_len == 0 || name_len >= sizeof(name)) {
-        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': name a stage, as in scores[0,1]", text);
+    if (name_len == 0 || name_len >= name_cap) {
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': name a stage, as in scores[0,1]", quoted);
         return false;
     }
     memcpy(name, text, name_len);
@@ -124,7 +125,8 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
         errno = 0;
         long v = strtol(row + 5, &end, 10);
         if (end == row + 5 || *end != '\0' || errno) {
-            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': write a row as %s row 0", text, name);
+            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': write a row as %s row 0", quoted,
+                       name);
             return false;
         }
         spec.kind = EXPLAIN_ROW;
@@ -142,7 +144,7 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
             long v = strtol(p, &end, 10);
             if (end == p || errno || spec.n_index == TENSOR_MAX_RANK) {
                 diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
-                           "--explain '%s': indices are whole numbers, as in %s[0, 1]", text, name);
+                           "--explain '%s': indices are whole numbers, as in %s[0, 1]", quoted, name);
                 return false;
             }
             spec.index[spec.n_index++] = v;
@@ -155,10 +157,21 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
             }
             if (*p == ']' && p[1] == '\0')
                 break;
-            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': expected ',' or a final ']'", text);
+            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--explain '%s': expected ',' or a final ']'",
+                       quoted);
             return false;
         }
     }
+    *out = spec;
+    return true;
+}
+
+// "name[i, j]" -> the stage and its indices; errors are usage errors (status 2).
+static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out, Diag *diag) {
+    char name[256];
+    ExplainSpec spec;
+    if (!parse_request(text, text, name, sizeof(name), &spec, diag))
+        return false;
     size_t node;
     char option[320];
     snprintf(option, sizeof(option), "--explain '%s'", text);
@@ -177,6 +190,27 @@ static bool parse_explain(const Plan *plan, const char *text, ExplainTarget *out
         return false;
     }
     return true;
+}
+
+// "W_Q[0, 1]@3" -> one trained weight's update at training step 3 (train_explain.h).
+static bool parse_update(const Lesson *lesson, const Plan *plan, const char *text, TrainExplain *out, Diag *diag) {
+    const char *at = strrchr(text, '@');
+    char request[320], name[256];
+    ExplainSpec spec;
+    snprintf(request, sizeof(request), "%.*s", (int)(at - text), text);
+    if (!parse_request(request, text, name, sizeof(name), &spec, diag))
+        return false;
+    long step;
+    char *end;
+    errno = 0;
+    step = strtol(at + 1, &end, 10);
+    if (!isdigit((unsigned char)at[1]) || *end != '\0' || errno) {
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
+                   "--explain '%s': after '@' comes a training step, a whole number", text);
+        diag_hint(diag, "as in %s[0, 1]@3: that weight's update at training step 3", name);
+        return false;
+    }
+    return train_explain_resolve(lesson, plan, text, name, &spec, step, out, diag);
 }
 
 // Refuse, before it runs, a lesson that would hold more values at once than opts->memory
@@ -258,7 +292,10 @@ typedef struct LessonRun {
     Diag *diag;
     Narrator *narrator;
     Plan *plan;
-    ExplainTarget *targets;  // the command line's --explain, resolved
+    ExplainTarget *targets;  // the command line's --explain of the trace's values, resolved
+    size_t n_targets;
+    TrainExplain *updates;   // the command line's --explain of a training update (W[i, j]@s)
+    size_t n_updates;
     int digits;
     bool *chosen;   // per node (and one more): the stages --only, --from and --to keep
     bool *keep;     // per node (and one more): values read after the run; NULL: keep every one
@@ -288,11 +325,25 @@ static bool warn_of_likely_slips(LessonRun *r) {
     return true;
 }
 
+// An --explain with '@' asks for a training update, which training writes out as it goes.
+static bool resolve_update_requests(LessonRun *r) {
+    const PipelineOptions *opts = r->opts;
+    if (!opts->n_explain)
+        return true;
+    if (!(r->updates = util_calloc(opts->n_explain, sizeof(TrainExplain))))
+        return no_memory(r);
+    for (size_t i = 0; i < opts->n_explain; i++)
+        if (strchr(opts->explain[i], '@') &&
+            !parse_update(r->lesson, r->plan, opts->explain[i], &r->updates[r->n_updates++], r->diag))
+            return false;
+    return true;
+}
+
 // A lesson with train: trains first; its trained givens then hold their trained values.
 static bool train_the_model(LessonRun *r) {
     if (!r->lesson->train)
         return true;
-    return (r->training = train_lesson(r->lesson, r->plan, r->diag)) != NULL;
+    return (r->training = train_lesson(r->lesson, r->plan, r->updates, r->n_updates, r->diag)) != NULL;
 }
 
 static bool resolve_explain_requests(LessonRun *r) {
@@ -303,7 +354,8 @@ static bool resolve_explain_requests(LessonRun *r) {
     if (!(r->targets = util_calloc(opts->n_explain, sizeof(ExplainTarget))))
         return no_memory(r);
     for (size_t i = 0; i < opts->n_explain; i++)
-        if (!parse_explain(r->plan, opts->explain[i], &r->targets[i], r->diag))
+        if (!strchr(opts->explain[i], '@') &&
+            !parse_explain(r->plan, opts->explain[i], &r->targets[r->n_targets++], r->diag))
             return false;
     return true;
 }
@@ -347,7 +399,7 @@ static bool refuse_what_does_not_fit(LessonRun *r) {
 }
 
 static bool run_the_plan(LessonRun *r) {
-    r->trace = run_plan(r->plan, r->digits, r->targets, r->opts->n_explain, r->keep, r->diag);
+    r->trace = run_plan(r->plan, r->digits, r->targets, r->n_targets, r->keep, r->diag);
     if (r->trace) {
         r->trace->training = r->training;
         r->training = NULL;
@@ -381,6 +433,7 @@ static const Phase phases[] = {
     {check_names_and_shapes, NULL},
     {check_narration, NULL},
     {warn_of_likely_slips, NULL},
+    {resolve_update_requests, NULL},
     {train_the_model, NULL},
     {resolve_explain_requests, NULL},
     {choose_printed_stages, NULL},
@@ -426,6 +479,7 @@ static bool trace_lesson(Lesson *lesson, const PipelineOptions *opts, bool free_
         *chosen = r.chosen;
     util_free(r.keep);
     util_free(r.targets);
+    util_free(r.updates);
     trace_training_destroy(r.training);
     narrate_destroy(r.narrator);
     return ok;

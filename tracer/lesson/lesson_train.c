@@ -85,7 +85,7 @@ static bool load_trained(Loader *L, LessonTrain *t, const Node *node) {
     t->trained = arena_array(lesson->arena, n, sizeof(char *));
     t->trained_nodes = arena_array(lesson->arena, n, sizeof(Node *));
     if (!t->trained || !t->trained_nodes)
-        return lesson_fail_top(L, NULL, "out of memory");
+        return diag_no_memory(L->diag);
     for (size_t i = 0; i < n; i++) {
         const char *name;
         if (!name_of(L, items[i], "a trained given", &name))
@@ -200,7 +200,7 @@ static bool load_data(Loader *L, LessonTrain *t, const Node *node) {
                            "data: must map each drawn given to how it is drawn");
     t->data = arena_array(L->lesson->arena, node->n_pairs, sizeof(LessonTrainData));
     if (!t->data)
-        return lesson_fail_top(L, NULL, "out of memory");
+        return diag_no_memory(L->diag);
     for (size_t i = 0; i < node->n_pairs; i++) {
         if (!load_one_data(L, &t->data[i], node->pairs[i].key, node->pairs[i].value))
             return false;
@@ -244,7 +244,7 @@ bool lesson_load_train(Loader *L, const Node *node) {
     }
     LessonTrain *t = arena_alloc(L->lesson->arena, sizeof(LessonTrain));
     if (!t)
-        return lesson_fail_top(L, NULL, "out of memory");
+        return diag_no_memory(L->diag);
     *t = (LessonTrain){.node = node, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8};
     const char *required[] = {"loss", "trained", "optimizer", "lr", "steps"};
     for (size_t i = 0; i < ARRAY_LEN(required); i++)

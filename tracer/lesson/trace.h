@@ -114,6 +114,20 @@ typedef struct TraceTrainGiven {
     Tensor *before;  // owned: its values before the first step (after them: the given's stage)
 } TraceTrainGiven;
 
+// One weight's update at one training step, worked out with its numbers (--explain
+// W_Q[0, 1]@3): every number at full precision, so that each line's arithmetic, done again on
+// the numbers shown, gives the number after its '='.
+typedef struct TraceUpdate {
+    const char *element;      // "W_Q[0, 1]"
+    size_t step;              // the training step, from 0: the optimizer's update t = step + 1
+    const char *not_reached;  // why it is not shown (training stopped before it); NULL: shown
+    const char **work;        // the arithmetic, one line each
+    size_t n_work;
+    const char **names;       // every number the work shows, by name ("g", "m", ...)
+    double *values;
+    size_t n_values;
+} TraceUpdate;
+
 typedef struct TraceTraining {
     Arena *arena;           // owns all below but the before tensors
     const char *loss;       // the loss stage's name
@@ -127,8 +141,12 @@ typedef struct TraceTraining {
     size_t steps_done;      // fewer when the loss stopped being finite
     double *losses;         // steps_done values: the loss at step s, before its update
     const char *stopped;    // why training stopped early (a non-finite loss); NULL: it did not
+    const char **notes;     // the trained givens the loss does not depend on, each with its note
+    size_t n_notes;
     const size_t *shown;    // the steps the table lists
     size_t n_shown;
+    TraceUpdate *updates;   // the updates the command line asked to see, in its order
+    size_t n_updates;
 } TraceTraining;
 
 typedef struct Trace {

@@ -147,6 +147,16 @@ static const char *picture_name(PictureKind k) {
     return names[k];
 }
 
+// A list of strings: ["a", "b"].
+static void json_strings(StrBuf *out, const char **strings, size_t n) {
+    strbuf_putc(out, '[');
+    for (size_t i = 0; i < n; i++) {
+        strbuf_puts(out, i ? ", " : "");
+        render_json_string(out, strings[i]);
+    }
+    strbuf_putc(out, ']');
+}
+
 static void json_stage(StrBuf *out, const TraceStage *s) {
     const Tensor *t = s->value;
     size_t rank = t->shape.rank;
@@ -200,17 +210,37 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
         json_document(out, s->document, rank);
     else
         strbuf_puts(out, "null");
-    strbuf_puts(out, ", \"work\": [");
-    for (size_t i = 0; i < s->n_work; i++) {
-        if (i)
-            strbuf_puts(out, ", ");
-        render_json_string(out, s->work[i]);
+    strbuf_puts(out, ", \"work\": ");
+    json_strings(out, s->work, s->n_work);
+    strbuf_putc(out, '}');
+}
+
+// The updates --explain W[i, j]@s asked for: each one's lines, and every number they show by
+// name at full precision.
+static void json_updates(StrBuf *out, const TraceTraining *t) {
+    strbuf_puts(out, ",\n  \"updates\": [");
+    for (size_t k = 0; k < t->n_updates; k++) {
+        const TraceUpdate *u = &t->updates[k];
+        strbuf_puts(out, k ? ",\n   {\"element\": " : "{\"element\": ");
+        render_json_string(out, u->element);
+        strbuf_printf(out, ", \"step\": %zu, \"not_reached\": ", u->step);
+        render_json_string(out, u->not_reached);
+        strbuf_puts(out, ", \"values\": {");
+        for (size_t i = 0; i < u->n_values; i++) {
+            strbuf_puts(out, i ? ", " : "");
+            render_json_string(out, u->names[i]);
+            strbuf_puts(out, ": ");
+            json_number(out, u->values[i]);
+        }
+        strbuf_puts(out, "}, \"work\": ");
+        json_strings(out, u->work, u->n_work);
+        strbuf_putc(out, '}');
     }
-    strbuf_puts(out, "]}");
+    strbuf_putc(out, ']');
 }
 
 // What train: did: the setup, each trained given before the first step, and the loss at
-// every step taken.
+// every step taken (and the updates asked for).
 static void json_training(StrBuf *out, const TraceTraining *t) {
     strbuf_puts(out, ",\n \"training\": {\"loss\": ");
     render_json_string(out, t->loss);
@@ -218,12 +248,9 @@ static void json_training(StrBuf *out, const TraceTraining *t) {
     render_json_string(out, t->optimizer);
     strbuf_puts(out, ", \"clip\": ");
     render_json_string(out, t->clip);
-    strbuf_puts(out, ", \"data\": [");
-    for (size_t k = 0; k < t->n_data; k++) {
-        strbuf_puts(out, k ? ", " : "");
-        render_json_string(out, t->data[k]);
-    }
-    strbuf_puts(out, "], \"trained\": [");
+    strbuf_puts(out, ", \"data\": ");
+    json_strings(out, t->data, t->n_data);
+    strbuf_puts(out, ", \"trained\": [");
     for (size_t k = 0; k < t->n_trained; k++) {
         strbuf_puts(out, k ? ", {\"name\": " : "{\"name\": ");
         render_json_string(out, t->trained[k].name);
@@ -239,7 +266,14 @@ static void json_training(StrBuf *out, const TraceTraining *t) {
         strbuf_puts(out, s ? ", " : "");
         json_number(out, t->losses[s]);
     }
-    strbuf_puts(out, "]}");
+    strbuf_putc(out, ']');
+    if (t->n_notes) {
+        strbuf_puts(out, ",\n  \"notes\": ");
+        json_strings(out, t->notes, t->n_notes);
+    }
+    if (t->n_updates)
+        json_updates(out, t);
+    strbuf_putc(out, '}');
 }
 
 void render_json(const Trace *tr, StrBuf *out) {

@@ -96,6 +96,10 @@ void render_train_text(const TraceTraining *t, int digits, size_t indent, size_t
         snprintf(buf, sizeof(buf), "clipping: %s", t->clip);
         line(out, indent, width, buf);
     }
+    for (size_t k = 0; k < t->n_notes; k++) {
+        snprintf(buf, sizeof(buf), "note: %s", t->notes[k]);
+        line(out, indent, width, buf);
+    }
     snprintf(buf, sizeof(buf), "steps: %zu of %zu", t->steps_done, t->steps);
     line(out, indent, width, buf);
     if (t->steps_done) {
@@ -114,6 +118,24 @@ void render_train_text(const TraceTraining *t, int digits, size_t indent, size_t
     if (t->stopped) {
         snprintf(buf, sizeof(buf), "note: %s", t->stopped);
         line(out, indent, width, buf);
+    }
+    // Each update asked for (--explain W[i, j]@s): its arithmetic, a line each.
+    for (size_t k = 0; k < t->n_updates; k++) {
+        const TraceUpdate *u = &t->updates[k];
+        strbuf_putc(out, '\n');
+        if (u->not_reached) {
+            snprintf(buf, sizeof(buf), "%s at training step %zu: not worked out, %s", u->element, u->step,
+                     u->not_reached);
+            line(out, indent, width, buf);
+            continue;
+        }
+        line(out, indent, width, u->work[0]);
+        for (size_t i = 1; i < u->n_work; i++) {
+            // "  continued" lines go two further in
+            size_t in = indent + 2 + (u->work[i][0] == ' ' ? 2 : 0);
+            const char *text = u->work[i] + strspn(u->work[i], " ");
+            textwrap_line(out, text, strlen(text), in, in + 4, width);
+        }
     }
 }
 

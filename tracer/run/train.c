@@ -9,6 +9,7 @@
 #include "check.h"
 #include "eval.h"
 #include "format.h"
+#include "optimizer.h"
 
 // The state of one training: every value and gradient, made once.
 typedef struct Trainer {
@@ -28,6 +29,11 @@ typedef struct Trainer {
     Tensor **last;          // each trained given before the last update: kept when the loss goes bad
     const Tensor **in;      // the operands of one operation
     Arena *scratch;         // what the operations of one step allocate for themselves
+    const TrainExplain *explain;  // the updates to write out (--explain W[i, j]@s)
+    size_t n_explain;
+    double *raw_g;          // each one's gradient before clipping, at its step
+    TrainClip clip;         // what clipping did at this step
+    TraceTraining *record;
 } Trainer;
 
 static int fail_at(const Lesson *lesson, Diag *diag, const Node *node, const char *hint, const char *fmt,
@@ -79,11 +85,12 @@ static bool check_train(Trainer *t, const Plan *plan, Diag *diag) {
         util_free(on);
         if (way == BACKWARD_OUT_OF_MEMORY)
             return diag_no_memory(diag);
-        if (way == BACKWARD_NO_PATH || x > y) {
-            fail_at(t->lesson, diag, spec->trained_nodes[k],
-                    "train only the givens the loss is computed from; leave this one out of trained:",
-                    "the loss does not depend on '%s': training would never move it", spec->trained[k]);
-            return false;
+        if (way == BACKWARD_NO_PATH) {
+            // Not an error: a lesson may train a given that a later edit cut off from the loss.
+            const Node *at = spec->trained_nodes[k];
+            diag_warning(diag, t->lesson->doc->source.path, at->line, at->col,
+                         "the loss does not depend on '%s': training leaves it as it was", spec->trained[k]);
+            continue;
         }
         if (way == BACKWARD_NO_DERIVATIVE) {
             const PlanNode *b = &plan->nodes[blocker];
@@ -152,16 +159,18 @@ static bool prepare(Trainer *t, Diag *diag) {
     t->last = util_calloc(t->spec->n_trained, sizeof(Tensor *));
     t->in = util_calloc(EXPR_MAX_ARGS, sizeof(Tensor *));
     t->scratch = arena_create();
+    t->raw_g = util_calloc(t->n_explain + 1, sizeof(double));
     if (!t->param || !t->data || !t->needed || !t->on || !t->values || !t->grads || !t->use_start || !t->m ||
-        !t->v || !t->last || !t->in || !t->scratch)
+        !t->v || !t->last || !t->in || !t->scratch || !t->raw_g)
         return diag_no_memory(diag);
     for (size_t k = 0; k < t->spec->n_trained; k++)
         t->param[k] = node_named(plan, t->spec->trained[k]);
     for (size_t k = 0; k < t->spec->n_data; k++)
         t->data[k] = node_named(plan, t->spec->data[k].name);
+    // Each trained given alone has a way without a blocker, or none at all (check_train).
     size_t blocker;
-    if (backward_path(plan, y + 1, y, t->param, t->spec->n_trained, t->on, &blocker) != BACKWARD_OK)
-        return diag_no_memory(diag);  // each trained given alone has a way (check_train)
+    if (backward_path(plan, y + 1, y, t->param, t->spec->n_trained, t->on, &blocker) == BACKWARD_OUT_OF_MEMORY)
+        return diag_no_memory(diag);
     // What the loss is computed from; a gradient step among it reads every node before it.
     t->needed[y] = true;
     for (size_t i = y + 1; i-- > 0;) {
@@ -175,6 +184,9 @@ static bool prepare(Trainer *t, Diag *diag) {
             for (size_t k = 0; k < node->n_args; k++)
                 t->needed[node->args[k]] = true;
     }
+    // A trained given the loss does not depend on keeps its values, unmoved.
+    for (size_t k = 0; k < t->spec->n_trained; k++)
+        t->needed[t->param[k]] = true;
     // The uses of each node on the way, in the order of the nodes that use it (as grad() sums).
     for (size_t u = 0; u <= y; u++) {
         const PlanNode *un = &plan->nodes[u];
@@ -247,6 +259,7 @@ static void trainer_finish(Trainer *t) {
             tensor_destroy(t->last[k]);
     }
     util_free(t->last);
+    util_free(t->raw_g);
     util_free(t->values);
     util_free(t->grads);
     util_free(t->m);
@@ -342,61 +355,48 @@ static double sum_of_squares(const Tensor *g) {
 static void clip_gradients(Trainer *t) {
     double total = 0;
     for (size_t k = 0; k < t->spec->n_trained; k++) {
+        if (!t->grads[t->param[k]])
+            continue;  // the loss does not depend on it
         double norm = sqrt(sum_of_squares(t->grads[t->param[k]]));
         total += norm * norm;
     }
     double coef = t->spec->clip / (sqrt(total) + 1e-6);
+    t->clip = (TrainClip){.clip = t->spec->clip, .norm = sqrt(total), .scale = coef, .applied = coef < 1};
     if (coef >= 1)
         return;
     for (size_t k = 0; k < t->spec->n_trained; k++) {
         Tensor *g = t->grads[t->param[k]];
-        for (size_t i = 0; i < g->size; i++)
+        for (size_t i = 0; g && i < g->size; i++)
             g->data[i] *= coef;
     }
 }
 
-// torch.lerp as the CPU computes it: from the nearer end.
-static double lerp(double from, double to, double weight) {
-    return weight < 0.5 ? from + weight * (to - from) : to - (to - from) * (1 - weight);
-}
-
-// Step `step` (from 1) of the optimizer on every trained given, PyTorch's rules:
-//   sgd:   g += wd w; b = g at the first step, else momentum b + g; w -= lr b (b = g without momentum)
-//   adam:  g += wd w; m = lerp(m, g, 1 - beta1); v = beta2 v + (1 - beta2) g^2;
-//          w -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps)
-//   adamw: w *= 1 - lr wd first, then adam without wd
-static void update(Trainer *t, size_t step) {
+// Update `step` (from 1) of the optimizer on every trained given (optimizer.h), each update
+// the command line asks to see written out first, from the same code.
+static bool update(Trainer *t, size_t step) {
     const LessonTrain *s = t->spec;
+    OptimizerRule rule = optimizer_rule(s, step);
     for (size_t k = 0; k < s->n_trained; k++) {
+        if (!t->grads[t->param[k]])
+            continue;  // the loss does not depend on it: it stays as it was
         double *w = t->values[t->param[k]]->data, *g = t->grads[t->param[k]]->data, *m = t->m[k]->data;
+        double *v = t->v[k] ? t->v[k]->data : NULL;
         size_t n = t->values[t->param[k]]->size;
+        for (size_t j = 0; j < t->n_explain; j++) {
+            const TrainExplain *q = &t->explain[j];
+            if (q->trained != k || q->step + 1 != step)
+                continue;
+            OptimizerWork work;
+            optimizer_explain(&rule, w, g, m, v, q->element, &work);
+            TraceUpdate *u = &t->record->updates[j];
+            u->not_reached = NULL;
+            if (!train_explain_write(q, s, &rule, &work, t->raw_g[j], &t->clip, t->record->arena, u))
+                return false;
+        }
         memcpy(t->last[k]->data, w, n * sizeof(double));
-        if (s->optimizer == TRAIN_SGD) {
-            for (size_t i = 0; i < n; i++) {
-                double d = s->weight_decay != 0 ? g[i] + s->weight_decay * w[i] : g[i];
-                if (s->momentum != 0) {
-                    m[i] = step == 1 ? d : m[i] * s->momentum + d;
-                    d = m[i];
-                }
-                w[i] = w[i] + -s->lr * d;
-            }
-            continue;
-        }
-        double *v = t->v[k]->data;
-        double bias1 = 1 - pow(s->beta1, (double)step), bias2 = 1 - pow(s->beta2, (double)step);
-        double step_size = s->lr / bias1, bias2_sqrt = sqrt(bias2);
-        for (size_t i = 0; i < n; i++) {
-            double d = g[i];
-            if (s->optimizer == TRAIN_ADAMW)
-                w[i] *= 1 - s->lr * s->weight_decay;
-            else if (s->weight_decay != 0)
-                d += s->weight_decay * w[i];
-            m[i] = lerp(m[i], d, 1 - s->beta1);
-            v[i] = v[i] * s->beta2 + d * d * (1 - s->beta2);
-            double denom = sqrt(v[i]) / bias2_sqrt + s->eps;
-            w[i] = w[i] + -step_size * (m[i] / denom);
-        }
+        optimizer_update(&rule, w, g, m, v, n);
     }
+    return true;
 }
 
 // ---------------------------------------------------------------- the record
@@ -464,7 +464,7 @@ static size_t choose_shown(const LessonTrain *s, size_t done, size_t *shown) {
     return n;
 }
 
-static TraceTraining *record_create(const Trainer *t, Diag *diag) {
+static TraceTraining *record_create(Trainer *t, Diag *diag) {
     Arena *a = arena_create();
     TraceTraining *r = a ? arena_alloc(a, sizeof(TraceTraining)) : NULL;
     if (!r) {
@@ -486,7 +486,25 @@ static TraceTraining *record_create(const Trainer *t, Diag *diag) {
     r->losses = arena_array(a, s->steps, sizeof(double));
     size_t *shown = arena_array(a, LESSON_TRAIN_MAX_SHOWN, sizeof(size_t));
     r->shown = shown;
-    bool ok = r->optimizer && (!s->clip || r->clip) && r->data && r->trained && r->losses && shown;
+    r->updates = arena_array(a, t->n_explain + 1, sizeof(TraceUpdate));
+    r->n_updates = t->n_explain;
+    bool ok = r->optimizer && (!s->clip || r->clip) && r->data && r->trained && r->losses && shown && r->updates;
+    for (size_t j = 0; ok && j < t->n_explain; j++) {
+        TraceUpdate *u = &r->updates[j];
+        u->step = t->explain[j].step;
+        const char *name = s->trained[t->explain[j].trained];
+        ok = (u->element = train_explain_element(&t->explain[j], s, a)) &&
+             (u->not_reached = t->on[t->param[t->explain[j].trained]]
+                                   ? arena_printf(a, "training stopped before step %zu", u->step)
+                                   : arena_printf(a, "the loss does not depend on %s, so training never moves it",
+                                                  name));
+    }
+    r->notes = arena_array(a, s->n_trained + 1, sizeof(char *));
+    ok = ok && r->notes;
+    for (size_t k = 0; ok && k < s->n_trained; k++)
+        if (!t->on[t->param[k]])
+            ok = (r->notes[r->n_notes++] = arena_printf(
+                      a, "the loss does not depend on %s: training leaves it as it was", s->trained[k])) != NULL;
     for (size_t k = 0; ok && k < s->n_data; k++)
         ok = (r->data[k] = describe_data(a, &s->data[k], &t->plan->nodes[t->data[k]].shape)) != NULL;
     for (size_t k = 0; ok && k < s->n_trained; k++) {
@@ -535,11 +553,12 @@ static void say_which_batch(const Trainer *t, size_t step, Diag *diag) {
              step, d->name, most);
 }
 
-TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, Diag *diag) {
-    Trainer t = {.lesson = lesson, .spec = lesson->train};
+TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain *explain, size_t n_explain,
+                            Diag *diag) {
+    Trainer t = {.lesson = lesson, .spec = lesson->train, .explain = explain, .n_explain = n_explain};
     TraceTraining *record = NULL;
     bool ok = check_train(&t, plan, diag) && training_plan(&t, plan, diag) && prepare(&t, diag) &&
-              (record = record_create(&t, diag)) != NULL;
+              (t.record = record = record_create(&t, diag)) != NULL;
     for (size_t s = 0; ok && s < t.spec->steps; s++) {
         draw_batches(&t, s);
         ok = forward(&t, diag);
@@ -566,10 +585,13 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, Diag *diag) {
             record->steps_done = s + 1;
             ok = backward(&t, diag);
         }
+        for (size_t j = 0; ok && j < n_explain; j++)
+            if (explain[j].step == s && t.grads[t.param[explain[j].trained]])
+                t.raw_g[j] = t.grads[t.param[explain[j].trained]]->data[explain[j].element];
         if (ok && t.spec->clip > 0)
             clip_gradients(&t);
         if (ok)
-            update(&t, s + 1);
+            ok = update(&t, s + 1) || diag_no_memory(diag);
     }
     if (ok)
         record->n_shown = choose_shown(t.spec, record->steps_done, (size_t *)record->shown);

@@ -5,7 +5,7 @@
 // letter. No parsing or checking happens per step, and every tensor is made once, before the
 // first step.
 //
-//     TraceTraining *t = train_lesson(lesson, plan, &diag);   // NULL: diag says why
+//     TraceTraining *t = train_lesson(lesson, plan, NULL, 0, &diag);   // NULL: diag says why
 //     ... trace the lesson: its trained givens now hold their trained values ...
 //     trace->training = t;   // the trace owns it from here
 #pragma once
@@ -14,11 +14,14 @@
 #include "lesson.h"
 #include "plan.h"
 #include "trace.h"
+#include "train_explain.h"
 
 // Check lesson->train against plan (the loss a single number that each trained given
 // reaches through derivatives), train, and give each trained given its trained values
 // (lesson->givens[k] then holds them as values:). The record of the training, or NULL with
 // a located error. A loss that stops being finite ends training with a note in the record,
-// not an error: the steps before it are kept.
+// not an error: the steps before it are kept. explain: the updates to write out, each at its
+// step (train_explain.h), into the record's updates in the same order.
 // (trace_training_destroy frees it.)
-TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, Diag *diag);
+TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain *explain, size_t n_explain,
+                            Diag *diag);
