@@ -156,7 +156,6 @@ static bool load_shifts(Loader *L, LessonTrainData *d, const Node *shifts, size_
                            "shifts: [%llu, %llu] runs backwards", (unsigned long long)lo, (unsigned long long)hi);
     d->shift_lo = (size_t)lo;
     d->shift_hi = (size_t)hi;
-    d->shifts_node = shifts;
     return true;
 }
 

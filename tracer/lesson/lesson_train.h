@@ -48,7 +48,6 @@ typedef struct LessonTrainData {
     uint64_t vocab;   // UNIFORM, REPEAT: ids 0 .. vocab - 1
     uint64_t seed;    // UNIFORM, REPEAT, SHIFTED: the batch of step s is drawn from seed + s
     size_t shift_lo, shift_hi;  // SHIFTED: row r of step s repeats every lo + (r + s) mod (hi - lo + 1)
-    const Node *shifts_node;
     double *rows;     // SEQUENCES: n_rows rows of `length` ids
     size_t n_rows, length;
     const Node *rows_node;
