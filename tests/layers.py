@@ -42,7 +42,7 @@ LAYERS = [
     "op_positions", "op_loss", "op_axis", "op_fill", "op_sort", "op_sample", "op_list",
     "ops", "ieee",
     "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",
-    "eval", "gradcheck", "schedule", "run", "optimizer", "train_explain", "train",
+    "eval", "gradcheck", "schedule", "run", "optimizer", "train_explain", "train_draw", "train",
     "doccheck", "claim", "quiz", "narrate", "verdict",
     "notation", "heatmap", "corners", "textwrap", "render_train", "render_text", "render_json", "render_html", "save",
     # The fast layer: each replaces a part of the reference below it with the same bits.

@@ -89,8 +89,9 @@ def flatten(v):
 
 
 def is_picture(box):
-    """A shade picture beside or under a table: no number and no gap in it."""
-    return not any(NUMBER.match(t) or t in GAPS for row in box for t in row)
+    """A shade picture beside or under a table: no number in it. It may hold a gap: the
+    picture of a table too wide for the screen leaves out the columns the table leaves out."""
+    return not any(NUMBER.match(t) for row in box for t in row)
 
 
 def boxes(lines):

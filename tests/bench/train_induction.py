@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time the training of the induction-head model (tests/train/induction.yaml: two layers of
+"""Time the training of the induction-head model (tests/bench/train_induction.yaml: two layers of
 attention, no MLP, vocabulary 16, d 32, 16 learned positions, batches of 64 sequences repeated
 twice, Adam lr 0.01, 200 steps) by the tracer against the same training in PyTorch.
 
@@ -49,7 +49,7 @@ def batch(step):
 
 
 def model_loss(w, ids, mask):
-    """tests/train/induction.yaml's steps up to loss = mean(losses)."""
+    """tests/bench/train_induction.yaml's steps up to loss = mean(losses)."""
     x0 = w["E"][ids] + w["P"]
     a0 = torch.softmax((x0 @ w["W_Q0"]) @ (x0 @ w["W_K0"]).transpose(-1, -2) / math.sqrt(D) + mask, dim=-1)
     x1 = x0 + a0 @ (x0 @ w["W_V0"])
@@ -119,7 +119,7 @@ def main():
         if abs(ours - theirs) > 1e-9 * abs(theirs):
             print(f"FAIL: the last loss is {ours!r} in the tracer, {theirs!r} in PyTorch: not the same run")
             return 1
-        print("Induction head (tests/train/induction.yaml): 2 attention layers, vocab 16, d 32, 16 positions, "
+        print("Induction head (tests/bench/train_induction.yaml): 2 attention layers, vocab 16, d 32, 16 positions, "
               "batch 64, Adam lr 0.01, %d steps, fp64; %d CPUs; torch %s with %d threads; median of %d runs, "
               "whole processes; last loss %.6f in both" % (steps, os.cpu_count(), torch.__version__,
                                                           torch.get_num_threads(), runs, ours))

@@ -13,9 +13,11 @@
 static const char *const TRAIN_KEYS[] = {"loss", "trained", "optimizer", "lr",   "momentum", "weight_decay",
                                          "betas", "eps",    "clip",      "steps", "data",    "show"};
 static const char *const OPTIMIZERS[] = {[TRAIN_SGD] = "sgd", [TRAIN_ADAM] = "adam", [TRAIN_ADAMW] = "adamw"};
-static const char *const DATA_KEYS[] = {"draw", "vocab", "batch", "seed", "sequences"};
+static const char *const DATA_KEYS[] = {"draw", "vocab", "batch", "seed", "shifts", "sequences"};
+// The draws from the generator; sequences: written out is not one of them.
 static const char *const DRAWS[] = {[TRAIN_DRAW_UNIFORM] = "uniform", [TRAIN_DRAW_REPEAT] = "repeat",
-                                    [TRAIN_DRAW_SEQUENCES] = "sequences"};
+                                    [TRAIN_DRAW_SHIFTED] = "shifted"};
+#define N_DRAWS ARRAY_LEN(DRAWS)
 
 static const LessonGiven *find_given(const Lesson *lesson, const char *name) {
     for (size_t i = 0; i < lesson->n_givens; i++)
@@ -128,6 +130,35 @@ static bool load_sequences(Loader *L, LessonTrainData *d, const Node *node) {
     return true;
 }
 
+// shifts: [lo, hi] of draw: shifted, each from 1 to n - 1 so that every row holds a copy.
+static bool load_shifts(Loader *L, LessonTrainData *d, const Node *shifts, size_t n) {
+    if (d->draw != TRAIN_DRAW_SHIFTED) {
+        if (shifts)
+            return lesson_fail(L, shifts, "shifts: belongs to draw: shifted; leave it out, or draw: shifted",
+                               "shifts: is a setting of draw: shifted, not of draw: %s", DRAWS[d->draw]);
+        return true;
+    }
+    if (!shifts)
+        return lesson_fail(L, d->node, "as in ids: {draw: shifted, shifts: [2, 8], vocab: 16, batch: 64}",
+                           "draw: shifted needs shifts: [lo, hi], how far apart the copies may be");
+    if (n < 2)
+        return lesson_fail(L, shifts, "give the batch at least two positions, so that a row can hold a copy",
+                           "a row of '%s' has 1 position: nothing can repeat in it", d->name);
+    if (shifts->kind != NODE_SEQUENCE || shifts->n_items != 2)
+        return lesson_fail(L, shifts, "write the smallest and the largest shift, as in shifts: [2, 8]",
+                           "shifts: must be two whole numbers, [lo, hi]");
+    uint64_t lo, hi;
+    if (!whole_in(L, shifts->items[0], "a shift", 1, n - 1, &lo) ||
+        !whole_in(L, shifts->items[1], "a shift", 1, n - 1, &hi))
+        return false;
+    if (hi < lo)
+        return lesson_fail(L, shifts, "write the smallest shift first, as in shifts: [2, 8]",
+                           "shifts: [%llu, %llu] runs backwards", (unsigned long long)lo, (unsigned long long)hi);
+    d->shift_lo = (size_t)lo;
+    d->shift_hi = (size_t)hi;
+    return true;
+}
+
 static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const Node *node) {
     const LessonGiven *g = find_given(L->lesson, key->text);
     d->name = key->text;
@@ -150,7 +181,8 @@ static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const 
         const Node *k = node->pairs[i].key;
         if (lesson_find_name(k->text, DATA_KEYS, ARRAY_LEN(DATA_KEYS)) == ARRAY_LEN(DATA_KEYS))
             return lesson_fail(L, k, lesson_suggest(L, k->text, DATA_KEYS, ARRAY_LEN(DATA_KEYS),
-                                                   "the keys of a batch are draw, vocab, batch, seed and sequences"),
+                                                   "the keys of a batch are draw, vocab, batch, seed, shifts and "
+                                                   "sequences"),
                                "unknown key '%s' in data: %s", k->text, key->text);
     }
     const Node *draw = yamldoc_get(node, "draw"), *seqs = yamldoc_get(node, "sequences");
@@ -161,9 +193,10 @@ static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const 
         return false;
     d->batch = (size_t)v;
     if (seqs) {
-        if (draw || vocab || seed)
-            return lesson_fail(L, draw ? draw : vocab ? vocab : seed,
-                               "sequences: are taken in turn; leave out draw:, vocab: and seed:",
+        const Node *shifts = yamldoc_get(node, "shifts");
+        if (draw || vocab || seed || shifts)
+            return lesson_fail(L, draw ? draw : vocab ? vocab : seed ? seed : shifts,
+                               "sequences: are taken in turn; leave out draw:, vocab:, seed: and shifts:",
                                "sequences: are written out, not drawn");
         d->draw = TRAIN_DRAW_SEQUENCES;
         if (!load_sequences(L, d, seqs))
@@ -177,10 +210,10 @@ static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const 
     if (!draw || !vocab)
         return lesson_fail(L, node, "as in ids: {draw: uniform, vocab: 16, batch: 64, seed: 1}",
                            "data: %s needs draw: and vocab: (or sequences: written out)", key->text);
-    size_t which = draw->kind == NODE_SCALAR ? lesson_find_name(draw->text, DRAWS, 2) : 2;
-    if (which == 2)
-        return lesson_fail(L, draw, "draw: uniform (every id at random) or repeat (the second half repeats the "
-                                    "first)",
+    size_t which = draw->kind == NODE_SCALAR ? lesson_find_name(draw->text, DRAWS, N_DRAWS) : N_DRAWS;
+    if (which == N_DRAWS)
+        return lesson_fail(L, draw, "draw: uniform (every id at random), repeat (the second half repeats the "
+                                    "first) or shifted (copies shifts: apart)",
                            "unknown draw '%s'", draw->kind == NODE_SCALAR ? draw->text : "");
     d->draw = (TrainDraw)which;
     if (!whole_in(L, vocab, "vocab", 1, 1u << 30, &d->vocab))
@@ -191,7 +224,7 @@ static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const 
         return lesson_fail(L, draw, "give the batch an even number of positions: the second half repeats the first",
                            "a row of '%s' has %zu positions, which cannot be split in two halves", d->name,
                            g->shape.dim[1]);
-    return true;
+    return load_shifts(L, d, yamldoc_get(node, "shifts"), g->shape.dim[1]);
 }
 
 static bool load_data(Loader *L, LessonTrain *t, const Node *node) {

@@ -34,6 +34,7 @@ typedef enum TrainOptimizer {
 typedef enum TrainDraw {
     TRAIN_DRAW_UNIFORM,    // every id drawn uniformly from 0 .. vocab - 1
     TRAIN_DRAW_REPEAT,     // the first half drawn so, the second half a copy of it
+    TRAIN_DRAW_SHIFTED,    // each row its first s ids over and over, s running through shifts:
     TRAIN_DRAW_SEQUENCES,  // the rows written out, taken in turn, batch rows a step
 } TrainDraw;
 
@@ -45,7 +46,8 @@ typedef struct LessonTrainData {
     TrainDraw draw;
     size_t batch;     // rows a step; 0: the given's own
     uint64_t vocab;   // UNIFORM, REPEAT: ids 0 .. vocab - 1
-    uint64_t seed;    // UNIFORM, REPEAT: the batch of step s is drawn from seed + s
+    uint64_t seed;    // UNIFORM, REPEAT, SHIFTED: the batch of step s is drawn from seed + s
+    size_t shift_lo, shift_hi;  // SHIFTED: row r of step s repeats every lo + (r + s) mod (hi - lo + 1)
     double *rows;     // SEQUENCES: n_rows rows of `length` ids
     size_t n_rows, length;
     const Node *rows_node;

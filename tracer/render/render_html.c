@@ -820,9 +820,28 @@ static void training(StrBuf *out, const Trace *tr) {
     render_train_text(tr->training, tr->digits, 0, 100, &text);
     strbuf_puts(out, "<div class=\"scroll\"><pre style=\"white-space:pre\">");
     esc(out, strbuf_str(&text));
-    strbuf_puts(out, "</pre></div>\n</section>\n");
+    strbuf_puts(out, "</pre></div>\n");
     out->failed = out->failed || text.failed;
     strbuf_finish(&text);
+    // Each trained given as it was before the first step, as the text trace shows it: its
+    // stage below shows it trained.
+    const TraceTraining *t = tr->training;
+    for (size_t k = 0; k < t->n_trained; k++) {
+        TraceStage s = render_train_before(tr, &t->trained[k]);
+        char shape[64];
+        shape_format(&s.value->shape, shape, sizeof(shape));
+        strbuf_puts(out, "<section class=\"stage given before\" data-name=\"");
+        esc(out, s.name);
+        strbuf_puts(out, "\">\n<h3><code>");
+        esc(out, s.name);
+        strbuf_printf(out, "</code> before training <span class=\"shape\">%s</span></h3>\n<p>Trained: the given <code>",
+                      shape);
+        esc(out, s.name);
+        strbuf_puts(out, "</code> below holds its values after training.</p>\n");
+        values(out, tr, &s, s.value, NULL, "before");
+        strbuf_puts(out, "</section>\n");
+    }
+    strbuf_puts(out, "</section>\n");
 }
 
 void render_html(const Trace *tr, StrBuf *out) {

@@ -795,10 +795,7 @@ static void training(const Ctx *c, StrBuf *out) {
     render_train_text(t, c->tr->digits, 4, c->width, out);
     for (size_t k = 0; k < t->n_trained && !c->opts->brief; k++) {
         const TraceTrainGiven *g = &t->trained[k];
-        TraceStage s = {.kind = STAGE_GIVEN, .name = g->name, .value = g->before};
-        for (size_t i = 0; i < c->tr->n_stages; i++)
-            if (c->tr->stages[i].kind == STAGE_GIVEN && strcmp(c->tr->stages[i].name, g->name) == 0)
-                memcpy(s.labels, c->tr->stages[i].labels, sizeof(s.labels));
+        TraceStage s = render_train_before(c->tr, g);
         char shape[64];
         shape_format(&g->before->shape, shape, sizeof(shape));
         strbuf_putc(out, '\n');

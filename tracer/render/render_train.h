@@ -1,5 +1,6 @@
 // render_train: what training did, as text: the setup, the loss curve drawn with block
-// characters in the trace's width, and a table of the loss at chosen steps.
+// characters in the trace's width, and a table of the loss at chosen steps; and the stage
+// that draws a trained given as it was before training.
 //
 //     render_train_text(trace->training, 4, 80, out);
 #pragma once
@@ -17,6 +18,9 @@
 void render_train_text(const TraceTraining *t, int digits, size_t indent, size_t width, StrBuf *out);
 // The loss curve as an inline SVG picture (a line from step 0 to the last), for the web page.
 void render_train_svg(const TraceTraining *t, int digits, StrBuf *out);
+// The stage a trained given's values before training are drawn as, in text and on the page:
+// the given's own name and labels, with the values it started from.
+TraceStage render_train_before(const Trace *tr, const TraceTrainGiven *g);
 // The step each column of a chart `columns` wide shows, of `steps` steps: column k shows
 // step k * steps / columns (every step when there is room for each).
 size_t render_train_column_step(size_t k, size_t columns, size_t steps);

@@ -10,6 +10,7 @@
 #include "eval.h"
 #include "format.h"
 #include "optimizer.h"
+#include "train_draw.h"
 
 // The state of one training: every value and gradient, made once.
 typedef struct Trainer {
@@ -279,24 +280,11 @@ static void trainer_finish(Trainer *t) {
 
 // ---------------------------------------------------------------- one step
 
-// The batch of step s into each drawn given: drawn from seed + s, or the written rows in turn.
+// The batch of step s into each drawn given.
 static void draw_batches(Trainer *t, size_t s) {
-    for (size_t k = 0; k < t->spec->n_data; k++) {
-        const LessonTrainData *d = &t->spec->data[k];
-        Tensor *out = t->values[t->data[k]];
-        if (!out)
-            continue;  // the loss does not read it
-        size_t rows = out->shape.dim[0], n = out->shape.dim[1];
-        if (d->draw == TRAIN_DRAW_SEQUENCES) {
-            for (size_t r = 0; r < rows; r++)
-                memcpy(out->data + r * n, d->rows + ((s * rows + r) % d->n_rows) * n, n * sizeof(double));
-            continue;
-        }
-        kernel_fill_tokens(out, d->vocab, d->seed + s);
-        if (d->draw == TRAIN_DRAW_REPEAT)
-            for (size_t r = 0; r < rows; r++)
-                memcpy(out->data + r * n + n / 2, out->data + r * n, n / 2 * sizeof(double));
-    }
+    for (size_t k = 0; k < t->spec->n_data; k++)
+        if (t->values[t->data[k]])  // else the loss does not read it
+            train_draw_batch(t->values[t->data[k]], &t->spec->data[k], s);
 }
 
 static bool forward(Trainer *t, Diag *diag) {
@@ -441,9 +429,14 @@ static const char *describe_data(Arena *a, const LessonTrainData *d, const Shape
     shape_format(shape, s, sizeof(s));
     if (d->draw == TRAIN_DRAW_SEQUENCES)
         return arena_printf(a, "%s %s a step: the %zu sequences written out, taken in turn", d->name, s, d->n_rows);
+    const char *copies = d->draw == TRAIN_DRAW_REPEAT ? ", the second half of each row a copy of the first" : "";
+    if (d->draw == TRAIN_DRAW_SHIFTED)
+        copies = arena_printf(a, ", each row its first s ids over and over, s from %zu to %zu in turn",
+                              d->shift_lo, d->shift_hi);
+    if (!copies)
+        return NULL;  // out of memory, as the line itself would be
     return arena_printf(a, "%s %s a step: ids drawn at random from 0 to %llu%s, from seed %llu + the step",
-                        d->name, s, (unsigned long long)(d->vocab - 1),
-                        d->draw == TRAIN_DRAW_REPEAT ? ", the second half of each row a copy of the first" : "",
+                        d->name, s, (unsigned long long)(d->vocab - 1), copies,
                         (unsigned long long)d->seed);
 }
 

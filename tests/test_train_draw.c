@@ -1,0 +1,77 @@
+// Tests of train_draw: the batch each training step sees. The ids drawn at random were worked
+// out apart from the tracer, by splitmix64 written again in Python (tokens() of
+// tests/train_torch.py); the copies were then made by hand from the definitions in
+// doc/training.md.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "train_draw.h"
+
+// The batch of `step` for d, compared with `want`, row by row.
+static void check_batch(const LessonTrainData *d, size_t step, size_t rows, size_t n, const double *want) {
+    Shape s = {.rank = 2, .dim = {rows, n}};
+    Tensor *out = tensor_create(&s);
+    assert_non_null(out);
+    train_draw_batch(out, d, step);
+    for (size_t i = 0; i < rows * n; i++) {
+        if (out->data[i] != want[i])
+            fail_msg("step %zu, row %zu, position %zu: %g here, %g wanted", step, i / n, i % n, out->data[i],
+                     want[i]);
+    }
+    tensor_destroy(out);
+}
+
+// vocab 4 from seed 5: step 0 draws the rows [1 3 0 0 0 1], [3 2 1 2 1 0], [3 1 3 3 3 1],
+// step 1 (seed 6) [2 1 0 0 2 3], [0 0 0 3 0 1], [0 3 1 0 2 2]. Shifts 2 to 4 come in turn, row
+// after row, starting one further at each step: 2, 3, 4 at step 0 and 3, 4, 2 at step 1; a row
+// keeps its first `shift` ids and repeats them.
+static void test_shifted(void **state) {
+    (void)state;
+    LessonTrainData d = {.draw = TRAIN_DRAW_SHIFTED, .vocab = 4, .seed = 5, .shift_lo = 2, .shift_hi = 4};
+    const double step0[] = {1, 3, 1, 3, 1, 3,  // shift 2
+                            3, 2, 1, 3, 2, 1,  // shift 3
+                            3, 1, 3, 3, 3, 1}; // shift 4: [3 1 3 3] then its first two again
+    check_batch(&d, 0, 3, 6, step0);
+    const double step1[] = {2, 1, 0, 2, 1, 0,  // shift 3
+                            0, 0, 0, 3, 0, 0,  // shift 4
+                            0, 3, 0, 3, 0, 3}; // shift 2
+    check_batch(&d, 1, 3, 6, step1);
+}
+
+// One shift only: every row is its first `shift` ids over and over, at every step.
+static void test_shifted_one_shift(void **state) {
+    (void)state;
+    LessonTrainData d = {.draw = TRAIN_DRAW_SHIFTED, .vocab = 4, .seed = 5, .shift_lo = 5, .shift_hi = 5};
+    const double step0[] = {1, 3, 0, 0, 0, 1, 3, 2, 1, 2, 1, 3};  // the draws' first 5, then the first again
+    check_batch(&d, 0, 2, 6, step0);
+}
+
+// vocab 10 from seed 9 + 2 draws [3 2 6 5], [1 5 1 7]; repeat copies each first half.
+static void test_repeat(void **state) {
+    (void)state;
+    LessonTrainData d = {.draw = TRAIN_DRAW_REPEAT, .vocab = 10, .seed = 9};
+    const double want[] = {3, 2, 3, 2, 1, 5, 1, 5};
+    check_batch(&d, 2, 2, 4, want);
+}
+
+// Rows written out are taken in turn: step 1 of batch 2 takes rows 2 and 0 of three.
+static void test_sequences(void **state) {
+    (void)state;
+    double rows[] = {0, 1, 2, 3, 4, 5};
+    LessonTrainData d = {.draw = TRAIN_DRAW_SEQUENCES, .rows = rows, .n_rows = 3, .length = 2};
+    const double want[] = {4, 5, 0, 1};
+    check_batch(&d, 1, 2, 2, want);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shifted),
+        cmocka_unit_test(test_shifted_one_shift),
+        cmocka_unit_test(test_repeat),
+        cmocka_unit_test(test_sequences),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
