@@ -352,6 +352,10 @@ def check_lesson(tracer, lesson, chromium, tmp):
                     if td.classes() != [want]:
                         fail(where, f"mask value {v} is drawn as {td.classes()}, not {want}")
                         break
+            elif st.get("show") == "table":
+                # show: table keeps only the numbers: no colour behind any of them.
+                if any("background:" in td.attrs.get("style", "") for td in cells):
+                    fail(where, "a value coloured although the lesson asks for a table (show: table)")
             elif shape and not charts and any("background:" not in td.attrs.get("style", "") for td in cells):
                 fail(where, "a value without its heatmap colour")
         doc = st["document"]

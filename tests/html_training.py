@@ -36,7 +36,7 @@ def main():
     failures, checked = [], 0
     for g in trace["training"]["trained"]:
         name = re.escape(html.escape(g["name"]))
-        before = re.search(r'<section class="stage given before" data-name="%s">(.*?)</section>' % name, page, re.S)
+        before = re.search(r'<section class="given before" data-name="%s">(.*?)</section>' % name, page, re.S)
         after = re.search(r'<section class="stage given" id="stage-\d+" data-name="%s"[^>]*>(.*?)</section>' % name,
                           page, re.S)
         if not before or not after:

@@ -719,7 +719,7 @@ static const char style[] =
     ".contents a{color:var(--accent)}\n"
     ".keys{color:var(--dim);font-size:.9em}\n"
     "kbd{border:1px solid var(--rule);border-radius:3px;padding:0 .3em}\n"
-    ".stage{border-top:1px solid var(--rule);padding:1rem 0 .5rem;scroll-margin-top:.5rem}\n"
+    ".stage,.before{border-top:1px solid var(--rule);padding:1rem 0 .5rem;scroll-margin-top:.5rem}\n"
     ".stage:focus{outline:3px solid #6baed6;outline-offset:2px}\n"
     ".stage .number{color:var(--accent)}\n"
     ".shape{color:var(--dim);font-weight:normal;font-family:ui-monospace,monospace;font-size:.9em}\n"
@@ -830,7 +830,7 @@ static void training(StrBuf *out, const Trace *tr) {
         TraceStage s = render_train_before(tr, &t->trained[k]);
         char shape[64];
         shape_format(&s.value->shape, shape, sizeof(shape));
-        strbuf_puts(out, "<section class=\"stage given before\" data-name=\"");
+        strbuf_puts(out, "<section class=\"given before\" data-name=\"");
         esc(out, s.name);
         strbuf_puts(out, "\">\n<h3><code>");
         esc(out, s.name);
