@@ -80,7 +80,28 @@ def induction_head(w, ids):
                                              torch.from_numpy(ids[:, 1:]).reshape(-1))
 
 
-MODELS = {"21_previous_token_head": previous_token_head, "23_induction_head": induction_head}
+def heads_specialise(w, ids):
+    """lessons/24_heads_specialise.yaml: two heads side by side, two readouts (the token before,
+    the first token), their losses added."""
+    n, d = ids.shape[1], w["E"].shape[1]
+    x = w["E"][torch.from_numpy(ids)] + w["P"]
+    h = x
+    for head in "12":
+        a = torch.softmax((x @ w["W_Q" + head]) @ (x @ w["W_K" + head]).transpose(-1, -2) / math.sqrt(d)
+                          + causal(n), dim=-1)
+        h = h + a @ (x @ w["W_V" + head])
+    back = np.concatenate([ids[:, 0:1], ids[:, 0 : n - 1]], axis=1)
+    first = np.repeat(ids[:, 0:1], n, axis=1)
+    loss = 0
+    for readout, targets in (("W_back", back), ("W_first", first)):
+        logits = h @ w[readout]
+        loss = loss + torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                                                        torch.from_numpy(targets).reshape(-1))
+    return loss
+
+
+MODELS = {"21_previous_token_head": previous_token_head, "23_induction_head": induction_head,
+          "24_heads_specialise": heads_specialise}
 
 
 def shortened(path, folder):
