@@ -651,6 +651,10 @@ typedef struct FillJob {
 
 static void fill_values(void *ctx, size_t begin, size_t end) {
     const FillJob *j = ctx;
+    if (j->value == 0 && !signbit(j->value)) {  // +0.0 is the double whose bytes are all zero
+        memset(j->out + begin, 0, (end - begin) * sizeof(double));
+        return;
+    }
     for (size_t i = begin; i < end; i++)
         j->out[i] = j->value;
 }
