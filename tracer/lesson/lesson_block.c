@@ -242,6 +242,9 @@ static bool known(Loader *L, const Application *a, const Node *key, const char *
                       : arena_printf(L->lesson->arena, "%s%s%s", list, i + 1 < n ? ", " : " and ", texts[i]);
     if (!texts || !list)
         return diag_no_memory(L->diag);
+    if (key->kind != NODE_SCALAR)
+        return lesson_fail(L, key, list, "a %s of block '%s' is named by a word, but this is %s", what,
+                           a->block->name, yamldoc_kind_name(key->kind));
     const char *hint = lesson_suggest(L, key->text, texts, n, list);
     return lesson_fail(L, key, hint, "block '%s' has no %s '%s'", a->block->name, what, key->text);
 }
