@@ -3,7 +3,7 @@
 // first value) give the same bits on 1, 2 and 7 threads. The sizes are past the point where a
 // kernel starts a second thread (2^15 values a thread), and odd, so chunks end mid-row. The
 // scans read in blocks on threads (a tensor's notation, its nan and inf) find what the last
-// block holds.
+// block holds. A loop too small for two chunks never reaches the installed loop.
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "backend.h"
 #include "fast.h"
 #include "ieee.h"
 #include "kernel.h"
@@ -142,6 +143,63 @@ static void test_every_item_once(void **state) {
     parallel_for(0, 0, count_items, seen);  // nothing to do: no chunk at all
     for (size_t i = 0; i < sizeof(seen); i++)
         assert_int_equal(seen[i], 0);
+}
+
+// ---------------------------------------------------------------- the seam's small loops
+
+// A backend whose loop counts how often it is asked, then splits as the fast layer does.
+static size_t loops_asked;
+static void counting_loop(size_t n, size_t min_items, BackendLoopFn *fn, void *ctx) {
+    loops_asked++;
+    parallel_for(n, min_items, fn, ctx);
+}
+static const Backend counting = {.name = "counting", .loop = counting_loop};
+
+// Each chunk marks where it begins (chunks begin at different items, so no two write one).
+typedef struct Chunks {
+    unsigned char seen[100], begins[100];
+} Chunks;
+static void mark_chunk(void *ctx, size_t begin, size_t end) {
+    Chunks *c = ctx;
+    c->begins[begin] = 1;
+    count_items(c->seen, begin, end);
+}
+
+// backend_for(n, least, ...) asks the installed loop only when n holds two chunks of least
+// items: a smaller loop is one call on the calling thread. Each item runs once either way, and
+// with no backend installed a loop of any size is one call.
+static void test_small_loops_do_not_ask_the_backend(void **state) {
+    (void)state;
+    static const struct {
+        size_t n, least, asked, chunks;
+    } cases[] = {
+        {0, 1, 0, 0},       {1, 1, 0, 1},     {2, 1, 1, 2},   {99, 50, 0, 1},
+        {100, 50, 1, 2},    {100, 0, 1, 2},   {7, SIZE_MAX / 2 + 2, 0, 1},  // 2 * least overflows to 2
+    };
+    const Backend *fast = backend_installed();
+    for (int reference = 0; reference < 2; reference++) {
+        backend_install(reference ? NULL : &counting);
+        parallel_set_threads(2);
+        for (size_t k = 0; k < ARRAY_LEN(cases); k++) {
+            Chunks c = {{0}, {0}};
+            loops_asked = 0;
+            backend_for(cases[k].n, cases[k].least, mark_chunk, &c);
+            size_t chunks = 0;
+            for (size_t i = 0; i < cases[k].n; i++) {
+                chunks += c.begins[i];
+                if (c.seen[i] != 1)
+                    fail_msg("%zu items, at least %zu a chunk: item %zu ran %d times", cases[k].n, cases[k].least, i,
+                             c.seen[i]);
+            }
+            size_t want_asked = reference ? 0 : cases[k].asked, want_chunks = reference ? cases[k].n > 0 : cases[k].chunks;
+            if (loops_asked != want_asked || chunks != want_chunks)
+                fail_msg("%s, %zu items, at least %zu a chunk: the backend asked %zu times (not %zu), %zu chunks (not %zu)",
+                         reference ? "reference" : "backend", cases[k].n, cases[k].least, loops_asked, want_asked,
+                         chunks, want_chunks);
+        }
+    }
+    backend_install(fast);
+    parallel_set_threads(0);
 }
 
 // ---------------------------------------------------------------- a bias's gradient
@@ -282,6 +340,7 @@ int main(void) {
         cmocka_unit_test(test_rows_and_elementwise),
         cmocka_unit_test(test_random_fill),
         cmocka_unit_test(test_every_item_once),
+        cmocka_unit_test(test_small_loops_do_not_ask_the_backend),
         cmocka_unit_test(test_bias_gradient_in_row_order),
         cmocka_unit_test(test_notation_in_blocks),
         cmocka_unit_test(test_inf_in_the_last_block),

@@ -38,10 +38,10 @@ void backend_product(const BackendOutput *c, const BackendMatrix *a, const Backe
         backend_reference_product(c, a, b, batch, n, k, m);
 }
 
-void backend_for(size_t n, size_t min_items, BackendLoopFn *fn, void *ctx) {
+void backend_loop(size_t n, size_t min_items, BackendLoopFn *fn, void *ctx) {
     if (installed && installed->loop)
         installed->loop(n, min_items, fn, ctx);
-    else if (n)
+    else
         fn(ctx, 0, n);
 }
 

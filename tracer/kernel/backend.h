@@ -67,7 +67,17 @@ void backend_reference_product(const BackendOutput *c, const BackendMatrix *a, c
 void backend_product(const BackendOutput *c, const BackendMatrix *a, const BackendMatrix *b, const size_t batch[2],
                      size_t n, size_t k, size_t m);
 // The installed loop, or fn(ctx, 0, n) on the calling thread.
-void backend_for(size_t n, size_t min_items, BackendLoopFn *fn, void *ctx);
+void backend_loop(size_t n, size_t min_items, BackendLoopFn *fn, void *ctx);
+// backend_loop, save that a loop too small for two chunks of min_items runs here and now,
+// without asking the backend: every loop of a hand-sized lesson is one of these (its gradient
+// checks run the forward kernels by the ten thousand), and each costs a direct call of fn.
+static inline void backend_for(size_t n, size_t min_items, BackendLoopFn *fn, void *ctx) {
+    if (n / 2 < min_items) {  // n < 2 * min_items, without overflow
+        if (n)
+            fn(ctx, 0, n);
+    } else
+        backend_loop(n, min_items, fn, ctx);
+}
 // Threads for the installed loops (the reference has one and ignores this).
 void backend_set_threads(size_t threads);
 

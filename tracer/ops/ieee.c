@@ -36,7 +36,9 @@ static Scan scan(const Tensor *t) {
     Scan s = {false, false};
     if (!t->data)
         return s;
-    ScanJob j = {.t = t, .blocks = backend_blocks(t->size)};
+    ScanJob j;  // found is written block by block before it is read: not zeroed first
+    j.t = t;
+    j.blocks = backend_blocks(t->size);
     backend_for(j.blocks.count, 1, scan_blocks, &j);
     for (size_t b = 0; b < j.blocks.count; b++) {
         s.nan = s.nan || j.found[b].nan;

@@ -25,7 +25,9 @@ static void smallest_blocks(void *ctx, size_t begin, size_t end) {
 }
 
 FormatStyle notation_of(const Tensor *t, int digits) {
-    NotationJob j = {.values = t->data, .blocks = backend_blocks(t->size)};
+    NotationJob j;  // found is written block by block before it is read: not zeroed first
+    j.values = t->data;
+    j.blocks = backend_blocks(t->size);
     // the largest of the blocks' largest, the smallest of their smallest: a max and a min are
     // the same whichever block is read first
     backend_for(j.blocks.count, 1, largest_blocks, &j);

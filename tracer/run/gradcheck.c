@@ -12,7 +12,6 @@
 
 #include "eval.h"
 #include "format.h"
-#include "kernel.h"
 #include "util.h"
 
 // Does operation u move when the nodes marked dirty move? Marks it when it does.
@@ -88,7 +87,9 @@ static double perturbed_loss(Passes *p, size_t e, double h, Diag *diag) {
             own[u]->is_count = n->is_count;
         }
         if (n->has_values) {
-            kernel_fill(own[u], 0.0);  // on the threads of the loops: passes run by the hundred
+            // A memset on this thread: a hand-sized lesson zeroes small tensors here by the ten
+            // thousand, and each is the first pass's again, its pages already faulted in.
+            memset(own[u]->data, 0, own[u]->size * sizeof(double));
             const Tensor *in[EXPR_MAX_ARGS];
             ok = eval_op_into(plan, u, scratch, in, own[u], p->trace->arena, diag);
         }
