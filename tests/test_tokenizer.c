@@ -18,6 +18,7 @@
 
 #include "given_file.h"
 #include "given_text.h"
+#include "lesson.h"
 #include "tokenizer.h"
 
 static bool byte_is_itself(unsigned b) {
@@ -528,20 +529,24 @@ static void test_load_files(void **state) {
 }
 
 // given_text finds the tokenizer's folder beside the lesson, in the folder of --weights
-// instead, or as given when it is absolute; and turns a text into ids and labels.
+// instead, or as given when it is absolute, reads each folder once however it is named; and
+// turns a text into ids and labels.
 static void test_given_text(void **state) {
     (void)state;
     char lesson[160], dir[160];
     snprintf(dir, sizeof(dir), "%s", tokenizer_folder("tok", "vocab.json", "merges.txt"));
+    tokenizer_folder("tok2", "encoder.json", "vocab.bpe");
     snprintf(lesson, sizeof(lesson), "%s/lesson.yaml", folder);
     Arena *arena = arena_create();
+    GivenTokenizers *read = given_tokenizers_create();
     assert_non_null(arena);
+    assert_non_null(read);
     Diag diag;
     diag_init(&diag);
-    GivenText gt;
+    GivenText gt, again;
     size_t bad;
 
-    assert_true(given_text_open(&gt, lesson, "tok", &diag));  // beside the lesson
+    assert_true(given_text_open(&gt, read, lesson, "tok", &diag));  // beside the lesson
     assert_true(given_text_encode(&gt, "cat cat", 7, arena, &bad, &diag));
     assert_int_equal(bad, SIZE_MAX);
     assert_int_equal(gt.n, 3);
@@ -554,35 +559,86 @@ static void test_given_text(void **state) {
     assert_int_equal(gt.n, 0);
     assert_false(given_text_encode(&gt, "ca\xFFt", 4, arena, &bad, &diag));
     assert_int_equal(bad, 2);
-    given_text_finish(&gt);
-    assert_null(gt.tokenizer);
+    assert_int_equal(given_tokenizers_count(read), 1);
 
-    assert_true(given_text_open(&gt, NULL, dir, &diag));  // absolute, no lesson file
-    given_text_finish(&gt);
-    assert_true(given_text_open(&gt, "/nonexistent/lesson.yaml", dir, &diag));
-    given_text_finish(&gt);
+    // The same folder however it is named is read once: the same tokenizer each time.
+    const char *same[] = {"tok/", "./tok", "tok/../tok"};
+    for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+        assert_true(given_text_open(&again, read, lesson, same[i], &diag));
+        assert_ptr_equal(again.tokenizer, gt.tokenizer);
+    }
+    assert_true(given_text_open(&again, read, NULL, dir, &diag));  // absolute, no lesson file
+    assert_ptr_equal(again.tokenizer, gt.tokenizer);
+    assert_true(given_text_open(&again, read, "/nonexistent/lesson.yaml", dir, &diag));
+    assert_ptr_equal(again.tokenizer, gt.tokenizer);
+    assert_int_equal(given_tokenizers_count(read), 1);
+    // Another folder is another tokenizer.
+    assert_true(given_text_open(&again, read, lesson, "tok2", &diag));
+    assert_true(again.tokenizer != gt.tokenizer);
+    assert_int_equal(given_tokenizers_count(read), 2);
 
     // --weights: a relative folder is found there, not beside the lesson.
     given_files_set_folder(folder);
-    assert_true(given_text_open(&gt, "/nonexistent/lesson.yaml", "tok", &diag));
-    given_text_finish(&gt);
+    assert_true(given_text_open(&again, read, "/nonexistent/lesson.yaml", "tok", &diag));
+    assert_ptr_equal(again.tokenizer, gt.tokenizer);
     given_files_set_folder(NULL);
 
     // A lesson named without a folder: its tokenizer's folder is taken as it is, from here.
     char here[4096];
     assert_non_null(getcwd(here, sizeof(here)));
     assert_int_equal(chdir(folder), 0);
-    bool found = given_text_open(&gt, "lesson.yaml", "tok", &diag);
+    bool found = given_text_open(&again, read, "lesson.yaml", "tok", &diag);
     assert_int_equal(chdir(here), 0);
     assert_true(found);
-    given_text_finish(&gt);
+    assert_ptr_equal(again.tokenizer, gt.tokenizer);
 
-    // Beside the lesson there is no folder "tok/missing": the error has no place in a file.
-    assert_false(given_text_open(&gt, lesson, "tok/missing", &diag));
+    // Beside the lesson there is no folder "tok/missing": the error has no place in a file,
+    // and nothing is kept for it.
+    assert_false(given_text_open(&again, read, lesson, "tok/missing", &diag));
     assert_int_equal(diag.status, STATUS_USAGE_ERROR);
     assert_string_equal(diag.path, "");
-    given_text_finish(&gt);
+    assert_null(again.tokenizer);
+    assert_int_equal(given_tokenizers_count(read), 2);
+    given_tokenizers_destroy(read);
+    given_tokenizers_destroy(NULL);
+    assert_int_equal(given_tokenizers_count(NULL), 0);
     arena_destroy(arena);
+}
+
+// A lesson whose vocabulary labels and text name one folder (as GPT-2's lesson does) reads
+// its tokenizer once: the text's ids and the labels come from the same tokenizer, and the
+// labels are the tokenizer's own. The ids are worked out by hand from the merges: "cat" is
+// c (66) + at (256), " cat" is Ġc (257) + at = Ġcat (258).
+static void test_lesson_reads_tokenizer_once(void **state) {
+    (void)state;
+    char path[160];
+    tokenizer_folder("shared", "vocab.json", "merges.txt");
+    snprintf(path, sizeof(path), "%s/lesson.yaml", folder);
+    static const char text[] =
+        "title: one tokenizer\n"
+        "labels:\n"
+        "  vocabulary: {tokenizer: shared/}\n"
+        "given:\n"
+        "  tokens: {text: \"cat cat\", tokenizer: ./shared}\n"
+        "  more: {text: \"at\", tokenizer: shared}\n"
+        "steps:\n"
+        "  - n: numel(tokens)\n";
+    Diag diag;
+    diag_init(&diag);
+    Lesson *lesson = lesson_create(path, text, strlen(text), &diag);
+    if (!lesson)
+        fail_msg("%s:%zu:%zu: %s", diag.path, diag.line, diag.col, diag.message);
+    assert_int_equal(given_tokenizers_count(lesson->tokenizers), 1);
+    const LessonGiven *tokens = &lesson->givens[0], *more = &lesson->givens[1];
+    assert_ptr_equal(tokens->text.tokenizer, more->text.tokenizer);
+    assert_ptr_equal(lesson->labels[0].items, tokenizer_labels(tokens->text.tokenizer));
+    assert_int_equal(lesson->labels[0].n, 259);
+    assert_string_equal(lesson->labels[0].items[258], " cat");
+    assert_string_equal(lesson->labels[0].items[220], " ");  // the byte 0x20, written 'Ġ'
+    assert_int_equal(tokens->shape.dim[0], 3);
+    assert_true(tokens->values[0] == 66 && tokens->values[1] == 256 && tokens->values[2] == 258);
+    assert_true(more->shape.dim[0] == 1 && more->values[0] == 256);
+    lesson_destroy(lesson);
 }
 
 // Every allocation of loading a tokenizer from its folder and encoding a given text fails in
@@ -601,7 +657,8 @@ static void test_given_text_allocation_failures(void **state) {
         GivenText gt;
         size_t bad = 0;
         Arena *arena = arena_create();
-        bool opened = arena && given_text_open(&gt, lesson, "oom", &diag);
+        GivenTokenizers *read = arena ? given_tokenizers_create() : NULL;
+        bool opened = read && given_text_open(&gt, read, lesson, "oom", &diag);
         bool ok = opened && given_text_encode(&gt, "cat cat sat", 11, arena, &bad, &diag);
         size_t made = util_fail_allocation(0);
         util_arena_block_size(0);
@@ -609,14 +666,13 @@ static void test_given_text_allocation_failures(void **state) {
             assert_int_equal(gt.n, 6);  // c at | Ġcat | Ġ s at
             assert_string_equal(gt.labels[5], "at");
         }
-        if (opened)
-            given_text_finish(&gt);
+        given_tokenizers_destroy(read);
         arena_destroy(arena);
         if (ok) {
             total = k;
             break;
         }
-        if (arena)
+        if (read)
             assert_true(diag.out_of_memory);
         if (opened)
             assert_int_equal(bad, SIZE_MAX);
@@ -638,6 +694,7 @@ int main(void) {
         cmocka_unit_test(test_merge_order),
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_load_files),
+        cmocka_unit_test(test_lesson_reads_tokenizer_once),
         cmocka_unit_test(test_given_text),
         cmocka_unit_test(test_given_text_allocation_failures),
     };

@@ -196,7 +196,7 @@ char *tokenizer_label(const Tokenizer *tok, uint32_t id, Arena *arena) {
     return label;
 }
 
-const char *const *tokenizer_labels(Tokenizer *tok) {
+const char **tokenizer_labels(Tokenizer *tok) {
     if (tok->labels)
         return tok->labels;
     const BpeTables *t = &tok->t;

@@ -53,7 +53,7 @@ char *tokenizer_label(const Tokenizer *tok, uint32_t id, Arena *arena);
 // Every token's label, by id, made at the first call and kept by the tokenizer (freed with
 // it): a token printed as it is (most are) is labelled by its own bytes, not a copy. NULL when
 // memory runs out.
-const char *const *tokenizer_labels(Tokenizer *tok);
+const char **tokenizer_labels(Tokenizer *tok);
 
 // The offset of the first byte of text that is not UTF-8 (len when all of it is).
 size_t tokenizer_utf8_end(const char *text, size_t len);
