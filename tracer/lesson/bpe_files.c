@@ -81,10 +81,13 @@ typedef struct Entry {
     uint64_t hash;      // of its spelling
 } Entry;
 
-// The slot of a spelling in the table of the vocabulary's tokens.
+// A token's slot in the table of spellings. It holds the spelling's first 8 bytes, so that
+// finding a short token (most are) reads its slot and nothing else: the merges are some
+// 150,000 look-ups in a table larger than the caches.
 typedef struct SpellingSlot {
-    uint32_t hash;   // the spelling's hash, its low half
-    uint32_t entry;  // its entry + 1; 0: empty
+    uint64_t head;  // the spelling's first bytes, up to 8, the rest zero
+    uint32_t len;   // the spelling's length
+    uint32_t id;    // the token's id + 1; 0: empty
 } SpellingSlot;
 
 // What the reading of both files shares: the byte of each character, and the tokens by their
@@ -94,26 +97,40 @@ typedef struct Reading {
     Arena *arena;
     Diag *diag;
     int16_t byte_of[BYTE_CHARS];
-    Entry *entry;
+    Entry *entry;  // in file order
     size_t n, cap;
+    const char **spelling_of;  // by id
     SpellingSlot *slot;
     size_t slot_cap;  // a power of two
     char *spellings;  // one block for every token's spelling
     char *bytes;      // one block (in the arena) for every token's bytes
 } Reading;
 
-// The slot of a spelling, split in two parts (a + b, b_len 0 for one token): its own, or the
-// empty one where it would go.
+// The first 8 bytes of a spelling in two parts, a + b.
+static uint64_t spelling_head(const char *a, size_t a_len, const char *b, size_t b_len) {
+    char head[8] = {0};
+    size_t from_a = a_len < 8 ? a_len : 8, from_b = b_len < 8 - from_a ? b_len : 8 - from_a;
+    memcpy(head, a, from_a);
+    memcpy(head + from_a, b, from_b);
+    uint64_t h;
+    memcpy(&h, head, sizeof(h));
+    return h;
+}
+
+// The slot of a spelling in two parts (a + b, b_len 0 for one token): its own, or the empty
+// one where it would go.
 static SpellingSlot *spelling_slot(const Reading *g, uint64_t hash, const char *a, size_t a_len,
                                    const char *b, size_t b_len) {
-    size_t mask = g->slot_cap - 1;
+    size_t mask = g->slot_cap - 1, len = a_len + b_len;
+    uint64_t head = spelling_head(a, a_len, b, b_len);
     for (size_t i = hash & mask;; i = (i + 1) & mask) {
         SpellingSlot *slot = &g->slot[i];
-        if (!slot->entry)
+        if (!slot->id)
             return slot;
-        const Entry *e = &g->entry[slot->entry - 1];
-        if (slot->hash == (uint32_t)hash && e->spelling_len == a_len + b_len &&
-            memcmp(e->spelling, a, a_len) == 0 && memcmp(e->spelling + a_len, b, b_len) == 0)
+        if (slot->head != head || slot->len != len)
+            continue;
+        const char *s = g->spelling_of[slot->id - 1];
+        if (len <= 8 || (memcmp(s, a, a_len) == 0 && memcmp(s + a_len, b, b_len) == 0))
             return slot;
     }
 }
@@ -363,9 +380,10 @@ static bool index_entries(Reading *g, Reader *r) {
     t->n_tokens = n;
     t->token = arena_array(g->arena, n, sizeof(*t->token));
     t->token_len = arena_array(g->arena, n, sizeof(*t->token_len));
+    g->spelling_of = util_malloc(n * sizeof(*g->spelling_of));
     g->slot_cap = table_capacity(n);
     g->slot = util_calloc(g->slot_cap, sizeof(*g->slot));
-    if (!t->token || !t->token_len || !g->slot)
+    if (!t->token || !t->token_len || !g->spelling_of || !g->slot)
         return diag_no_memory(g->diag);
     for (size_t k = 0; k < n; k++) {
         const Entry *e = &g->entry[k];
@@ -376,9 +394,11 @@ static bool index_entries(Reading *g, Reader *r) {
             return fail_at(r, e->offset, "each token has an id of its own",
                            "id %u is given to two tokens", e->id);
         SpellingSlot *slot = spelling_slot(g, e->hash, e->spelling, e->spelling_len, "", 0);
-        if (slot->entry)
+        if (slot->id)
             return fail_at(r, e->offset, "each token is listed once", "this token is listed twice");
-        *slot = (SpellingSlot){.hash = (uint32_t)e->hash, .entry = (uint32_t)k + 1};
+        *slot = (SpellingSlot){.head = spelling_head(e->spelling, e->spelling_len, "", 0),
+                               .len = e->spelling_len, .id = e->id + 1};
+        g->spelling_of[e->id] = e->spelling;
         t->token[e->id] = e->bytes;
         t->token_len[e->id] = e->len;
     }
@@ -412,15 +432,15 @@ static bool read_vocab(Reading *g, Reader *r) {
 static const char MERGES_HINT[] =
     "each line of the merges file is two tokens and a space between them, as 'Ġ t'";
 
-// The entry of a token of the merges file, by its spelling there; why it is none, when not
+// The id of a token of the merges file, by its spelling there; why it is none, when not
 // found: a character that stands for no byte, or a token the vocabulary does not have.
 static bool merge_token(const Reading *g, Reader *r, size_t at, size_t len, uint64_t *hash,
-                        const Entry **found) {
+                        uint32_t *id) {
     const char *s = r->src.text + at;
     *hash = hash_more(FNV_START, s, len);
     const SpellingSlot *slot = spelling_slot(g, *hash, s, len, "", 0);
-    if (slot->entry) {
-        *found = &g->entry[slot->entry - 1];
+    if (slot->id) {
+        *id = slot->id - 1;
         return true;
     }
     for (size_t i = 0; i < len;) {
@@ -432,7 +452,8 @@ static bool merge_token(const Reading *g, Reader *r, size_t at, size_t len, uint
                    "this token is not in the vocabulary");
 }
 
-// One line of two tokens, start to stop (its end, without \r or \n), as the next merge.
+// Line number line (from 1) of two tokens, start to stop (its end, without \r or \n), as the
+// next merge.
 static bool read_merge_line(Reading *g, Reader *r, size_t start, size_t stop, size_t line) {
     const char *t = r->src.text;
     BpeTables *tb = g->t;
@@ -454,7 +475,7 @@ static bool read_merge_line(Reading *g, Reader *r, size_t start, size_t stop, si
     if (parts != 2)
         return fail_at(r, parts > 2 ? at[2] : start, MERGES_HINT,
                        "a merge is two tokens; this line has %zu", parts);
-    const Entry *left, *right;
+    uint32_t left, right;
     uint64_t left_hash, right_hash;
     if (!merge_token(g, r, at[0], n_at[0], &left_hash, &left) ||
         !merge_token(g, r, at[1], n_at[1], &right_hash, &right))
@@ -462,16 +483,15 @@ static bool read_merge_line(Reading *g, Reader *r, size_t start, size_t stop, si
     // "a" + "t" is spelt "at": its hash is the left's continued over the right's spelling
     const SpellingSlot *merged = spelling_slot(g, hash_more(left_hash, t + at[1], n_at[1]),
                                                t + at[0], n_at[0], t + at[1], n_at[1]);
-    if (!merged->entry)
+    if (!merged->id)
         return fail_at(r, at[0], "a merge makes a token of the vocabulary from two",
                        "the two tokens together are not in the vocabulary");
-    uint64_t pair = (uint64_t)left->id << 32 | right->id;
+    uint64_t pair = (uint64_t)left << 32 | right;
     BpeMerge *slot = merge_slot(tb, pair);
     if (slot->pair == pair)
         return fail_at(r, at[0], "each merge is listed once",
-                       "this merge is listed already, at line %zu", slot->line);
-    *slot = (BpeMerge){.pair = pair, .rank = (uint32_t)tb->n_merges,
-                       .merged = g->entry[merged->entry - 1].id, .line = line + 1};
+                       "this merge is listed already, at line %u", slot->rank);
+    *slot = (BpeMerge){.pair = pair, .rank = (uint32_t)line, .merged = merged->id - 1};
     tb->n_merges++;
     return true;
 }
@@ -501,7 +521,7 @@ static bool read_merges(Reading *g, Reader *r) {
         // The first line may name the format ("#version: 0.2"); empty lines are nothing.
         bool skip = (line == 0 && stop - start >= 8 && memcmp(t + start, "#version", 8) == 0) ||
                     stop == start;
-        if (!skip && !read_merge_line(g, r, start, stop, line))
+        if (!skip && !read_merge_line(g, r, start, stop, line + 1))
             return false;
         start = end + 1;
     }
@@ -516,6 +536,7 @@ bool bpe_files_read(BpeTables *t, Arena *arena, const Source *vocab, const Sourc
     Reader rv = {.src = *vocab, .diag = diag}, rm = {.src = *merges, .diag = diag};
     bool ok = read_vocab(&g, &rv) && read_merges(&g, &rm);
     util_free(g.entry);
+    util_free(g.spelling_of);
     util_free(g.slot);
     util_free(g.spellings);
     return ok;

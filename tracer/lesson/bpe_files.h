@@ -27,9 +27,8 @@
 // A listed pair of tokens, in the merges' hash table.
 typedef struct BpeMerge {
     uint64_t pair;    // left id << 32 | right id; UINT64_MAX: an empty slot
-    uint32_t rank;    // the line's place among the merges: lower merges first
+    uint32_t rank;    // its line in the merges file: a merge listed earlier is made first
     uint32_t merged;  // the id of left + right
-    size_t line;      // of the merges file, for the message of a merge listed twice
 } BpeMerge;
 
 typedef struct BpeTables {
