@@ -50,7 +50,7 @@ static uint64_t hash_pair(uint64_t pair) {
 
 static size_t table_capacity(size_t n) {
     size_t cap = 16;
-    while (cap < 2 * n)
+    while (cap < n + n / 4)
         cap *= 2;
     return cap;
 }
