@@ -605,6 +605,68 @@ static void test_given_text(void **state) {
     arena_destroy(arena);
 }
 
+// The reader takes a token as the files spell it, written as it is (Hugging Face's
+// vocab.json) or with \u escapes (GPT-2's encoder.json): 'ĠĠ' and "\u0120\u0120" are one
+// spelling, which the merges file finds either way. Spellings longer than the 8 bytes a table
+// slot holds ('ĠĠĠĠĠĠĠĠ' is 16) are compared whole. The ids are worked out by hand: ' ' is 220,
+// and 8 spaces merge pairwise three times into token 258.
+static void test_spellings(void **state) {
+    (void)state;
+    const char *vocab = vocab_with(", \"\xC4\xA0\xC4\xA0\": 256, \"\\u0120\\u0120\\u0120\\u0120\": 257, "
+                                   "\"\xC4\xA0\xC4\xA0\xC4\xA0\xC4\xA0\\u0120\\u0120\xC4\xA0\xC4\xA0\": 258");
+    static const char merges[] = "#version: 0.2\n"
+                                 "\xC4\xA0 \xC4\xA0\n"
+                                 "\xC4\xA0\xC4\xA0 \xC4\xA0\xC4\xA0\n"
+                                 "\xC4\xA0\xC4\xA0\xC4\xA0\xC4\xA0 \xC4\xA0\xC4\xA0\xC4\xA0\xC4\xA0\n";
+    Diag diag;
+    diag_init(&diag);
+    Tokenizer *tok = tokenizer_create("v.json", vocab, strlen(vocab), "m.txt", merges,
+                                      strlen(merges), &diag);
+    if (!tok)
+        fail_msg("%s:%zu:%zu: %s", diag.path, diag.line, diag.col, diag.message);
+    assert_int_equal(tokenizer_size(tok), 259);
+    EXPECT(tok, "        ", 258);    // 8 spaces: 4 x 256, 2 x 257, 1 x 258
+    EXPECT(tok, "   ", 256, 220);     // the first pair merges first
+    EXPECT(tok, "      ", 257, 256);  // 6 spaces: 256 256 256, then the first two pairs
+    size_t len;
+    assert_memory_equal(tokenizer_bytes(tok, 258, &len), "        ", 8);
+    assert_int_equal(len, 8);
+
+    // The labels: a token printed as it is is labelled by its own bytes; the others anew.
+    const char **labels = tokenizer_labels(tok);
+    assert_non_null(labels);
+    assert_ptr_equal(tokenizer_labels(tok), labels);  // made once
+    assert_ptr_equal(labels[258], tokenizer_bytes(tok, 258, &len));
+    assert_string_equal(labels[258], "        ");
+    assert_string_equal(labels[64], "a");
+    assert_string_equal(labels[198], "\\n");
+    assert_true(labels[198] != tokenizer_bytes(tok, 198, &len));
+    assert_string_equal(labels[188], "\\x00");  // the byte 0, which a NUL would end
+    assert_string_equal(labels[59], "\\x5C");   // the backslash
+    tokenizer_destroy(tok);
+
+    // One spelling written two ways is one token listed twice, refused at the second.
+    vocab = vocab_with(", \"\xC4\xA0\xC4\xA0\": 256, \"\\u0120\\u0120\": 257");
+    assert_null(tokenizer_create("v.json", vocab, strlen(vocab), "m.txt", "", 0, &diag));
+    assert_string_equal(diag.message, "this token is listed twice");
+    assert_int_equal(diag.line, 1);
+    assert_int_equal(diag.col, strlen(vocab) - strlen("\"\\u0120\\u0120\": 257}") + 1 - 2);
+    // A merge listed twice names the line of the first, counting the lines skipped.
+    vocab = vocab_with(", \"\xC4\xA0\xC4\xA0\": 256");
+    static const char twice[] = "#version: 0.2\n\n\xC4\xA0 \xC4\xA0\n\n\xC4\xA0 \xC4\xA0\n";
+    diag_init(&diag);
+    assert_null(tokenizer_create("v.json", vocab, strlen(vocab), "m.txt", twice, strlen(twice), &diag));
+    assert_string_equal(diag.message, "this merge is listed already, at line 3");
+    assert_int_equal(diag.line, 5);
+    assert_int_equal(diag.col, 1);
+    // A token of the merges that is in the vocabulary under no spelling.
+    static const char unknown[] = "\xC4\xA0\xC4\xA0\xC4\xA0 \xC4\xA0\n";
+    diag_init(&diag);
+    assert_null(tokenizer_create("v.json", vocab, strlen(vocab), "m.txt", unknown, strlen(unknown), &diag));
+    assert_string_equal(diag.message, "this token is not in the vocabulary");
+    assert_int_equal(diag.col, 1);
+}
+
 // A lesson whose vocabulary labels and text name one folder (as GPT-2's lesson does) reads
 // its tokenizer once: the text's ids and the labels come from the same tokenizer, and the
 // labels are the tokenizer's own. The ids are worked out by hand from the merges: "cat" is
@@ -694,6 +756,7 @@ int main(void) {
         cmocka_unit_test(test_merge_order),
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_load_files),
+        cmocka_unit_test(test_spellings),
         cmocka_unit_test(test_lesson_reads_tokenizer_once),
         cmocka_unit_test(test_given_text),
         cmocka_unit_test(test_given_text_allocation_failures),
