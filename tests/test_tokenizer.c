@@ -153,6 +153,10 @@ static void test_broken_files(void **state) {
         // Merges: four parts (the third is placed), a character that stands for no byte (U+20AC).
         {"", NULL, "a t x y\n", "m.txt", 1, 5, "a merge is two tokens; this line has 4"},
         {"", NULL, "a \xE2\x82\xAC\n", "m.txt", 1, 3, "the character U+20AC in this token stands for no byte"},
+        // U+00AD, the soft hyphen, is a character of Latin-1 that GPT-2 writes as U+0143; in a
+        // token with two characters that stand for no byte, the first is named.
+        {"", NULL, "a \xC2\xAD\n", "m.txt", 1, 3, "the character U+00AD in this token stands for no byte"},
+        {NULL, "{\"a\\u00AD\\u20AC\": 0}", "", "v.json", 1, 2, "the character U+00AD in this token stands for no byte"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const Broken *c = &cases[i];
