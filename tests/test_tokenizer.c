@@ -540,6 +540,7 @@ static void test_given_text(void **state) {
     char lesson[160], dir[160];
     snprintf(dir, sizeof(dir), "%s", tokenizer_folder("tok", "vocab.json", "merges.txt"));
     tokenizer_folder("tok2", "encoder.json", "vocab.bpe");
+    tokenizer_folder("tok3", "vocab.json", "merges.txt");
     snprintf(lesson, sizeof(lesson), "%s/lesson.yaml", folder);
     Arena *arena = arena_create();
     GivenTokenizers *read = given_tokenizers_create();
@@ -576,10 +577,16 @@ static void test_given_text(void **state) {
     assert_true(given_text_open(&again, read, "/nonexistent/lesson.yaml", dir, &diag));
     assert_ptr_equal(again.tokenizer, gt.tokenizer);
     assert_int_equal(given_tokenizers_count(read), 1);
-    // Another folder is another tokenizer.
+    // Another folder is another tokenizer, and a third another again.
     assert_true(given_text_open(&again, read, lesson, "tok2", &diag));
     assert_true(again.tokenizer != gt.tokenizer);
     assert_int_equal(given_tokenizers_count(read), 2);
+    Tokenizer *second = again.tokenizer;
+    assert_true(given_text_open(&again, read, lesson, "tok3", &diag));
+    assert_true(again.tokenizer != gt.tokenizer && again.tokenizer != second);
+    assert_true(given_text_open(&again, read, lesson, "tok2/", &diag));
+    assert_ptr_equal(again.tokenizer, second);
+    assert_int_equal(given_tokenizers_count(read), 3);
 
     // --weights: a relative folder is found there, not beside the lesson.
     given_files_set_folder(folder);
@@ -602,7 +609,7 @@ static void test_given_text(void **state) {
     assert_int_equal(diag.status, STATUS_USAGE_ERROR);
     assert_string_equal(diag.path, "");
     assert_null(again.tokenizer);
-    assert_int_equal(given_tokenizers_count(read), 2);
+    assert_int_equal(given_tokenizers_count(read), 3);
     given_tokenizers_destroy(read);
     given_tokenizers_destroy(NULL);
     assert_int_equal(given_tokenizers_count(NULL), 0);
