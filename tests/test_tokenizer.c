@@ -678,6 +678,32 @@ static void test_spellings(void **state) {
     assert_int_equal(diag.col, 1);
 }
 
+// A token ends at the first quote that an even number of backslashes precede: "a\\" is a and
+// a backslash, "\\\"" a backslash and a quote, "\"\\" a quote and a backslash.
+static void test_quotes_and_backslashes(void **state) {
+    (void)state;
+    const char *vocab = vocab_with(", \"a\\\\\": 256, \"\\\\\\\"\": 257, \"\\\"\\\\\": 258");
+    Diag diag;
+    diag_init(&diag);
+    Tokenizer *tok = tokenizer_create("v.json", vocab, strlen(vocab), "m.txt", "", 0, &diag);
+    if (!tok)
+        fail_msg("%s:%zu:%zu: %s", diag.path, diag.line, diag.col, diag.message);
+    size_t len;
+    assert_memory_equal(tokenizer_bytes(tok, 256, &len), "a\\", 2);
+    assert_int_equal(len, 2);
+    assert_memory_equal(tokenizer_bytes(tok, 257, &len), "\\\"", 2);
+    assert_int_equal(len, 2);
+    assert_memory_equal(tokenizer_bytes(tok, 258, &len), "\"\\", 2);
+    assert_int_equal(len, 2);
+    tokenizer_destroy(tok);
+    // A quote after an odd run of backslashes is inside the token, which then has no end.
+    static const char open[] = "{\"a\\\\\\\": 0}";  // {"a\\\": 0}
+    diag_init(&diag);
+    assert_null(tokenizer_create("v.json", open, strlen(open), "m.txt", "", 0, &diag));
+    assert_string_equal(diag.message, "this token has no closing quote");
+    assert_int_equal(diag.col, 2);
+}
+
 // A lesson whose vocabulary labels and text name one folder (as GPT-2's lesson does) reads
 // its tokenizer once: the text's ids and the labels come from the same tokenizer, and the
 // labels are the tokenizer's own. The ids are worked out by hand from the merges: "cat" is
@@ -768,6 +794,7 @@ int main(void) {
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_load_files),
         cmocka_unit_test(test_spellings),
+        cmocka_unit_test(test_quotes_and_backslashes),
         cmocka_unit_test(test_lesson_reads_tokenizer_once),
         cmocka_unit_test(test_given_text),
         cmocka_unit_test(test_given_text_allocation_failures),

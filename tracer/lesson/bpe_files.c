@@ -129,8 +129,10 @@ static SpellingSlot *spelling_slot(const Reading *g, uint64_t hash, const char *
             return slot;
         if (slot->head != head || slot->len != len)
             continue;
+        if (len <= 8)  // the head is the whole spelling
+            return slot;
         const char *s = g->spelling_of[slot->id - 1];
-        if (len <= 8 || (memcmp(s, a, a_len) == 0 && memcmp(s + a_len, b, b_len) == 0))
+        if (memcmp(s, a, a_len) == 0 && memcmp(s + a_len, b, b_len) == 0)
             return slot;
     }
 }
@@ -229,6 +231,24 @@ static bool json_escaped_char(Reader *r, size_t esc, size_t end, uint32_t *cp) {
                    "this \\u escape is half a character");
 }
 
+// The closing quote of the string that opens at t[open]: the first '"' after it that no
+// backslash escapes, that is with an even number of backslashes right before it; len when
+// there is none.
+static size_t closing_quote(const char *t, size_t len, size_t open) {
+    for (size_t from = open + 1; from < len;) {
+        const char *quote = memchr(t + from, '"', len - from);
+        if (!quote)
+            break;
+        size_t at = (size_t)(quote - t), run = at;
+        while (run > open + 1 && t[run - 1] == '\\')
+            run--;
+        if ((at - run) % 2 == 0)
+            return at;
+        from = at + 1;
+    }
+    return len;
+}
+
 // The token in double quotes at r->pos: its characters (JSON's escapes undone) into
 // e->spelling as UTF-8, and the byte each stands for into e->bytes, NUL-terminated. A
 // character that stands for no byte is refused at the opening quote once the whole string
@@ -239,9 +259,7 @@ static bool json_token(Reader *r, const int16_t byte_of[BYTE_CHARS], Entry *e, c
     if (r->pos >= r->src.len || t[r->pos] != '"')
         return fail_at(r, r->pos, JSON_HINT, "a token in double quotes should be here");
     size_t open = r->pos++;
-    size_t end = open + 1;
-    while (end < r->src.len && t[end] != '"')
-        end += t[end] == '\\' ? 2 : 1;
+    size_t end = closing_quote(t, r->src.len, open);
     if (end >= r->src.len)
         return fail_at(r, open, "close the token with a double quote",
                        "this token has no closing quote");
