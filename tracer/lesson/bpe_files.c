@@ -99,7 +99,8 @@ typedef struct Reading {
     int16_t byte_of[BYTE_CHARS];
     Entry *entry;  // in file order
     size_t n, cap;
-    const char **spelling_of;  // by id
+    const Entry **entry_of;  // by id
+    uint32_t last_merged;    // the token the last merge line made
     SpellingSlot *slot;
     size_t slot_cap;  // a power of two
     char *spellings;  // one block for every token's spelling
@@ -131,7 +132,7 @@ static SpellingSlot *spelling_slot(const Reading *g, uint64_t hash, const char *
             continue;
         if (len <= 8)  // the head is the whole spelling
             return slot;
-        const char *s = g->spelling_of[slot->id - 1];
+        const char *s = g->entry_of[slot->id - 1]->spelling;
         if (memcmp(s, a, a_len) == 0 && memcmp(s + a_len, b, b_len) == 0)
             return slot;
     }
@@ -398,10 +399,10 @@ static bool index_entries(Reading *g, Reader *r) {
     t->n_tokens = n;
     t->token = arena_array(g->arena, n, sizeof(*t->token));
     t->token_len = arena_array(g->arena, n, sizeof(*t->token_len));
-    g->spelling_of = util_malloc(n * sizeof(*g->spelling_of));
+    g->entry_of = util_malloc(n * sizeof(*g->entry_of));
     g->slot_cap = table_capacity(n);
     g->slot = util_calloc(g->slot_cap, sizeof(*g->slot));
-    if (!t->token || !t->token_len || !g->spelling_of || !g->slot)
+    if (!t->token || !t->token_len || !g->entry_of || !g->slot)
         return diag_no_memory(g->diag);
     for (size_t k = 0; k < n; k++) {
         const Entry *e = &g->entry[k];
@@ -416,7 +417,7 @@ static bool index_entries(Reading *g, Reader *r) {
             return fail_at(r, e->offset, "each token is listed once", "this token is listed twice");
         *slot = (SpellingSlot){.head = spelling_head(e->spelling, e->spelling_len, "", 0),
                                .len = e->spelling_len, .id = e->id + 1};
-        g->spelling_of[e->id] = e->spelling;
+        g->entry_of[e->id] = e;
         t->token[e->id] = e->bytes;
         t->token_len[e->id] = e->len;
     }
@@ -498,18 +499,29 @@ static bool read_merge_line(Reading *g, Reader *r, size_t start, size_t stop, si
     if (!merge_token(g, r, at[0], n_at[0], &left_hash, &left) ||
         !merge_token(g, r, at[1], n_at[1], &right_hash, &right))
         return false;
-    // "a" + "t" is spelt "at": its hash is the left's continued over the right's spelling
-    const SpellingSlot *merged = spelling_slot(g, hash_more(left_hash, t + at[1], n_at[1]),
-                                               t + at[0], n_at[0], t + at[1], n_at[1]);
-    if (!merged->id)
-        return fail_at(r, at[0], "a merge makes a token of the vocabulary from two",
-                       "the two tokens together are not in the vocabulary");
+    // GPT-2's vocabulary lists the tokens its merges make in the merges' order, after the 256
+    // bytes: the token after the one the last line made is tried first, and only when it is
+    // not the one is the pair's spelling looked up ("a" + "t" is spelt "at": its hash is the
+    // left's continued over the right's spelling).
+    uint32_t merged = g->last_merged + 1;
+    const Entry *next = merged < tb->n_tokens ? g->entry_of[merged] : NULL;
+    if (!next || next->spelling_len != n_at[0] + n_at[1] ||
+        memcmp(next->spelling, t + at[0], n_at[0]) != 0 ||
+        memcmp(next->spelling + n_at[0], t + at[1], n_at[1]) != 0) {
+        const SpellingSlot *slot = spelling_slot(g, hash_more(left_hash, t + at[1], n_at[1]),
+                                                 t + at[0], n_at[0], t + at[1], n_at[1]);
+        if (!slot->id)
+            return fail_at(r, at[0], "a merge makes a token of the vocabulary from two",
+                           "the two tokens together are not in the vocabulary");
+        merged = slot->id - 1;
+    }
+    g->last_merged = merged;
     uint64_t pair = (uint64_t)left << 32 | right;
     BpeMerge *slot = merge_slot(tb, pair);
     if (slot->pair == pair)
         return fail_at(r, at[0], "each merge is listed once",
                        "this merge is listed already, at line %u", slot->rank);
-    *slot = (BpeMerge){.pair = pair, .rank = (uint32_t)line, .merged = merged->id - 1};
+    *slot = (BpeMerge){.pair = pair, .rank = (uint32_t)line, .merged = merged};
     tb->n_merges++;
     return true;
 }
@@ -549,12 +561,12 @@ static bool read_merges(Reading *g, Reader *r) {
 bool bpe_files_read(BpeTables *t, Arena *arena, const Source *vocab, const Source *merges,
                     Diag *diag) {
     *t = (BpeTables){0};
-    Reading g = {.t = t, .arena = arena, .diag = diag};
+    Reading g = {.t = t, .arena = arena, .diag = diag, .last_merged = 255};
     byte_of_char_table(g.byte_of);
     Reader rv = {.src = *vocab, .diag = diag}, rm = {.src = *merges, .diag = diag};
     bool ok = read_vocab(&g, &rv) && read_merges(&g, &rm);
     util_free(g.entry);
-    util_free(g.spelling_of);
+    util_free(g.entry_of);
     util_free(g.slot);
     util_free(g.spellings);
     return ok;
