@@ -245,6 +245,10 @@ static void test_utf8_end(void **state) {
         {"cat", 3},         {"\xC3\xA9", 2},      {"a\xC0\x80", 1},   {"a\xED\xA0\x80", 1},
         {"\xF4\x90\x80\x80", 0}, {"\xF0\x9F\x98\x80", 4}, {"ab\xE2\x82", 2}, {"\xE0\x80\x80", 0},
         {"\xF5", 0},        {"a\x80", 1},         {"\xC3(", 0},
+        // Eight ASCII bytes at a time, then one by one: a bad byte just after eight, in the
+        // second eight, at the end; a character that straddles the eighth byte.
+        {"abcdefgh\xFF", 8}, {"abcdefghijklmno\x80xyz", 15}, {"abcdefghijklmnop", 16},
+        {"abcdefg\xC3\xA9hijklmnopq\xC3", 19}, {"abcdefg\xC3\xA9", 9},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         if (tokenizer_utf8_end(cases[i].text, strlen(cases[i].text)) != cases[i].end)
