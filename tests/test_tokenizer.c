@@ -18,6 +18,7 @@
 
 #include "given_file.h"
 #include "given_text.h"
+#include "lesson.h"
 #include "tokenizer.h"
 
 static bool byte_is_itself(unsigned b) {
@@ -152,6 +153,10 @@ static void test_broken_files(void **state) {
         // Merges: four parts (the third is placed), a character that stands for no byte (U+20AC).
         {"", NULL, "a t x y\n", "m.txt", 1, 5, "a merge is two tokens; this line has 4"},
         {"", NULL, "a \xE2\x82\xAC\n", "m.txt", 1, 3, "the character U+20AC in this token stands for no byte"},
+        // U+00AD, the soft hyphen, is a character of Latin-1 that GPT-2 writes as U+0143; in a
+        // token with two characters that stand for no byte, the first is named.
+        {"", NULL, "a \xC2\xAD\n", "m.txt", 1, 3, "the character U+00AD in this token stands for no byte"},
+        {NULL, "{\"a\\u00AD\\u20AC\": 0}", "", "v.json", 1, 2, "the character U+00AD in this token stands for no byte"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const Broken *c = &cases[i];
@@ -240,6 +245,10 @@ static void test_utf8_end(void **state) {
         {"cat", 3},         {"\xC3\xA9", 2},      {"a\xC0\x80", 1},   {"a\xED\xA0\x80", 1},
         {"\xF4\x90\x80\x80", 0}, {"\xF0\x9F\x98\x80", 4}, {"ab\xE2\x82", 2}, {"\xE0\x80\x80", 0},
         {"\xF5", 0},        {"a\x80", 1},         {"\xC3(", 0},
+        // Eight ASCII bytes at a time, then one by one: a bad byte just after eight, in the
+        // second eight, at the end; a character that straddles the eighth byte.
+        {"abcdefgh\xFF", 8}, {"abcdefghijklmno\x80xyz", 15}, {"abcdefghijklmnop", 16},
+        {"abcdefg\xC3\xA9hijklmnopq\xC3", 19}, {"abcdefg\xC3\xA9", 9},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         if (tokenizer_utf8_end(cases[i].text, strlen(cases[i].text)) != cases[i].end)
@@ -528,20 +537,25 @@ static void test_load_files(void **state) {
 }
 
 // given_text finds the tokenizer's folder beside the lesson, in the folder of --weights
-// instead, or as given when it is absolute; and turns a text into ids and labels.
+// instead, or as given when it is absolute, reads each folder once however it is named; and
+// turns a text into ids and labels.
 static void test_given_text(void **state) {
     (void)state;
     char lesson[160], dir[160];
     snprintf(dir, sizeof(dir), "%s", tokenizer_folder("tok", "vocab.json", "merges.txt"));
+    tokenizer_folder("tok2", "encoder.json", "vocab.bpe");
+    tokenizer_folder("tok3", "vocab.json", "merges.txt");
     snprintf(lesson, sizeof(lesson), "%s/lesson.yaml", folder);
     Arena *arena = arena_create();
+    GivenTokenizers *read = given_tokenizers_create();
     assert_non_null(arena);
+    assert_non_null(read);
     Diag diag;
     diag_init(&diag);
-    GivenText gt;
+    GivenText gt, again;
     size_t bad;
 
-    assert_true(given_text_open(&gt, lesson, "tok", &diag));  // beside the lesson
+    assert_true(given_text_open(&gt, read, lesson, "tok", &diag));  // beside the lesson
     assert_true(given_text_encode(&gt, "cat cat", 7, arena, &bad, &diag));
     assert_int_equal(bad, SIZE_MAX);
     assert_int_equal(gt.n, 3);
@@ -554,35 +568,180 @@ static void test_given_text(void **state) {
     assert_int_equal(gt.n, 0);
     assert_false(given_text_encode(&gt, "ca\xFFt", 4, arena, &bad, &diag));
     assert_int_equal(bad, 2);
-    given_text_finish(&gt);
-    assert_null(gt.tokenizer);
+    assert_int_equal(given_tokenizers_count(read), 1);
 
-    assert_true(given_text_open(&gt, NULL, dir, &diag));  // absolute, no lesson file
-    given_text_finish(&gt);
-    assert_true(given_text_open(&gt, "/nonexistent/lesson.yaml", dir, &diag));
-    given_text_finish(&gt);
+    // The same folder however it is named is read once: the same tokenizer each time.
+    const char *same[] = {"tok/", "./tok", "tok/../tok"};
+    for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+        assert_true(given_text_open(&again, read, lesson, same[i], &diag));
+        assert_ptr_equal(again.tokenizer, gt.tokenizer);
+    }
+    assert_true(given_text_open(&again, read, NULL, dir, &diag));  // absolute, no lesson file
+    assert_ptr_equal(again.tokenizer, gt.tokenizer);
+    assert_true(given_text_open(&again, read, "/nonexistent/lesson.yaml", dir, &diag));
+    assert_ptr_equal(again.tokenizer, gt.tokenizer);
+    assert_int_equal(given_tokenizers_count(read), 1);
+    // Another folder is another tokenizer, and a third another again.
+    assert_true(given_text_open(&again, read, lesson, "tok2", &diag));
+    assert_true(again.tokenizer != gt.tokenizer);
+    assert_int_equal(given_tokenizers_count(read), 2);
+    Tokenizer *second = again.tokenizer;
+    assert_true(given_text_open(&again, read, lesson, "tok3", &diag));
+    assert_true(again.tokenizer != gt.tokenizer && again.tokenizer != second);
+    assert_true(given_text_open(&again, read, lesson, "tok2/", &diag));
+    assert_ptr_equal(again.tokenizer, second);
+    assert_int_equal(given_tokenizers_count(read), 3);
 
     // --weights: a relative folder is found there, not beside the lesson.
     given_files_set_folder(folder);
-    assert_true(given_text_open(&gt, "/nonexistent/lesson.yaml", "tok", &diag));
-    given_text_finish(&gt);
+    assert_true(given_text_open(&again, read, "/nonexistent/lesson.yaml", "tok", &diag));
+    assert_ptr_equal(again.tokenizer, gt.tokenizer);
     given_files_set_folder(NULL);
 
     // A lesson named without a folder: its tokenizer's folder is taken as it is, from here.
     char here[4096];
     assert_non_null(getcwd(here, sizeof(here)));
     assert_int_equal(chdir(folder), 0);
-    bool found = given_text_open(&gt, "lesson.yaml", "tok", &diag);
+    bool found = given_text_open(&again, read, "lesson.yaml", "tok", &diag);
     assert_int_equal(chdir(here), 0);
     assert_true(found);
-    given_text_finish(&gt);
+    assert_ptr_equal(again.tokenizer, gt.tokenizer);
 
-    // Beside the lesson there is no folder "tok/missing": the error has no place in a file.
-    assert_false(given_text_open(&gt, lesson, "tok/missing", &diag));
+    // Beside the lesson there is no folder "tok/missing": the error has no place in a file,
+    // and nothing is kept for it.
+    assert_false(given_text_open(&again, read, lesson, "tok/missing", &diag));
     assert_int_equal(diag.status, STATUS_USAGE_ERROR);
     assert_string_equal(diag.path, "");
-    given_text_finish(&gt);
+    assert_null(again.tokenizer);
+    assert_int_equal(given_tokenizers_count(read), 3);
+    given_tokenizers_destroy(read);
+    given_tokenizers_destroy(NULL);
+    assert_int_equal(given_tokenizers_count(NULL), 0);
     arena_destroy(arena);
+}
+
+// The reader takes a token as the files spell it, written as it is (Hugging Face's
+// vocab.json) or with \u escapes (GPT-2's encoder.json): 'ĠĠ' and "\u0120\u0120" are one
+// spelling, which the merges file finds either way. Spellings longer than the 8 bytes a table
+// slot holds ('ĠĠĠĠĠĠĠĠ' is 16) are compared whole. The ids are worked out by hand: ' ' is 220,
+// and 8 spaces merge pairwise three times into token 258.
+static void test_spellings(void **state) {
+    (void)state;
+    const char *vocab = vocab_with(", \"\xC4\xA0\xC4\xA0\": 256, \"\\u0120\\u0120\\u0120\\u0120\": 257, "
+                                   "\"\xC4\xA0\xC4\xA0\xC4\xA0\xC4\xA0\\u0120\\u0120\xC4\xA0\xC4\xA0\": 258");
+    static const char merges[] = "#version: 0.2\n"
+                                 "\xC4\xA0 \xC4\xA0\n"
+                                 "\xC4\xA0\xC4\xA0 \xC4\xA0\xC4\xA0\n"
+                                 "\xC4\xA0\xC4\xA0\xC4\xA0\xC4\xA0 \xC4\xA0\xC4\xA0\xC4\xA0\xC4\xA0\n";
+    Diag diag;
+    diag_init(&diag);
+    Tokenizer *tok = tokenizer_create("v.json", vocab, strlen(vocab), "m.txt", merges,
+                                      strlen(merges), &diag);
+    if (!tok)
+        fail_msg("%s:%zu:%zu: %s", diag.path, diag.line, diag.col, diag.message);
+    assert_int_equal(tokenizer_size(tok), 259);
+    EXPECT(tok, "        ", 258);    // 8 spaces: 4 x 256, 2 x 257, 1 x 258
+    EXPECT(tok, "   ", 256, 220);     // the first pair merges first
+    EXPECT(tok, "      ", 257, 256);  // 6 spaces: 256 256 256, then the first two pairs
+    size_t len;
+    assert_memory_equal(tokenizer_bytes(tok, 258, &len), "        ", 8);
+    assert_int_equal(len, 8);
+
+    // The labels: a token printed as it is is labelled by its own bytes; the others anew.
+    const char **labels = tokenizer_labels(tok);
+    assert_non_null(labels);
+    assert_ptr_equal(tokenizer_labels(tok), labels);  // made once
+    assert_ptr_equal(labels[258], tokenizer_bytes(tok, 258, &len));
+    assert_string_equal(labels[258], "        ");
+    assert_string_equal(labels[64], "a");
+    assert_string_equal(labels[198], "\\n");
+    assert_true(labels[198] != tokenizer_bytes(tok, 198, &len));
+    assert_string_equal(labels[188], "\\x00");  // the byte 0, which a NUL would end
+    assert_string_equal(labels[59], "\\x5C");   // the backslash
+    tokenizer_destroy(tok);
+
+    // One spelling written two ways is one token listed twice, refused at the second.
+    vocab = vocab_with(", \"\xC4\xA0\xC4\xA0\": 256, \"\\u0120\\u0120\": 257");
+    assert_null(tokenizer_create("v.json", vocab, strlen(vocab), "m.txt", "", 0, &diag));
+    assert_string_equal(diag.message, "this token is listed twice");
+    assert_int_equal(diag.line, 1);
+    assert_int_equal(diag.col, strlen(vocab) - strlen("\"\\u0120\\u0120\": 257}") + 1 - 2);
+    // A merge listed twice names the line of the first, counting the lines skipped.
+    vocab = vocab_with(", \"\xC4\xA0\xC4\xA0\": 256");
+    static const char twice[] = "#version: 0.2\n\n\xC4\xA0 \xC4\xA0\n\n\xC4\xA0 \xC4\xA0\n";
+    diag_init(&diag);
+    assert_null(tokenizer_create("v.json", vocab, strlen(vocab), "m.txt", twice, strlen(twice), &diag));
+    assert_string_equal(diag.message, "this merge is listed already, at line 3");
+    assert_int_equal(diag.line, 5);
+    assert_int_equal(diag.col, 1);
+    // A token of the merges that is in the vocabulary under no spelling.
+    static const char unknown[] = "\xC4\xA0\xC4\xA0\xC4\xA0 \xC4\xA0\n";
+    diag_init(&diag);
+    assert_null(tokenizer_create("v.json", vocab, strlen(vocab), "m.txt", unknown, strlen(unknown), &diag));
+    assert_string_equal(diag.message, "this token is not in the vocabulary");
+    assert_int_equal(diag.col, 1);
+}
+
+// A token ends at the first quote that an even number of backslashes precede: "a\\" is a and
+// a backslash, "\\\"" a backslash and a quote, "\"\\" a quote and a backslash.
+static void test_quotes_and_backslashes(void **state) {
+    (void)state;
+    const char *vocab = vocab_with(", \"a\\\\\": 256, \"\\\\\\\"\": 257, \"\\\"\\\\\": 258");
+    Diag diag;
+    diag_init(&diag);
+    Tokenizer *tok = tokenizer_create("v.json", vocab, strlen(vocab), "m.txt", "", 0, &diag);
+    if (!tok)
+        fail_msg("%s:%zu:%zu: %s", diag.path, diag.line, diag.col, diag.message);
+    size_t len;
+    assert_memory_equal(tokenizer_bytes(tok, 256, &len), "a\\", 2);
+    assert_int_equal(len, 2);
+    assert_memory_equal(tokenizer_bytes(tok, 257, &len), "\\\"", 2);
+    assert_int_equal(len, 2);
+    assert_memory_equal(tokenizer_bytes(tok, 258, &len), "\"\\", 2);
+    assert_int_equal(len, 2);
+    tokenizer_destroy(tok);
+    // A quote after an odd run of backslashes is inside the token, which then has no end.
+    static const char open[] = "{\"a\\\\\\\": 0}";  // {"a\\\": 0}
+    diag_init(&diag);
+    assert_null(tokenizer_create("v.json", open, strlen(open), "m.txt", "", 0, &diag));
+    assert_string_equal(diag.message, "this token has no closing quote");
+    assert_int_equal(diag.col, 2);
+}
+
+// A lesson whose vocabulary labels and text name one folder (as GPT-2's lesson does) reads
+// its tokenizer once: the text's ids and the labels come from the same tokenizer, and the
+// labels are the tokenizer's own. The ids are worked out by hand from the merges: "cat" is
+// c (66) + at (256), " cat" is Ġc (257) + at = Ġcat (258).
+static void test_lesson_reads_tokenizer_once(void **state) {
+    (void)state;
+    char path[160];
+    tokenizer_folder("shared", "vocab.json", "merges.txt");
+    snprintf(path, sizeof(path), "%s/lesson.yaml", folder);
+    static const char text[] =
+        "title: one tokenizer\n"
+        "labels:\n"
+        "  vocabulary: {tokenizer: shared/}\n"
+        "given:\n"
+        "  tokens: {text: \"cat cat\", tokenizer: ./shared}\n"
+        "  more: {text: \"at\", tokenizer: shared}\n"
+        "steps:\n"
+        "  - n: numel(tokens)\n";
+    Diag diag;
+    diag_init(&diag);
+    Lesson *lesson = lesson_create(path, text, strlen(text), &diag);
+    if (!lesson)
+        fail_msg("%s:%zu:%zu: %s", diag.path, diag.line, diag.col, diag.message);
+    assert_int_equal(given_tokenizers_count(lesson->tokenizers), 1);
+    const LessonGiven *tokens = &lesson->givens[0], *more = &lesson->givens[1];
+    assert_ptr_equal(tokens->text.tokenizer, more->text.tokenizer);
+    assert_ptr_equal(lesson->labels[0].items, tokenizer_labels(tokens->text.tokenizer));
+    assert_int_equal(lesson->labels[0].n, 259);
+    assert_string_equal(lesson->labels[0].items[258], " cat");
+    assert_string_equal(lesson->labels[0].items[220], " ");  // the byte 0x20, written 'Ġ'
+    assert_int_equal(tokens->shape.dim[0], 3);
+    assert_true(tokens->values[0] == 66 && tokens->values[1] == 256 && tokens->values[2] == 258);
+    assert_true(more->shape.dim[0] == 1 && more->values[0] == 256);
+    lesson_destroy(lesson);
 }
 
 // Every allocation of loading a tokenizer from its folder and encoding a given text fails in
@@ -601,7 +760,8 @@ static void test_given_text_allocation_failures(void **state) {
         GivenText gt;
         size_t bad = 0;
         Arena *arena = arena_create();
-        bool opened = arena && given_text_open(&gt, lesson, "oom", &diag);
+        GivenTokenizers *read = arena ? given_tokenizers_create() : NULL;
+        bool opened = read && given_text_open(&gt, read, lesson, "oom", &diag);
         bool ok = opened && given_text_encode(&gt, "cat cat sat", 11, arena, &bad, &diag);
         size_t made = util_fail_allocation(0);
         util_arena_block_size(0);
@@ -609,14 +769,13 @@ static void test_given_text_allocation_failures(void **state) {
             assert_int_equal(gt.n, 6);  // c at | Ġcat | Ġ s at
             assert_string_equal(gt.labels[5], "at");
         }
-        if (opened)
-            given_text_finish(&gt);
+        given_tokenizers_destroy(read);
         arena_destroy(arena);
         if (ok) {
             total = k;
             break;
         }
-        if (arena)
+        if (read)
             assert_true(diag.out_of_memory);
         if (opened)
             assert_int_equal(bad, SIZE_MAX);
@@ -638,6 +797,9 @@ int main(void) {
         cmocka_unit_test(test_merge_order),
         cmocka_unit_test(test_large),
         cmocka_unit_test(test_load_files),
+        cmocka_unit_test(test_spellings),
+        cmocka_unit_test(test_quotes_and_backslashes),
+        cmocka_unit_test(test_lesson_reads_tokenizer_once),
         cmocka_unit_test(test_given_text),
         cmocka_unit_test(test_given_text_allocation_failures),
     };

@@ -5,7 +5,8 @@
 //     build-fuzz/tests/fuzz/fuzz_tokenizer -max_len=4096 build-fuzz/tok tests/fuzz/tokenizer_seeds
 //
 // Every input must end in a tokenizer or a located error, and every text in ids whose tokens'
-// bytes are the text again (or in its refusal as not UTF-8): a crash, a sanitizer report, a
+// bytes are the text again (or in its refusal as not UTF-8), and every token's label the same
+// made alone or with all the others: a crash, a sanitizer report, a
 // leak or a wrong round trip is a finding. Findings go into tests/fuzz/tokenizer_seeds.
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +58,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (done != text_len)
         __builtin_trap();
+    // Every label made at once, most of them the tokens' own bytes, reads as the one made alone.
+    const char **labels = tokenizer_labels(tok);
+    for (size_t id = 0; arena && labels && id < tokenizer_size(tok); id++) {
+        const char *alone = tokenizer_label(tok, (uint32_t)id, arena);
+        if (alone && strcmp(alone, labels[id]) != 0)
+            __builtin_trap();
+    }
     arena_destroy(arena);
     token_ids_finish(&ids);
     tokenizer_destroy(tok);

@@ -39,7 +39,7 @@ static void skip_space(Reader *r) {
         r->at++;
 }
 
-static int hex_digit(char c) {
+int json_hex_digit(char c) {
     if (c >= '0' && c <= '9')
         return c - '0';
     if (c >= 'a' && c <= 'f')
@@ -54,7 +54,7 @@ static bool read_hex4(Reader *r, unsigned *out) {
         return fail(r, r->at, "a \\u escape needs 4 hexadecimal digits");
     unsigned v = 0;
     for (int i = 0; i < 4; i++) {
-        int d = hex_digit(r->text[r->at + i]);
+        int d = json_hex_digit(r->text[r->at + i]);
         if (d < 0)
             return fail(r, r->at + i, "a \\u escape needs 4 hexadecimal digits");
         v = v * 16 + (unsigned)d;

@@ -46,3 +46,4 @@ const JsonValue *json_parse(Arena *arena, const char *text, size_t len, char *pr
 // The first value under `key` in an object; NULL when absent or not an object.
 const JsonValue *json_get(const JsonValue *object, const char *key);
 const char *json_kind_name(JsonKind kind);  // "a string", "an object", ...
+int json_hex_digit(char c);  // the value of a hexadecimal digit, either case; -1 for none

@@ -137,11 +137,6 @@ static bool load_lesson(Loader *L, bool title_only) {
            (!train || lesson_load_train(L, train));
 }
 
-static void finish_given_texts(Lesson *lesson) {
-    for (size_t i = 0; i < lesson->n_givens; i++)
-        given_text_finish(&lesson->givens[i].text);
-}
-
 static Lesson *create(const char *path, const char *bytes, size_t len, bool title_only, Diag *diag) {
     Lesson *result = NULL, *lesson = NULL;
     Arena *arena = NULL;
@@ -175,7 +170,7 @@ done:
     if (!result) {
         if (lesson) {
             given_files_destroy(lesson->files);
-            finish_given_texts(lesson);
+            given_tokenizers_destroy(lesson->tokenizers);
         }
         yamldoc_destroy(doc);
         arena_destroy(arena);
@@ -259,7 +254,7 @@ void lesson_destroy(Lesson *lesson) {
     if (!lesson)
         return;
     given_files_destroy(lesson->files);
-    finish_given_texts(lesson);
+    given_tokenizers_destroy(lesson->tokenizers);
     yamldoc_destroy(lesson->doc);
     arena_destroy(lesson->arena);  // the lesson itself lives in its arena
 }

