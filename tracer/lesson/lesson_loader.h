@@ -68,8 +68,10 @@ bool lesson_define_name(Loader *L, const char *name, const Node *key, const Node
 // Whether a given or an earlier step has this name.
 bool lesson_name_defined(const Loader *L, const char *name);
 
-// title:, source:, intro:, outro:, about:, say:
+// title:, source:, about:; as YAML gives it.
 bool lesson_parse_text(Loader *L, const char *key, const Node *node, const char **out);
+// intro:, outro:, say: as text, its paragraphs (lines apart) kept when written folded (>).
+bool lesson_parse_narration(Loader *L, const char *key, const Node *node, const char **out);
 
 // Start loading one given, step or claim on its own: its errors go to L->item. Returns the
 // diag to give back to lesson_item_done.
