@@ -12,7 +12,9 @@ static const char *const NAME_HINT =
 static bool fail_at(Loader *L, size_t line, size_t col, size_t width, const char *hint,
                     const char *fmt, va_list ap) {
     char message[sizeof(L->diag->message)];
-    vsnprintf(message, sizeof(message), fmt, ap);
+    int len = vsnprintf(message, sizeof(message), fmt, ap);
+    if (L->copy && len >= 0 && (size_t)len < sizeof(message))
+        snprintf(message + len, sizeof(message) - (size_t)len, " (in %s)", L->copy);
     if (diag_error(L->diag, STATUS_LESSON_ERROR, L->src, line, col, width, "%s", message) ==
             STATUS_LESSON_ERROR &&
         hint && hint[0])

@@ -22,6 +22,9 @@ typedef struct Loader {
     Diag *diag;
     const Source *src;
     size_t givens_cap;  // room in lesson->givens: a given with times: is several
+    // While a copy of a given with times: is loaded, which one ("W2, copy 2 of 3"): its errors
+    // name it, as the file shows the given once for all its copies.
+    const char *copy;
     // Every given and step name, so that one defined twice is found without comparing pairs.
     NameSlot *names;
     size_t n_names, cap_names;
