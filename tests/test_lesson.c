@@ -645,6 +645,43 @@ static void test_narration_positions(void **state) {
     lesson_destroy(lesson);
 }
 
+// A folded block writes each blank line between paragraphs as one newline; narration keeps the
+// paragraphs apart by a blank line, and leaves the lines around a more-indented line, and the
+// text of other keys, as YAML gives them.
+static void test_folded_narration_keeps_its_paragraphs(void **state) {
+    (void)state;
+    Diag diag;
+    Lesson *lesson = load("title: t\n"
+                          "intro: >\n"
+                          "  One\n"
+                          "  paragraph.\n"
+                          "\n"
+                          "  Two:\n"
+                          "    x = 1\n"
+                          "  three.\n"
+                          "\n"
+                          "\n"
+                          "  Four.\n"
+                          "source: >\n"
+                          "  a\n"
+                          "\n"
+                          "  b\n"
+                          "given:\n"
+                          "  x: 1\n"
+                          "steps:\n"
+                          "  - y: x\n"
+                          "    say: >-\n"
+                          "      Five\n"
+                          "\n"
+                          "      six.\n",
+                          &diag);
+    assert_non_null(lesson);
+    assert_string_equal(lesson->intro, "One paragraph.\n\nTwo:\n  x = 1\nthree.\n\nFour.\n");
+    assert_string_equal(lesson->source, "a\nb\n");
+    assert_string_equal(lesson->steps[0].say, "Five\n\nsix.");
+    lesson_destroy(lesson);
+}
+
 static void test_step_shapes(void **state) {
     expect_error(WITH_STEPS("  - X @ X\n"), 5, 5,
                  "a step must be `name: expression`, but this is a number or word",
@@ -823,6 +860,7 @@ int main(void) {
         cmocka_unit_test(test_shapes),
         cmocka_unit_test(test_given_labels),
         cmocka_unit_test(test_narration_positions),
+        cmocka_unit_test(test_folded_narration_keeps_its_paragraphs),
         cmocka_unit_test(test_step_shapes),
         cmocka_unit_test(test_names_defined_twice),
         cmocka_unit_test(test_expressions),

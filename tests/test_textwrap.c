@@ -156,6 +156,27 @@ static void test_formulas_and_tables_stay_as_written(void **state) {
                         "  Then it goes on.\n");
 }
 
+static void test_a_lone_dash_or_equals_stays_with_the_word_before(void **state) {
+    (void)state;
+    // "they differ by PE[4]" is 20 columns, the width: the break would fall before "-", which
+    // would start the next line like a list item; "PE[4]" goes down with it instead.
+    assert_string_equal(paragraph("they differ by PE[4] - PE[0] here", 0, 20),
+                        "they differ by\n"
+                        "PE[4] - PE[0] here\n");
+    // The same for '=', which would read as a heading's underline: "with d/2 pairs (64 for d"
+    // is 24 columns, and "d" goes down with "= 128".
+    assert_string_equal(paragraph("with d/2 pairs (64 for d = 128) each", 0, 24),
+                        "with d/2 pairs (64 for\n"
+                        "d = 128) each\n");
+    // "-1" and "=>" are words of their own, not lone marks: the break falls before them.
+    assert_string_equal(paragraph("they differ by PE[4] -1 here", 0, 20), "they differ by PE[4]\n-1 here\n");
+    assert_string_equal(paragraph("they differ by PE[4] => here", 0, 20), "they differ by PE[4]\n=> here\n");
+    // With no earlier space to break at, the mark starts the line rather than a word being cut.
+    assert_string_equal(paragraph("abcdefghijklmnopqrst - uv", 0, 20), "abcdefghijklmnopqrst\n- uv\n");
+    // Shown work keeps its "= value" continuation lines (textwrap_line).
+    assert_string_equal(line("they differ by PE[4] = PE[0] here", 0, 2, 20), "they differ by PE[4]\n  = PE[0] here\n");
+}
+
 static void test_blocks_side_by_side(void **state) {
     (void)state;
     StrBuf blocks[2], out;
@@ -187,6 +208,7 @@ int main(void) {
         cmocka_unit_test(test_narration_that_does_not_fit_is_reflowed),
         cmocka_unit_test(test_list_items_wrap_under_their_text),
         cmocka_unit_test(test_formulas_and_tables_stay_as_written),
+        cmocka_unit_test(test_a_lone_dash_or_equals_stays_with_the_word_before),
         cmocka_unit_test(test_blocks_side_by_side),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,6 +183,7 @@ size_t check_add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n_
     n->stage_kind = STAGE_INTERMEDIATE;
     n->expr_text = text;
     n->op_line = line;
+    n->op_about = chk->about;
     n->expr = e;
     return index;
 }

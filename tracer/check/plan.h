@@ -45,6 +45,7 @@ typedef struct PlanNode {
     const char *number;     // "3", "3a"; "" for givens
     const char *expr_text;  // this node's own expression text (NULL for givens)
     const char *op_line;    // "[3, 4] @ [4, 3] -> [3, 3]"
+    const char *op_about;   // what this call does, when the op's .about is not true of it; NULL: .about
     const char *display;    // how the node is written as an input: "Q", "2", "(a + b)", "K.T"
     const LessonGiven *given;
     const LessonStep *step;  // the step the node belongs to

@@ -171,22 +171,26 @@ Narrator *narrate_prepare(Lesson *lesson, Diag *diag) {
     size_t n_placeholders = 0;
     for (size_t k = 0; k < max_texts; k++) {
         NarratedText t = {0};
+        const char *text;  // as loaded: a folded block's paragraphs are lines apart
         if (k < 2) {
             t.owner = k == 0 ? TEXT_INTRO : TEXT_OUTRO;
             t.node = k == 0 ? lesson->intro_node : lesson->outro_node;
+            text = k == 0 ? lesson->intro : lesson->outro;
         } else if (k < 2 + lesson->n_givens) {
             t.owner = TEXT_ABOUT;
             t.index = k - 2;
             t.node = lesson->givens[t.index].about_node;
+            text = lesson->givens[t.index].about;
         } else {
             t.owner = TEXT_SAY;
             t.index = k - 2 - lesson->n_givens;
             t.node = lesson->steps[t.index].say_node;
+            text = lesson->steps[t.index].say;
         }
-        if (!t.node || (!strchr(t.node->text, '{') && !strchr(t.node->text, '}')))
+        if (!t.node || (!strchr(text, '{') && !strchr(text, '}')))
             continue;
         ExprError err;
-        t.narration = expr_parse_narration(n->arena, t.node->text, &err);
+        t.narration = expr_parse_narration(n->arena, text, &err);
         if (!t.narration) {
             if (!err.message[0])
                 goto oom;

@@ -113,7 +113,8 @@ static bool load_lesson(Loader *L, bool title_only) {
     const Node **nodes[] = {NULL, &lesson->intro_node, &lesson->outro_node};
     for (size_t i = 0; i < ARRAY_LEN(optional); i++) {
         const Node *node = yamldoc_get(root, TOP_KEYS[1 + i]);
-        if (node && !lesson_is_null(node) && !lesson_parse_text(L, TOP_KEYS[1 + i], node, optional[i]))
+        if (node && !lesson_is_null(node) &&
+            !(i == 0 ? lesson_parse_text : lesson_parse_narration)(L, TOP_KEYS[1 + i], node, optional[i]))
             return false;
         if (node && !lesson_is_null(node) && nodes[i])
             *nodes[i] = node;

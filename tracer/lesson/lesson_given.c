@@ -427,6 +427,13 @@ static bool load_given_text(Loader *L, const Node *key, const GivenKeys *k, Less
     return false;
 }
 
+// Whether node is {i} or {i-1} unquoted, which YAML reads as a mapping of i to nothing, where
+// the lesson meant the copy's number that times: writes there.
+static bool bare_copy_number(const Node *node) {
+    return node->kind == NODE_MAPPING && node->n_pairs == 1 && lesson_is_null(node->pairs[0].value) &&
+           (strcmp(node->pairs[0].key->text, "i") == 0 || strcmp(node->pairs[0].key->text, "i-1") == 0);
+}
+
 static bool load_given_mapping(Loader *L, const Node *key, const Node *node, LessonGiven *g) {
     GivenKeys k = {0};
     const NodePair **slots[] = {&k.values, &k.about, &k.rows,         &k.cols,  &k.document,
@@ -443,6 +450,14 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
                                        "shape: with init:, distribution:, scale:, seed:, file: "
                                        "with tensor:, slice:, times:, or text: with tokenizer:"),
                                "unknown key '%s' in given '%s'", pair->key->text, g->name);
+        if (bare_copy_number(pair->value)) {
+            const char *name = pair->key->text, *copy = pair->value->pairs[0].key->text;
+            const char *hint = arena_printf(L->lesson->arena,
+                                            "write it in quotes, %s: \"{%s}\": times: then writes each copy's "
+                                            "number there, and \"1{i}\" gives 11, 12, ...", name, copy);
+            return lesson_fail(L, pair->value, hint ? hint : "write it in quotes",
+                               "%s: {%s} without quotes is a mapping to YAML, not the copy's number", name, copy);
+        }
         *slots[at] = pair;
     }
     if (k.text || k.tokenizer)
@@ -632,7 +647,9 @@ static NodePair *numbered_given(Arena *arena, const NodePair *pair, const NodePa
     return copy;
 }
 
-static bool load_one_given(Loader *L, const NodePair *pair) {
+// report: false for a copy of a given with times: after one that failed, whose error would
+// be printed again; it is loaded (its name is defined) and fails the lesson all the same.
+static bool load_one_given(Loader *L, const NodePair *pair, bool report) {
     Lesson *lesson = L->lesson;
     if (lesson->n_givens == L->givens_cap) {
         size_t cap = 2 * L->givens_cap;
@@ -645,6 +662,11 @@ static bool load_one_given(Loader *L, const NodePair *pair) {
     }
     Diag *diag = lesson_item_start(L);
     bool ok = load_given(L, pair, &lesson->givens[lesson->n_givens]);
+    if (!ok && !report && L->item->status == STATUS_LESSON_ERROR && !L->item->out_of_memory) {
+        L->diag = diag;
+        L->failed = true;
+        return true;
+    }
     if (!lesson_item_done(L, diag, ok, true))
         return false;
     lesson->n_givens += ok;
@@ -673,16 +695,24 @@ bool lesson_load_givens(Loader *L, const Node *node) {
             continue;
         }
         if (!times) {
-            if (!load_one_given(L, &node->pairs[i]))
+            if (!load_one_given(L, &node->pairs[i], true))
                 return false;
             continue;
         }
+        bool reported = false;
         for (uint64_t k = 1; k <= n; k++) {
             const NodePair *given = numbered_given(lesson->arena, &node->pairs[i], times, k);
-            if (!given)
+            L->copy = given ? arena_printf(lesson->arena, "%s, copy %llu of %llu", given->key->text,
+                                           (unsigned long long)k, (unsigned long long)n)
+                            : NULL;
+            if (!L->copy)
                 return diag_no_memory(L->diag);
-            if (!load_one_given(L, given))
+            size_t before = lesson->n_givens;
+            bool loaded = load_one_given(L, given, !reported);
+            L->copy = NULL;
+            if (!loaded)
                 return false;
+            reported = reported || lesson->n_givens == before;
         }
     }
     return true;

@@ -12,7 +12,9 @@ static const char *const NAME_HINT =
 static bool fail_at(Loader *L, size_t line, size_t col, size_t width, const char *hint,
                     const char *fmt, va_list ap) {
     char message[sizeof(L->diag->message)];
-    vsnprintf(message, sizeof(message), fmt, ap);
+    int len = vsnprintf(message, sizeof(message), fmt, ap);
+    if (L->copy && len >= 0 && (size_t)len < sizeof(message))
+        snprintf(message + len, sizeof(message) - (size_t)len, " (in %s)", L->copy);
     if (diag_error(L->diag, STATUS_LESSON_ERROR, L->src, line, col, width, "%s", message) ==
             STATUS_LESSON_ERROR &&
         hint && hint[0])
@@ -131,12 +133,49 @@ bool lesson_check_name(Loader *L, const Node *key) {
 
 // ---------------------------------------------------------------- text, and one item at a time
 
-// title:, source:, intro:, outro:
+// title:, source:, about: (and the text of narration)
 bool lesson_parse_text(Loader *L, const char *key, const Node *node, const char **out) {
     if (node->kind != NODE_SCALAR)
         return lesson_fail(L, node, "put the text after the key, in quotes if it holds ': '",
                            "%s: must be text, but this is %s", key, yamldoc_kind_name(node->kind));
     *out = node->text;
+    return true;
+}
+
+// Whether a line of a folded block's text starts with a space or a tab: YAML keeps the line
+// breaks around such a line ("more-indented") rather than folding them.
+static bool spaced(const char *line) {
+    return *line == ' ' || *line == '\t';
+}
+
+// intro:, outro:, say:. A folded block (>) folds its lines into one and writes each blank line
+// between paragraphs as a single newline; narration writes a paragraph break as a blank line,
+// so each such newline, between two lines YAML would otherwise have folded, is doubled.
+bool lesson_parse_narration(Loader *L, const char *key, const Node *node, const char **out) {
+    if (!lesson_parse_text(L, key, node, out))
+        return false;
+    if (node->style != SCALAR_FOLDED)
+        return true;
+    const char *text = node->text;
+    size_t breaks = 0;
+    for (size_t i = 1; text[i]; i++)
+        breaks += text[i] == '\n' && text[i - 1] != '\n' && text[i + 1] && text[i + 1] != '\n';
+    char *folded = arena_alloc(L->lesson->arena, node->text_len + breaks + 1);
+    if (!folded)
+        return diag_no_memory(L->diag);
+    size_t n = 0;
+    const char *line = text;
+    for (size_t i = 0; text[i]; i++) {
+        folded[n++] = text[i];
+        if (text[i] != '\n')
+            continue;
+        const char *next = text + i + 1;
+        if (i > 0 && text[i - 1] != '\n' && *next && *next != '\n' && !spaced(line) && !spaced(next))
+            folded[n++] = '\n';
+        line = next;
+    }
+    folded[n] = '\0';
+    *out = folded;
     return true;
 }
 

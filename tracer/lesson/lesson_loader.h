@@ -22,6 +22,9 @@ typedef struct Loader {
     Diag *diag;
     const Source *src;
     size_t givens_cap;  // room in lesson->givens: a given with times: is several
+    // While a copy of a given with times: is loaded, which one ("W2, copy 2 of 3"): its errors
+    // name it, as the file shows the given once for all its copies.
+    const char *copy;
     // Every given and step name, so that one defined twice is found without comparing pairs.
     NameSlot *names;
     size_t n_names, cap_names;
@@ -68,8 +71,10 @@ bool lesson_define_name(Loader *L, const char *name, const Node *key, const Node
 // Whether a given or an earlier step has this name.
 bool lesson_name_defined(const Loader *L, const char *name);
 
-// title:, source:, intro:, outro:, about:, say:
+// title:, source:, about:; as YAML gives it.
 bool lesson_parse_text(Loader *L, const char *key, const Node *node, const char **out);
+// intro:, outro:, say: as text, its paragraphs (lines apart) kept when written folded (>).
+bool lesson_parse_narration(Loader *L, const char *key, const Node *node, const char **out);
 
 // Start loading one given, step or claim on its own: its errors go to L->item. Returns the
 // diag to give back to lesson_item_done.

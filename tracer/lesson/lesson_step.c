@@ -210,7 +210,7 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
     step->rows_node = yamldoc_get(item, "rows");
     step->cols_node = yamldoc_get(item, "cols");
     step->show_node = yamldoc_get(item, "show");
-    if (say && !lesson_parse_text(L, "say", say, &step->say))
+    if (say && !lesson_parse_narration(L, "say", say, &step->say))
         return false;
     step->say_node = say;
     if (step->rows_node && !lesson_parse_label_ref(L, "rows", step->rows_node, &step->rows))

@@ -115,6 +115,9 @@ typedef struct OpCheck {
     Shape shape;
     Labels out_labels[TENSOR_MAX_RANK];
     OpAttrs attrs;  // the checker fills index, n_index and index_input for indexing
+    // This call's description when the entry's .about would not be true of it (softmax(x,
+    // axis=0) does not run over the last axis), made in arena; NULL: the entry's .about.
+    const char *about;
     Arena *arena;   // for labels made here
     OpProblem *problem;  // the caller's: filled when infer refuses
 } OpCheck;

@@ -8,6 +8,33 @@
 #include "kernel_grad.h"
 #include "op.h"
 
+#define SOFTMAX_LABELS_SHOWN 4  // labels of the axis named in its description; more end in "..."
+
+// What a softmax over an axis other than the last does, in the words of the entry's .about
+// ("softmax over the last axis: exp(...)"): "softmax down each column, over axis 0 (the rows
+// The, cat, sat): exp(...)". An axis's labels name it when it has them.
+static bool describe_axis(OpCheck *c, size_t axis) {
+    const char *about = c->op->about, *formula = strstr(about, ": ");
+    const char *what = c->op->variant == KERNEL_LOG_SOFTMAX ? "log of the softmax" : "softmax";
+    ASSERT(formula);
+    StrBuf sb;
+    strbuf_init(&sb);
+    bool rows = axis + 2 == c->shapes[0]->rank;
+    strbuf_printf(&sb, "%s %s axis %zu", what, rows ? "down each column, over" : "over", axis);
+    const Labels *labels = &c->labels[0][axis];
+    size_t n = labels->items ? labels->n : 0;
+    if (rows || n)
+        strbuf_puts(&sb, rows ? " (the rows" : " (");
+    for (size_t k = 0; k < n && k < SOFTMAX_LABELS_SHOWN; k++)
+        strbuf_printf(&sb, "%s%s", k ? ", " : rows ? " " : "", k + 1 == SOFTMAX_LABELS_SHOWN && n > k + 1 ? "..." : labels->items[k]);
+    if (rows || n)
+        strbuf_putc(&sb, ')');
+    strbuf_puts(&sb, formula);
+    c->about = sb.failed ? NULL : arena_strdup(c->arena, strbuf_str(&sb));
+    strbuf_finish(&sb);
+    return c->about || op_out_of_memory(c->problem);
+}
+
 // The axis a softmax runs along: axis= (parameter 1), the last when it is left out.
 static bool infer_softmax(OpCheck *c) {
     const char *name = c->op->name;
@@ -22,6 +49,8 @@ static bool infer_softmax(OpCheck *c) {
     c->attrs.axis = (int)axis;
     if (c->shapes[0]->dim[axis] == 0)
         return op_refuse_empty_axis(c, name, "a largest value to subtract, or a sum to divide by", axis);
+    if (axis + 1 < rank && !describe_axis(c, axis))
+        return false;
     return op_infer_same(c);
 }
 
@@ -266,7 +295,7 @@ static const OpDef ops[] = {
      .explain_grad = explain_grad_softmax},
     // The log of the softmax, as x - max - log(sum of exp(x - max)): a weight of 1e-320 is a
     // log-probability of -736.8, where log(softmax(x)) gives log of a rounded number, or -inf.
-    {.name = "log_softmax", .about = "log of the softmax along its axis (the last unless axis=): x - max - log(sum of exp(x - max))",
+    {.name = "log_softmax", .about = "log of the softmax over the last axis: x - max - log(sum of exp(x - max))",
      .variant = KERNEL_LOG_SOFTMAX, .params = {OP_X, SOFTMAX_AXIS}, .infer = infer_softmax,
      .compute = compute_softmax, .explain = explain_softmax, .row_form = true, .grad = grad_softmax,
      .grad_formula = {"%g - exp(%y) * sum(%g, axis=%a)"}, .explain_grad = explain_grad_softmax},

@@ -725,7 +725,9 @@ static void stage(const Ctx *c, StrBuf *out, const TraceStage *s) {
               s->about ? s->about : "");
     else
         wrapf(c, out, 0, indent, "%sStep %s  %s = %s%s", st->bold, s->number, s->name, s->expr, st->reset);
-    if (s->op_line)
+    // A step that names a grad() shows the backward pass above it: the copy that gives it its
+    // name is no operation of the lesson's, so the step prints its shape alone.
+    if (s->op_line && !s->names_gradient)
         operation(c, out, s, indent);
     else if (s->kind != STAGE_GIVEN)
         wrapf(c, out, indent, indent + 2, "%s%s%s", st->cyan, shape, st->reset);

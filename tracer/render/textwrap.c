@@ -50,7 +50,15 @@ static size_t fit_prefix(const char *s, size_t len, size_t cols) {
     return i;
 }
 
-void textwrap_line(StrBuf *out, const char *s, size_t len, size_t indent, size_t hang, size_t width) {
+// Whether the word after the space at k is a lone '-' or '=': a line it started would read as a
+// list item or a heading's underline, so it stays with the word before it.
+static bool lone_mark_after(const char *s, size_t len, size_t k) {
+    return k + 1 < len && (s[k + 1] == '-' || s[k + 1] == '=') && (k + 2 == len || s[k + 2] == ' ');
+}
+
+// One line wrapped; prose: not before a lone '-' or '=' when an earlier space will do (shown
+// work keeps its "= value" continuation lines).
+static void wrap_line(StrBuf *out, const char *s, size_t len, size_t indent, size_t hang, size_t width, bool prose) {
     while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\r'))
         len--;
     if (len == 0) {
@@ -69,11 +77,17 @@ void textwrap_line(StrBuf *out, const char *s, size_t len, size_t indent, size_t
         size_t fit = fit_prefix(s, len, avail), take = fit;
         if (fit < len) {
             // Break at the last space that fits, after at least one word.
+            size_t last = 0;
             for (size_t k = fit; k > lead; k--)
                 if (s[k] == ' ') {
-                    take = k;
-                    break;
+                    last = last ? last : k;
+                    if (!prose || !lone_mark_after(s, len, k)) {
+                        take = k;
+                        break;
+                    }
                 }
+            if (take == fit && last)
+                take = last;
         }
         size_t keep = take;
         while (keep > 0 && s[keep - 1] == ' ')
@@ -84,6 +98,10 @@ void textwrap_line(StrBuf *out, const char *s, size_t len, size_t indent, size_t
         s += take;
         len -= take;
     }
+}
+
+void textwrap_line(StrBuf *out, const char *s, size_t len, size_t indent, size_t hang, size_t width) {
+    wrap_line(out, s, len, indent, hang, width, false);
 }
 
 // ---------------------------------------------------------------- narration
@@ -204,7 +222,7 @@ void textwrap_paragraph(StrBuf *out, const char *text, size_t indent, size_t wid
                 join(&joined, &c, c.lead);
                 p = after(&c);
             }
-            textwrap_line(out, strbuf_str(&joined), joined.len, indent, indent + l.lead + l.marker, width);
+            wrap_line(out, strbuf_str(&joined), joined.len, indent, indent + l.lead + l.marker, width, true);
         } else {
             join(&joined, &l, 0);
             for (TextLine c = next_line(p); *p && c.lead == 0 && c.len && c.at[0] != '|' && !starts_item(&c, &l);
@@ -213,7 +231,7 @@ void textwrap_paragraph(StrBuf *out, const char *text, size_t indent, size_t wid
                 l = c;
                 p = after(&c);
             }
-            textwrap_line(out, strbuf_str(&joined), joined.len, indent, indent, width);
+            wrap_line(out, strbuf_str(&joined), joined.len, indent, indent, width, true);
         }
         in_list = kind == LINE_ITEM || (in_list && kind == LINE_VERBATIM);
         paragraph_start = false;

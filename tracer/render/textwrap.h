@@ -27,6 +27,8 @@ void textwrap_line(StrBuf *out, const char *s, size_t len, size_t indent, size_t
 // ('|') kept as it is, its indent kept on its continuation lines if it must wrap. A numbered
 // line starts an item only at the start of a paragraph, in a list, or after a line that ends
 // a sentence or in ':'; elsewhere it is a sentence going on ("of variance" / "1. A dot ...").
+// A wrapped line never starts with a lone '-' or '=' (a list item, an underline) while an
+// earlier space will do: the word before it goes down with it.
 void textwrap_paragraph(StrBuf *out, const char *text, size_t indent, size_t width);
 // Lines already laid out, each indented, none wrapped, without trailing spaces.
 void textwrap_indent(StrBuf *out, const char *text, size_t indent);

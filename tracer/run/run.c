@@ -297,7 +297,7 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     s->number = n->number;
     s->expr = n->kind == PLAN_GIVEN ? NULL : n->expr_text;
     s->op = n->op ? n->op->name : NULL;
-    s->op_about = n->op ? n->op->about : NULL;
+    s->op_about = !n->op ? NULL : n->op_about ? n->op_about : n->op->about;
     // softmax(x, axis=0) makes each column a distribution, not each last-axis row.
     s->distribution = n->op && n->op->distribution && (size_t)n->attrs.axis + 1 == n->shape.rank;
     s->op_line = n->op_line;
