@@ -119,6 +119,19 @@ EQUIVALENT = [
     # (a use of node v is counted at v + 1), so adding it to count[1] adds 0.
     ("backward.c", "for (size_t v = 0; v < n; v++)\ncount[v + 1] += count[v];", 0, "0", "1",
      "count[0] stays 0, so the running sum may start at v = 1"),
+    # A step that fails with no lesson error of its own (and reads no failed name: it compiled)
+    # is taken by check_lesson_within for memory running out, which it reports alone, so
+    # returning false without first saying "out of memory" prints the same message.
+    ("check.c", "return diag_no_memory(c->diag);\nk++;", 0, "diag_no_memory(c->diag)", "0",
+     "a step failing without a lesson error is reported as out of memory by its caller"),
+    ("check.c", "return diag_no_memory(c->diag);\nif (!apply_step_labels(c, t, s) || !check_show(c, t, s))", 0,
+     "diag_no_memory(c->diag)", "0",
+     "a step failing without a lesson error is reported as out of memory by its caller"),
+    # The hash table of names has at least 16 slots and twice a lesson's names plus two; with
+    # twice the names less two (a lesson has at least one step, so at least one name) it still
+    # has more slots than names, so every probe ends at an empty slot and finds the same names.
+    ("check.c", "for (c.cap_slots = 16; c.cap_slots < 2 * (n_names + 1); c.cap_slots *= 2)", 0, "+", "-",
+     "the table keeps an empty slot for every lesson, and no output depends on where a name sits"),
 ]
 
 

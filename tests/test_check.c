@@ -454,6 +454,11 @@ static void test_unknown_function_without_a_close_one(void **state) {
     assert_true(strncmp(hint, "the functions are softmax, log_softmax, layernorm, ", 51) == 0);
     assert_non_null(strstr(hint, ", split_heads, "));
     assert_non_null(strstr(hint, ", cross_entropy"));
+    // grad comes last, and once: the list stops after every name has been given one time
+    size_t len = strlen(hint);
+    assert_true(len > 6 && strcmp(hint + len - 6, ", grad") == 0);
+    assert_null(strstr(hint, "grad,"));
+    assert_null(strstr(strstr(hint, " softmax,") + 1, " softmax,"));
 }
 
 static void test_function_used_without_call(void **state) {
@@ -873,6 +878,30 @@ static void test_check_within_memory(void **state) {
     assert_non_null(f->plan = check_lesson_within(f->lesson, &plenty, &f->diag));
 }
 
+// The tables of names have room for every given and step, the last one too. With five names,
+// a table one entry short would end exactly where the arena's next block begins (4 pointers
+// fill a 32-byte slot), and E sits in slot 0 of the 16-slot hash table (FNV-1a of "E" is 0
+// mod 16), the first slot after the table of nodes: a claim, checked after the last name is
+// in, still finds E as node 0.
+static void test_names_table_holds_the_last_name(void **state) {
+    const Plan *plan = check_ok(state, "title: t\n"
+                                       "given:\n"
+                                       "  E: [1, 2, 3]\n"
+                                       "steps:\n"
+                                       "  - a: E + 1\n"
+                                       "  - b: a * 2\n"
+                                       "  - c: b - 1\n"
+                                       "  - d: c / 2\n"
+                                       "claims:\n"
+                                       "  - E is small: all(E < 4)\n");
+    assert_int_equal(plan->n_claims, 1);
+    const PlanNode *claim = &plan->nodes[plan->claims[0].node];
+    // all(E < 4): the comparison reads E, node 0, and a constant
+    const PlanNode *less = &plan->nodes[claim->args[0]];
+    assert_int_equal(less->args[0], 0);
+    assert_string_equal(plan->nodes[0].name, "E");
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void) {
@@ -896,6 +925,7 @@ int main(void) {
         TEST(test_unknown_name_without_a_close_one),
         TEST(test_unknown_function_suggests_the_closest),
         TEST(test_unknown_function_without_a_close_one),
+        TEST(test_names_table_holds_the_last_name),
         TEST(test_function_used_without_call),
         TEST(test_value_called_like_a_function),
         TEST(test_later_step_used_early),
