@@ -132,6 +132,15 @@ EQUIVALENT = [
     # has more slots than names, so every probe ends at an empty slot and finds the same names.
     ("check.c", "for (c.cap_slots = 16; c.cap_slots < 2 * (n_names + 1); c.cap_slots *= 2)", 0, "+", "-",
      "the table keeps an empty slot for every lesson, and no output depends on where a name sits"),
+    # {1} sets only the first member of an OpCheck, its operation, and check_add_op writes that
+    # (chk->op = op) before anything reads it.
+    ("check.c", "OpCheck chk = {0};", 0, "0", "1",
+     "the only member {1} sets, op, is written by check_add_op before it is read"),
+    # A claim's `after` is read only by judge/claim.c, which prints the claim under the last
+    # stage whose node is at most `after`: stepping down past nodes that are not stages leaves
+    # that stage the same, so stopping the walk at node 1 instead of node 0 changes nothing.
+    ("check.c", "while (after > 0 && !c->plan->nodes[after].is_stage)", 0, "0", "1",
+     "the claim prints under the last stage at or before `after`, the same whichever non-stage node it stops at"),
 ]
 
 
