@@ -902,6 +902,26 @@ static void test_names_table_holds_the_last_name(void **state) {
     assert_string_equal(plan->nodes[0].name, "E");
 }
 
+// The limit is inclusive: a check whose nodes and arena together need exactly the bytes it may
+// use passes, and one byte less refuses it. CAT_SAT's arena is one block from its first
+// allocation, so the bytes needed are all the nodes and that block.
+static void test_check_within_memory_exactly(void **state) {
+    Fixture *f = *state;
+    load(f, CAT_SAT);
+    PlanMemory unlimited = {.bytes = 0};
+    Plan *plan = check_lesson_within(f->lesson, &unlimited, &f->diag);
+    assert_non_null(plan);
+    size_t needed = plan->n_nodes * sizeof(PlanNode) + arena_bytes(plan->arena);
+    plan_destroy(plan);
+    PlanMemory less = {.bytes = needed - 1, .limit = "", .raise = ""}, exact = {.bytes = needed};
+    diag_init(&f->diag);
+    assert_null(check_lesson_within(f->lesson, &less, &f->diag));
+    assert_int_equal(f->diag.status, STATUS_LESSON_ERROR);
+    diag_init(&f->diag);
+    f->plan = check_lesson_within(f->lesson, &exact, &f->diag);
+    assert_non_null(f->plan);
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void) {
@@ -926,6 +946,7 @@ int main(void) {
         TEST(test_unknown_function_suggests_the_closest),
         TEST(test_unknown_function_without_a_close_one),
         TEST(test_names_table_holds_the_last_name),
+        TEST(test_check_within_memory_exactly),
         TEST(test_function_used_without_call),
         TEST(test_value_called_like_a_function),
         TEST(test_later_step_used_early),
