@@ -146,6 +146,15 @@ EQUIVALENT = [
     # added is taken again after), and the memory limit counts nodes, not room.
     ("check_state.c", "size_t cap = p->cap ? p->cap * 2 : 256, bytes;", 0, "256", "255",
      "only when the table of nodes grows changes, and nothing reads its room"),
+    # The stages' hash table has at least twice as many slots as nodes, plus two: probing every
+    # second slot instead of every slot visits half of them, which still outnumber the stages,
+    # so a probe still ends at an empty slot, and filing and finding probe alike.
+    ("plan.c", "at = (at + 1) & mask;", 0, "1", "2",
+     "every second slot still outnumbers the stages, and stages are filed and found by the same probe"),
+    # The marks of the nodes a gradient reads are indexed by node, below n_nodes: a zeroed mark
+    # more past them is never read.
+    ("plan.c", "bool *dirty = util_calloc(plan->n_nodes + 1, sizeof(bool));", 0, "1", "2",
+     "a mark more past every node's is never read"),
 ]
 
 
