@@ -119,6 +119,42 @@ EQUIVALENT = [
     # (a use of node v is counted at v + 1), so adding it to count[1] adds 0.
     ("backward.c", "for (size_t v = 0; v < n; v++)\ncount[v + 1] += count[v];", 0, "0", "1",
      "count[0] stays 0, so the running sum may start at v = 1"),
+    # A step that fails with no lesson error of its own (and reads no failed name: it compiled)
+    # is taken by check_lesson_within for memory running out, which it reports alone, so
+    # returning false without first saying "out of memory" prints the same message.
+    ("check.c", "return diag_no_memory(c->diag);\nk++;", 0, "diag_no_memory(c->diag)", "0",
+     "a step failing without a lesson error is reported as out of memory by its caller"),
+    ("check.c", "return diag_no_memory(c->diag);\nif (!apply_step_labels(c, t, s) || !check_show(c, t, s))", 0,
+     "diag_no_memory(c->diag)", "0",
+     "a step failing without a lesson error is reported as out of memory by its caller"),
+    # The hash table of names has at least 16 slots and twice a lesson's names plus two; with
+    # twice the names less two (a lesson has at least one step, so at least one name) it still
+    # has more slots than names, so every probe ends at an empty slot and finds the same names.
+    ("check.c", "for (c.cap_slots = 16; c.cap_slots < 2 * (n_names + 1); c.cap_slots *= 2)", 0, "+", "-",
+     "the table keeps an empty slot for every lesson, and no output depends on where a name sits"),
+    # {1} sets only the first member of an OpCheck, its operation, and check_add_op writes that
+    # (chk->op = op) before anything reads it.
+    ("check.c", "OpCheck chk = {0};", 0, "0", "1",
+     "the only member {1} sets, op, is written by check_add_op before it is read"),
+    # A claim's `after` is read only by judge/claim.c, which prints the claim under the last
+    # stage whose node is at most `after`: stepping down past nodes that are not stages leaves
+    # that stage the same, so stopping the walk at node 1 instead of node 0 changes nothing.
+    ("check.c", "while (after > 0 && !c->plan->nodes[after].is_stage)", 0, "0", "1",
+     "the claim prints under the last stage at or before `after`, the same whichever non-stage node it stops at"),
+    # The plan's first block of nodes has room for 256; with room for 255 it grows one node
+    # sooner and doubles from there. Nodes are reached by index (a pointer taken before a node is
+    # added is taken again after), and the memory limit counts nodes, not room.
+    ("check_state.c", "size_t cap = p->cap ? p->cap * 2 : 256, bytes;", 0, "256", "255",
+     "only when the table of nodes grows changes, and nothing reads its room"),
+    # The stages' hash table has at least twice as many slots as nodes, plus two: probing every
+    # second slot instead of every slot visits half of them, which still outnumber the stages,
+    # so a probe still ends at an empty slot, and filing and finding probe alike.
+    ("plan.c", "at = (at + 1) & mask;", 0, "1", "2",
+     "every second slot still outnumbers the stages, and stages are filed and found by the same probe"),
+    # The marks of the nodes a gradient reads are indexed by node, below n_nodes: a zeroed mark
+    # more past them is never read.
+    ("plan.c", "bool *dirty = util_calloc(plan->n_nodes + 1, sizeof(bool));", 0, "1", "2",
+     "a mark more past every node's is never read"),
 ]
 
 

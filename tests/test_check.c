@@ -454,6 +454,11 @@ static void test_unknown_function_without_a_close_one(void **state) {
     assert_true(strncmp(hint, "the functions are softmax, log_softmax, layernorm, ", 51) == 0);
     assert_non_null(strstr(hint, ", split_heads, "));
     assert_non_null(strstr(hint, ", cross_entropy"));
+    // grad comes last, and once: the list stops after every name has been given one time
+    size_t len = strlen(hint);
+    assert_true(len > 6 && strcmp(hint + len - 6, ", grad") == 0);
+    assert_null(strstr(hint, "grad,"));
+    assert_null(strstr(strstr(hint, " softmax,") + 1, " softmax,"));
 }
 
 static void test_function_used_without_call(void **state) {
@@ -873,6 +878,46 @@ static void test_check_within_memory(void **state) {
     assert_non_null(f->plan = check_lesson_within(f->lesson, &plenty, &f->diag));
 }
 
+// The tables of names hold the last name too: with five, a table one short would end where the
+// next begins (4 pointers fill a 32-byte slot), and E (FNV-1a 0 mod 16) sits in the first slot
+// after the table of nodes. A claim, checked after the last name, still finds E as node 0.
+static void test_names_table_holds_the_last_name(void **state) {
+    const Plan *plan = check_ok(state, "title: t\n"
+                                       "given:\n"
+                                       "  E: [1, 2, 3]\n"
+                                       "steps:\n"
+                                       "  - a: E + 1\n"
+                                       "  - b: a * 2\n"
+                                       "  - c: b - 1\n"
+                                       "  - d: c / 2\n"
+                                       "claims:\n"
+                                       "  - E is small: all(E < 4)\n");
+    assert_int_equal(plan->n_claims, 1);
+    const PlanNode *claim = &plan->nodes[plan->claims[0].node];
+    // all(E < 4): the comparison reads E, node 0, and a constant
+    const PlanNode *less = &plan->nodes[claim->args[0]];
+    assert_true(less->args[0] == 0 && strcmp(plan->nodes[0].name, "E") == 0);
+}
+
+// The limit is inclusive: a check needing exactly its bytes passes, one byte less is refused.
+// CAT_SAT's arena is one block from the start: it needs all its nodes and that block.
+static void test_check_within_memory_exactly(void **state) {
+    Fixture *f = *state;
+    load(f, CAT_SAT);
+    PlanMemory unlimited = {.bytes = 0};
+    Plan *plan = check_lesson_within(f->lesson, &unlimited, &f->diag);
+    assert_non_null(plan);
+    size_t needed = plan->n_nodes * sizeof(PlanNode) + arena_bytes(plan->arena);
+    plan_destroy(plan);
+    PlanMemory less = {.bytes = needed - 1, .limit = "", .raise = ""}, exact = {.bytes = needed};
+    diag_init(&f->diag);
+    assert_null(check_lesson_within(f->lesson, &less, &f->diag));
+    assert_int_equal(f->diag.status, STATUS_LESSON_ERROR);
+    diag_init(&f->diag);
+    f->plan = check_lesson_within(f->lesson, &exact, &f->diag);
+    assert_non_null(f->plan);
+}
+
 #define TEST(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 int main(void) {
@@ -896,6 +941,8 @@ int main(void) {
         TEST(test_unknown_name_without_a_close_one),
         TEST(test_unknown_function_suggests_the_closest),
         TEST(test_unknown_function_without_a_close_one),
+        TEST(test_names_table_holds_the_last_name),
+        TEST(test_check_within_memory_exactly),
         TEST(test_function_used_without_call),
         TEST(test_value_called_like_a_function),
         TEST(test_later_step_used_early),
