@@ -368,6 +368,19 @@ static void test_notes(void **state) {
     n = (OpNotes){.out = cols, .digits = 4, .arena = arena, .attrs = &down};
     ops_find_function("softmax")->notes(&n);
     assert_string_equal(n.lines[0], "each line along axis 0 is a probability distribution: sums 1.0000, 1.0000");
+    // Row sums are noted for at most 16 rows: a [16, 1] softmax (every row the one weight 1)
+    // lists sixteen sums, a [17, 1] one none.
+    double ones[17] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    Tensor *rows16 = tensor_of((Shape){2, {16, 1}}, ones), *rows17 = tensor_of((Shape){2, {17, 1}}, ones);
+    run_notes("softmax", &n, arena, rows16, NULL);
+    assert_int_equal(n.n_lines, 1);
+    assert_string_equal(n.lines[0], "each row is a probability distribution: row sums 1.0000, 1.0000, 1.0000, 1.0000, "
+                                    "1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, "
+                                    "1.0000, 1.0000");
+    run_notes("softmax", &n, arena, rows17, NULL);
+    assert_int_equal(n.n_lines, 0);
+    tensor_destroy(rows16);
+    tensor_destroy(rows17);
     // rmsnorm with gamma 1: [0.6, -1.2, 1.2, 0.6] has mean square (0.36 + 1.44 + 1.44 + 0.36) / 4 = 0.9.
     Tensor *y = tensor_of((Shape){2, {1, 4}}, (double[]){0.6, -1.2, 1.2, 0.6});
     Tensor *one = tensor_of((Shape){0}, (double[]){1});
