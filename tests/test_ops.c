@@ -460,6 +460,30 @@ static void test_explain(void **state) {
     arena_destroy(arena);
 }
 
+// repeat_interleave(x, 3, axis=0) of x = [[1.5, 2.5], [3.5, 4.5]] is [6, 2]: rows 0-2 copy x's
+// row 0 and rows 3-5 its row 1, so y[4, 1] is the second of three copies of slice 1, x[1, 1] = 4.5.
+static void test_explain_repeat(void **state) {
+    (void)state;
+    Arena *arena = arena_create();
+    Tensor *x = tensor_of((Shape){2, {2, 2}}, (double[]){1.5, 2.5, 3.5, 4.5});
+    Tensor *y = tensor_create(&(Shape){2, {6, 2}});
+    for (size_t i = 0; i < 12; i++)
+        y->data[i] = x->data[(i / 2) / 3 * 2 + i % 2];
+    const Tensor *in[1] = {x};
+    const char *names[1] = {"x"};
+    OpAttrs attrs = {.axis = 0, .count = 3};
+    OpExplain e = {.op = ops_find_function("repeat_interleave"), .out = y, .in = in, .n_in = 1, .attrs = &attrs,
+                   .out_name = "y", .in_names = names, .flat = 9, .digits = 4, .arena = arena};
+    shape_unflatten(&y->shape, e.flat, e.index);
+    e.op->explain(&e);
+    assert_false(e.failed);
+    assert_int_equal(e.n_lines, 1);
+    assert_string_equal(e.lines[0], "y[4, 1] = x[1, 1] (copy 2 of 3 of slice 1) = 4.5000");
+    tensor_destroy(x);
+    tensor_destroy(y);
+    arena_destroy(arena);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup),
@@ -476,6 +500,7 @@ int main(void) {
         cmocka_unit_test(test_problem_first_wins),
         cmocka_unit_test(test_notes),
         cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_explain_repeat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
