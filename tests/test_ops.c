@@ -460,6 +460,24 @@ static void test_explain(void **state) {
     arena_destroy(arena);
 }
 
+// maximum(a, b) of a = [[0.1, 0.5]] and b = [0.3, 0.2] is [[0.3, 0.5]]: its element [0, 1] is
+// written first with each input's element (b broadcast, so b[1]), then with their values.
+static void test_explain_call(void **state) {
+    (void)state;
+    Arena *arena = arena_create();
+    Tensor *a = tensor_of((Shape){2, {1, 2}}, (double[]){0.1, 0.5}), *b = tensor_of((Shape){1, {2}}, (double[]){0.3, 0.2});
+    Tensor *m = tensor_of((Shape){2, {1, 2}}, (double[]){0.3, 0.5});
+    const Tensor *in[2] = {a, b};
+    const char *names[2] = {"a", "b"};
+    OpExplain e = explain_at(ops_find_function("maximum"), arena, m, in, names, 1, false);
+    assert_int_equal(e.n_lines, 1);
+    assert_string_equal(e.lines[0], "y[0, 1] = maximum(a[0, 1], b[1]) = maximum(0.5000, 0.2000) = 0.5000");
+    tensor_destroy(a);
+    tensor_destroy(b);
+    tensor_destroy(m);
+    arena_destroy(arena);
+}
+
 // repeat_interleave(x, 3, axis=0) of x = [[1.5, 2.5], [3.5, 4.5]] is [6, 2]: rows 0-2 copy x's
 // row 0 and rows 3-5 its row 1, so y[4, 1] is the second of three copies of slice 1, x[1, 1] = 4.5.
 static void test_explain_repeat(void **state) {
@@ -501,6 +519,7 @@ int main(void) {
         cmocka_unit_test(test_notes),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_explain_repeat),
+        cmocka_unit_test(test_explain_call),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
