@@ -215,6 +215,22 @@ static void test_reduce_axis(void **state) {
     expect_problem(&p3, OP_TARGET_PARAM, 1, "a scalar has no axis 0");
 }
 
+// zeros([1, 1, 2, 3]) has as many axes as a tensor can: every size is read, and no more.
+static void test_fill_shape(void **state) {
+    (void)state;
+    OpCheck c = {.attrs = {.dims = {1, 1, 2, 3}, .n_dims = 4}};
+    OpProblem p = {0};
+    const OpDef *zeros = ops_find_function("zeros");
+    c.op = zeros;
+    c.problem = &p;
+    assert_true(zeros->infer(&c));
+    assert_int_equal(c.shape.rank, 4);
+    size_t want[4] = {1, 1, 2, 3};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(c.shape.dim[i], want[i]);
+    assert_double_equal(c.attrs.number, 0, 0);
+}
+
 static void test_norm_checks(void **state) {
     (void)state;
     Shape x = {2, {2, 3}}, four = {1, {4}}, three = {1, {3}}, scalar = {0};
@@ -511,6 +527,7 @@ int main(void) {
         cmocka_unit_test(test_matmul_shapes),
         cmocka_unit_test(test_broadcast_shapes),
         cmocka_unit_test(test_reduce_axis),
+        cmocka_unit_test(test_fill_shape),
         cmocka_unit_test(test_norm_checks),
         cmocka_unit_test(test_split_heads),
         cmocka_unit_test(test_index_rows),
