@@ -494,6 +494,18 @@ static void test_explain_call(void **state) {
     arena_destroy(arena);
 }
 
+// full([2, 2], 0.5) is 0.5 everywhere: its element [1, 0] is "every entry".
+static void test_explain_fill(void **state) {
+    (void)state;
+    Arena *arena = arena_create();
+    Tensor *y = tensor_of((Shape){2, {2, 2}}, (double[]){0.5, 0.5, 0.5, 0.5});
+    OpExplain e = explain_at(ops_find_function("full"), arena, y, NULL, NULL, 2, false);
+    assert_int_equal(e.n_lines, 1);
+    assert_string_equal(e.lines[0], "y[1, 0] = every entry = 0.5000");
+    tensor_destroy(y);
+    arena_destroy(arena);
+}
+
 // repeat_interleave(x, 3, axis=0) of x = [[1.5, 2.5], [3.5, 4.5]] is [6, 2]: rows 0-2 copy x's
 // row 0 and rows 3-5 its row 1, so y[4, 1] is the second of three copies of slice 1, x[1, 1] = 4.5.
 static void test_explain_repeat(void **state) {
@@ -537,6 +549,7 @@ int main(void) {
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_explain_repeat),
         cmocka_unit_test(test_explain_call),
+        cmocka_unit_test(test_explain_fill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
