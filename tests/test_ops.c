@@ -262,6 +262,25 @@ static void test_norm_checks(void **state) {
     expect_problem(&p5, OP_TARGET_INPUT, 0, "rmsnorm needs a tensor with at least 1 axis, but this one is []");
 }
 
+// reshape of [3] (labelled a, b, c) into [1, 3]: the last axis keeps its size, so its labels;
+// the new first axis has none. The labels are read only as far as the shorter shape goes: the
+// entry before x's labels (other labels, as another tensor's could be) is never taken.
+static void test_reshape_labels(void **state) {
+    (void)state;
+    static const char *const abc[] = {"a", "b", "c"}, *const other[] = {"other"};
+    Labels labels[TENSOR_MAX_RANK + 1] = {{other, 1}, {abc, 3}};
+    Shape x = {1, {3}};
+    OpProblem p = {0};
+    OpCheck c = {.op = ops_find_function("reshape"), .n_inputs = 1, .shapes = {&x}, .labels = {labels + 1},
+                 .attrs = {.dims = {1, 3}, .n_dims = 2}, .problem = &p};
+    assert_true(c.op->infer(&c));
+    expect_shape(&c.shape, 2, 1, 3, 0);
+    assert_null(c.out_labels[0].items);
+    assert_int_equal(c.out_labels[0].n, 0);
+    assert_ptr_equal(c.out_labels[1].items, abc);
+    assert_int_equal(c.out_labels[1].n, 3);
+}
+
 // [3, 6] into 4 heads: 6 columns do not split evenly; into 2: [2, 3, 3], heads labelled.
 static void test_split_heads(void **state) {
     (void)state;
@@ -541,6 +560,7 @@ int main(void) {
         cmocka_unit_test(test_reduce_axis),
         cmocka_unit_test(test_fill_shape),
         cmocka_unit_test(test_norm_checks),
+        cmocka_unit_test(test_reshape_labels),
         cmocka_unit_test(test_split_heads),
         cmocka_unit_test(test_index_rows),
         cmocka_unit_test(test_take_whole_indices),
