@@ -363,6 +363,26 @@ static void test_take_whole_indices(void **state) {
     tensor_destroy(out);
 }
 
+// take of a single index from an empty table is refused before running, as of several; a
+// list of three [1, 2, 2] tensors stacks into [3, 1, 2, 2], as many axes as a tensor has.
+static void test_take_and_list_limits(void **state) {
+    (void)state;
+    Shape empty = {1, {0}}, one = {1, {1}}, cube = {3, {1, 2, 2}};
+    OpCheck c = {0};
+    OpProblem p = {0};
+    assert_false(infer("take", &c, &p, NULL, &empty, &one));
+    expect_problem(&p, OP_TARGET_INPUT, 0, "take from an empty table: [0] has no entries to pick");
+    OpProblem p2 = {0};
+    OpCheck l = {.op = ops_operator(OP_LIST, '['), .n_inputs = 3, .shapes = {&cube, &cube, &cube},
+                 .labels = {no_labels, no_labels, no_labels}, .problem = &p2};
+    assert_non_null(l.op);
+    assert_true(l.op->infer(&l));
+    assert_int_equal(l.shape.rank, 4);
+    size_t want[4] = {3, 1, 2, 2};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(l.shape.dim[i], want[i]);
+}
+
 // The first problem wins; a hint may follow it.
 static void test_problem_first_wins(void **state) {
     (void)state;
@@ -525,6 +545,28 @@ static void test_explain_fill(void **state) {
     arena_destroy(arena);
 }
 
+// concat(a, b, axis=1) of a = [[1.5, 2.5]] and b = [[3.5]] is [[1.5, 2.5, 3.5]]: its element
+// [0, 2] is b's first column, in the second of the two parts.
+static void test_explain_concat(void **state) {
+    (void)state;
+    Arena *arena = arena_create();
+    Tensor *a = tensor_of((Shape){2, {1, 2}}, (double[]){1.5, 2.5}), *b = tensor_of((Shape){2, {1, 1}}, (double[]){3.5});
+    Tensor *y = tensor_of((Shape){2, {1, 3}}, (double[]){1.5, 2.5, 3.5});
+    const Tensor *in[2] = {a, b};
+    const char *names[2] = {"a", "b"};
+    OpAttrs attrs = {.axis = 1};
+    OpExplain e = {.op = ops_find_function("concat"), .out = y, .in = in, .n_in = 2, .attrs = &attrs, .out_name = "y",
+                   .in_names = names, .flat = 2, .index = {0, 2}, .digits = 4, .arena = arena};
+    e.op->explain(&e);
+    assert_false(e.failed);
+    assert_int_equal(e.n_lines, 1);
+    assert_string_equal(e.lines[0], "y[0, 2] = b[0, 0] (part 2 of 2) = 3.5000");
+    tensor_destroy(a);
+    tensor_destroy(b);
+    tensor_destroy(y);
+    arena_destroy(arena);
+}
+
 // repeat_interleave(x, 3, axis=0) of x = [[1.5, 2.5], [3.5, 4.5]] is [6, 2]: rows 0-2 copy x's
 // row 0 and rows 3-5 its row 1, so y[4, 1] is the second of three copies of slice 1, x[1, 1] = 4.5.
 static void test_explain_repeat(void **state) {
@@ -564,11 +606,13 @@ int main(void) {
         cmocka_unit_test(test_split_heads),
         cmocka_unit_test(test_index_rows),
         cmocka_unit_test(test_take_whole_indices),
+        cmocka_unit_test(test_take_and_list_limits),
         cmocka_unit_test(test_problem_first_wins),
         cmocka_unit_test(test_notes),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_explain_repeat),
         cmocka_unit_test(test_explain_call),
+        cmocka_unit_test(test_explain_concat),
         cmocka_unit_test(test_explain_fill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
