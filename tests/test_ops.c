@@ -364,7 +364,8 @@ static void test_take_whole_indices(void **state) {
 }
 
 // take of a single index from an empty table is refused before running, as of several; a
-// list of three [1, 2, 2] tensors stacks into [3, 1, 2, 2], as many axes as a tensor has.
+// list of three [1, 2, 2] tensors stacks into [3, 1, 2, 2], as many axes as a tensor has, with
+// an unlabelled first axis.
 static void test_take_and_list_limits(void **state) {
     (void)state;
     Shape empty = {1, {0}}, one = {1, {1}}, cube = {3, {1, 2, 2}};
@@ -381,6 +382,9 @@ static void test_take_and_list_limits(void **state) {
     size_t want[4] = {3, 1, 2, 2};
     for (size_t i = 0; i < 4; i++)
         assert_int_equal(l.shape.dim[i], want[i]);
+    // the new first axis counts items and has no labels (the JSON trace writes null for them)
+    assert_null(l.out_labels[0].items);
+    assert_int_equal(l.out_labels[0].n, 0);
 }
 
 // The first problem wins; a hint may follow it.
