@@ -365,7 +365,7 @@ static void test_take_whole_indices(void **state) {
 
 // take of a single index from an empty table is refused before running, as of several; a
 // list of three [1, 2, 2] tensors stacks into [3, 1, 2, 2], as many axes as a tensor has, with
-// an unlabelled first axis.
+// an unlabelled first axis and the items' labels on the others.
 static void test_take_and_list_limits(void **state) {
     (void)state;
     Shape empty = {1, {0}}, one = {1, {1}}, cube = {3, {1, 2, 2}};
@@ -374,17 +374,23 @@ static void test_take_and_list_limits(void **state) {
     assert_false(infer("take", &c, &p, NULL, &empty, &one));
     expect_problem(&p, OP_TARGET_INPUT, 0, "take from an empty table: [0] has no entries to pick");
     OpProblem p2 = {0};
+    static const char *const pq[] = {"p", "q"};
+    const Labels cube_labels[TENSOR_MAX_RANK] = {{0}, {0}, {pq, 2}};
     OpCheck l = {.op = ops_operator(OP_LIST, '['), .n_inputs = 3, .shapes = {&cube, &cube, &cube},
-                 .labels = {no_labels, no_labels, no_labels}, .problem = &p2};
+                 .labels = {cube_labels, cube_labels, cube_labels}, .problem = &p2};
     assert_non_null(l.op);
     assert_true(l.op->infer(&l));
     assert_int_equal(l.shape.rank, 4);
     size_t want[4] = {3, 1, 2, 2};
     for (size_t i = 0; i < 4; i++)
         assert_int_equal(l.shape.dim[i], want[i]);
-    // the new first axis counts items and has no labels (the JSON trace writes null for them)
+    // the new first axis counts items and has no labels (the JSON trace writes null for them);
+    // the items' axes follow it with their labels: the last is labelled p, q
     assert_null(l.out_labels[0].items);
     assert_int_equal(l.out_labels[0].n, 0);
+    assert_null(l.out_labels[2].items);
+    assert_ptr_equal(l.out_labels[3].items, pq);
+    assert_int_equal(l.out_labels[3].n, 2);
 }
 
 // The first problem wins; a hint may follow it.
