@@ -577,6 +577,24 @@ static void test_explain_concat(void **state) {
     arena_destroy(arena);
 }
 
+// [a, b] of a = [1.5, 2.5] and b = [3.5, 4.5] is [[1.5, 2.5], [3.5, 4.5]]: its element [1, 0]
+// is b's element 0, item 1 of the list.
+static void test_explain_list(void **state) {
+    (void)state;
+    Arena *arena = arena_create();
+    Tensor *a = tensor_of((Shape){1, {2}}, (double[]){1.5, 2.5}), *b = tensor_of((Shape){1, {2}}, (double[]){3.5, 4.5});
+    Tensor *y = tensor_of((Shape){2, {2, 2}}, (double[]){1.5, 2.5, 3.5, 4.5});
+    const Tensor *in[2] = {a, b};
+    const char *names[2] = {"a", "b"};
+    OpExplain e = explain_at(ops_operator(OP_LIST, '['), arena, y, in, names, 2, false);
+    assert_int_equal(e.n_lines, 1);
+    assert_string_equal(e.lines[0], "y[1, 0] = b[0] (item 1 of 2) = 3.5000");
+    tensor_destroy(a);
+    tensor_destroy(b);
+    tensor_destroy(y);
+    arena_destroy(arena);
+}
+
 // repeat_interleave(x, 3, axis=0) of x = [[1.5, 2.5], [3.5, 4.5]] is [6, 2]: rows 0-2 copy x's
 // row 0 and rows 3-5 its row 1, so y[4, 1] is the second of three copies of slice 1, x[1, 1] = 4.5.
 static void test_explain_repeat(void **state) {
@@ -623,6 +641,7 @@ int main(void) {
         cmocka_unit_test(test_explain_repeat),
         cmocka_unit_test(test_explain_call),
         cmocka_unit_test(test_explain_concat),
+        cmocka_unit_test(test_explain_list),
         cmocka_unit_test(test_explain_fill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
