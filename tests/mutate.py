@@ -155,6 +155,15 @@ EQUIVALENT = [
     # more past them is never read.
     ("plan.c", "bool *dirty = util_calloc(plan->n_nodes + 1, sizeof(bool));", 0, "1", "2",
      "a mark more past every node's is never read"),
+    # tracer/ops, run, lesson, cli. Every shape rule is called with an OpCheck the checker
+    # made as {0}, so labels a rule does not set are already none.
+    ("op_list.c", "c->out_labels[0] = (Labels){0};", 0, "0", "1",
+     "out_labels[1] is set on the next line, and out_labels[0] is already {0} in every OpCheck"),
+    # A batch axis k of A @ B (both of 2 axes or more) is looked for in B only when A's does not
+    # give it. At k == B's rank, k < the result's rank means A has axis k, and B none, so the
+    # result's size there is A's: A's test always holds first.
+    ("op_matmul.c", "else if (k < b->rank && b->dim[b->rank - 1 - k] == c->shape.dim[out_axis])", 0, "<", "<=",
+     "at k == b->rank the axis is A's alone, so the first test (A's) already took it"),
 ]
 
 

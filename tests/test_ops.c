@@ -215,6 +215,22 @@ static void test_reduce_axis(void **state) {
     expect_problem(&p3, OP_TARGET_PARAM, 1, "a scalar has no axis 0");
 }
 
+// zeros([1, 1, 2, 3]) has as many axes as a tensor can: every size is read, and no more.
+static void test_fill_shape(void **state) {
+    (void)state;
+    OpCheck c = {.attrs = {.dims = {1, 1, 2, 3}, .n_dims = 4}};
+    OpProblem p = {0};
+    const OpDef *zeros = ops_find_function("zeros");
+    c.op = zeros;
+    c.problem = &p;
+    assert_true(zeros->infer(&c));
+    assert_int_equal(c.shape.rank, 4);
+    size_t want[4] = {1, 1, 2, 3};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(c.shape.dim[i], want[i]);
+    assert_double_equal(c.attrs.number, 0, 0);
+}
+
 static void test_norm_checks(void **state) {
     (void)state;
     Shape x = {2, {2, 3}}, four = {1, {4}}, three = {1, {3}}, scalar = {0};
@@ -244,6 +260,25 @@ static void test_norm_checks(void **state) {
     OpProblem p5 = {0};
     assert_false(infer("rmsnorm", &c5, &p5, NULL, &scalar, &scalar));
     expect_problem(&p5, OP_TARGET_INPUT, 0, "rmsnorm needs a tensor with at least 1 axis, but this one is []");
+}
+
+// reshape of [3] (labelled a, b, c) into [1, 3]: the last axis keeps its size, so its labels;
+// the new first axis has none. The labels are read only as far as the shorter shape goes: the
+// entry before x's labels (other labels, as another tensor's could be) is never taken.
+static void test_reshape_labels(void **state) {
+    (void)state;
+    static const char *const abc[] = {"a", "b", "c"}, *const other[] = {"other"};
+    Labels labels[TENSOR_MAX_RANK + 1] = {{other, 1}, {abc, 3}};
+    Shape x = {1, {3}};
+    OpProblem p = {0};
+    OpCheck c = {.op = ops_find_function("reshape"), .n_inputs = 1, .shapes = {&x}, .labels = {labels + 1},
+                 .attrs = {.dims = {1, 3}, .n_dims = 2}, .problem = &p};
+    assert_true(c.op->infer(&c));
+    expect_shape(&c.shape, 2, 1, 3, 0);
+    assert_null(c.out_labels[0].items);
+    assert_int_equal(c.out_labels[0].n, 0);
+    assert_ptr_equal(c.out_labels[1].items, abc);
+    assert_int_equal(c.out_labels[1].n, 3);
 }
 
 // [3, 6] into 4 heads: 6 columns do not split evenly; into 2: [2, 3, 3], heads labelled.
@@ -328,6 +363,36 @@ static void test_take_whole_indices(void **state) {
     tensor_destroy(out);
 }
 
+// take of a single index from an empty table is refused before running, as of several; a
+// list of three [1, 2, 2] tensors stacks into [3, 1, 2, 2], as many axes as a tensor has, with
+// an unlabelled first axis and the items' labels on the others.
+static void test_take_and_list_limits(void **state) {
+    (void)state;
+    Shape empty = {1, {0}}, one = {1, {1}}, cube = {3, {1, 2, 2}};
+    OpCheck c = {0};
+    OpProblem p = {0};
+    assert_false(infer("take", &c, &p, NULL, &empty, &one));
+    expect_problem(&p, OP_TARGET_INPUT, 0, "take from an empty table: [0] has no entries to pick");
+    OpProblem p2 = {0};
+    static const char *const pq[] = {"p", "q"};
+    const Labels cube_labels[TENSOR_MAX_RANK] = {{0}, {0}, {pq, 2}};
+    OpCheck l = {.op = ops_operator(OP_LIST, '['), .n_inputs = 3, .shapes = {&cube, &cube, &cube},
+                 .labels = {cube_labels, cube_labels, cube_labels}, .problem = &p2};
+    assert_non_null(l.op);
+    assert_true(l.op->infer(&l));
+    assert_int_equal(l.shape.rank, 4);
+    size_t want[4] = {3, 1, 2, 2};
+    for (size_t i = 0; i < 4; i++)
+        assert_int_equal(l.shape.dim[i], want[i]);
+    // the new first axis counts items and has no labels (the JSON trace writes null for them);
+    // the items' axes follow it with their labels: the last is labelled p, q
+    assert_null(l.out_labels[0].items);
+    assert_int_equal(l.out_labels[0].n, 0);
+    assert_null(l.out_labels[2].items);
+    assert_ptr_equal(l.out_labels[3].items, pq);
+    assert_int_equal(l.out_labels[3].n, 2);
+}
+
 // The first problem wins; a hint may follow it.
 static void test_problem_first_wins(void **state) {
     (void)state;
@@ -368,6 +433,19 @@ static void test_notes(void **state) {
     n = (OpNotes){.out = cols, .digits = 4, .arena = arena, .attrs = &down};
     ops_find_function("softmax")->notes(&n);
     assert_string_equal(n.lines[0], "each line along axis 0 is a probability distribution: sums 1.0000, 1.0000");
+    // Row sums are noted for at most 16 rows: a [16, 1] softmax (every row the one weight 1)
+    // lists sixteen sums, a [17, 1] one none.
+    double ones[17] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    Tensor *rows16 = tensor_of((Shape){2, {16, 1}}, ones), *rows17 = tensor_of((Shape){2, {17, 1}}, ones);
+    run_notes("softmax", &n, arena, rows16, NULL);
+    assert_int_equal(n.n_lines, 1);
+    assert_string_equal(n.lines[0], "each row is a probability distribution: row sums 1.0000, 1.0000, 1.0000, 1.0000, "
+                                    "1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, "
+                                    "1.0000, 1.0000");
+    run_notes("softmax", &n, arena, rows17, NULL);
+    assert_int_equal(n.n_lines, 0);
+    tensor_destroy(rows16);
+    tensor_destroy(rows17);
     // rmsnorm with gamma 1: [0.6, -1.2, 1.2, 0.6] has mean square (0.36 + 1.44 + 1.44 + 0.36) / 4 = 0.9.
     Tensor *y = tensor_of((Shape){2, {1, 4}}, (double[]){0.6, -1.2, 1.2, 0.6});
     Tensor *one = tensor_of((Shape){0}, (double[]){1});
@@ -447,6 +525,100 @@ static void test_explain(void **state) {
     arena_destroy(arena);
 }
 
+// maximum(a, b) of a = [[0.1, 0.5]] and b = [0.3, 0.2] is [[0.3, 0.5]]: its element [0, 1] is
+// written first with each input's element (b broadcast, so b[1]), then with their values.
+static void test_explain_call(void **state) {
+    (void)state;
+    Arena *arena = arena_create();
+    Tensor *a = tensor_of((Shape){2, {1, 2}}, (double[]){0.1, 0.5}), *b = tensor_of((Shape){1, {2}}, (double[]){0.3, 0.2});
+    Tensor *m = tensor_of((Shape){2, {1, 2}}, (double[]){0.3, 0.5});
+    const Tensor *in[2] = {a, b};
+    const char *names[2] = {"a", "b"};
+    OpExplain e = explain_at(ops_find_function("maximum"), arena, m, in, names, 1, false);
+    assert_int_equal(e.n_lines, 1);
+    assert_string_equal(e.lines[0], "y[0, 1] = maximum(a[0, 1], b[1]) = maximum(0.5000, 0.2000) = 0.5000");
+    tensor_destroy(a);
+    tensor_destroy(b);
+    tensor_destroy(m);
+    arena_destroy(arena);
+}
+
+// full([2, 2], 0.5) is 0.5 everywhere: its element [1, 0] is "every entry".
+static void test_explain_fill(void **state) {
+    (void)state;
+    Arena *arena = arena_create();
+    Tensor *y = tensor_of((Shape){2, {2, 2}}, (double[]){0.5, 0.5, 0.5, 0.5});
+    OpExplain e = explain_at(ops_find_function("full"), arena, y, NULL, NULL, 2, false);
+    assert_int_equal(e.n_lines, 1);
+    assert_string_equal(e.lines[0], "y[1, 0] = every entry = 0.5000");
+    tensor_destroy(y);
+    arena_destroy(arena);
+}
+
+// concat(a, b, axis=1) of a = [[1.5, 2.5]] and b = [[3.5]] is [[1.5, 2.5, 3.5]]: its element
+// [0, 2] is b's first column, in the second of the two parts.
+static void test_explain_concat(void **state) {
+    (void)state;
+    Arena *arena = arena_create();
+    Tensor *a = tensor_of((Shape){2, {1, 2}}, (double[]){1.5, 2.5}), *b = tensor_of((Shape){2, {1, 1}}, (double[]){3.5});
+    Tensor *y = tensor_of((Shape){2, {1, 3}}, (double[]){1.5, 2.5, 3.5});
+    const Tensor *in[2] = {a, b};
+    const char *names[2] = {"a", "b"};
+    OpAttrs attrs = {.axis = 1};
+    OpExplain e = {.op = ops_find_function("concat"), .out = y, .in = in, .n_in = 2, .attrs = &attrs, .out_name = "y",
+                   .in_names = names, .flat = 2, .index = {0, 2}, .digits = 4, .arena = arena};
+    e.op->explain(&e);
+    assert_false(e.failed);
+    assert_int_equal(e.n_lines, 1);
+    assert_string_equal(e.lines[0], "y[0, 2] = b[0, 0] (part 2 of 2) = 3.5000");
+    tensor_destroy(a);
+    tensor_destroy(b);
+    tensor_destroy(y);
+    arena_destroy(arena);
+}
+
+// [a, b] of a = [1.5, 2.5] and b = [3.5, 4.5] is [[1.5, 2.5], [3.5, 4.5]]: its element [1, 0]
+// is b's element 0, item 1 of the list.
+static void test_explain_list(void **state) {
+    (void)state;
+    Arena *arena = arena_create();
+    Tensor *a = tensor_of((Shape){1, {2}}, (double[]){1.5, 2.5}), *b = tensor_of((Shape){1, {2}}, (double[]){3.5, 4.5});
+    Tensor *y = tensor_of((Shape){2, {2, 2}}, (double[]){1.5, 2.5, 3.5, 4.5});
+    const Tensor *in[2] = {a, b};
+    const char *names[2] = {"a", "b"};
+    OpExplain e = explain_at(ops_operator(OP_LIST, '['), arena, y, in, names, 2, false);
+    assert_int_equal(e.n_lines, 1);
+    assert_string_equal(e.lines[0], "y[1, 0] = b[0] (item 1 of 2) = 3.5000");
+    tensor_destroy(a);
+    tensor_destroy(b);
+    tensor_destroy(y);
+    arena_destroy(arena);
+}
+
+// repeat_interleave(x, 3, axis=0) of x = [[1.5, 2.5], [3.5, 4.5]] is [6, 2]: rows 0-2 copy x's
+// row 0 and rows 3-5 its row 1, so y[4, 1] is the second of three copies of slice 1, x[1, 1] = 4.5.
+static void test_explain_repeat(void **state) {
+    (void)state;
+    Arena *arena = arena_create();
+    Tensor *x = tensor_of((Shape){2, {2, 2}}, (double[]){1.5, 2.5, 3.5, 4.5});
+    Tensor *y = tensor_create(&(Shape){2, {6, 2}});
+    for (size_t i = 0; i < 12; i++)
+        y->data[i] = x->data[(i / 2) / 3 * 2 + i % 2];
+    const Tensor *in[1] = {x};
+    const char *names[1] = {"x"};
+    OpAttrs attrs = {.axis = 0, .count = 3};
+    OpExplain e = {.op = ops_find_function("repeat_interleave"), .out = y, .in = in, .n_in = 1, .attrs = &attrs,
+                   .out_name = "y", .in_names = names, .flat = 9, .digits = 4, .arena = arena};
+    shape_unflatten(&y->shape, e.flat, e.index);
+    e.op->explain(&e);
+    assert_false(e.failed);
+    assert_int_equal(e.n_lines, 1);
+    assert_string_equal(e.lines[0], "y[4, 1] = x[1, 1] (copy 2 of 3 of slice 1) = 4.5000");
+    tensor_destroy(x);
+    tensor_destroy(y);
+    arena_destroy(arena);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lookup),
@@ -456,13 +628,21 @@ int main(void) {
         cmocka_unit_test(test_matmul_shapes),
         cmocka_unit_test(test_broadcast_shapes),
         cmocka_unit_test(test_reduce_axis),
+        cmocka_unit_test(test_fill_shape),
         cmocka_unit_test(test_norm_checks),
+        cmocka_unit_test(test_reshape_labels),
         cmocka_unit_test(test_split_heads),
         cmocka_unit_test(test_index_rows),
         cmocka_unit_test(test_take_whole_indices),
+        cmocka_unit_test(test_take_and_list_limits),
         cmocka_unit_test(test_problem_first_wins),
         cmocka_unit_test(test_notes),
         cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_explain_repeat),
+        cmocka_unit_test(test_explain_call),
+        cmocka_unit_test(test_explain_concat),
+        cmocka_unit_test(test_explain_list),
+        cmocka_unit_test(test_explain_fill),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
