@@ -18,6 +18,7 @@ Exit 77 (skipped) with a message when Chromium is not installed.
 import json
 import math
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -191,6 +192,15 @@ def check_cells(where, cells, expected, digits, decimals_flat=None, count=False)
             return
 
 
+def over_last_axis(expr, rank):
+    """Whether a softmax stage's expression takes the last axis (no axis=, or axis= naming it)."""
+    m = re.search(r"axis\s*=\s*(-?\d+)", expr)
+    if not m:
+        return True
+    axis = int(m.group(1))
+    return axis % rank == rank - 1 if rank else True
+
+
 def one_grad_call(expr):
     """Whether expr is a single grad(...) call, as `grad(loss, E)` and not `grad(a, b) * 2`."""
     if not expr.startswith("grad("):
@@ -325,7 +335,11 @@ def check_lesson(tracer, lesson, chromium, tmp):
             check_cells(where, stage_cells(result[0]), shown_values(st["values"], shape, softmax_vector), digits,
                         count=st["count"])
             cells = stage_cells(result[0])
-            if st["op"] == "softmax":
+            if st["op"] == "softmax" and not over_last_axis(st["expr"], len(shape)):
+                # softmax(x, axis=0) makes columns, not rows, distributions: no bars.
+                if any(cell.find_all("span", "bar") for cell in cells):
+                    fail(where, "a softmax over an axis other than the last has bars")
+            elif st["op"] == "softmax":
                 # A probability's bar is as long as the probability: 0.3261 -> 32.6%.
                 for cell, v in zip(cells, shown_values(st["values"], shape, softmax_vector)):
                     bars = cell.find_all("span", "bar")
