@@ -550,9 +550,7 @@ Tensor *backward_gradient(const Plan *plan, size_t i, Tensor *const *values) {
     for (size_t k = 0; k < n->n_args; k++) {
         const PlanNode *use = &plan->nodes[n->grad_use[k]];
         const Tensor *in[EXPR_MAX_ARGS];
-        ASSERT(use->n_args <= ARRAY_LEN(in));
-        for (size_t a = 0; a < use->n_args; a++)
-            in[a] = values[use->args[a]];
+        plan_operands(use, values, in);
         OpGrad g = {.op = use->op, .din = d, .input = n->grad_use_input[k], .dout = values[n->args[k]],
                     .out = values[n->grad_use[k]], .in = in, .n_in = use->n_args, .attrs = &use->attrs};
         if (!use->op->grad(&g)) {

@@ -51,6 +51,12 @@ bool plan_index_stages(Plan *plan) {
     return true;
 }
 
+void plan_operands(const PlanNode *n, Tensor *const *values, const Tensor **in) {
+    ASSERT(n->n_args <= EXPR_MAX_ARGS);
+    for (size_t k = 0; k < EXPR_MAX_ARGS; k++)
+        in[k] = k < n->n_args ? values[n->args[k]] : NULL;
+}
+
 const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *index) {
     ASSERT(plan->stage_slots);  // indexed by the checker
     size_t slot = plan->stage_slots[stage_slot(plan, name)];

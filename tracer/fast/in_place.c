@@ -82,7 +82,7 @@ static Tensor *view_value(const ScheduleNode *sn, bool *made) {
     if (!x->view && !all_finite(x->data, x->size))
         return NULL;
     *made = true;
-    sn->in[0] = x;
+    plan_operands(n, sn->trace->tensors, sn->in);
     size_t x_step[TENSOR_MAX_RANK], step[TENSOR_MAX_RANK];
     tensor_steps(x, x_step);
     fast_op(n->op)->view(&x->shape, x_step, &n->attrs, step);
@@ -136,8 +136,7 @@ Tensor *in_place_value(InPlace *ip, const ScheduleNode *sn, bool *made) {
     if (ip->pending[sn->i]) {
         Tensor *out = ip->pending[sn->i];
         ip->pending[sn->i] = NULL;
-        for (size_t k = 0; k < n->n_args; k++)
-            sn->in[k] = sn->trace->tensors[n->args[k]];
+        plan_operands(n, sn->trace->tensors, sn->in);
         *made = true;
         return out;
     }

@@ -85,8 +85,7 @@ Tensor *eval_node(const Plan *plan, size_t i, Tensor *const *values, const Tenso
 bool eval_op_into(const Plan *plan, size_t i, Tensor *const *values, const Tensor **in, Tensor *out, Arena *arena,
                   Diag *diag) {
     const PlanNode *n = &plan->nodes[i];
-    for (size_t k = 0; k < n->n_args; k++)
-        in[k] = values[n->args[k]];
+    plan_operands(n, values, in);
     return eval_op_on(plan, i, in, out, arena, diag);
 }
 

@@ -44,10 +44,9 @@ static void explain_gradient_element(Runner *run, const PlanNode *n, Tensor *con
         const PlanNode *u = &plan->nodes[n->grad_use[k]];
         const char *names[EXPR_MAX_ARGS];
         const Tensor *in[EXPR_MAX_ARGS];
-        for (size_t a = 0; a < u->n_args; a++) {
+        plan_operands(u, values, in);
+        for (size_t a = 0; a < u->n_args; a++)
             names[a] = plan->nodes[u->args[a]].display;
-            in[a] = values[u->args[a]];
-        }
         const PlanNode *g = &plan->nodes[n->args[k]];
         StrBuf sb;
         strbuf_init(&sb);
@@ -106,8 +105,7 @@ static bool explain_gradient(Runner *run, const PlanNode *n, const Tensor *out, 
     for (size_t k = 0; ok && k < n->n_args; k++) {
         const PlanNode *u = &plan->nodes[n->grad_use[k]];
         const Tensor *in[EXPR_MAX_ARGS];
-        for (size_t a = 0; a < u->n_args; a++)
-            in[a] = values[u->args[a]];
+        plan_operands(u, values, in);
         shares[k] = tensor_create(&n->shape);
         OpGrad g = {.op = u->op, .din = shares[k], .input = n->grad_use_input[k], .dout = values[n->args[k]],
                     .out = values[n->grad_use[k]], .in = in, .n_in = u->n_args, .attrs = &u->attrs};

@@ -320,8 +320,7 @@ static bool backward(Trainer *t, Diag *diag) {
         kernel_fill(d, v == t->loss ? 1.0 : 0.0);
         for (size_t j = t->use_start[v]; j < t->use_start[v + 1]; j++) {
             const PlanNode *u = &plan->nodes[t->use[j]];
-            for (size_t a = 0; a < u->n_args; a++)
-                t->in[a] = t->values[u->args[a]];
+            plan_operands(u, t->values, t->in);
             OpGrad g = {.op = u->op, .din = d, .input = t->use_input[j], .dout = t->grads[t->use[j]],
                         .out = t->values[t->use[j]], .in = t->in, .n_in = u->n_args, .attrs = &u->attrs};
             if (!u->op->grad(&g))
