@@ -27,7 +27,7 @@ mutant (it is named).
 Then for --sample mutants of each file (chosen with --seed, so a run can be repeated) it writes
 the change into the copy, builds only the programs the tests need, and runs only the tests that
 execute the mutated line (for a line gcov counts nothing on, such as a table's initialiser, those
-that execute any line of its file) until one fails: the mutant is killed. A mutant no test kills
+that execute any line of its file, or of its folder for a file of tables alone) until one fails: the mutant is killed. A mutant no test kills
 survives; one on a line no test executes survives without being built. The mutated file is
 written back on every way out, Ctrl-C included; the working tree is never written.
 
@@ -547,11 +547,15 @@ def forget(found, name):
 
 def reaching(found, m):
     """The names of the tests that execute the mutant's line; for a line gcov counts nothing
-    on (a table's initialiser, a declaration), those that execute any line of its file."""
+    on (a table's initialiser, a declaration), those that execute any line of its file, and for
+    a file of tables alone (gcov counts no line of it), any line of its folder."""
     lines = found["lines"].get(m["path"], {})
     if str(m["line"]) in lines:
         return set(lines[str(m["line"])])
-    return set(found["files"].get(m["path"], []))
+    if m["path"] in found["files"]:
+        return set(found["files"][m["path"]])
+    folder = os.path.dirname(m["path"]) + "/"
+    return {name for path, names in found["files"].items() if path.startswith(folder) for name in names}
 
 
 def run_tests(ws, tests, jobs, limits, every=False, deadline=None):
