@@ -153,6 +153,25 @@ static void test_slices_wrap(void **state) {
     free(page);
 }
 
+// Narration written with Windows line ends ("\r\n", kept by a double-quoted YAML string) and
+// spaces at the ends of lines: each line loses them, so a line of only "\r" is blank and
+// starts a new paragraph, and no '\r' reaches the page.
+static void test_prose_drops_spaces_and_carriage_returns_at_line_ends(void **state) {
+    (void)state;
+    Trace tr = {.title = "T", .file_name = "t.yaml", .digits = 4, .doc_first_slip = -1,
+                .intro = "One \r\ntwo\r\n\r\nThree\r"};
+    StrBuf out;
+    strbuf_init(&out);
+    render_html(&tr, &out);
+    assert_false(out.failed);
+    const char *want = "<section class=\"intro\">\n<p class=\"prose\">One\ntwo</p>\n<p class=\"prose\">Three</p>\n"
+                       "</section>\n";
+    if (!strstr(strbuf_str(&out), want))
+        fail_msg("the page lacks\n%s\npage:\n%s", want, strbuf_str(&out));
+    assert_null(strchr(strbuf_str(&out), '\r'));
+    strbuf_finish(&out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corners_of_many_slices),
@@ -160,6 +179,7 @@ int main(void) {
         cmocka_unit_test(test_integer_scale_is_labelled_whole),
         cmocka_unit_test(test_a_step_naming_a_gradient_shows_no_copy),
         cmocka_unit_test(test_slices_wrap),
+        cmocka_unit_test(test_prose_drops_spaces_and_carriage_returns_at_line_ends),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
