@@ -177,6 +177,10 @@ EQUIVALENT = [
     # the guard against picking element `size` never holds.
     ("quiz.c", "flat = size - 1;", 0, "1", "2",
      "u is at most 1 - 2^-53, so flat is always below size and the line is never reached"),
+    # tracer/render. wrap_line gives fit_prefix at least TEXTWRAP_MIN_COLUMNS (20) columns, and
+    # one character takes at most two (a colour escape none), so the first never passes them.
+    ("textwrap.c", "if (w + cw > cols && i > 0)", 1, ">", ">=",
+     "the first character (at most 2 columns of at least 20) never passes cols, so i > 0 need not be tested"),
 ]
 
 
