@@ -497,24 +497,19 @@ static void test_given_edited(void **state) {
 // it 0.5 + 4503600 * 2^-53, and 3 plus that is a double (4503600 is a multiple of 4, and
 // doubles in [2, 4) step by 2^-51), which strtod reads from 3.5000000005 and from which
 // subtracting 3 is exact: at the edge, still the document's.
+static const TraceDocument *given_x(Fixture *f, const char *x) {
+    char yaml[256];
+    snprintf(yaml, sizeof(yaml), "title: t\ngiven:\n  x: %s\nsteps:\n  - y: x * 2\n", x);
+    return document(trace_yaml(f, yaml), "x");
+}
+
 static void test_given_edited_past_half_a_unit(void **state) {
-    Fixture *f = *state;
-    const Trace *t = trace_yaml(f, "title: t\n"
-                                   "given:\n"
-                                   "  x: {values: [3.5000000005, 0.27, 0.123], document: [3, 0.2, 0.12]}\n"
-                                   "steps:\n"
-                                   "  - y: x * 2\n");
-    const TraceDocument *x = document(t, "x");
+    const TraceDocument *x = given_x(*state, "{values: [3.5000000005, 0.27, 0.123], document: [3, 0.2, 0.12]}");
     assert_int_equal(x->verdict, DOC_EDITED);
     assert_int_equal(x->values_changed, 1);
     assert_int_equal(x->first_changed, 1);
     // Without 0.27, x is the document's: a rounding of it, which agrees within its unit.
-    t = trace_yaml(f, "title: t\n"
-                      "given:\n"
-                      "  x: {values: [3.5000000005, 0.123], document: [3, 0.12]}\n"
-                      "steps:\n"
-                      "  - y: x * 2\n");
-    x = document(t, "x");
+    x = given_x(*state, "{values: [3.5000000005, 0.123], document: [3, 0.12]}");
     assert_int_equal(x->verdict, DOC_AGREES);
     assert_int_equal(x->values_changed, 0);
 }

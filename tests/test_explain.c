@@ -41,22 +41,32 @@ static ExplainSpec parse_request(const char *request, char *name, size_t cap) {
     return spec;
 }
 
-// Trace yaml with one extra explain request; the stage it names, with its work.
-static const TraceStage *explain(Fixture *f, const char *yaml, const char *request) {
-    fixture_plan(f, "t.yaml", yaml);
+// What plan_resolve_explain makes of a request, written over a target full of other bytes:
+// its kind, its indices (negative ones counted from the end) and nothing past them, so that a
+// runner copying every index of an element (explain_target) copies zeros past its rank.
+static ExplainTarget resolved(Fixture *f, const char *request) {
     char name[64], message[512], hint[512];
     ExplainSpec spec = parse_request(request, name, sizeof(name));
     size_t node;
     if (!plan_find_stage(f->plan, name, &node))
         fail_msg("no stage called '%s'", name);
     ExplainTarget target;
+    memset(&target, 0xAB, sizeof(target));
     if (!plan_resolve_explain(f->plan, node, &spec, &target, message, sizeof(message), hint, sizeof(hint)))
         fail_msg("%s: %s", request, message);
+    assert_int_equal(target.node, node);
+    return target;
+}
+
+// Trace yaml with one extra explain request; the stage it names, with its work.
+static const TraceStage *explain(Fixture *f, const char *yaml, const char *request) {
+    fixture_plan(f, "t.yaml", yaml);
+    ExplainTarget target = resolved(f, request);
     fixture_trace(f, &target, 1);
     for (size_t i = 0; i < f->trace->n_stages; i++)
-        if (f->trace->stages[i].node == node)
+        if (f->trace->stages[i].node == target.node)
             return &f->trace->stages[i];
-    fail_msg("stage '%s' is not in the trace", name);
+    fail_msg("the stage of '%s' is not in the trace", request);
     return NULL;
 }
 
@@ -604,23 +614,6 @@ static void test_other_forms(void **state) {
 }
 
 // ---------------------------------------------------------------- requests resolved
-
-// What plan_resolve_explain makes of a request, written over a target full of other bytes:
-// its kind, its indices (negative ones counted from the end) and nothing past them, so that a
-// runner copying every index of an element (explain_target) copies zeros past its rank.
-static ExplainTarget resolved(Fixture *f, const char *request) {
-    char name[64], message[512], hint[512];
-    ExplainSpec spec = parse_request(request, name, sizeof(name));
-    size_t node;
-    if (!plan_find_stage(f->plan, name, &node))
-        fail_msg("no stage called '%s'", name);
-    ExplainTarget target;
-    memset(&target, 0xAB, sizeof(target));
-    if (!plan_resolve_explain(f->plan, node, &spec, &target, message, sizeof(message), hint, sizeof(hint)))
-        fail_msg("%s: %s", request, message);
-    assert_int_equal(target.node, node);
-    return target;
-}
 
 static void expect_indices(const ExplainTarget *t, size_t n, const size_t *want) {
     assert_int_equal(t->n_index, n);
