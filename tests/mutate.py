@@ -164,6 +164,23 @@ EQUIVALENT = [
     # result's size there is A's: A's test always holds first.
     ("op_matmul.c", "else if (k < b->rank && b->dim[b->rank - 1 - k] == c->shape.dim[out_axis])", 0, "<", "<=",
      "at k == b->rank the axis is A's alone, so the first test (A's) already took it"),
+    # tracer/judge. count_false counts the false values among a tensor's values, so more than
+    # one false value needs more than one value.
+    ("claim.c", "if (value->size > 1 && truth_of(&plan->nodes[pc->node]) == TRUTH_COMPARES && n_false > 1)", 1,
+     ">", ">=", "n_false > 1 already needs a size of 2 or more, so a size of 1 fails the test either way"),
+    # Each text's placeholders are read by index below narration->n_placeholders only (j counts
+    # the parts that hold an expression, which are the placeholders).
+    ("narrate.c", "t->placeholders = arena_array(n->arena, t->narration->n_placeholders + 1, sizeof(Placeholder));", 0,
+     "1", "2", "a placeholder more past the ones every loop reads is never read"),
+    # A seeded quiz picks element u * size with u = (2v - 1 + 1) / 2 and v = k * 2^-53 below 1,
+    # so u is at most 1 - 2^-53, and u * size rounds below size for every size below 2^53:
+    # the guard against picking element `size` never holds.
+    ("quiz.c", "flat = size - 1;", 0, "1", "2",
+     "u is at most 1 - 2^-53, so flat is always below size and the line is never reached"),
+    # tracer/render. wrap_line gives fit_prefix at least TEXTWRAP_MIN_COLUMNS (20) columns, and
+    # one character takes at most two (a colour escape none), so the first never passes them.
+    ("textwrap.c", "if (w + cw > cols && i > 0)", 1, ">", ">=",
+     "the first character (at most 2 columns of at least 20) never passes cols, so i > 0 need not be tested"),
 ]
 
 

@@ -489,6 +489,31 @@ static void test_given_edited(void **state) {
     fixture_expect_output(f, "\"edited\": [\"x\"], \"follows_edit\": [\"y\"], \"set_aside\": []");
 }
 
+// A given's value is the student's own once it is more than half a unit of the printed place
+// from the number the document printed (times 1 + 1e-9, for the rounding of the unit), and
+// the document's rounding up to that. 0.123 printed 0.12 is 0.003 off, within 0.005; 0.27
+// printed 0.2 is 0.07 off, past 0.05 (but within a whole unit, 0.1). 3.5000000005 printed 3 is
+// exactly half of 1 + 1e-9 off: the double nearest 1.000000001 is 1 + 4503600 * 2^-52, half of
+// it 0.5 + 4503600 * 2^-53, and 3 plus that is a double (4503600 is a multiple of 4, and
+// doubles in [2, 4) step by 2^-51), which strtod reads from 3.5000000005 and from which
+// subtracting 3 is exact: at the edge, still the document's.
+static const TraceDocument *given_x(Fixture *f, const char *x) {
+    char yaml[256];
+    snprintf(yaml, sizeof(yaml), "title: t\ngiven:\n  x: %s\nsteps:\n  - y: x * 2\n", x);
+    return document(trace_yaml(f, yaml), "x");
+}
+
+static void test_given_edited_past_half_a_unit(void **state) {
+    const TraceDocument *x = given_x(*state, "{values: [3.5000000005, 0.27, 0.123], document: [3, 0.2, 0.12]}");
+    assert_int_equal(x->verdict, DOC_EDITED);
+    assert_int_equal(x->values_changed, 1);
+    assert_int_equal(x->first_changed, 1);
+    // Without 0.27, x is the document's: a rounding of it, which agrees within its unit.
+    x = given_x(*state, "{values: [3.5000000005, 0.123], document: [3, 0.12]}");
+    assert_int_equal(x->verdict, DOC_AGREES);
+    assert_int_equal(x->values_changed, 0);
+}
+
 // A disagreement is information, not an error: the status is 0 and the trace is printed.
 static void test_disagreement_is_not_an_error(void **state) {
     Fixture *f = *state;
@@ -673,6 +698,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_widening_by_hand, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_widening_per_number, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_given_edited, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_given_edited_past_half_a_unit, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_disagreement_is_not_an_error, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_shape_mismatch, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_the_cat_sat, fixture_setup, fixture_teardown),

@@ -41,22 +41,32 @@ static ExplainSpec parse_request(const char *request, char *name, size_t cap) {
     return spec;
 }
 
-// Trace yaml with one extra explain request; the stage it names, with its work.
-static const TraceStage *explain(Fixture *f, const char *yaml, const char *request) {
-    fixture_plan(f, "t.yaml", yaml);
+// What plan_resolve_explain makes of a request, written over a target full of other bytes:
+// its kind, its indices (negative ones counted from the end) and nothing past them, so that a
+// runner copying every index of an element (explain_target) copies zeros past its rank.
+static ExplainTarget resolved(Fixture *f, const char *request) {
     char name[64], message[512], hint[512];
     ExplainSpec spec = parse_request(request, name, sizeof(name));
     size_t node;
     if (!plan_find_stage(f->plan, name, &node))
         fail_msg("no stage called '%s'", name);
     ExplainTarget target;
+    memset(&target, 0xAB, sizeof(target));
     if (!plan_resolve_explain(f->plan, node, &spec, &target, message, sizeof(message), hint, sizeof(hint)))
         fail_msg("%s: %s", request, message);
+    assert_int_equal(target.node, node);
+    return target;
+}
+
+// Trace yaml with one extra explain request; the stage it names, with its work.
+static const TraceStage *explain(Fixture *f, const char *yaml, const char *request) {
+    fixture_plan(f, "t.yaml", yaml);
+    ExplainTarget target = resolved(f, request);
     fixture_trace(f, &target, 1);
     for (size_t i = 0; i < f->trace->n_stages; i++)
-        if (f->trace->stages[i].node == node)
+        if (f->trace->stages[i].node == target.node)
             return &f->trace->stages[i];
-    fail_msg("stage '%s' is not in the trace", name);
+    fail_msg("the stage of '%s' is not in the trace", request);
     return NULL;
 }
 
@@ -603,6 +613,37 @@ static void test_other_forms(void **state) {
     }
 }
 
+// ---------------------------------------------------------------- requests resolved
+
+static void expect_indices(const ExplainTarget *t, size_t n, const size_t *want) {
+    assert_int_equal(t->n_index, n);
+    for (size_t i = 0; i < TENSOR_MAX_RANK; i++)
+        if (t->index[i] != (i < n ? want[i] : 0))
+            fail_msg("index %zu is %zu, expected %zu", i, t->index[i], i < n ? want[i] : 0);
+}
+
+static void test_requests_resolved(void **state) {
+    Fixture *f = *state;
+    fixture_plan(f, "t.yaml",
+                 "title: t\ngiven:\n  x: [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]\n  v: [1.0, 2.0, 3.0]\n"
+                 "steps:\n  - y: x * 2\n  - u: v + 1\n");
+    ExplainTarget t = resolved(f, "y");
+    assert_int_equal(t.kind, EXPLAIN_ALL);
+    expect_indices(&t, 0, NULL);
+    t = resolved(f, "u row 0");  // a vector's one row: the vector, with no index
+    assert_int_equal(t.kind, EXPLAIN_ROW);
+    expect_indices(&t, 0, NULL);
+    t = resolved(f, "y row 1");
+    assert_int_equal(t.kind, EXPLAIN_ROW);
+    expect_indices(&t, 1, (const size_t[]){1});
+    t = resolved(f, "y[-1, 2]");
+    assert_int_equal(t.kind, EXPLAIN_ELEMENT);
+    expect_indices(&t, 2, (const size_t[]){1, 2});
+    t = resolved(f, "u[-3]");
+    assert_int_equal(t.kind, EXPLAIN_ELEMENT);
+    expect_indices(&t, 1, (const size_t[]){0});
+}
+
 // ---------------------------------------------------------------- through the pipeline
 
 // A lesson's own explain: key and the command line's requests both show, in the text under
@@ -811,6 +852,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_rope, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_cross_entropy, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_other_forms, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_requests_resolved, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_lesson_and_command_line, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_command_line_errors, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_lesson_errors, fixture_setup, fixture_teardown),

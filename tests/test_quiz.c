@@ -145,6 +145,25 @@ static void test_strict_numbers(void **state) {
     assert_false(judge(&third, answer).number);
 }
 
+// An exponent of two digits places the last typed digit as written: 1.2e12 is typed to the
+// 10^11 place, half a unit 5e10, and 1.23e12 is 3e10 from it: right, by the precision typed
+// (the trace prints 1.2300e+12, half a unit 5e7); 1.3e12 is 7e10 away: wrong. 3.6e-10 is typed
+// to the 11th decimal, half a unit 5e-12, and is 1.2174e-11 from 3.47826e-10: wrong, as 3.5e-10
+// (2.174e-12 away) is right.
+static void test_exponents_of_two_digits(void **state) {
+    (void)state;
+    static const QuizQuestion large = {.asked = "l", .value = 1.23e12, .value_text = "1.2300e+12",
+                                       .half_unit = 5e7, .digits = 4};
+    QuizVerdict v = judge(&large, "1.2e12");
+    assert_true(v.right);
+    assert_string_equal(v.note, "right to the precision you gave; the trace prints 1.2300e+12");
+    assert_false(judge(&large, "1.3e12").right);
+    static const QuizQuestion small = {.asked = "s", .value = 3.47826e-10, .value_text = "3.4783e-10",
+                                       .half_unit = 5e-15, .digits = 4};
+    assert_true(judge(&small, "3.5e-10").right);
+    assert_false(judge(&small, "3.6e-10").right);
+}
+
 // An overflow is right only as itself: inf for inf, and nan for nan; inf for a number is not.
 static void test_infinite_and_nan(void **state) {
     (void)state;
@@ -183,6 +202,7 @@ int main(void) {
         cmocka_unit_test(test_exactly_half_a_unit_away_is_right),
         cmocka_unit_test(test_not_a_number),
         cmocka_unit_test(test_strict_numbers),
+        cmocka_unit_test(test_exponents_of_two_digits),
         cmocka_unit_test(test_infinite_and_nan),
         cmocka_unit_test(test_comparisons_and_allclose),
     };

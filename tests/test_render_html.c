@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "render_train.h"
 
 enum { HEADS = 20, ROWS = 41, COLS = 3 };
 
@@ -153,6 +154,50 @@ static void test_slices_wrap(void **state) {
     free(page);
 }
 
+// Narration written with Windows line ends ("\r\n", kept by a double-quoted YAML string) and
+// spaces at the ends of lines: each line loses them, so a line of only "\r" is blank and
+// starts a new paragraph, and no '\r' reaches the page.
+static void test_prose_drops_spaces_and_carriage_returns_at_line_ends(void **state) {
+    (void)state;
+    Trace tr = {.title = "T", .file_name = "t.yaml", .digits = 4, .doc_first_slip = -1,
+                .intro = "One \r\ntwo\r\n\r\nThree\r"};
+    StrBuf out;
+    strbuf_init(&out);
+    render_html(&tr, &out);
+    assert_false(out.failed);
+    const char *want = "<section class=\"intro\">\n<p class=\"prose\">One\ntwo</p>\n<p class=\"prose\">Three</p>\n"
+                       "</section>\n";
+    if (!strstr(strbuf_str(&out), want))
+        fail_msg("the page lacks\n%s\npage:\n%s", want, strbuf_str(&out));
+    assert_null(strchr(strbuf_str(&out), '\r'));
+    strbuf_finish(&out);
+}
+
+// The loss curve's points: x from 60 (step 0) to 590 (the last step), y from 10 (the largest
+// loss) to 190 (the smallest). Losses 2, 1, 1.5 over three steps: x = 60 + 530 s / 2 = 60,
+// 325, 590; y = 10 + 180 (2 - loss) / (2 - 1) = 10, 190, 100. A single step sits in the
+// middle, x = 60 + 530 / 2 = 325, and a flat loss at y = 100.
+static void test_loss_curve_points(void **state) {
+    (void)state;
+    double losses[] = {2, 1, 1.5};
+    TraceTraining t = {.steps = 3, .steps_done = 3, .losses = losses};
+    StrBuf out;
+    strbuf_init(&out);
+    render_train_svg(&t, 4, &out);
+    assert_false(out.failed);
+    if (!strstr(strbuf_str(&out), " points=\"60.0,10.0 325.0,190.0 590.0,100.0\"/>"))
+        fail_msg("the curve's points are wrong:\n%s", strbuf_str(&out));
+    assert_non_null(strstr(strbuf_str(&out), ">2.0000</text>"));  // the largest loss, at the top
+    assert_non_null(strstr(strbuf_str(&out), ">1.0000</text>"));
+    strbuf_finish(&out);
+    strbuf_init(&out);
+    t.steps_done = 1;
+    render_train_svg(&t, 4, &out);
+    if (!strstr(strbuf_str(&out), " points=\"325.0,100.0\"/>"))
+        fail_msg("one step is not in the middle:\n%s", strbuf_str(&out));
+    strbuf_finish(&out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corners_of_many_slices),
@@ -160,6 +205,8 @@ int main(void) {
         cmocka_unit_test(test_integer_scale_is_labelled_whole),
         cmocka_unit_test(test_a_step_naming_a_gradient_shows_no_copy),
         cmocka_unit_test(test_slices_wrap),
+        cmocka_unit_test(test_prose_drops_spaces_and_carriage_returns_at_line_ends),
+        cmocka_unit_test(test_loss_curve_points),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

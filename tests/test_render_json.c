@@ -139,10 +139,34 @@ static void test_empty_trace(void **state) {
     strbuf_finish(&out);
 }
 
+// A stage that follows two edited givens names both, in the order the trace gives them: the
+// verdict, the edited list as a JSON array of two strings, then the printed values.
+static void test_two_edited_givens(void **state) {
+    (void)state;
+    double y_values[] = {3};
+    Tensor y = {.shape = {0, {0}}, .size = 1, .data = y_values};
+    double printed[] = {2};
+    Tensor doc_values = {.shape = {0, {0}}, .size = 1, .data = printed};
+    const char *edited[] = {"x", "w"};
+    TraceDocument doc = {.verdict = DOC_FOLLOWS_EDIT, .edited = edited, .n_edited = 2, .values = &doc_values};
+    TraceStage stage = {.kind = STAGE_STEP, .name = "y", .number = "1", .expr = "x + w", .value = &y,
+                        .document = &doc};
+    Trace t = {.title = "T", .file = "t.yaml", .digits = 4, .stages = &stage, .n_stages = 1, .doc_first_slip = -1};
+    StrBuf out;
+    strbuf_init(&out);
+    render_json(&t, &out);
+    assert_false(out.failed);
+    const char *want = "\"document\": {\"verdict\": \"follows_edit\", \"edited\": [\"x\", \"w\"], \"values\": 2, ";
+    if (!strstr(strbuf_str(&out), want))
+        fail_msg("the JSON lacks\n  %s\nJSON:\n%s", want, strbuf_str(&out));
+    strbuf_finish(&out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trace),
         cmocka_unit_test(test_empty_trace),
+        cmocka_unit_test(test_two_edited_givens),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -93,6 +93,42 @@ static void test_last_readers_of_a_gradient(void **state) {
     free(last);
 }
 
+// w, x -> h0 = -x -> h1 = h0 * w -> ... -> h3000 = h2999 * w, g = grad(h3000, x). Nodes: w 0,
+// x 1, h0 2, hk k + 2; the backward pass's stages dh3000/dh2999, ..., dh3000/dh0, dh3000/dx.
+// Following the check of dh3000/dhk from hk to h3000 takes 3002 - (k + 2) + 1 = 3001 - k steps,
+// and dh3000/dx's 3002: 2 + 3 + ... + 3001 + 3002 = 4,507,502 in all, past the 2^22 =
+// 4,194,304 plan_last_readers follows. So dh3000/dx, the last of them, is taken to read every
+// node before it: w (node 0, which its check reads to compute h1 again, and which the pass
+// itself reads last in dh3000/dh0) and h1 (read last by dh3000/dh1 and dh3000/dh0) live until
+// it, as do x and h3000, which it reads itself.
+static void test_last_readers_past_the_work_followed(void **state) {
+    Fixture *f = *state;
+    StrBuf yaml;
+    strbuf_init(&yaml);
+    strbuf_puts(&yaml, "title: t\ngiven:\n  w: 1.0\n  x: 1.0\nsteps:\n  - h0: -x\n");
+    for (int k = 1; k <= 3000; k++)
+        strbuf_printf(&yaml, "  - h%d: h%d * w\n", k, k - 1);
+    strbuf_puts(&yaml, "  - g: grad(h3000, x)\n");
+    assert_false(yaml.failed);
+    const Plan *plan = fixture_plan(f, "t.yaml", strbuf_str(&yaml));
+    size_t *last = calloc(plan->n_nodes, sizeof(size_t));
+    assert_non_null(last);
+    assert_true(plan_last_readers(plan, last));
+    size_t w = node_of(plan, "w"), x = node_of(plan, "x"), h1 = node_of(plan, "h1"),
+           y = node_of(plan, "h3000"), through_h0 = node_of(plan, "dh3000/dh0"), dx = node_of(plan, "dh3000/dx");
+    assert_int_equal(w, 0);
+    assert_int_equal(h1, 3);
+    assert_int_equal(y, 3002);
+    assert_int_equal(plan->nodes[dx].kind, PLAN_GRAD);
+    assert_true(through_h0 < dx);
+    assert_int_equal(last[w], dx);
+    assert_int_equal(last[h1], dx);
+    assert_int_equal(last[x], dx);
+    assert_int_equal(last[y], dx);
+    free(last);
+    strbuf_finish(&yaml);
+}
+
 // The lesson yaml run keeping only the stage `name` (*node): every other stage is released,
 // and holds no values, that one keeps them.
 static const Trace *run_keeping_only(Fixture *f, const char *yaml, const char *name, size_t *node) {
@@ -600,6 +636,7 @@ int main(int argc, char **argv) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_last_readers_of_a_chain, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_last_readers_of_a_gradient, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_last_readers_past_the_work_followed, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_run_frees_what_is_not_kept, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_run_frees_gradient_stages, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_run_keeps_everything_by_default, fixture_setup, fixture_teardown),
