@@ -181,6 +181,60 @@ EQUIVALENT = [
     # one character takes at most two (a colour escape none), so the first never passes them.
     ("textwrap.c", "if (w + cw > cols && i > 0)", 1, ">", ">=",
      "the first character (at most 2 columns of at least 20) never passes cols, so i > 0 need not be tested"),
+    # tracer/run, fast, kernel.
+    # A gradient stage's value is put in the trace's tensors for its check and taken out again:
+    # on success run_plan stores the same tensor there next; on failure the trace is destroyed
+    # up to n_tensors, which does not count node i yet, so the stale pointer is never read.
+    ("run.c", "run->trace->tensors[i] = NULL;", 0, "run->trace->tensors[i] = NULL;", ";",
+     "run_plan stores the same value at i, or destroys the trace up to n_tensors = i"),
+    # `where` names the first element left out, and is read only by the notes that leave one out.
+    ("gradcheck.c", "if (left_out > 0)", 0, ">", ">=",
+     "`where` is written for element 0 too, but read only when an element was left out"),
+    # ScheduleRun is allocated zeroed: room for two changes nothing written or read.
+    ("fast.c", "ScheduleRun *s = util_calloc(1, sizeof(ScheduleRun));", 0, "1", "2",
+     "a second zeroed ScheduleRun past the first is never read"),
+    # The fast weight reader gives the reference's bits (test_widen holds it to that); without it
+    # every weight is read by the reference, only slower.
+    ("fast.c", "widen_install();", 0, "widen_install();", ";",
+     "without the fast reader the reference reads the same values and finds the same NaNs, only slower"),
+    # A fast reader that declines a run (returns false) leaves it to the reference, which widens
+    # the same values or finds the same first NaN (the three `return true;` of widen.c).
+    ("widen.c", "return true;\n}", 0, "true", "false",
+     "a run the fast reader declines is read by the reference, with the same values and the same first NaN"),
+    # Every caller gives fast_transpose_steps a rank of 2 or more: in_place.c views only inputs of
+    # rank 2 or more, and test_gemm passes split heads.
+    ("fast_ops.c", "if (r >= 2) {", 0, "2", "1", "no caller passes a rank below 2"),
+    # The op table's entries looked up again on every call: the same entries, only slower.
+    ("fast_ops.c", "found = true;", 0, "true", "false",
+     "looking the same entries up again on every call finds the same entries"),
+    # freeing_init files node 0 last in its bucket, at the bucket's first slot; frees is zeroed,
+    # so a walk that stops before node 0 leaves 0, node 0, in that slot all the same.
+    ("freeing.c", "for (size_t k = n; k-- > 0;)\nif (!keep[k])", 0, "0", "1",
+     "the slot node 0 would be filed in is zeroed, and 0 is node 0"),
+    # freeing_init's one caller, fast_start, calls fast_finish (and so freeing_finish) when it fails.
+    ("freeing.c", "freeing_finish(f);", 0, "freeing_finish(f);", ";",
+     "the one caller, fast_start, finishes the Freeing itself when freeing_init fails"),
+    # pending has room for n_nodes + 1 and is set only below n_nodes: the one more is NULL.
+    ("in_place.c", "for (size_t k = 0; ip->pending && k < plan->n_nodes; k++)", 0, "<", "<=",
+     "pending[n_nodes] is allocated and always NULL, and tensor_destroy(NULL) does nothing"),
+    # The rows of a block: the rows left, or GEMM_MC; when exactly GEMM_MC are left, both.
+    ("gemm.c", "size_t mc = rows - ic < GEMM_MC ? rows - ic : GEMM_MC;", 0, "<", "<=",
+     "when rows - ic == GEMM_MC both branches give GEMM_MC"),
+    # A reshape's -1 (the only negative size that gets this far) is the unknown axis, whose size
+    # is written over it before the shape is returned.
+    ("kernel_layout.c", "s.dim[i] = dims[i] < 0 ? 0 : (size_t)dims[i];", 1, "0", "1",
+     "the -1's axis is set to the size worked out (s.dim[unknown]) before the shape is returned"),
+    # The two ways of a product's gradient give the same bits (grad_product_fast says why, and
+    # test_grad_product holds it to it); which one runs changes only the time.
+    ("kernel_grad.c", "bool fast = backend_installed() != NULL && n * k * m >= KERNEL_GRAD_PRODUCT_MIN_WORK;", 0,
+     "!=", "==", "the loop and the installed product give a gradient the same bits, so only the time changes"),
+    # expect_values is an ASSERT (kernel_private.h): no run gives a kernel a tensor without values.
+    ("kernel_axis.c", "expect_values(din);\nexpect_values(dout);", 0, "expect_values(din);", ";",
+     "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
+    ("kernel_triangle.c", "expect_values(din);", 0, "expect_values(din);", ";",
+     "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
+    ("kernel_layout.c", "expect_values(parts[0]);", 0, "expect_values(parts[0]);", ";",
+     "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
 ]
 
 

@@ -438,6 +438,11 @@ static void test_softmax_axis(void **state) {
     Tensor *masked = TENSOR(SHAPE(2, 2), 0, -INFINITY, -INFINITY, -INFINITY), *lm = ZEROS(SHAPE(2, 2));
     kernel_softmax_axis(lm, masked, 1, KERNEL_LOG_SOFTMAX);
     assert_tensor_near(lm, SHAPE(2, 2), EXACT, 0, -INFINITY, NAN, NAN);
+    // a line's max is its own: the larger value just past row 0 (row 1's first) is not in it,
+    // or row 0 would be exp(-1000) / (2 exp(-1000)) = 0 / 0. numpy: [[0.5, 0.5], [1, 0]]
+    Tensor *apart = TENSOR(SHAPE(2, 2), 0, 0, 1000, 0), *pa = ZEROS(SHAPE(2, 2));
+    kernel_softmax_axis(pa, apart, 1, KERNEL_SOFTMAX);
+    assert_tensor_near(pa, SHAPE(2, 2), EXACT, 0.5, 0.5, 1, 0);
 }
 
 static void test_cumsum(void **state) {
@@ -485,6 +490,11 @@ static void test_sort_and_topk(void **state) {
     assert_tensor_near(top, SHAPE(2, 2), EXACT, 3, 2, NAN, 4);
     assert_true(kernel_sort(top, x, KERNEL_ARGTOPK, 2));
     assert_tensor_near(top, SHAPE(2, 2), EXACT, 0, 2, 1, 2);
+    // nan comes first wherever it stands, before or after larger numbers: torch.topk of
+    // [[1, 2, nan], [2, nan, 1], [nan, 1, 2]] gives indices [[2, 1, 0], [1, 0, 2], [0, 2, 1]]
+    Tensor *late = TENSOR(SHAPE(3, 3), 1, 2, NAN, 2, NAN, 1, NAN, 1, 2), *where = ZEROS(SHAPE(3, 3));
+    assert_true(kernel_sort(where, late, KERNEL_ARGTOPK, 3));
+    assert_tensor_near(where, SHAPE(3, 3), EXACT, 2, 1, 0, 1, 0, 2, 0, 2, 1);
     // the gradient goes back where each value came from: topk's [[1, 2], [3, 4]]
     Tensor *g = TENSOR(SHAPE(2, 2), 1, 2, 3, 4), *d = ZEROS(SHAPE(2, 4));
     assert_true(kernel_grad_sort(d, g, x, KERNEL_TOPK, 2));

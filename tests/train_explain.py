@@ -102,7 +102,7 @@ def recompute(c, u, t):
         checks.append((name, v[name], got))
 
     g = v["g"]
-    if "norm" in v:
+    if c.get("clip"):  # a clipped update shows the norm it was clipped by
         same("scale", c["clip"] / (v["norm"] + 1e-6))
         same("g", v["g_unclipped"] * v["scale"] if v["scale"] < 1 else v["g_unclipped"])
     w = v["w"]
