@@ -263,7 +263,7 @@ if ! cmp -s out/pipe.renamed out/good.stdout; then
     failures=$((failures + 1))
 fi
 
-# A full disk: the trace, the JSON and the help must not pass for success.
+# A full disk: the trace, the JSON, the help and the version must not pass for success.
 for format in text json; do
     NO_COLOR=1 "$tracer" --format $format good.yaml >/dev/full 2>out/full_$format.stderr
     echo $? >out/full_$format.status
@@ -285,6 +285,12 @@ echo $? >out/full_help.status
 : >out/full_help.stdout
 expect full_help 2 <<'EOF'
 tracer: cannot write the help: No space left on device
+EOF
+"$tracer" --version >/dev/full 2>out/full_version.stderr
+echo $? >out/full_version.status
+: >out/full_version.stdout
+expect full_version 2 <<'EOF'
+tracer: cannot write the version: No space left on device
 EOF
 
 if [ $failures != 0 ]; then
