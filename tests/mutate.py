@@ -164,8 +164,14 @@ EQUIVALENT = [
     # result's size there is A's: A's test always holds first.
     ("op_matmul.c", "else if (k < b->rank && b->dim[b->rank - 1 - k] == c->shape.dim[out_axis])", 0, "<", "<=",
      "at k == b->rank the axis is A's alone, so the first test (A's) already took it"),
+    # --step's page to start on: pager_show starts on page 1 whenever *at is not a page
+    # (1 to n), and writes *at before it returns to be called again.
+    ("cmd_step.c", "size_t at = 1;", 0, "1", "0",
+     "pager_show takes an *at of 0, outside 1..n, as page 1"),
+    # pipeline_run_file_pages begins with *pages = (Pages){0}, before anything reads them.
+    ("cmd_step.c", "Pages pages = {0};", 0, "0", "1",
+     "pipeline_run_file_pages sets *pages to {0} before any field is read"),
 ]
-
 
 # ---------------------------------------------------------------- reading C
 
