@@ -171,8 +171,11 @@ EQUIVALENT = [
     # pipeline_run_file_pages begins with *pages = (Pages){0}, before anything reads them.
     ("cmd_step.c", "Pages pages = {0};", 0, "0", "1",
      "pipeline_run_file_pages sets *pages to {0} before any field is read"),
+    # The machine's memory when TRACER_MEMORY is unset: on Linux, sysconf gives the number of
+    # physical pages and the page size, both positive, so its fallback of 0 is never taken.
+    ("main.c", "opts->memory = pages > 0 && page > 0 ? (double)pages * (double)page : 0;", 2, "0", "1",
+     "sysconf(_SC_PHYS_PAGES) and sysconf(_SC_PAGE_SIZE) are positive on Linux"),
 ]
-
 # ---------------------------------------------------------------- reading C
 
 TOKEN = re.compile(
