@@ -181,11 +181,11 @@ static void read_back(FILE *f, char *text, size_t size) {
     fclose(f);
 }
 
-// Run the handler of `option` on `lesson` (stdin empty) over a stack filled with `byte`.
-static void run_handler(const char *option, const char *lesson, unsigned char byte, Outcome *o) {
+// Run the handler the command line argv asks for (stdin empty) over a stack filled with
+// `byte`.
+static void run_command(int argc, char **argv, unsigned char byte, Outcome *o) {
     Command cmd;
-    char *argv[] = {"tracer", (char *)option, (char *)lesson};
-    assert_int_equal(cli_parse(3, argv, modes, modes_count, &cmd), STATUS_OK);
+    assert_int_equal(cli_parse(argc, argv, modes, modes_count, &cmd), STATUS_OK);
     FILE *out = tmpfile(), *err = tmpfile(), *in = fopen("/dev/null", "r");
     assert_non_null(out);
     assert_non_null(err);
@@ -208,6 +208,11 @@ static void run_handler(const char *option, const char *lesson, unsigned char by
     fclose(in);
     read_back(out, o->out, sizeof(o->out));
     read_back(err, o->err, sizeof(o->err));
+}
+
+static void run_handler(const char *option, const char *lesson, unsigned char byte, Outcome *o) {
+    char *argv[] = {"tracer", (char *)option, (char *)lesson};
+    run_command(3, argv, byte, o);
 }
 
 // A handler says the same whatever its stack held before: each local is set before it is
@@ -247,6 +252,34 @@ static void test_handlers_do_not_read_the_stack_unset(void **state) {
     assert_int_equal(lines, 13);
 }
 
+// --update-golden with each allocation failing in turn: every run short of memory says so and
+// fails with status 2, leaving no golden file; the run with none failing writes it.
+static void test_update_golden_short_of_memory(void **state) {
+    (void)state;
+    char golden[] = "/tmp/test_cli_golden_XXXXXX";
+    int fd = mkstemp(golden);
+    assert_true(fd >= 0);
+    close(fd);
+    char *argv[] = {"tracer", "--update-golden", "--golden", golden, (char *)good_lesson};
+    static Outcome o;
+    assert_int_equal(remove(golden), 0);
+    util_fail_allocation(0);
+    run_command(5, argv, 0, &o);
+    size_t made = util_fail_allocation(0);
+    assert_int_equal(o.status, STATUS_OK);
+    assert_int_equal(remove(golden), 0);  // written
+    assert_true(made > 2);
+    for (size_t n = 1; n <= made; n++) {
+        util_fail_allocation(n);
+        run_command(5, argv, 0, &o);
+        util_fail_allocation(0);
+        if (o.status != STATUS_USAGE_ERROR || !strstr(o.err, "out of memory"))
+            fail_msg("allocation %zu of %zu failing: status %d, stderr:\n%s", n, made, o.status, o.err);
+        if (remove(golden) == 0)
+            fail_msg("allocation %zu of %zu failing: the golden file was written", n, made);
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: test_cli GOOD_LESSON BROKEN_LESSON\n");
@@ -261,6 +294,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_the_options_choose_the_mode),
         cmocka_unit_test(test_a_mode_refuses_what_it_does_not_take),
         cmocka_unit_test(test_handlers_do_not_read_the_stack_unset),
+        cmocka_unit_test(test_update_golden_short_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
