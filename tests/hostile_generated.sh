@@ -1,7 +1,8 @@
 #!/bin/sh
 # Hostile lessons too large, too binary or too tied to the machine to keep in git: an 8 MiB
 # file, 100,000 brackets, a 3 MiB expression, a PNG and an executable, NUL bytes, invalid
-# UTF-8, an escape character, UTF-16, an unreadable file, a read error, a pipe, a full disk.
+# UTF-8, an escape character, UTF-16, an unreadable file, a read error, a pipe, a full disk,
+# three tokenizer folders in one lesson.
 # Each is written to a temporary folder, run there (so messages name it by its short name),
 # and its exit status and whole stderr are compared with what the tracer must say.
 #
@@ -12,6 +13,7 @@ case $tracer in
 /*) ;;
 *) tracer=$PWD/$tracer ;;
 esac
+root=$PWD
 tmp=$(mktemp -d) || exit 99
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
@@ -123,6 +125,21 @@ awk 'BEGIN { print "title: t\nlabels:"; for (i = 0; i < 50000; i++) printf("  l%
              print "steps:\n  - a: g0" }' >many_label_refs.yaml
 run many_label_refs many_label_refs.yaml
 expect many_label_refs 0 </dev/null
+
+# Three tokenizers in one lesson, each read from a folder of its own (copies of
+# tests/tokenizer/tiny): the list of those read grows past its first two. "The" and " cat" are
+# ids 258 and 260 in tiny's encoder.json, so x + y + z is 774 and 780.
+for k in a b c; do cp -R "$root/tests/tokenizer/tiny" "tiny_$k"; done
+{ printf 'title: t\ngiven:\n'
+  for k in a b c; do printf '  %s: {text: "The cat", tokenizer: tiny_%s/}\n' "$k" "$k"; done
+  printf 'steps:\n  - s: a + b + c\n'; } >three_tokenizers.yaml
+run three_tokenizers three_tokenizers.yaml
+expect three_tokenizers 0 </dev/null
+if ! grep -qF "│  774   780 │" out/three_tokenizers.stdout; then
+    echo "FAIL three_tokenizers: a + b + c is not 774, 780:"
+    tail -n 8 out/three_tokenizers.stdout
+    failures=$((failures + 1))
+fi
 
 # Backward passes must stay bounded too: one grad through 10,000 chained steps and 10,000
 # grads of it share one pass (its finite-difference checks stop at their budget), while a
