@@ -175,8 +175,11 @@ EQUIVALENT = [
     # physical pages and the page size, both positive, so its fallback of 0 is never taken.
     ("main.c", "opts->memory = pages > 0 && page > 0 ? (double)pages * (double)page : 0;", 2, "0", "1",
      "sysconf(_SC_PHYS_PAGES) and sysconf(_SC_PAGE_SIZE) are positive on Linux"),
-]
-# ---------------------------------------------------------------- reading C
+    # --step's number being typed: typed holds at most 15 characters and its NUL, so typed and
+    # one key more need the 17 bytes of sizeof(typed) + 1; a byte more is never written.
+    ("pager.c", "char more[sizeof(typed) + 1];", 0, "1", "2",
+     "typed and one key fit in sizeof(typed) + 1 bytes, so a byte of room more is never used"),
+]# ---------------------------------------------------------------- reading C
 
 TOKEN = re.compile(
     r"""(?P<space>\s+)
