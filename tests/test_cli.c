@@ -159,6 +159,17 @@ static void test_a_mode_refuses_what_it_does_not_take(void **state) {
     assert_int_equal(parse(&cmd, "a.yaml", "b.yaml", NULL), STATUS_USAGE_ERROR);
     assert_int_equal(parse(&cmd, "--diff", "a.yaml", "b.yaml", "c.yaml", NULL), STATUS_USAGE_ERROR);
     assert_int_equal(parse(&cmd, "--check", NULL), STATUS_USAGE_ERROR);
+    // How many lessons each mode takes: --list none (the course) or one, --watch and --lint
+    // one, --diff one or two (cmd_diff names the second one missing).
+    assert_int_equal(parse(&cmd, "--list", NULL), STATUS_OK);
+    assert_int_equal(parse(&cmd, "--list", "a.yaml", NULL), STATUS_OK);
+    assert_int_equal(parse(&cmd, "--list", "a.yaml", "b.yaml", NULL), STATUS_USAGE_ERROR);
+    assert_int_equal(parse(&cmd, "--watch", NULL), STATUS_USAGE_ERROR);
+    assert_int_equal(parse(&cmd, "--watch", "a.yaml", NULL), STATUS_OK);
+    assert_int_equal(parse(&cmd, "--lint", NULL), STATUS_USAGE_ERROR);
+    assert_int_equal(parse(&cmd, "--lint", "a.yaml", NULL), STATUS_OK);
+    assert_int_equal(parse(&cmd, "--diff", NULL), STATUS_USAGE_ERROR);
+    assert_int_equal(parse(&cmd, "--diff", "a.yaml", NULL), STATUS_OK);
 }
 
 // Fill the stack below the caller with `byte`, so that a handler called next finds it there
