@@ -179,7 +179,19 @@ EQUIVALENT = [
     # one key more need the 17 bytes of sizeof(typed) + 1; a byte more is never written.
     ("pager.c", "char more[sizeof(typed) + 1];", 0, "1", "2",
      "typed and one key fit in sizeof(typed) + 1 bytes, so a byte of room more is never used"),
-]# ---------------------------------------------------------------- reading C
+    # diag_error takes a width of 0 as 1 (d->width = width ? width : 1): the same caret.
+    ("watch.c", 'return diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "stopped watching \'%s\': it is now %s", w->path,',
+     2, "0", "1", "diag_error stores a width of 0 as 1"),
+    # A zeroed block of two where one is used: the second is never read, and calloc's count
+    # is not one of the allocations util_fail_allocation counts (that is one call either way).
+    ("given_file.c", "return util_calloc(1, sizeof(GivenFiles));", 0, "1", "2",
+     "room for a second GivenFiles is never read or written"),
+    ("given_text.c", "return util_calloc(1, sizeof(GivenTokenizers));", 0, "1", "2",
+     "room for a second GivenTokenizers is never read or written"),
+]
+
+
+# ---------------------------------------------------------------- reading C
 
 TOKEN = re.compile(
     r"""(?P<space>\s+)
