@@ -20,6 +20,7 @@
 #include "given_text.h"
 #include "lesson.h"
 #include "tokenizer.h"
+#include "unicode_classes.h"
 
 static bool byte_is_itself(unsigned b) {
     return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
@@ -784,6 +785,28 @@ static void test_given_text_allocation_failures(void **state) {
     assert_true(total > 10);
 }
 
+// The classes of GPT-2's pre-tokenizer, at the ends of their ranges: A, Z, a, z, the
+// feminine ordinal and micro sign are letters (Unicode's L), the characters just outside the
+// alphabets are not; 0, 9, the superscripts two, three and one, and SEGMENTED DIGIT NINE
+// (U+1FBF9, the last number of Unicode 14) are numbers (N), '/' and ':' are not.
+static void test_unicode_classes(void **state) {
+    (void)state;
+    const uint32_t letters[] = {'A', 'Z', 'a', 'z', 0xAA, 0xB5}, not_letters[] = {'@', '[', '`', '{', '0'};
+    const uint32_t numbers[] = {'0', '9', 0xB2, 0xB3, 0xB9, 0x1FBF9}, not_numbers[] = {'/', ':', 'a', 0x1FBFA};
+    for (size_t i = 0; i < ARRAY_LEN(letters); i++)
+        if (!unicode_is_letter(letters[i]))
+            fail_msg("U+%04X is a letter", (unsigned)letters[i]);
+    for (size_t i = 0; i < ARRAY_LEN(not_letters); i++)
+        if (unicode_is_letter(not_letters[i]))
+            fail_msg("U+%04X is not a letter", (unsigned)not_letters[i]);
+    for (size_t i = 0; i < ARRAY_LEN(numbers); i++)
+        if (!unicode_is_number(numbers[i]))
+            fail_msg("U+%04X is a number", (unsigned)numbers[i]);
+    for (size_t i = 0; i < ARRAY_LEN(not_numbers); i++)
+        if (unicode_is_number(not_numbers[i]))
+            fail_msg("U+%04X is not a number", (unsigned)not_numbers[i]);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encode),
@@ -802,6 +825,7 @@ int main(void) {
         cmocka_unit_test(test_lesson_reads_tokenizer_once),
         cmocka_unit_test(test_given_text),
         cmocka_unit_test(test_given_text_allocation_failures),
+        cmocka_unit_test(test_unicode_classes),
     };
     return cmocka_run_group_tests(tests, make_folder, remove_folder);
 }
