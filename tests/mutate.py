@@ -193,6 +193,11 @@ EQUIVALENT = [
     # value_nodes (the checker, --lint) of a lesson that failed to load.
     ("lesson_given.c", "g->value_nodes = NULL;", 0, "g->value_nodes = NULL;", ";",
      "value_nodes is NULL already, or left by a failed given in a lesson that never runs"),
+    # sizeof does not evaluate its operand: letters[1] is a UnicodeRange as letters[0] is.
+    ("unicode_classes.c", "return in_ranges(letters, sizeof letters / sizeof letters[0], cp);", 0, "0", "1",
+     "sizeof letters[1] is the size of one range, as sizeof letters[0] is"),
+    ("unicode_classes.c", "return in_ranges(numbers, sizeof numbers / sizeof numbers[0], cp);", 0, "0", "1",
+     "sizeof numbers[1] is the size of one range, as sizeof numbers[0] is"),
 ]
 
 
