@@ -21,6 +21,7 @@
 #include "lesson.h"
 #include "tokenizer.h"
 #include "unicode_classes.h"
+#include "utf8.h"
 
 static bool byte_is_itself(unsigned b) {
     return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
@@ -807,6 +808,20 @@ static void test_unicode_classes(void **state) {
             fail_msg("U+%04X is not a number", (unsigned)not_numbers[i]);
 }
 
+// utf8_next over characters of one to four bytes: "a", "é" (C3 A9, U+00E9), "猫" (E7 8C AB,
+// U+732B) and "😀" (F0 9F 98 80, U+1F600), each moving past its own bytes.
+static void test_utf8_next(void **state) {
+    (void)state;
+    const char *text = "a\xC3\xA9\xE7\x8C\xAB\xF0\x9F\x98\x80";
+    const uint32_t want[] = {0x61, 0xE9, 0x732B, 0x1F600};
+    const size_t ends[] = {1, 3, 6, 10};
+    size_t i = 0;
+    for (size_t k = 0; k < ARRAY_LEN(want); k++) {
+        assert_int_equal(utf8_next(text, &i), want[k]);
+        assert_int_equal(i, ends[k]);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encode),
@@ -826,6 +841,7 @@ int main(void) {
         cmocka_unit_test(test_given_text),
         cmocka_unit_test(test_given_text_allocation_failures),
         cmocka_unit_test(test_unicode_classes),
+        cmocka_unit_test(test_utf8_next),
     };
     return cmocka_run_group_tests(tests, make_folder, remove_folder);
 }
