@@ -198,6 +198,10 @@ EQUIVALENT = [
      "sizeof letters[1] is the size of one range, as sizeof letters[0] is"),
     ("unicode_classes.c", "return in_ranges(numbers, sizeof numbers / sizeof numbers[0], cp);", 0, "0", "1",
      "sizeof numbers[1] is the size of one range, as sizeof numbers[0] is"),
+    # yamldoc_node_width's every caller passes it on to diag_error, which stores a width of 0
+    # as 1 (d->width = width ? width : 1).
+    ("yamldoc.c", "if (!node || node->end_line != node->line || node->end_col <= node->col)", 0, "<=", "<",
+     "a width of 0 goes only to diag_error, which takes it as 1"),
 ]
 
 
