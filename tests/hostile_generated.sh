@@ -77,6 +77,12 @@ tracer: error: cannot read lesson '/dev/stdin': it is larger than 4 MiB
 hint: a lesson is a page or two; split it into several lessons
 EOF
 
+# Exactly 4 MiB (4,194,304 bytes, a comment filling the rest) is at the limit, not past it.
+{ printf 'title: t\n%s#' "$steps"; repeat $((4194304 - 31)) x; printf '\n'; } >limit.yaml
+[ "$(wc -c <limit.yaml)" = 4194304 ] || { echo "FAIL limit: limit.yaml is not 4 MiB"; failures=$((failures + 1)); }
+run limit limit.yaml
+expect limit 0 </dev/null
+
 # A 3 MiB title is under the limit: it is a lesson like any other.
 { printf 'title: '; repeat 3145728 x; printf '\n%s' "$steps"; } >long_title.yaml
 run long_title long_title.yaml
