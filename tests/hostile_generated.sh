@@ -1,7 +1,8 @@
 #!/bin/sh
 # Hostile lessons too large, too binary or too tied to the machine to keep in git: an 8 MiB
 # file, 100,000 brackets, a 3 MiB expression, a PNG and an executable, NUL bytes, invalid
-# UTF-8, an escape character, UTF-16, an unreadable file, a read error, a pipe, a full disk.
+# UTF-8, an escape character, UTF-16, an unreadable file, a read error, a pipe, a full disk,
+# three tokenizer folders in one lesson.
 # Each is written to a temporary folder, run there (so messages name it by its short name),
 # and its exit status and whole stderr are compared with what the tracer must say.
 #
@@ -12,6 +13,7 @@ case $tracer in
 /*) ;;
 *) tracer=$PWD/$tracer ;;
 esac
+root=$PWD
 tmp=$(mktemp -d) || exit 99
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 cd "$tmp" || exit 99
@@ -75,6 +77,12 @@ tracer: error: cannot read lesson '/dev/stdin': it is larger than 4 MiB
 hint: a lesson is a page or two; split it into several lessons
 EOF
 
+# Exactly 4 MiB (4,194,304 bytes, a comment filling the rest) is at the limit, not past it.
+{ printf 'title: t\n%s#' "$steps"; repeat $((4194304 - 31)) x; printf '\n'; } >limit.yaml
+[ "$(wc -c <limit.yaml)" = 4194304 ] || { echo "FAIL limit: limit.yaml is not 4 MiB"; failures=$((failures + 1)); }
+run limit limit.yaml
+expect limit 0 </dev/null
+
 # A 3 MiB title is under the limit: it is a lesson like any other.
 { printf 'title: '; repeat 3145728 x; printf '\n%s' "$steps"; } >long_title.yaml
 run long_title long_title.yaml
@@ -123,6 +131,21 @@ awk 'BEGIN { print "title: t\nlabels:"; for (i = 0; i < 50000; i++) printf("  l%
              print "steps:\n  - a: g0" }' >many_label_refs.yaml
 run many_label_refs many_label_refs.yaml
 expect many_label_refs 0 </dev/null
+
+# Three tokenizers in one lesson, each read from a folder of its own (copies of
+# tests/tokenizer/tiny): the list of those read grows past its first two. "The" and " cat" are
+# ids 258 and 260 in tiny's encoder.json, so x + y + z is 774 and 780.
+for k in a b c; do cp -R "$root/tests/tokenizer/tiny" "tiny_$k"; done
+{ printf 'title: t\ngiven:\n'
+  for k in a b c; do printf '  %s: {text: "The cat", tokenizer: tiny_%s/}\n' "$k" "$k"; done
+  printf 'steps:\n  - s: a + b + c\n'; } >three_tokenizers.yaml
+run three_tokenizers three_tokenizers.yaml
+expect three_tokenizers 0 </dev/null
+if ! grep -qF "│  774   780 │" out/three_tokenizers.stdout; then
+    echo "FAIL three_tokenizers: a + b + c is not 774, 780:"
+    tail -n 8 out/three_tokenizers.stdout
+    failures=$((failures + 1))
+fi
 
 # Backward passes must stay bounded too: one grad through 10,000 chained steps and 10,000
 # grads of it share one pass (its finite-difference checks stop at their budget), while a
@@ -263,7 +286,7 @@ if ! cmp -s out/pipe.renamed out/good.stdout; then
     failures=$((failures + 1))
 fi
 
-# A full disk: the trace, the JSON and the help must not pass for success.
+# A full disk: the trace, the JSON, the help and the version must not pass for success.
 for format in text json; do
     NO_COLOR=1 "$tracer" --format $format good.yaml >/dev/full 2>out/full_$format.stderr
     echo $? >out/full_$format.status
@@ -280,12 +303,13 @@ echo $? >out/full_long.status
 expect full_long 2 <<'EOF'
 tracer: cannot write the trace: No space left on device
 EOF
-"$tracer" --help >/dev/full 2>out/full_help.stderr
-echo $? >out/full_help.status
-: >out/full_help.stdout
-expect full_help 2 <<'EOF'
-tracer: cannot write the help: No space left on device
-EOF
+for what in help version; do
+    "$tracer" --$what >/dev/full 2>out/full_$what.stderr
+    echo $? >out/full_$what.status
+    : >out/full_$what.stdout
+    echo "tracer: cannot write the $what: No space left on device" >out/full_$what.want
+    expect full_$what 2 <out/full_$what.want  # not piped: expect counts failures in this shell
+done
 
 if [ $failures != 0 ]; then
     echo "$failures generated hostile case(s) failed"

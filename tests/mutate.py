@@ -235,6 +235,44 @@ EQUIVALENT = [
      "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
     ("kernel_layout.c", "expect_values(parts[0]);", 0, "expect_values(parts[0]);", ";",
      "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
+    # --step's page to start on: pager_show starts on page 1 whenever *at is not a page
+    # (1 to n), and writes *at before it returns to be called again.
+    ("cmd_step.c", "size_t at = 1;", 0, "1", "0",
+     "pager_show takes an *at of 0, outside 1..n, as page 1"),
+    # pipeline_run_file_pages begins with *pages = (Pages){0}, before anything reads them.
+    ("cmd_step.c", "Pages pages = {0};", 0, "0", "1",
+     "pipeline_run_file_pages sets *pages to {0} before any field is read"),
+    # The machine's memory when TRACER_MEMORY is unset: on Linux, sysconf gives the number of
+    # physical pages and the page size, both positive, so its fallback of 0 is never taken.
+    ("main.c", "opts->memory = pages > 0 && page > 0 ? (double)pages * (double)page : 0;", 2, "0", "1",
+     "sysconf(_SC_PHYS_PAGES) and sysconf(_SC_PAGE_SIZE) are positive on Linux"),
+    # --step's number being typed: typed holds at most 15 characters and its NUL, so typed and
+    # one key more need the 17 bytes of sizeof(typed) + 1; a byte more is never written.
+    ("pager.c", "char more[sizeof(typed) + 1];", 0, "1", "2",
+     "typed and one key fit in sizeof(typed) + 1 bytes, so a byte of room more is never used"),
+    # diag_error takes a width of 0 as 1 (d->width = width ? width : 1): the same caret.
+    ("watch.c", 'return diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "stopped watching \'%s\': it is now %s", w->path,',
+     2, "0", "1", "diag_error stores a width of 0 as 1"),
+    # A zeroed block of two where one is used: the second is never read, and calloc's count
+    # is not one of the allocations util_fail_allocation counts (that is one call either way).
+    ("given_file.c", "return util_calloc(1, sizeof(GivenFiles));", 0, "1", "2",
+     "room for a second GivenFiles is never read or written"),
+    ("given_text.c", "return util_calloc(1, sizeof(GivenTokenizers));", 0, "1", "2",
+     "room for a second GivenTokenizers is never read or written"),
+    # A text given's ids: its slot of the givens is zeroed (arena memory), so value_nodes is
+    # already NULL, unless a given that failed to load left its own there; and nothing reads
+    # value_nodes (the checker, --lint) of a lesson that failed to load.
+    ("lesson_given.c", "g->value_nodes = NULL;", 0, "g->value_nodes = NULL;", ";",
+     "value_nodes is NULL already, or left by a failed given in a lesson that never runs"),
+    # sizeof does not evaluate its operand: letters[1] is a UnicodeRange as letters[0] is.
+    ("unicode_classes.c", "return in_ranges(letters, sizeof letters / sizeof letters[0], cp);", 0, "0", "1",
+     "sizeof letters[1] is the size of one range, as sizeof letters[0] is"),
+    ("unicode_classes.c", "return in_ranges(numbers, sizeof numbers / sizeof numbers[0], cp);", 0, "0", "1",
+     "sizeof numbers[1] is the size of one range, as sizeof numbers[0] is"),
+    # yamldoc_node_width's every caller passes it on to diag_error, which stores a width of 0
+    # as 1 (d->width = width ? width : 1).
+    ("yamldoc.c", "if (!node || node->end_line != node->line || node->end_col <= node->col)", 0, "<=", "<",
+     "a width of 0 goes only to diag_error, which takes it as 1"),
 ]
 
 

@@ -9,11 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "cli.h"
+#include "cmd.h"
 #include "modes.h"
+
+// Lessons for the handlers (tests/meson.build): one that runs, one that does not load.
+static const char *good_lesson, *broken_lesson;
 
 static const CliMode *mode_of(CliOption option) {
     for (size_t m = 0; m < modes_count; m++)
@@ -154,15 +159,153 @@ static void test_a_mode_refuses_what_it_does_not_take(void **state) {
     assert_int_equal(parse(&cmd, "a.yaml", "b.yaml", NULL), STATUS_USAGE_ERROR);
     assert_int_equal(parse(&cmd, "--diff", "a.yaml", "b.yaml", "c.yaml", NULL), STATUS_USAGE_ERROR);
     assert_int_equal(parse(&cmd, "--check", NULL), STATUS_USAGE_ERROR);
+    // How many lessons each mode takes: --list none (the course) or one, --watch and --lint
+    // one, --diff one or two (cmd_diff names the second one missing).
+    assert_int_equal(parse(&cmd, "--list", NULL), STATUS_OK);
+    assert_int_equal(parse(&cmd, "--list", "a.yaml", NULL), STATUS_OK);
+    assert_int_equal(parse(&cmd, "--list", "a.yaml", "b.yaml", NULL), STATUS_USAGE_ERROR);
+    assert_int_equal(parse(&cmd, "--watch", NULL), STATUS_USAGE_ERROR);
+    assert_int_equal(parse(&cmd, "--watch", "a.yaml", NULL), STATUS_OK);
+    assert_int_equal(parse(&cmd, "--lint", NULL), STATUS_USAGE_ERROR);
+    assert_int_equal(parse(&cmd, "--lint", "a.yaml", NULL), STATUS_OK);
+    assert_int_equal(parse(&cmd, "--diff", NULL), STATUS_USAGE_ERROR);
+    assert_int_equal(parse(&cmd, "--diff", "a.yaml", NULL), STATUS_OK);
 }
 
-int main(void) {
+// Fill the stack below the caller with `byte`, so that a handler called next finds it there
+// in every local it reads before it writes: a fresh stack would hide such a read with zeros.
+static __attribute__((noinline)) void fill_stack(unsigned char byte) {
+    volatile unsigned char junk[1 << 16];
+    for (size_t i = 0; i < sizeof(junk); i++)
+        junk[i] = byte;
+}
+
+typedef struct Outcome {
+    int status;
+    char out[4096], err[4096];  // the start of what it printed on stdout and stderr
+} Outcome;
+
+static void read_back(FILE *f, char *text, size_t size) {
+    rewind(f);
+    size_t n = fread(text, 1, size - 1, f);
+    text[n] = '\0';
+    fclose(f);
+}
+
+// Run the handler the command line argv asks for (stdin empty) over a stack filled with
+// `byte`.
+static void run_command(int argc, char **argv, unsigned char byte, Outcome *o) {
+    Command cmd;
+    assert_int_equal(cli_parse(argc, argv, modes, modes_count, &cmd), STATUS_OK);
+    FILE *out = tmpfile(), *err = tmpfile(), *in = fopen("/dev/null", "r");
+    assert_non_null(out);
+    assert_non_null(err);
+    assert_non_null(in);
+    fflush(stdout);
+    fflush(stderr);
+    int saved[3] = {dup(STDIN_FILENO), dup(STDOUT_FILENO), dup(STDERR_FILENO)};
+    dup2(fileno(in), STDIN_FILENO);
+    dup2(fileno(out), STDOUT_FILENO);
+    dup2(fileno(err), STDERR_FILENO);
+    fill_stack(byte);
+    o->status = cmd.mode->run(&cmd);
+    fflush(stdout);
+    fflush(stderr);
+    clearerr(stdin);
+    for (int fd = 0; fd < 3; fd++) {
+        dup2(saved[fd], fd);
+        close(saved[fd]);
+    }
+    fclose(in);
+    read_back(out, o->out, sizeof(o->out));
+    read_back(err, o->err, sizeof(o->err));
+}
+
+static void run_handler(const char *option, const char *lesson, unsigned char byte, Outcome *o) {
+    char *argv[] = {"tracer", (char *)option, (char *)lesson};
+    run_command(3, argv, byte, o);
+}
+
+// A handler says the same whatever its stack held before: each local is set before it is
+// read. --list of lesson 03 lists its 4 givens and 9 stages; the broken lesson stops at its
+// unknown name.
+static void test_handlers_do_not_read_the_stack_unset(void **state) {
+    (void)state;
+    const struct {
+        const char *option, *lesson;
+        int status;
+        const char *says;
+    } runs[] = {
+        {"--list", "good", STATUS_OK, "x "},
+        {"--list", "broken", STATUS_LESSON_ERROR, "error: unknown name 'w'"},
+        {"--quiz", "good", -1, NULL},
+        {"--quiz", "broken", STATUS_LESSON_ERROR, "error: unknown name 'w'"},
+    };
+    for (size_t r = 0; r < ARRAY_LEN(runs); r++) {
+        const char *lesson = runs[r].lesson[0] == 'g' ? good_lesson : broken_lesson;
+        static Outcome zeros, junk;
+        run_handler(runs[r].option, lesson, 0x00, &zeros);
+        run_handler(runs[r].option, lesson, 0xA5, &junk);
+        if (runs[r].status >= 0)
+            assert_int_equal(zeros.status, runs[r].status);
+        if (runs[r].says)
+            assert_non_null(strstr(runs[r].status ? zeros.err : zeros.out, runs[r].says));
+        if (junk.status != zeros.status || strcmp(junk.out, zeros.out) || strcmp(junk.err, zeros.err))
+            fail_msg("%s %s: status %d, then %d over a filled stack; stdout:\n%s\nthen:\n%s\nstderr:\n%s\nthen:\n%s",
+                     runs[r].option, lesson, zeros.status, junk.status, zeros.out, junk.out, zeros.err, junk.err);
+    }
+    // lesson 03: 4 givens and 9 stages, one line each
+    Outcome list;
+    run_handler("--list", good_lesson, 0x00, &list);
+    size_t lines = 0;
+    for (const char *c = list.out; *c; c++)
+        lines += *c == '\n';
+    assert_int_equal(lines, 13);
+}
+
+// --update-golden with each allocation failing in turn: every run short of memory says so and
+// fails with status 2, leaving no golden file; the run with none failing writes it.
+static void test_update_golden_short_of_memory(void **state) {
+    (void)state;
+    char golden[] = "/tmp/test_cli_golden_XXXXXX";
+    int fd = mkstemp(golden);
+    assert_true(fd >= 0);
+    close(fd);
+    char *argv[] = {"tracer", "--update-golden", "--golden", golden, (char *)good_lesson};
+    static Outcome o;
+    assert_int_equal(remove(golden), 0);
+    util_fail_allocation(0);
+    run_command(5, argv, 0, &o);
+    size_t made = util_fail_allocation(0);
+    assert_int_equal(o.status, STATUS_OK);
+    assert_int_equal(remove(golden), 0);  // written
+    assert_true(made > 2);
+    for (size_t n = 1; n <= made; n++) {
+        util_fail_allocation(n);
+        run_command(5, argv, 0, &o);
+        util_fail_allocation(0);
+        if (o.status != STATUS_USAGE_ERROR || !strstr(o.err, "out of memory"))
+            fail_msg("allocation %zu of %zu failing: status %d, stderr:\n%s", n, made, o.status, o.err);
+        if (remove(golden) == 0)
+            fail_msg("allocation %zu of %zu failing: the golden file was written", n, made);
+    }
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_cli GOOD_LESSON BROKEN_LESSON\n");
+        return 2;
+    }
+    good_lesson = argv[1];
+    broken_lesson = argv[2];
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_modes_exclude_each_other_both_ways),
         cmocka_unit_test(test_plain_trace_refuses_only_through_a_mode),
         cmocka_unit_test(test_help_shows_every_option),
         cmocka_unit_test(test_the_options_choose_the_mode),
         cmocka_unit_test(test_a_mode_refuses_what_it_does_not_take),
+        cmocka_unit_test(test_handlers_do_not_read_the_stack_unset),
+        cmocka_unit_test(test_update_golden_short_of_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

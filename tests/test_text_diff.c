@@ -56,6 +56,14 @@ static void test_removal(void **state) {
     expect_diff("x\ny\nz", "x\nz", "--- A\n+++ B\n@@ -1,3 +1,2 @@\n x\n-y\n z\n");
 }
 
+// x y y against y x: the longest common part is one line, the first y. After it, the y left
+// of A and the x of B are a removal and an addition, the removal first as diff -u prints it.
+static void test_removal_before_addition_after_a_common_line(void **state) {
+    (void)state;
+    expect_diff("Step 1  p\nx\ny\ny\n", "Step 1  p\ny\nx\n",
+                "--- A\n+++ B\n@@ -1,4 +1,3 @@\n Step 1  p\n-x\n y\n-y\n+x\n");
+}
+
 // From nothing to one line: diff -u numbers an empty side 0,0.
 static void test_from_empty(void **state) {
     (void)state;
@@ -157,6 +165,21 @@ static void test_number_before_an_exponent(void **state) {
     strbuf_finish(&out);
 }
 
+// A point or a comma belongs to a number only with a digit after it: in 4,n and 2.T the
+// number is 4 and 2, so 4 against 5 is highlighted without the comma.
+static void test_number_before_a_point_or_comma(void **state) {
+    (void)state;
+    const char *a = "Step 1  p\n  size 4,n and 2.T\n", *b = "Step 1  p\n  size 5,n and 2.T\n";
+    StrBuf out;
+    strbuf_init(&out);
+    assert_false(text_diff_unified(a, b, "A", "B", true, &out));
+    const char *changed = strstr(strbuf_str(&out), "\033[31m-");
+    assert_non_null(changed);
+    assert_string_equal(changed, "\033[31m-  size \033[7m4\033[27m,n and 2.T\033[0m\n"
+                                 "\033[32m+  size \033[7m5\033[27m,n and 2.T\033[0m\n");
+    strbuf_finish(&out);
+}
+
 // Too many lines differ to align them one by one (6,400 x 6,400 > 40 million cells): the
 // whole region is shown removed, then added.
 static void test_too_large_to_align(void **state) {
@@ -251,6 +274,7 @@ int main(void) {
         cmocka_unit_test(test_one_line),
         cmocka_unit_test(test_hunk_opens_at_the_stage),
         cmocka_unit_test(test_removal),
+        cmocka_unit_test(test_removal_before_addition_after_a_common_line),
         cmocka_unit_test(test_from_empty),
         cmocka_unit_test(test_two_hunks),
         cmocka_unit_test(test_traces_of_different_lengths),
@@ -258,6 +282,7 @@ int main(void) {
         cmocka_unit_test(test_colour),
         cmocka_unit_test(test_numbers_with_nines),
         cmocka_unit_test(test_number_before_an_exponent),
+        cmocka_unit_test(test_number_before_a_point_or_comma),
         cmocka_unit_test(test_too_large_to_align),
         cmocka_unit_test(test_out_of_memory),
         cmocka_unit_test(test_stage_summary),

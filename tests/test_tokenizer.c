@@ -20,6 +20,8 @@
 #include "given_text.h"
 #include "lesson.h"
 #include "tokenizer.h"
+#include "unicode_classes.h"
+#include "utf8.h"
 
 static bool byte_is_itself(unsigned b) {
     return (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
@@ -784,6 +786,40 @@ static void test_given_text_allocation_failures(void **state) {
     assert_true(total > 10);
 }
 
+static void expect_class(bool (*is)(uint32_t), const uint32_t *cps, size_t n, bool want, const char *what) {
+    for (size_t i = 0; i < n; i++)
+        if (is(cps[i]) != want)
+            fail_msg("U+%04X is %s%s", (unsigned)cps[i], want ? "" : "not ", what);
+}
+
+// The classes of GPT-2's pre-tokenizer, at the ends of their ranges: A, Z, a, z, the
+// feminine ordinal and micro sign are letters (Unicode's L), the characters just outside the
+// alphabets are not; 0, 9, the superscripts two, three and one, and SEGMENTED DIGIT NINE
+// (U+1FBF9, the last number of Unicode 14) are numbers (N), '/' and ':' are not.
+static void test_unicode_classes(void **state) {
+    (void)state;
+    const uint32_t letters[] = {'A', 'Z', 'a', 'z', 0xAA, 0xB5}, not_letters[] = {'@', '[', '`', '{', '0'};
+    const uint32_t numbers[] = {'0', '9', 0xB2, 0xB3, 0xB9, 0x1FBF9}, not_numbers[] = {'/', ':', 'a', 0x1FBFA};
+    expect_class(unicode_is_letter, letters, ARRAY_LEN(letters), true, "a letter");
+    expect_class(unicode_is_letter, not_letters, ARRAY_LEN(not_letters), false, "a letter");
+    expect_class(unicode_is_number, numbers, ARRAY_LEN(numbers), true, "a number");
+    expect_class(unicode_is_number, not_numbers, ARRAY_LEN(not_numbers), false, "a number");
+}
+
+// utf8_next over characters of one to four bytes: "a", "é" (C3 A9, U+00E9), "猫" (E7 8C AB,
+// U+732B) and "😀" (F0 9F 98 80, U+1F600), each moving past its own bytes.
+static void test_utf8_next(void **state) {
+    (void)state;
+    const char *text = "a\xC3\xA9\xE7\x8C\xAB\xF0\x9F\x98\x80";
+    const uint32_t want[] = {0x61, 0xE9, 0x732B, 0x1F600};
+    const size_t ends[] = {1, 3, 6, 10};
+    size_t i = 0;
+    for (size_t k = 0; k < ARRAY_LEN(want); k++) {
+        assert_int_equal(utf8_next(text, &i), want[k]);
+        assert_int_equal(i, ends[k]);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_encode),
@@ -802,6 +838,8 @@ int main(void) {
         cmocka_unit_test(test_lesson_reads_tokenizer_once),
         cmocka_unit_test(test_given_text),
         cmocka_unit_test(test_given_text_allocation_failures),
+        cmocka_unit_test(test_unicode_classes),
+        cmocka_unit_test(test_utf8_next),
     };
     return cmocka_run_group_tests(tests, make_folder, remove_folder);
 }

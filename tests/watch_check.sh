@@ -24,7 +24,9 @@ wait_for() {
 }
 save 2
 "$tracer" --color=never "$lesson" > "$tmp/golden.txt" || exit 99
-"$tracer" --watch --check --golden "$tmp/golden.txt" "$lesson" > "$tmp/out" 2> "$tmp/err" &
+# Started with stdin closed, as a service may be: the watch's inotify descriptor is then 0,
+# the lowest free one, and must be taken for one all the same.
+"$tracer" --watch --check --golden "$tmp/golden.txt" "$lesson" > "$tmp/out" 2> "$tmp/err" <&- &
 pid=$!
 wait_for "(run 1)"
 save 5

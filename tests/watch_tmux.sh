@@ -78,9 +78,11 @@ wait_for "    = 21"
 wait_for "tracer: watching $lesson (run 4): save it to trace again, Ctrl-C to stop"
 screen | grep -q "error:" && fail "the error of the broken lesson is still on the screen"
 
-# Deleted: the watch goes on for the name, and traces the file that comes back.
+# Deleted: the screen is cleared of the trace that is gone, the watch goes on for the name,
+# and traces the file that comes back.
 rm "$lesson"
 wait_for "tracer: $lesson was deleted or renamed; waiting for it to come back (Ctrl-C to stop)"
+gone "    = 21"
 save_by_rename 4 'a * 3'
 wait_for "    = 12"
 wait_for "tracer: watching $lesson (run 5): save it to trace again, Ctrl-C to stop"

@@ -22,13 +22,16 @@ static void folder_of(const Loader *L, StrBuf *out) {
         strbuf_puts(out, ".");
 }
 
-static bool is_file(const StrBuf *folder, const char *name) {
+// Whether the file is there; *no_memory set when its path could not be made, so that memory
+// running out is not taken for a file missing.
+static bool is_file(const StrBuf *folder, const char *name, bool *no_memory) {
     StrBuf path;
     strbuf_init(&path);
     if (name[0] != '/')
         strbuf_printf(&path, "%s/", folder->data);
     strbuf_puts(&path, name);
     struct stat st;
+    *no_memory = path.failed;
     bool ok = !path.failed && stat(path.data, &st) == 0 && S_ISREG(st.st_mode);
     strbuf_finish(&path);
     return ok;
@@ -81,10 +84,11 @@ bool lesson_check_download(Loader *L, const Node *node) {
     strbuf_init(&text);
     folder_of(L, &folder);
     size_t n_missing = 0;
-    for (size_t i = 0; !folder.failed && i < files->n_items; i++)
-        if (!is_file(&folder, names[i]))
+    bool no_memory = false;
+    for (size_t i = 0; !folder.failed && !no_memory && i < files->n_items; i++)
+        if (!is_file(&folder, names[i], &no_memory) && !no_memory)
             missing[n_missing++] = names[i];
-    if (n_missing) {
+    if (n_missing && !no_memory) {
         list_names(&text, missing, n_missing);
         if (!folder.failed && !text.failed) {
             diag_error(L->diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
@@ -96,7 +100,7 @@ bool lesson_check_download(Loader *L, const Node *node) {
                           text.data, from->text, L->lesson->path);
         }
     }
-    bool failed = folder.failed || text.failed;
+    bool failed = folder.failed || text.failed || no_memory;
     strbuf_finish(&folder);
     strbuf_finish(&text);
     if (failed)
