@@ -244,7 +244,7 @@ EQUIVALENT = [
      "pipeline_run_file_pages sets *pages to {0} before any field is read"),
     # The machine's memory when TRACER_MEMORY is unset: on Linux, sysconf gives the number of
     # physical pages and the page size, both positive, so its fallback of 0 is never taken.
-    ("main.c", "opts->memory = pages > 0 && page > 0 ? (double)pages * (double)page : 0;", 2, "0", "1",
+    ("main.c", "opts->memory = cli_memory_within(pages > 0 && page > 0 ? (double)pages * (double)page : 0, limits,", 2, "0", "1",
      "sysconf(_SC_PHYS_PAGES) and sysconf(_SC_PAGE_SIZE) are positive on Linux"),
     # --step's number being typed: typed holds at most 15 characters and its NUL, so typed and
     # one key more need the 17 bytes of sizeof(typed) + 1; a byte more is never written.

@@ -291,6 +291,53 @@ static void test_update_golden_short_of_memory(void **state) {
     }
 }
 
+// A file holding `text`, for a container's memory limit; its path into path (a template).
+static void limit_file(char *path, const char *text) {
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+// The memory a run may use: the lowest of the machine's and its container's limits, counted in
+// bytes (8 GiB = 8589934592). "max" and 0 set no limit; nor does a file that is not there.
+static void test_memory_within_a_container(void **state) {
+    (void)state;
+    char one_mib[] = "/tmp/tracer-limit-XXXXXX", two_mib[] = "/tmp/tracer-limit-XXXXXX",
+         sixteen_gib[] = "/tmp/tracer-limit-XXXXXX", max[] = "/tmp/tracer-limit-XXXXXX",
+         zero[] = "/tmp/tracer-limit-XXXXXX";
+    limit_file(one_mib, "1048576\n");
+    limit_file(two_mib, "2097152\n");
+    limit_file(sixteen_gib, "17179869184\n");
+    limit_file(max, "max\n");
+    limit_file(zero, "0\n");
+    const double machine = 8589934592.0;
+    bool container = true;
+    assert_true(cli_memory_within(machine, NULL, 0, &container) == machine);
+    assert_false(container);
+    const char *no_limit[] = {max, zero, "/nonexistent/memory.max"};
+    assert_true(cli_memory_within(machine, no_limit, 3, &container) == machine);
+    assert_false(container);
+    const char *lower[] = {one_mib};
+    assert_true(cli_memory_within(machine, lower, 1, &container) == 1048576.0);
+    assert_true(container);
+    const char *higher[] = {sixteen_gib};
+    assert_true(cli_memory_within(machine, higher, 1, &container) == machine);
+    assert_false(container);
+    // the machine's memory unknown (0): any limit is taken
+    assert_true(cli_memory_within(0, higher, 1, &container) == 17179869184.0);
+    assert_true(container);
+    // the lowest of several, in either order
+    const char *both[] = {two_mib, one_mib}, *both_back[] = {one_mib, two_mib};
+    assert_true(cli_memory_within(machine, both, 2, &container) == 1048576.0);
+    assert_true(container);
+    assert_true(cli_memory_within(machine, both_back, 2, &container) == 1048576.0);
+    assert_true(container);
+    const char *files[] = {one_mib, two_mib, sixteen_gib, max, zero};
+    for (size_t i = 0; i < ARRAY_LEN(files); i++)
+        unlink(files[i]);
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: test_cli GOOD_LESSON BROKEN_LESSON\n");
@@ -306,6 +353,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_a_mode_refuses_what_it_does_not_take),
         cmocka_unit_test(test_handlers_do_not_read_the_stack_unset),
         cmocka_unit_test(test_update_golden_short_of_memory),
+        cmocka_unit_test(test_memory_within_a_container),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

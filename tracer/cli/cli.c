@@ -415,6 +415,22 @@ bool cli_colour_stderr(void) {
     return isatty(STDERR_FILENO) && !(no_colour && no_colour[0]);
 }
 
+double cli_memory_within(double machine, const char *const *limit_files, size_t n_files, bool *container) {
+    double memory = machine;
+    *container = false;
+    for (size_t i = 0; i < n_files; i++) {
+        FILE *f = fopen(limit_files[i], "r");
+        unsigned long long bytes;
+        if (f && fscanf(f, "%llu", &bytes) == 1 && bytes > 0 && (memory <= 0 || (double)bytes < memory)) {
+            memory = (double)bytes;
+            *container = true;
+        }
+        if (f)
+            fclose(f);
+    }
+    return memory;
+}
+
 int cli_flush_stdout(const char *what) {
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "tracer: cannot write %s: %s\n", what, strerror(errno));

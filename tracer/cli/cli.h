@@ -132,3 +132,8 @@ bool cli_colour_stderr(void);
 // STATUS_OK, or STATUS_USAGE_ERROR after saying that `what` could not be written: a full disk
 // or a closed pipe must not pass for success.
 int cli_flush_stdout(const char *what);
+// The memory a run may use, from `machine` (the machine's bytes, 0 when unknown) and the limit
+// files of a container (cgroup v2's memory.max, v1's memory.limit_in_bytes: a number of bytes,
+// or "max" for none; a file that is missing or unreadable sets no limit): the lowest of them.
+// *container is set when a file's limit is taken.
+double cli_memory_within(double machine, const char *const *limit_files, size_t n_files, bool *container);

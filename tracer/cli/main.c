@@ -59,19 +59,11 @@ static bool memory_limit(PipelineOptions *opts) {
         return false;
     }
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    opts->memory = pages > 0 && page > 0 ? (double)pages * (double)page : 0;
-    opts->memory_from = PIPELINE_MEMORY_MACHINE;
     static const char *const limits[] = {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"};
-    for (size_t i = 0; i < ARRAY_LEN(limits); i++) {
-        FILE *f = fopen(limits[i], "r");
-        unsigned long long bytes;
-        if (f && fscanf(f, "%llu", &bytes) == 1 && bytes > 0 && (opts->memory <= 0 || (double)bytes < opts->memory)) {
-            opts->memory = (double)bytes;
-            opts->memory_from = PIPELINE_MEMORY_CONTAINER;
-        }
-        if (f)
-            fclose(f);
-    }
+    bool container;
+    opts->memory = cli_memory_within(pages > 0 && page > 0 ? (double)pages * (double)page : 0, limits,
+                                     ARRAY_LEN(limits), &container);
+    opts->memory_from = container ? PIPELINE_MEMORY_CONTAINER : PIPELINE_MEMORY_MACHINE;
     return true;
 }
 
