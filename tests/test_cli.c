@@ -3,6 +3,7 @@
 // the table, and reading argv chooses the mode the options ask for and refuses what it does
 // not take. The messages themselves are checked byte for byte under tests/errors.
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -174,8 +175,9 @@ static void test_a_mode_refuses_what_it_does_not_take(void **state) {
 
 // Fill the stack below the caller with `byte`, so that a handler called next finds it there
 // in every local it reads before it writes: a fresh stack would hide such a read with zeros.
+// Deeper than a handler's frame: --watch keeps a Diag of some 70 KiB in its own.
 static __attribute__((noinline)) void fill_stack(unsigned char byte) {
-    volatile unsigned char junk[1 << 16];
+    volatile unsigned char junk[1 << 18];
     for (size_t i = 0; i < sizeof(junk); i++)
         junk[i] = byte;
 }
@@ -261,6 +263,44 @@ static void test_handlers_do_not_read_the_stack_unset(void **state) {
     for (const char *c = list.out; *c; c++)
         lines += *c == '\n';
     assert_int_equal(lines, 13);
+}
+
+// A SIGINT of the test's own, caught and dropped, in case one is delivered outside the watch.
+static void ignore_interrupt(int signal_number) {
+    (void)signal_number;
+}
+
+// --watch blocks SIGINT alone while it checks whether to stop, and unblocks it alone after the
+// wait, over a stack filled with 0xFF: a signal its caller blocks (SIGUSR1) stays blocked. A
+// Ctrl-C made pending before the watch, with SIGINT blocked so that the trace cannot see it,
+// is delivered in the first wait and ends the watch well. (The watch remembers that it was
+// stopped: this is the only --watch of the program.)
+static void test_watch_keeps_the_signals_blocked(void **state) {
+    (void)state;
+    struct sigaction own = {.sa_handler = ignore_interrupt}, before_action;
+    sigemptyset(&own.sa_mask);
+    assert_int_equal(sigaction(SIGINT, &own, &before_action), 0);
+    sigset_t added, before, given, after, pending;
+    sigemptyset(&added);
+    sigaddset(&added, SIGUSR1);
+    sigaddset(&added, SIGINT);
+    assert_int_equal(sigprocmask(SIG_BLOCK, &added, &before), 0);
+    assert_int_equal(sigprocmask(SIG_BLOCK, NULL, &given), 0);  // the mask the watch is given
+    assert_int_equal(raise(SIGINT), 0);
+    static Outcome o;
+    run_handler("--watch", good_lesson, 0xFF, &o);
+    assert_int_equal(sigprocmask(SIG_SETMASK, NULL, &after), 0);
+    assert_int_equal(sigpending(&pending), 0);
+    assert_int_equal(sigprocmask(SIG_SETMASK, &before, NULL), 0);
+    assert_int_equal(sigaction(SIGINT, &before_action, NULL), 0);
+    assert_int_equal(o.status, STATUS_OK);
+    assert_non_null(strstr(o.err, "tracer: watching "));
+    assert_false(sigismember(&pending, SIGINT));  // the Ctrl-C ended the watch
+    assert_true(sigismember(&after, SIGUSR1));
+    for (int s = 1; s < SIGRTMIN; s++)
+        if (s != SIGINT && sigismember(&after, s) != sigismember(&given, s))
+            fail_msg("signal %d (%s): blocked %d before --watch, %d after", s, strsignal(s), sigismember(&given, s),
+                     sigismember(&after, s));
 }
 
 // --update-golden with each allocation failing in turn: every run short of memory says so and
@@ -354,6 +394,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test(test_handlers_do_not_read_the_stack_unset),
         cmocka_unit_test(test_update_golden_short_of_memory),
         cmocka_unit_test(test_memory_within_a_container),
+        cmocka_unit_test(test_watch_keeps_the_signals_blocked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
