@@ -1,7 +1,8 @@
 // kernel_sort: rows in order and their k largest, by one total order (see kernel_sort.h).
 #include "kernel_sort.h"
 
-#include <stdlib.h>
+#include <math.h>
+#include <string.h>
 
 #include "kernel_private.h"
 
@@ -10,38 +11,42 @@ typedef struct Ranked {
     size_t position;
 } Ranked;
 
-// nan above every number, as numpy sorts it; equal values by position, so the order is total
-// and qsort (not stable by itself) gives the same order everywhere.
-static int ascending(const void *pa, const void *pb) {
-    const Ranked *a = pa, *b = pb;
-    bool na = isnan(a->value), nb = isnan(b->value);
-    if (na != nb)
-        return na ? 1 : -1;
-    if (!na && a->value != b->value)
-        return a->value < b->value ? -1 : 1;
-    return a->position < b->position ? -1 : a->position > b->position;
-}
-
-// Larger first; of equal values (or two nan) the earlier position first, as for ascending.
-static int descending(const void *pa, const void *pb) {
-    const Ranked *a = pa, *b = pb;
-    bool na = isnan(a->value), nb = isnan(b->value);
-    if (na != nb)
-        return na ? -1 : 1;
-    if (!na && a->value != b->value)
-        return a->value > b->value ? -1 : 1;
-    return a->position < b->position ? -1 : a->position > b->position;
+// Whether a ranks above b: nan above every number, as numpy sorts it (last when smallest
+// first, first when largest first), and of two numbers the larger. Of equal values, or two nan,
+// neither is above the other.
+static bool above(double a, double b) {
+    return isnan(a) ? !isnan(b) : !isnan(b) && a > b;
 }
 
 static bool largest_first(KernelSort kind) {
     return kind == KERNEL_TOPK || kind == KERNEL_ARGTOPK;
 }
 
-// Row r of x ranked into `ranked` (n entries).
-static void rank_row(Ranked *ranked, const Tensor *x, size_t r, size_t n, KernelSort kind) {
+// Whether a goes strictly before b in the order of the kind.
+static bool goes_before(const Ranked *a, const Ranked *b, bool largest) {
+    return largest ? above(a->value, b->value) : above(b->value, a->value);
+}
+
+// Row r of x ranked into `ranked` (n entries), with `tmp` (n more): a merge sort, bottom up and
+// stable, so that equal values keep the order of their positions. The order is total, and the
+// same on every machine, without the C library's qsort.
+static void rank_row(Ranked *ranked, Ranked *tmp, const Tensor *x, size_t r, size_t n, KernelSort kind) {
+    bool largest = largest_first(kind);
     for (size_t j = 0; j < n; j++)
         ranked[j] = (Ranked){x->data[r * n + j], j};
-    qsort(ranked, n, sizeof(Ranked), largest_first(kind) ? descending : ascending);
+    for (size_t width = 1; width < n; width *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * width) {
+            size_t mid = n - lo > width ? lo + width : n, hi = n - mid > width ? mid + width : n;
+            size_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                tmp[o++] = goes_before(&ranked[j], &ranked[i], largest) ? ranked[j++] : ranked[i++];
+            while (i < mid)
+                tmp[o++] = ranked[i++];
+            while (j < hi)
+                tmp[o++] = ranked[j++];
+        }
+        memcpy(ranked, tmp, n * sizeof(Ranked));
+    }
 }
 
 // Calls visit for the first k of each row of x (n values) in the order: row r, rank j, the value
@@ -50,11 +55,11 @@ typedef void Visit(void *ctx, size_t r, size_t j, const Ranked *ranked);
 
 static bool each_ranked(const Tensor *x, KernelSort kind, size_t k, Visit *visit, void *ctx) {
     size_t n = last_dim(&x->shape), rows = row_count(x);
-    Ranked *ranked = util_calloc(n ? n : 1, sizeof(Ranked));
+    Ranked *ranked = util_calloc(2 * (n ? n : 1), sizeof(Ranked));
     if (!ranked)
         return false;
     for (size_t r = 0; r < rows; r++) {
-        rank_row(ranked, x, r, n, kind);
+        rank_row(ranked, ranked + n, x, r, n, kind);
         for (size_t j = 0; j < k; j++)
             visit(ctx, r, j, &ranked[j]);
     }
