@@ -235,6 +235,37 @@ EQUIVALENT = [
      "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
     ("kernel_layout.c", "expect_values(parts[0]);", 0, "expect_values(parts[0]);", ";",
      "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
+    # The merge sort of kernel_sort.c: its bounds are clamped to the row, so one step past them
+    # merges nothing. A pass whose one block is the whole row (width == n) copies the row onto
+    # itself; a block starting at the row's end (lo == n) is empty; a left block that ends
+    # exactly at the row's end, or a right one, ends at n either way.
+    ("kernel_sort.c", "for (size_t width = 1; width < n; width *= 2) {", 0, "<", "<=",
+     "a pass with width == n merges the whole row with nothing: the same row"),
+    ("kernel_sort.c", "for (size_t lo = 0; lo < n; lo += 2 * width) {", 0, "<", "<=",
+     "a block at lo == n is empty: mid and hi are n, and nothing is copied"),
+    ("kernel_sort.c", "size_t mid = n - lo > width ? lo + width : n, hi = n - mid > width ? mid + width : n;", 0,
+     ">", ">=", "when n - lo == width, lo + width is n: the same end"),
+    ("kernel_sort.c", "size_t mid = n - lo > width ? lo + width : n, hi = n - mid > width ? mid + width : n;", 1,
+     ">", ">=", "when n - mid == width, mid + width is n: the same end"),
+    # Room for the row and the merge's copy of it: 2n entries are used, more are never read, and
+    # an empty row (n == 0) uses none, so its block of 1, 0 or 2 entries is never read either.
+    ("kernel_sort.c", "Ranked *ranked = util_calloc(2 * (n ? n : 1), sizeof(Ranked));", 0, "2", "3",
+     "a third row of room is never read"),
+    ("kernel_sort.c", "Ranked *ranked = util_calloc(2 * (n ? n : 1), sizeof(Ranked));", 0, "1", "0",
+     "an empty row reads no entry, and util_calloc gives a block for a count of 0 too"),
+    ("kernel_sort.c", "Ranked *ranked = util_calloc(2 * (n ? n : 1), sizeof(Ranked));", 0, "1", "2",
+     "an empty row reads no entry of its block"),
+    # expect_values is an ASSERT (kernel_private.h), as in the kernels above.
+    ("kernel_sort.c", "expect_values(out);", 0, "expect_values(out);", ";",
+     "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
+    ("kernel_sort.c", "expect_values(x);\nASSERT(k <= last_dim(&x->shape) && out->size == row_count(x) * k);", 0,
+     "expect_values(x);", ";", "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
+    ("kernel_sort.c", "expect_values(din);", 0, "expect_values(din);", ";",
+     "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
+    ("kernel_sort.c", "expect_values(dout);", 0, "expect_values(dout);", ";",
+     "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
+    ("kernel_sort.c", "expect_values(x);\nASSERT(shape_equal(&din->shape, &x->shape) && dout->size == row_count(x) * k);", 0,
+     "expect_values(x);", ";", "an ASSERT that no input reaches: the run gives every kernel tensors with values"),
     # --step's page to start on: pager_show starts on page 1 whenever *at is not a page
     # (1 to n), and writes *at before it returns to be called again.
     ("cmd_step.c", "size_t at = 1;", 0, "1", "0",
