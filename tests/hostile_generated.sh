@@ -2,7 +2,7 @@
 # Hostile lessons too large, too binary or too tied to the machine to keep in git: an 8 MiB
 # file, 100,000 brackets, a 3 MiB expression, a PNG and an executable, NUL bytes, invalid
 # UTF-8, an escape character, UTF-16, an unreadable file, a read error, a pipe, a full disk,
-# three tokenizer folders in one lesson.
+# three tokenizer folders in one lesson, named pipes and devices where files are read.
 # Each is written to a temporary folder, run there (so messages name it by its short name),
 # and its exit status and whole stderr are compared with what the tracer must say.
 #
@@ -20,11 +20,13 @@ cd "$tmp" || exit 99
 mkdir out
 failures=0
 
-# run NAME ARGS...: trace with a time limit; stdout, stderr and the status go to out/NAME.*
+# run NAME ARGS...: trace with a time limit ($limit seconds); stdout, stderr and the status go to
+# out/NAME.*
+limit=30
 run() {
     name=$1
     shift
-    NO_COLOR=1 timeout 30 "$tracer" "$@" >"out/$name.stdout" 2>"out/$name.stderr" </dev/null
+    NO_COLOR=1 timeout $limit "$tracer" "$@" >"out/$name.stdout" 2>"out/$name.stderr" </dev/null
     echo $? >"out/$name.status"
 }
 
@@ -37,7 +39,7 @@ expect() {
     ok=1
     if [ "$got" != "$status" ]; then
         echo "FAIL $name: exit status $got, expected $status"
-        [ "$got" = 124 ] && echo "  (killed after 30 s: the tracer hangs on this input)"
+        [ "$got" = 124 ] && echo "  (killed after $limit s: the tracer hangs on this input)"
         ok=0
     fi
     if [ "$status" != 0 ] && [ -s "out/$name.stdout" ]; then
@@ -285,6 +287,98 @@ if ! cmp -s out/pipe.renamed out/good.stdout; then
     diff -u out/good.stdout out/pipe.renamed | head -20
     failures=$((failures + 1))
 fi
+
+# A lesson through a real pipe, from another program, traces like the file too.
+cat good.yaml | NO_COLOR=1 "$tracer" /dev/stdin >out/real_pipe.stdout 2>out/real_pipe.stderr
+echo $? >out/real_pipe.status
+expect real_pipe 0 </dev/null
+sed 's|^Lesson: stdin$|Lesson: good.yaml|' out/real_pipe.stdout >out/real_pipe.renamed
+cmp -s out/real_pipe.renamed out/good.stdout ||
+    { echo "FAIL real_pipe: the trace differs from the file's"; failures=$((failures + 1)); }
+
+# Named pipes (FIFOs, with no program writing them) and devices where the tracer reads a file:
+# each is refused at once, never waited on (opening a pipe waits for a writer; reading a
+# device may never end). Each runs under a limit of 10 s: a hang fails.
+limit=10
+mkfifo pipe.yaml
+run fifo_lesson pipe.yaml
+expect fifo_lesson 2 <<'EOF'
+tracer: error: cannot read lesson 'pipe.yaml': it is a named pipe (FIFO), not a file
+hint: a lesson is a YAML file; a pipe is read as standard input: tracer /dev/stdin < lesson.yaml
+EOF
+run device_lesson /dev/zero
+expect device_lesson 2 <<'EOF'
+tracer: error: cannot read lesson '/dev/zero': it is a device, not a file
+hint: a lesson is a YAML file; a pipe is read as standard input: tracer /dev/stdin < lesson.yaml
+EOF
+# --list reads the title of every lesson of the course: a pipe among them is listed as broken.
+mkdir -p course/lessons
+printf 'title: A good lesson\nsteps:\n  - a: 1\n' >course/lessons/01_good.yaml
+mkfifo course/lessons/02_pipe.yaml
+TRACER_COURSE=course run fifo_list --list
+expect fifo_list 0 </dev/null
+cat >out/fifo_list.want <<'EOF'
+01  good  A good lesson
+02  pipe  (broken: cannot read lesson 'course/lessons/02_pipe.yaml': it is a named pipe (FIFO), not a file)
+EOF
+cmp -s out/fifo_list.want out/fifo_list.stdout ||
+    { echo "FAIL fifo_list: the list differs:"; diff -u out/fifo_list.want out/fifo_list.stdout; failures=$((failures + 1)); }
+# A given's .npy, .safetensors and .json files, and a tokenizer's two files.
+mkfifo w.npy w.safetensors config.json
+printf 'title: t\ngiven:\n  W: {file: w.npy}\nsteps:\n  - a: W + 1\n' >fifo_npy.yaml
+printf 'title: t\ngiven:\n  W: {file: w.safetensors, tensor: w}\nsteps:\n  - a: W + 1\n' >fifo_safetensors.yaml
+printf 'title: t\ngiven:\n  n_head: {file: config.json}\nsteps:\n  - a: n_head + 1\n' >fifo_json.yaml
+run fifo_npy fifo_npy.yaml
+expect fifo_npy 1 <<'EOF'
+fifo_npy.yaml:3:13: error: cannot read 'w.npy': it is a named pipe (FIFO), not a file
+ 3 |   W: {file: w.npy}
+   |             ^~~~~
+hint: the tracer reads only regular files (a pipe or a device could keep it waiting): copy it into one
+EOF
+run fifo_safetensors fifo_safetensors.yaml
+expect fifo_safetensors 1 <<'EOF'
+fifo_safetensors.yaml:3:13: error: cannot read 'w.safetensors': it is a named pipe (FIFO), not a file
+ 3 |   W: {file: w.safetensors, tensor: w}
+   |             ^~~~~~~~~~~~~
+hint: the tracer reads only regular files (a pipe or a device could keep it waiting): copy it into one
+EOF
+run fifo_json fifo_json.yaml
+expect fifo_json 1 <<'EOF'
+fifo_json.yaml:3:18: error: cannot read 'config.json': it is a named pipe (FIFO), not a file
+ 3 |   n_head: {file: config.json}
+   |                  ^~~~~~~~~~~
+hint: the tracer reads only regular files (a pipe or a device could keep it waiting): copy it into one
+EOF
+mkdir fifo_vocab fifo_merges
+cp "$root/tests/tokenizer/tiny/vocab.bpe" fifo_vocab/
+mkfifo fifo_vocab/encoder.json
+cp "$root/tests/tokenizer/tiny/encoder.json" fifo_merges/
+mkfifo fifo_merges/vocab.bpe
+for which in vocab merges; do
+    printf 'title: t\ngiven:\n  ids: {text: "The cat", tokenizer: fifo_%s/}\nsteps:\n  - a: ids + 1\n' $which \
+        >fifo_$which.yaml
+    run fifo_$which fifo_$which.yaml
+done
+expect fifo_vocab 1 <<'EOF'
+fifo_vocab.yaml:3:37: error: cannot read 'fifo_vocab/encoder.json': it is a named pipe (FIFO), not a file
+ 3 |   ids: {text: "The cat", tokenizer: fifo_vocab/}
+   |                                     ^~~~~~~~~~~
+hint: the tracer reads only regular files (a pipe or a device could keep it waiting): copy it into one
+EOF
+expect fifo_merges 1 <<'EOF'
+fifo_merges.yaml:3:37: error: cannot read 'fifo_merges/vocab.bpe': it is a named pipe (FIFO), not a file
+ 3 |   ids: {text: "The cat", tokenizer: fifo_merges/}
+   |                                     ^~~~~~~~~~~~
+hint: the tracer reads only regular files (a pipe or a device could keep it waiting): copy it into one
+EOF
+# The golden file --check reads.
+mkfifo golden_pipe.txt
+run fifo_golden --check --golden golden_pipe.txt good.yaml
+expect fifo_golden 2 <<'EOF'
+tracer: cannot read the golden file 'golden_pipe.txt': it is a named pipe (FIFO), not a file
+hint: remove it, then write it with: tracer --update-golden --golden golden_pipe.txt good.yaml
+EOF
+limit=30
 
 # A full disk: the trace, the JSON, the help and the version must not pass for success.
 for format in text json; do

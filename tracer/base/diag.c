@@ -246,6 +246,19 @@ bool diag_append(Diag *d, const Diag *from) {
     return diag_count(d) < DIAG_MAX_ERRORS;
 }
 
+void diag_place_of(const char *text, size_t len, size_t offset, size_t *line, size_t *col) {
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < offset && i < len; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            (*col)++;
+        }
+    }
+}
+
 // Levenshtein distance, with two neighbours swapped as one edit ('sya' for 'say'),
 // case-insensitive edits cost half so 'w_q' finds 'W_Q' first.
 static size_t edit_distance(const char *a, const char *b) {

@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "backend.h"
+#include "files.h"
 #include "given_file.h"
 #include "render.h"
 
@@ -419,7 +420,10 @@ double cli_memory_within(double machine, const char *const *limit_files, size_t 
     double memory = machine;
     *container = false;
     for (size_t i = 0; i < n_files; i++) {
-        FILE *f = fopen(limit_files[i], "r");
+        int err, fd = files_open_read(limit_files[i], 0, &err);
+        FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+        if (fd >= 0 && !f)
+            close(fd);
         unsigned long long bytes;
         if (f && fscanf(f, "%llu", &bytes) == 1 && bytes > 0 && (memory <= 0 || (double)bytes < memory)) {
             memory = (double)bytes;

@@ -4,8 +4,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bpe_files.h"
+#include "files.h"
 #include "unicode_classes.h"
 #include "utf8.h"
 
@@ -40,46 +42,28 @@ Tokenizer *tokenizer_create(const char *vocab_path, const char *vocab, size_t vo
 
 // The whole file at path, NUL-terminated; NULL with diag set when it cannot be read.
 static char *read_file(const char *path, size_t *len, Diag *diag) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot read '%s': %s", path,
-                   strerror(errno));
-        return NULL;
-    }
-    StrBuf sb;
-    strbuf_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && sb.len <= TOKENIZER_MAX_FILE_BYTES)
-        strbuf_append(&sb, buf, n);
-    int err = ferror(f) ? errno : 0;
-    fclose(f);
-    if (err || sb.failed || sb.len > TOKENIZER_MAX_FILE_BYTES) {
-        if (sb.failed)
-            diag_out_of_memory(diag);
-        else if (err)
-            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot read '%s': %s", path,
-                       strerror(err));
-        else
-            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
-                       "'%s' is larger than a tokenizer's file (%zu MiB at most)", path,
-                       TOKENIZER_MAX_FILE_BYTES >> 20);
-        strbuf_finish(&sb);
-        return NULL;
-    }
-    if (!sb.data)
-        strbuf_append(&sb, "", 0);
-    if (!sb.data)
+    char *bytes;
+    int err = files_read(path, 0, TOKENIZER_MAX_FILE_BYTES, &bytes, len);
+    if (err == ENOMEM)
         diag_out_of_memory(diag);
-    *len = sb.len;
-    return sb.data;
+    else if (err && diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot read '%s': %s", path,
+                               files_error_text(err)) &&
+             files_not_regular(err))
+        diag_hint(diag, FILES_NOT_REGULAR_HINT);
+    else if (*len > TOKENIZER_MAX_FILE_BYTES)
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "'%s' is larger than a tokenizer's file (%zu MiB at most)",
+                   path, TOKENIZER_MAX_FILE_BYTES >> 20);
+    if (!err && *len <= TOKENIZER_MAX_FILE_BYTES)
+        return bytes;
+    util_free(bytes);
+    return NULL;
 }
 
+// Whether there is anything of that name: a file, or something that is not one, which reading
+// it then refuses. (Opening it to see would wait on a named pipe.)
 static bool file_exists(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f)
-        fclose(f);
-    return f != NULL;
+    struct stat st;
+    return stat(path, &st) == 0;
 }
 
 // The two names each file goes by: Hugging Face's, and GPT-2's (and the npm package's).
