@@ -2,7 +2,8 @@
 # Hostile lessons too large, too binary or too tied to the machine to keep in git: an 8 MiB
 # file, 100,000 brackets, a 3 MiB expression, a PNG and an executable, NUL bytes, invalid
 # UTF-8, an escape character, UTF-16, an unreadable file, a read error, a pipe, a full disk,
-# three tokenizer folders in one lesson, named pipes and devices where files are read.
+# three tokenizer folders in one lesson, named pipes and devices where files are read, and text
+# from files that a terminal would act on.
 # Each is written to a temporary folder, run there (so messages name it by its short name),
 # and its exit status and whole stderr are compared with what the tracer must say.
 #
@@ -379,6 +380,91 @@ tracer: cannot read the golden file 'golden_pipe.txt': it is a named pipe (FIFO)
 hint: remove it, then write it with: tracer --update-golden --golden golden_pipe.txt good.yaml
 EOF
 limit=30
+
+# ---------------------------------------------------------------- text from files
+
+# Names and keys read from a file reach the terminal through one filter: an escape character
+# (ESC [ 2 J clears the screen, ESC ] 0 ; sets the window's title), a bell, a byte that is not
+# UTF-8 and an override are written as escapes. st NAME HEADER VALUES: a .safetensors file of
+# that header (under 256 bytes) and values.
+st() {
+    printf '%s' "$2" >"$1.header"
+    n=$(wc -c <"$1.header")
+    { printf "\\$(printf %03o "$n")\\000\\000\\000\\000\\000\\000\\000"; cat "$1.header"; printf "$3"; } >"$1"
+}
+# npy NAME DICT: an .npy file of version 1 with that header dict (under 117 bytes), one double.
+npy() {
+    printf "$2" >"$1.header"
+    n=$(wc -c <"$1.header")
+    { printf '\223NUMPY\001\000\166\000'; cat "$1.header"; printf "%$((117 - n))s\n" ''; printf '\000\000\000\000\000\000\000\000'; } >"$1"
+}
+st esc.safetensors '{"w\u001b[2J\u0007": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}' '\000\000\200\077'
+st bytes.safetensors "$(printf '{"w\377": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}')" '\000\000\200\077'
+npy key.npy "{'descr': '<f8', '\033]0;pwned\007': 1, 'fortran_order': False, 'shape': (1,), }"
+npy dtype.npy "{'descr': '<\033[2J', 'fortran_order': False, 'shape': (1,), }"
+printf '{"n_hea\\u202ed": 12}' >override.json
+for f in esc.safetensors bytes.safetensors; do
+    printf 'title: t\ngiven:\n  W: {file: %s, tensor: w}\nsteps:\n  - a: W + 1\n' $f >"text_$f.yaml"
+done
+for f in key.npy dtype.npy; do
+    printf 'title: t\ngiven:\n  W: {file: %s}\nsteps:\n  - a: W + 1\n' $f >"text_$f.yaml"
+done
+printf 'title: t\ngiven:\n  n_head: {file: override.json}\nsteps:\n  - a: n_head + 1\n' >text_override.yaml
+run text_escape text_esc.safetensors.yaml
+expect text_escape 1 <<'EOF'
+text_esc.safetensors.yaml:3:38: error: 'esc.safetensors' has no tensor 'w'
+ 3 |   W: {file: esc.safetensors, tensor: w}
+   |                                      ^
+hint: its tensors are named like 'w\x1B[2J\x07'
+EOF
+run text_bytes text_bytes.safetensors.yaml
+expect text_bytes 1 <<'EOF'
+text_bytes.safetensors.yaml:3:40: error: 'bytes.safetensors' has no tensor 'w'
+ 3 |   W: {file: bytes.safetensors, tensor: w}
+   |                                        ^
+hint: its tensors are named like 'w\xFF'
+EOF
+run text_npy_key text_key.npy.yaml
+expect text_npy_key 1 <<'EOF'
+text_key.npy.yaml:3:13: error: 'key.npy' is broken: its header has a key '\x1B]0;pwned\x07' that .npy files do not have
+ 3 |   W: {file: key.npy}
+   |             ^~~~~~~
+hint: write it again with numpy.save
+EOF
+run text_npy_dtype text_dtype.npy.yaml
+expect text_npy_dtype 1 <<'EOF'
+text_dtype.npy.yaml:3:13: error: 'dtype.npy' stores its values as <\x1B[2J, which the tracer does not read
+ 3 |   W: {file: dtype.npy}
+   |             ^~~~~~~~~
+hint: the tracer reads F64, F32, F16, BF16, I64 and I32 (in .npy: f8, f4, f2, i8 and i4); convert the tensor to one of them
+EOF
+run text_override text_override.yaml
+expect text_override 1 <<'EOF'
+text_override.yaml:3:18: error: 'override.json' has no number 'n_head'
+ 3 |   n_head: {file: override.json}
+   |                  ^~~~~~~~~~~~~
+hint: a given takes the number the file holds under its own name, like n_hea\u202Ed
+EOF
+# A lesson's own name, and a course's file names in --list.
+cp good.yaml "$(printf 'bell\007.yaml')"
+run text_lesson_name "$(printf 'bell\007.yaml')"
+expect text_lesson_name 0 </dev/null
+grep -qxF 'Lesson: bell\x07.yaml' out/text_lesson_name.stdout ||
+    { echo "FAIL text_lesson_name: the lesson's name is not escaped"; failures=$((failures + 1)); }
+mkdir -p named/lessons
+cp good.yaml "named/lessons/$(printf '01_\033[2Jclear.yaml')"
+TRACER_COURSE=named run text_list --list
+expect text_list 0 </dev/null
+printf '01  \\x1B[2Jclear  t\n' >out/text_list.want
+cmp -s out/text_list.want out/text_list.stdout ||
+    { echo "FAIL text_list:"; diff -u out/text_list.want out/text_list.stdout; failures=$((failures + 1)); }
+# A golden file --check compares with is a file like any other.
+"$tracer" --update-golden --golden escaped_golden.txt good.yaml >/dev/null
+printf 'Given X \033]0;pwned\007\n' >>escaped_golden.txt
+run text_golden --check --golden escaped_golden.txt good.yaml
+[ "$(cat out/text_golden.status)" = 1 ] || { echo "FAIL text_golden: exit status $(cat out/text_golden.status)"; failures=$((failures + 1)); }
+grep -qxF -- '-Given X \x1B]0;pwned\x07' out/text_golden.stdout ||
+    { echo "FAIL text_golden: the golden file's line is not escaped:"; tail -n 3 out/text_golden.stdout | cat -A; failures=$((failures + 1)); }
 
 # A full disk: the trace, the JSON, the help and the version must not pass for success.
 for format in text json; do

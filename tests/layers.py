@@ -32,7 +32,7 @@ OPTIONAL_FOLDERS = {"fast"}  # -Dfast=false builds none of it
 # its index with check_compile (check_call), which compiles an indexing with
 # check_compile_index. The checker's other files share its state (check_state).
 LAYERS = [
-    "util", "files", "format", "tensor", "diag", "json", "weightfile",
+    "util", "files", "safetext", "format", "tensor", "diag", "json", "weightfile",
     "backend", "kernel", "kernel_layout", "kernel_grad", "kernel_axis", "kernel_triangle", "kernel_sort", "kernel_sample",
     "yamldoc", "given_file", "unicode_classes", "utf8", "bpe_files", "tokenizer", "given_text",
     ("lesson_loader", "lesson_values", "lesson_given", "lesson_download", "lesson_step", "lesson_block",

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "safetext.h"
+
 // ---------------------------------------------------------------- builder
 
 // An open sequence or mapping: its children sit on the builder's stack from `first` up.
@@ -244,28 +246,44 @@ static bool take_scalar(Builder *b, const yaml_event_t *e) {
                        "a NUL character is not allowed in a lesson's text");
     // libyaml refuses raw control characters, but a double-quoted escape (\e, \x1b, \u009b)
     // makes them. The trace prints text as written, so one would act on the learner's terminal
-    // (colours, the window title, worse).
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)value[i];
-        unsigned code = c < 0x20 || c == 0x7F ? c
-                        : c == 0xC2 && i + 1 < len && (unsigned char)value[i + 1] < 0xA0 ? (unsigned char)value[i + 1]
-                                                                                         : 0;
+    // (colours, the window title, worse); an override or an isolate (U+202E, U+2066), raw or
+    // escaped, would show the text around it in another order than it is written. The same
+    // filter (safetext.h) escapes what other files hold.
+    for (size_t i = 0; i < len;) {
+        uint32_t code;
+        SafetextKind kind;
+        i += safetext_find(value + i, len - i, &code, &kind);
+        if (i == len)
+            break;
         // a line may end in \r\n, as a Windows file's do; a return anywhere else moves the
         // terminal back over text already written
-        if (c == '\r' && !(i + 1 < len && value[i + 1] == '\n'))
-            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1,
-                           mark_width(&e->start_mark, &e->end_mark),
+        if (code == '\r' && i + 1 < len && value[i + 1] == '\n') {
+            i += 2;
+            continue;
+        }
+        size_t width = mark_width(&e->start_mark, &e->end_mark);
+        if (code == '\r')
+            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1, width,
                            "remove the \\r: a new line is \\n, or a line of its own in a block (|)",
                            "this text holds a carriage return (\\r) that ends no line: the terminal would "
                            "write what follows over the line");
-        if (code && c != '\t' && c != '\n' && c != '\r')
-            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1,
-                           mark_width(&e->start_mark, &e->end_mark),
-                           "remove the escape: the trace prints text as written, and a control "
-                           "character would act on the learner's terminal",
-                           "this text holds the invisible control character U+%04X (an escape "
-                           "such as \\e, \\x1b or \\u001b)",
-                           code);
+        if (kind == SAFETEXT_BIDI)
+            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1, width,
+                           "remove it: the trace prints text as written, and the terminal would show the text "
+                           "around it in another order than it runs",
+                           "this text holds the invisible character U+%04X, which changes the direction text "
+                           "is shown in (an override or an isolate)",
+                           (unsigned)code);
+        if (kind == SAFETEXT_INVALID)  // libyaml checks the UTF-8 it reads and makes
+            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1, width,
+                           "save the lesson as UTF-8 (it may have been saved as Latin-1 or Windows-1252)",
+                           "the text here is not valid UTF-8");
+        return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1, width,
+                       "remove the escape: the trace prints text as written, and a control "
+                       "character would act on the learner's terminal",
+                       "this text holds the invisible control character U+%04X (an escape "
+                       "such as \\e, \\x1b or \\u001b)",
+                       (unsigned)code);
     }
     Node *node = node_new(b, NODE_SCALAR, e);
     if (!node)

@@ -11,6 +11,7 @@
 #include "notation.h"
 #include "render.h"
 #include "render_train.h"
+#include "safetext.h"
 #include "textwrap.h"
 #include "verdict.h"
 
@@ -819,7 +820,8 @@ static void header(const Ctx *c, StrBuf *out) {
     strbuf_putc(out, '\n');
     if (tr->source)
         wrapf(c, out, 0, 2, "Source: %s", tr->source);
-    wrapf(c, out, 0, 2, "Lesson: %s", tr->file_name);
+    char file_name[1024];  // a file's name from the folder (a course's lesson), as it may be shown
+    wrapf(c, out, 0, 2, "Lesson: %s", safetext_show(file_name, sizeof(file_name), tr->file_name));
     // Givens left out by a choice of stages are still named, so that a formula reads.
     StrBuf hidden;
     strbuf_init(&hidden);
