@@ -149,7 +149,7 @@ size_t check_add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n_
         has_values = has_values && in->has_values;
         all_integer = all_integer && check_counts_as_integer(in);
     }
-    bool is_count = op->integers == INTEGERS_ALWAYS ||
+    bool is_count = op->integers == INTEGERS_ALWAYS || op->integers == INTEGERS_ROUNDED ||
                     (op->integers == INTEGERS_IF_INPUTS && n_inputs > 0 && all_integer) ||
                     (op->integers == INTEGERS_IF_FIRST && check_counts_as_integer(&plan->nodes[inputs[0]]));
     if (op->from_shapes_only)
