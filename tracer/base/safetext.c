@@ -151,3 +151,14 @@ const char *safetext_invisible_name(uint32_t code) {
             return names[i].name;
     return NULL;
 }
+
+size_t safetext_find_invisible(const char *s, size_t len, uint32_t *code) {
+    for (size_t i = 0; i < len;) {
+        SafetextKind kind;
+        size_t n = safetext_next(s + i, len - i, code, &kind);
+        if (safetext_invisible_name(*code))
+            return i;
+        i += n;
+    }
+    return len;
+}

@@ -44,3 +44,5 @@ const char *safetext_show(char *buf, size_t cap, const char *s);
 // The name of an invisible character that formats text but shows nothing (U+200B ZERO WIDTH
 // SPACE, U+00AD SOFT HYPHEN, U+FEFF ...); NULL for any other.
 const char *safetext_invisible_name(uint32_t code);
+// The offset of the first such invisible character of s (len when there is none), its code.
+size_t safetext_find_invisible(const char *s, size_t len, uint32_t *code);

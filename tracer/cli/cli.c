@@ -305,8 +305,19 @@ static int choose_mode(Command *cmd, const CliMode *modes, size_t n_modes, const
                         : cli_usage_error("%s compares two lessons: '%s' is a third one",
                                           cli_options[cmd->mode->option].name, extra);
     }
-    if (cmd->n_lessons < cmd->mode->min_lessons)
+    if (cmd->n_lessons < cmd->mode->min_lessons) {
+        // An option that takes a value took the lesson as it: tracer --save lesson.yaml
+        for (size_t o = 0; o < CLI_OPTION_COUNT; o++) {
+            const char *v = cli_options[o].value ? cmd->value[o] : NULL;
+            size_t n = v ? strlen(v) : 0;
+            if (v && ((n > 5 && !strcmp(v + n - 5, ".yaml")) || (n > 4 && !strcmp(v + n - 4, ".yml"))))
+                return cli_usage_error("no lesson given: %s took '%s' as its %s; write the lesson after it, as "
+                                       "in: tracer %s %s %s",
+                                       cli_options[o].name, v, cli_options[o].value, cli_options[o].name,
+                                       cli_options[o].value, v);
+        }
         return cli_usage_error("no lesson given");
+    }
     return STATUS_OK;
 }
 

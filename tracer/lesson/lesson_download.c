@@ -74,7 +74,9 @@ bool lesson_check_download(Loader *L, const Node *node) {
         return lesson_fail(L, from, DOWNLOAD_HINT,
                            "from: must be one address, without spaces, line breaks or quotes, but this is %s",
                            lesson_describe(L, from));
-    if (files->kind != NODE_SEQUENCE || files->n_items == 0)
+    if (files->kind == NODE_SEQUENCE && files->n_items == 0)
+        return lesson_fail(L, files, DOWNLOAD_HINT, "files: is an empty list; it must name the files to download");
+    if (files->kind != NODE_SEQUENCE)
         return lesson_fail(L, files, DOWNLOAD_HINT, "files: must be a list of file names, but this is %s",
                            lesson_describe(L, files));
     const char **names = arena_array(L->lesson->arena, files->n_items, sizeof(char *));

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "format.h"
 #include "safetext.h"
 
 // ---------------------------------------------------------------- builder
@@ -477,11 +478,51 @@ static const Problem PROBLEMS[] = {
      NULL},
 };
 
+// YAML reads a key written plainly (a "simple key") only when it is at most this many
+// characters long; past it, the ':' after it is a syntax error that reads as something else.
+#define YAML_MAX_KEY 1024
+
+// Whether line `line` (0-based) of src holds a key, up to ': ' or a ':' that ends the line,
+// longer than YAML_MAX_KEY characters; its column (1-based) and length in characters.
+static bool long_key_on(const Source *src, size_t line, size_t *col, size_t *chars) {
+    size_t i = bom_length(src->text, src->len);
+    for (size_t l = 0; l < line && i < src->len; i++)
+        if (src->text[i] == '\n')
+            l++;
+    size_t start = i;
+    while (i < src->len && (src->text[i] == ' ' || (src->text[i] == '-' && i + 1 < src->len && src->text[i + 1] == ' ')))
+        i++;
+    *col = i - start + 1;  // spaces and dashes are one byte each
+    *chars = 0;
+    for (; i < src->len && src->text[i] != '\n'; i++) {
+        if (src->text[i] == ':' && (i + 1 == src->len || strchr(" \r\n", src->text[i + 1])))
+            return *chars > YAML_MAX_KEY;
+        *chars += !is_utf8_continuation(src->text[i]);
+    }
+    return false;
+}
+
 static void report_syntax_error(Builder *b, const yaml_parser_t *parser) {
     const yaml_mark_t *at = &parser->problem_mark;
     const char *problem = parser->problem ? parser->problem : "unknown problem";
     size_t cl = parser->context_mark.line + 1, cc = parser->context_mark.column + 1;
     char hint[256];
+
+    // A key too long for YAML makes its ':' "not allowed" or "not found": say what it is.
+    size_t key_col, key_chars;
+    if (starts_with(problem, "mapping values are not allowed") || starts_with(problem, "could not find expected ':'")) {
+        const yaml_mark_t *marks[] = {&parser->problem_mark, &parser->context_mark};
+        for (size_t m = 0; m < ARRAY_LEN(marks); m++)
+            if (long_key_on(&b->doc->source, marks[m]->line, &key_col, &key_chars)) {
+                char most[32], count[32];
+                format_count((double)YAML_MAX_KEY, most, sizeof(most));
+                format_count((double)key_chars, count, sizeof(count));
+                fail_at(b, marks[m]->line + 1, key_col, 1,
+                        "a key is a name of a word or two; what is longer goes in a value, after the ':'",
+                        "this key is %s characters long; YAML reads a key of at most %s", count, most);
+                return;
+            }
+    }
 
     if (starts_with(problem, "found character that cannot start any token")) {
         size_t len;
