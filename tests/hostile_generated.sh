@@ -386,11 +386,16 @@ limit=30
 # Names and keys read from a file reach the terminal through one filter: an escape character
 # (ESC [ 2 J clears the screen, ESC ] 0 ; sets the window's title), a bell, a byte that is not
 # UTF-8 and an override are written as escapes. st NAME HEADER VALUES: a .safetensors file of
-# that header (under 256 bytes) and values.
+# that header and values; st_file NAME: of the header already in NAME.header, and no values.
+st_file() {
+    n=$(wc -c <"$1.header")
+    { for shift in 0 8 16 24; do printf "\\$(printf %03o $(((n >> shift) & 255)))"; done
+      printf '\000\000\000\000'; cat "$1.header"; } >"$1"
+}
 st() {
     printf '%s' "$2" >"$1.header"
-    n=$(wc -c <"$1.header")
-    { printf "\\$(printf %03o "$n")\\000\\000\\000\\000\\000\\000\\000"; cat "$1.header"; printf "$3"; } >"$1"
+    st_file "$1"
+    printf "$3" >>"$1"
 }
 # npy NAME DICT: an .npy file of version 1 with that header dict (under 117 bytes), one double.
 npy() {
@@ -444,6 +449,20 @@ text_override.yaml:3:18: error: 'override.json' has no number 'n_head'
  3 |   n_head: {file: override.json}
    |                  ^~~~~~~~~~~~~
 hint: a given takes the number the file holds under its own name, like n_hea\u202Ed
+EOF
+# A header of 200,000 empty tensors (11 MB, within the 100 MiB a header may have) is refused
+# at its 1,048,576th value, before its tree takes more memory (1.8 million took 1.9 GB).
+awk 'BEGIN { printf "{"; for (i = 0; i < 200000; i++)
+             printf "%s\"t%d\": {\"dtype\": \"F32\", \"shape\": [0], \"data_offsets\": [0, 0]}", i ? ", " : "", i
+             printf "}" }' >empty.safetensors.header
+st_file empty.safetensors
+printf 'title: t\ngiven:\n  W: {file: empty.safetensors, tensor: t0}\nsteps:\n  - a: W\n' >empty_tensors.yaml
+TRACER_MEMORY=512M run empty_tensors empty_tensors.yaml
+expect empty_tensors 1 <<'EOF'
+empty_tensors.yaml:3:13: error: 'empty.safetensors' is broken: its header holds more than 1,048,576 values (names, sizes and offsets), more than the tracer reads: a model's file holds a few thousand
+ 3 |   W: {file: empty.safetensors, tensor: t0}
+   |             ^~~~~~~~~~~~~~~~~
+hint: write it again with safetensors' save_file
 EOF
 # A lesson's own name, and a course's file names in --list.
 cp good.yaml "$(printf 'bell\007.yaml')"

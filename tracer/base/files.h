@@ -12,6 +12,7 @@
 // beside its target (never through a link) and renamed over it, which is refused when the target
 // is anything but a regular file, may not be written, or is one of the files read: a golden
 // file or a saved stage can never replace the lesson, a weight file or a tokenizer's file.
+// The files read are the process's: files are opened and written from the main thread only.
 #pragma once
 
 #include <stdbool.h>
