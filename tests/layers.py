@@ -32,7 +32,7 @@ OPTIONAL_FOLDERS = {"fast"}  # -Dfast=false builds none of it
 # its index with check_compile (check_call), which compiles an indexing with
 # check_compile_index. The checker's other files share its state (check_state).
 LAYERS = [
-    "util", "format", "tensor", "diag", "json", "weightfile",
+    "util", "format", "tensor", "diag", "json", "weightfile", "sha256",
     "backend", "kernel", "kernel_layout", "kernel_grad", "kernel_axis", "kernel_triangle", "kernel_sort", "kernel_sample",
     "yamldoc", "given_file", "unicode_classes", "utf8", "bpe_files", "tokenizer", "given_text",
     ("lesson_loader", "lesson_values", "lesson_given", "lesson_download", "lesson_step", "lesson_block",
@@ -42,7 +42,7 @@ LAYERS = [
     "op_positions", "op_loss", "op_axis", "op_fill", "op_sort", "op_sample", "op_list",
     "ops", "ieee",
     "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",
-    "eval", "gradcheck", "schedule", "run", "optimizer", "train_explain", "train_draw", "train",
+    "eval", "gradcheck", "schedule", "run", "optimizer", "train_explain", "train_draw", "train_cache", "train",
     "doccheck", "claim", "quiz", "narrate", "verdict",
     "notation", "heatmap", "corners", "textwrap", "render_train", "render_text", "render_json", "render_html", "save",
     # The fast layer: each replaces a part of the reference below it with the same bits.

@@ -67,6 +67,21 @@ static bool memory_limit(PipelineOptions *opts) {
     return true;
 }
 
+// Where trainings are kept (train_cache.h): TRACER_CACHE when set (off: nowhere), else
+// $XDG_CACHE_HOME/tracer, else ~/.cache/tracer. NULL: nowhere.
+static const char *train_cache_folder(void) {
+    static char folder[4096];
+    const char *setting = getenv("TRACER_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n = -1;
+    if (setting && setting[0])
+        n = strcmp(setting, "off") == 0 ? -1 : snprintf(folder, sizeof(folder), "%s", setting);
+    else if (xdg && xdg[0] == '/')
+        n = snprintf(folder, sizeof(folder), "%s/tracer", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(folder, sizeof(folder), "%s/.cache/tracer", home);
+    return n > 0 && (size_t)n < sizeof(folder) ? folder : NULL;
+}
+
 int main(int argc, char **argv) {
 #if TRACER_FAST
     fast_install();
@@ -77,6 +92,7 @@ int main(int argc, char **argv) {
         return status;
     if (cmd.n_lessons && !memory_limit(&cmd.opts))
         return STATUS_USAGE_ERROR;
+    cmd.opts.train_cache = train_cache_folder();
     // A lesson of the course may be named by number or name, the original of --diff too.
     char *paths[CLI_MAX_LESSONS] = {NULL};
     Diag diag;

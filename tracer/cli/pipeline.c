@@ -343,7 +343,8 @@ static bool resolve_update_requests(LessonRun *r) {
 static bool train_the_model(LessonRun *r) {
     if (!r->lesson->train)
         return true;
-    return (r->training = train_lesson(r->lesson, r->plan, r->updates, r->n_updates, r->diag)) != NULL;
+    return (r->training = train_lesson(r->lesson, r->plan, r->updates, r->n_updates, r->opts->train_cache, r->diag)) !=
+           NULL;
 }
 
 static bool resolve_explain_requests(LessonRun *r) {
