@@ -30,7 +30,9 @@ OPTIONAL_FOLDERS = {"fast"}  # -Dfast=false builds none of it
 # ops (the table that finds them). A tuple is one layer whose modules use each other: the
 # loader's files read into lesson.h's types while lesson calls them, and an indexing compiles
 # its index with check_compile (check_call), which compiles an indexing with
-# check_compile_index. The checker's other files share its state (check_state).
+# check_compile_index. The checker's other files share its state (check_state). The text
+# trace's page (render_text) draws each tensor with render_values, which reads the page's
+# options (render.h).
 LAYERS = [
     "util", "format", "tensor", "diag", "json", "weightfile", "sha256",
     "backend", "kernel", "kernel_layout", "kernel_grad", "kernel_axis", "kernel_triangle", "kernel_sort", "kernel_sample",
@@ -44,7 +46,7 @@ LAYERS = [
     "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",
     "eval", "gradcheck", "schedule", "run", "optimizer", "train_explain", "train_draw", "train_cache", "train",
     "doccheck", "claim", "quiz", "narrate", "verdict",
-    "notation", "heatmap", "corners", "textwrap", "render_train", "render_text", "render_json", "render_html", "save",
+    "notation", "heatmap", "corners", "textwrap", "render_train", ("render_values", "render_text"), "render_json", "render_html", "save",
     # The fast layer: each replaces a part of the reference below it with the same bits.
     "pool", "parallel", "gemm", "widen", "fast_ops", "in_place", "freeing", "fast",
     "text_diff", "lesson_diff", "pipeline",
