@@ -227,14 +227,23 @@ def check_stage(stage, lines):
     work_at = next((k for k, l in enumerate(lines) if l.strip() == "work:"), len(lines))
     value_lines = lines[:min(doc_at, work_at)]
     values = None if stage["values"] is None else flatten(stage["values"])
+    ids_of = stage.get("ids_of")
     if values is not None and len(shape) == 0:
         scalar = [l for l in value_lines if l.startswith("    = ")]
         if len(scalar) != 1:
             raise Mismatch("stage %s: expected one '= value' line" % name)
         token = scalar[0].split("= ", 1)[1].strip()
+        if ids_of is not None and " (" in token:
+            # an id and its token: 1 (rug)
+            token, said = token.split(" (", 1)
+            v = values[0]
+            if said != ids_of[int(v)] + ")" if v == int(v) and 0 <= v < len(ids_of) else True:
+                raise Mismatch("stage %s: the id %r printed with the token %r" % (name, v, said[:-1]))
         if not reads_back(token, values[0]):
             raise Mismatch("stage %s: printed %s, the value is %r" % (name, token, values[0]))
         count += 1
+    elif values is not None and ids_of is not None:
+        pass  # ids printed as their tokens: words, not numbers (tests/numerics/labels_follow_values)
     elif values is not None and any(PICTURED.match(l) for l in value_lines):
         count += check_pictured(value_lines, shape, values, "stage " + name)
     elif values is not None:

@@ -208,6 +208,8 @@ static bool add_given(Checker *c, const LessonGiven *g) {
         n->labels[rank - 2] = (Labels){g->rows->items, g->rows->n};
     if (g->cols && rank >= 1)
         n->labels[rank - 1] = (Labels){g->cols->items, g->cols->n};
+    if (g->ids_of)
+        n->ids_of = (Labels){g->ids_of->items, g->ids_of->n};
     if (n->has_values) {
         size_t size;
         shape_size(&g->shape, &size);

@@ -70,6 +70,8 @@ typedef struct LessonGiven {
     const Node *about_node;
     const LabelList *rows, *cols;  // label the last two axes; NULL when absent
     const Node *rows_node, *cols_node;
+    const LabelList *ids_of;  // ids_of: the tokens its values are ids of; NULL when absent
+    const Node *ids_of_node;
     GivenInit init;
     Shape shape;
     double *values;  // GIVEN_VALUES: the shape's size values, row-major

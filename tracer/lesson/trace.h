@@ -86,6 +86,7 @@ typedef struct TraceStage {
     // show them asserts that this is false.
     bool released;
     Labels labels[TENSOR_MAX_RANK];
+    Labels ids_of;  // the tokens its values are ids of (printed in their place); no items: numbers
     const char **notes;   // facts about the result, numbers already in the lesson's digits
     size_t n_notes;
     const char **work;    // shown work: the arithmetic of the explained elements

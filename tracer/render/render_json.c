@@ -195,6 +195,11 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
         json_labels(out, &s->labels[rank - 1]);
     else
         strbuf_puts(out, "null");
+    // The tokens its values are ids of, which the text trace prints in their place.
+    if (s->ids_of.items) {
+        strbuf_puts(out, ", \"ids_of\": ");
+        json_labels(out, &s->ids_of);
+    }
     // What the step asks to be drawn as, and what the text trace draws in colour.
     strbuf_puts(out, ", \"show\": ");
     render_json_string(out, s->show == PICTURE_DEFAULT ? NULL : picture_name(s->show));

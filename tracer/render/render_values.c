@@ -28,6 +28,15 @@ void text_wrapf(const TextCtx *c, StrBuf *out, size_t indent, size_t hang, const
 // Value k of t in the one notation chosen for all of t's values, or, with decimals (numbers as
 // a document printed them), to its own printed places.
 static void format_value(const TextCtx *c, const Tensor *t, const int *decimals, size_t k, char *buf, size_t cap) {
+    double v = t->data[k];
+    if (c->ids && !decimals && v >= 0 && v < (double)c->ids->n && v == floor(v)) {
+        // An id, as its token, cut as a label is (index_label).
+        const char *token = c->ids->items[(size_t)v];
+        size_t len = strlen(token) < cap - 1 ? strlen(token) : cap - 1;
+        memcpy(buf, token, len);
+        buf[len] = '\0';
+        return;
+    }
     if (decimals) {
         format_places(t->data[k], decimals[k], buf, cap);
         return;
@@ -199,13 +208,13 @@ static void picture_header(const TextCtx *c, StrBuf *out, const Labels *col_labe
     }
 }
 
-// A matrix whose numbers do not fit in the width, drawn whole as a picture: every row and
-// column, labelled, two glyphs (or colours) a value where they fit, else one; beside each row
-// its largest value and where it lies, the cells that matter. False, with nothing written,
-// when even one glyph a value does not fit: the table then shows what it can.
+// A matrix drawn whole as a picture: every row and column, labelled, two glyphs (or colours) a
+// value where they fit, else one; with largest (its numbers do not fit), beside each row its
+// largest value and where it lies, the cells that matter. False, with nothing written, when
+// even one glyph a value does not fit: the table then shows what it can.
 static bool whole_picture(const TextCtx *c, StrBuf *out, const Tensor *t, size_t offset, size_t rows, size_t cols,
                           const Labels *row_labels, const Labels *col_labels, size_t indent, size_t limit,
-                          const Drawing *draw) {
+                          const Drawing *draw, bool largest) {
     char buf[64], value[64];
     size_t label_w = 0;
     for (size_t r = 0; r < rows; r++) {
@@ -233,7 +242,7 @@ static bool whole_picture(const TextCtx *c, StrBuf *out, const Tensor *t, size_t
         size_t w = strlen(value) + 4 + text_width(buf);
         note_w = w > note_w ? w : note_w;
     }
-    bool notes = indent + frame + cw * cols + 2 + note_w <= limit;
+    bool notes = largest && indent + frame + cw * cols + 2 + note_w <= limit;
     StrBuf box;
     strbuf_init(&box);
     picture_header(c, &box, col_labels, cols, cw, left, notes ? "  largest" : NULL);
@@ -320,7 +329,7 @@ static void matrix(const TextCtx *c, StrBuf *out, const Tensor *t, const int *de
     // A picture whose numbers do not fit is drawn whole, every column, with the numbers that
     // matter beside it; the numbers on request.
     if (needed && !vector && nr == rows && (draw->picture == PIC_SHADES || draw->picture == PIC_COLOUR) &&
-        whole_picture(c, out, t, offset, rows, cols, row_labels, col_labels, indent, limit, draw)) {
+        whole_picture(c, out, t, offset, rows, cols, row_labels, col_labels, indent, limit, draw, true)) {
         util_free(cells);
         size_t want = c->page_width + (needed - room);
         if (want > c->notation->pictured_width)
@@ -399,6 +408,11 @@ static void matrix(const TextCtx *c, StrBuf *out, const Tensor *t, const int *de
         shade_picture(&pair[1], t, offset, cols, ri, nr, ci, nc, &draw->heat, beside);
         if (beside) {
             textwrap_side_by_side(out, pair, 2, indent);
+        } else if (nr == rows && !needed && !vector) {
+            // Under a table that shows every value: the picture labelled as the table is.
+            textwrap_indent(out, strbuf_str(&box), indent);
+            if (!whole_picture(c, out, t, offset, rows, cols, row_labels, col_labels, indent, limit, draw, false))
+                textwrap_indent(out, strbuf_str(&pair[1]), indent + left);
         } else {
             textwrap_indent(out, strbuf_str(&box), indent);
             textwrap_indent(out, strbuf_str(&pair[1]), indent + left);
@@ -528,6 +542,8 @@ static void legend(const TextCtx *c, StrBuf *out, const Drawing *d, size_t inden
 
 Drawing text_drawing_for(const TextCtx *c, const TraceStage *s) {
     Drawing d = TEXT_TABLE_ONLY;
+    if (s->ids_of.items)
+        return d;  // ids are tokens, not amounts: no picture, no colour
     PictureKind want = trace_picture(s, c->opts->heatmap, c->opts->colour);
     if (want == PICTURE_TABLE && s->show == PICTURE_DEFAULT && s->distribution && s->value->shape.rank >= 2 &&
         s->value->data) {
@@ -625,8 +641,30 @@ static void small_values_note(const TextCtx *c, StrBuf *out, const Tensor *t, co
     text_wrapf(c, out, indent, indent + 1, "(%s is 0, or a value below %s in size)", zero, half);
 }
 
-void text_values(const TextCtx *c, StrBuf *out, const TraceStage *s, const Tensor *t, const int *decimals,
+// Whether the last axis's labels already name each value's token (argtopk's ids under the
+// tokens they are): the numbers then say what the labels do not.
+static bool labelled_by_tokens(const TraceStage *s, const Tensor *t) {
+    if (t->shape.rank == 0)
+        return false;
+    const Labels *l = &s->labels[t->shape.rank - 1];
+    size_t cols = t->shape.dim[t->shape.rank - 1];
+    if (!l->items || l->n != cols)
+        return false;
+    for (size_t k = 0; k < t->size; k++) {
+        double v = t->data[k];
+        if (!(v >= 0 && v < (double)s->ids_of.n && v == floor(v)) ||
+            strcmp(s->ids_of.items[(size_t)v], l->items[k % cols]) != 0)
+            return false;
+    }
+    return true;
+}
+
+void text_values(const TextCtx *outer, StrBuf *out, const TraceStage *s, const Tensor *t, const int *decimals,
                  size_t indent, const Drawing *draw) {
+    // Ids of tokens print as their tokens: the stage's own values, not a document's.
+    TextCtx ids_ctx = *outer;
+    ids_ctx.ids = t == s->value && s->ids_of.items && !labelled_by_tokens(s, t) ? &s->ids_of : NULL;
+    const TextCtx *c = &ids_ctx;
     const TextStyle *st = &c->st;
     const Shape *sh = &t->shape;
     char buf[64];
@@ -644,9 +682,17 @@ void text_values(const TextCtx *c, StrBuf *out, const TraceStage *s, const Tenso
         return;
     }
     if (sh->rank == 0) {
-        format_value(c, t, decimals, 0, buf, sizeof(buf));
+        // One id: the number, then its token.
+        TextCtx number = *c;
+        number.ids = NULL;
+        format_value(&number, t, decimals, 0, buf, sizeof(buf));
         text_pad(out, indent);
-        strbuf_printf(out, "= %s%s%s\n", st->bold, buf, st->reset);
+        strbuf_printf(out, "= %s%s%s", st->bold, buf, st->reset);
+        char token[64];
+        format_value(c, t, decimals, 0, token, sizeof(token));
+        if (strcmp(buf, token) != 0)
+            strbuf_printf(out, " (%s)", token);
+        strbuf_putc(out, '\n');
         return;
     }
     if (sh->rank == 1) {

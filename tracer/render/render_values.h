@@ -34,6 +34,9 @@ typedef struct TextCtx {
     size_t width;       // what this part of the page must fit in
     size_t page_width;  // the whole page's (--width)
     Notation *notation;
+    // The tokens the values being drawn are ids of (TraceStage.ids_of): each printed as its
+    // token. NULL: numbers.
+    const Labels *ids;
 } TextCtx;
 
 // Display width of UTF-8 text, as a terminal shows it.
