@@ -41,7 +41,7 @@ WORK = re.compile(r"^(\S+?)\[([\d, ]+)\] = .* = (\S+)$")
 # The note under a table whose small values print as 0.0000, and under a matrix drawn whole as
 # a picture (its numbers left out), with each row's largest value beside the picture.
 HIDDEN = re.compile(r"^\s*\(\S+ is 0, or a value below \S+ in size\)$")
-PICTURED = re.compile(r"^\s*\(its numbers ")
+PICTURED = re.compile(r"^\s*\(its numbers[ :]")
 PICTURE_NOTE = re.compile(r"^.*│[^│]*│  (\S+) at .+$")
 
 
@@ -73,7 +73,12 @@ def last_unit(token):
 def reads_back(token, value, largest=0.0, hidden_said=False):
     """True when the printed token stands for the double `value`, one of a tensor whose largest
     finite magnitude is `largest`; hidden_said: its table says 0.0000 may stand for a value
-    too small to show."""
+    too small to show. A percentage (52.22%) stands for value * 100, exactly."""
+    if token.endswith("%") and NUMBER.match(token[:-1]) and math.isfinite(value):
+        token, exact = token[:-1], Fraction(value) * 100
+        hidden_said = True  # a percentage rounds as it may (show: percent)
+    else:
+        exact = Fraction(value) if math.isfinite(value) else None
     if not NUMBER.match(token):
         raise Mismatch("%r is not a number as the tracer prints them" % token)
     if token in ("inf", "-inf", "nan") or not math.isfinite(value):
@@ -84,7 +89,7 @@ def reads_back(token, value, largest=0.0, hidden_said=False):
             and not hidden_said):
         raise Mismatch("%r printed as %s: a value that is not zero must not vanish unless the table "
                        "says that %s stands for small values too" % (value, token, token))
-    return abs(printed - Fraction(value)) <= last_unit(token) / 2
+    return abs(printed - exact) <= last_unit(token) / 2
 
 
 def flatten(v):
@@ -101,7 +106,7 @@ def flatten(v):
 def is_picture(box):
     """A shade picture beside or under a table: no number in it. It may hold a gap: the
     picture of a table too wide for the screen leaves out the columns the table leaves out."""
-    return not any(NUMBER.match(t) for row in box for t in row)
+    return not any(NUMBER.match(t.rstrip("%")) for row in box for t in row)
 
 
 def boxes(lines):
@@ -206,15 +211,16 @@ def check_pictured(lines, shape, values, what):
 
 
 def stage_blocks(text):
-    """The text of each stage, in order."""
-    blocks = []
+    """The text of each stage, by the stage's name."""
+    blocks, current = {}, None
     for line in text.split("\n"):
-        if STAGE_HEAD.match(line):
-            blocks.append([])
-        elif blocks:
+        head = STAGE_HEAD.match(line)
+        if head:
+            current = blocks.setdefault(head.group(2) or head.group(3), [])
+        elif current is not None:
             if line.startswith("Document check"):
                 break
-            blocks[-1].append(line)
+            current.append(line)
     return blocks
 
 
@@ -284,9 +290,19 @@ def check_lesson(tracer, path):
     trace = json.loads(run(tracer, "json", path))
     blocks = stage_blocks(text)
     stages = trace["stages"]
-    if len(blocks) != len(stages):
+    count = 0
+    for st in stages:
+        if st["name"] not in blocks:
+            # The text folds the intermediates of a step shown quietly, as its result alone or
+            # as a picture (show:); every given and step has its block.
+            if st["kind"] in ("intermediate", "gradient"):
+                continue
+            raise Mismatch("stage %s is in the JSON trace, not in the text" % st["name"])
+        if st["show"] != "quiet":  # a quiet stage prints its line alone
+            count += check_stage(st, blocks[st["name"]])
+    if len(blocks) > len(stages):
         raise Mismatch("the text trace has %d stages, the JSON %d" % (len(blocks), len(stages)))
-    return sum(check_stage(s, b) for s, b in zip(stages, blocks))
+    return count
 
 
 # ---------------------------------------------------------------- lessons of every magnitude

@@ -9,12 +9,13 @@
 #include "format.h"
 #include "given_file.h"
 #include "given_text.h"
+#include "lesson_step.h"
 #include "lesson_values.h"
 
 static const char *const GIVEN_KEYS[] = {"values", "about", "rows",         "cols",  "document",
                                          "shape",  "init",  "distribution", "scale", "seed",
                                          "file",   "tensor", "slice",  "text",         "tokenizer", "times",
-                                         "ids_of"};
+                                         "ids_of", "show"};
 static const char *const INIT_NAMES[] = {"zeros", "ones", "identity", "random"};
 static const char *const DISTRIBUTION_NAMES[] = {"uniform", "normal"};
 
@@ -233,7 +234,7 @@ typedef struct GivenKeys {
     const NodePair *values, *about, *rows, *cols, *document, *shape, *init, *distribution,
         *scale, *seed, *file, *tensor, *slice, *text, *tokenizer,
         *times,  // read by lesson_load_givens, which makes the given once per layer
-        *ids_of;
+        *ids_of, *show;
 } GivenKeys;
 
 static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
@@ -467,7 +468,7 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
     const NodePair **slots[] = {&k.values, &k.about, &k.rows,         &k.cols,  &k.document,
                                 &k.shape,  &k.init,  &k.distribution, &k.scale, &k.seed,
                                 &k.file,   &k.tensor, &k.slice,  &k.text,         &k.tokenizer, &k.times,
-                                &k.ids_of};
+                                &k.ids_of, &k.show};
     _Static_assert(ARRAY_LEN(slots) == ARRAY_LEN(GIVEN_KEYS), "one slot per given key");
     for (size_t i = 0; i < node->n_pairs; i++) {
         const NodePair *pair = &node->pairs[i];
@@ -475,7 +476,7 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
         if (at == ARRAY_LEN(GIVEN_KEYS))
             return lesson_fail(L, pair->key,
                                lesson_suggest(L, pair->key->text, GIVEN_KEYS, ARRAY_LEN(GIVEN_KEYS),
-                                       "a given takes values:, about:, rows:, cols:, ids_of:, "
+                                       "a given takes values:, about:, rows:, cols:, ids_of:, show:, "
                                        "document:, shape: with init:, distribution:, scale:, seed:, "
                                        "file: with tensor:, slice:, times:, or text: with tokenizer:"),
                                "unknown key '%s' in given '%s'", pair->key->text, g->name);
@@ -489,6 +490,9 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
         }
         *slots[at] = pair;
     }
+    g->show_node = k.show ? k.show->value : NULL;
+    if (k.show && !lesson_parse_show(L, g->show_node, &g->show, &g->view))
+        return false;
     if (k.text || k.tokenizer)
         return load_given_text(L, key, &k, g);
     if (k.file) {

@@ -145,10 +145,19 @@ static void operation(const TextCtx *c, StrBuf *out, const TraceStage *s, size_t
     textwrap_line(out, about, strlen(about), indent + 2, indent + 2, c->width);
 }
 
+// A stage chosen by name (--only, --from, --to) is shown whatever its view; otherwise the
+// intermediates of a quiet step, and every intermediate with --brief, are not.
 static bool stage_shown(const TextCtx *c, size_t i) {
-    if (c->opts->shown && !c->opts->shown[i])
-        return false;
-    return !(c->opts->brief && c->tr->stages[i].kind == STAGE_INTERMEDIATE);
+    const TraceStage *s = &c->tr->stages[i];
+    if (c->opts->shown)
+        return c->opts->shown[i] && !(c->opts->brief && s->kind == STAGE_INTERMEDIATE);
+    return !(s->kind == STAGE_INTERMEDIATE && (c->opts->brief || s->view == VIEW_QUIET));
+}
+
+// Whether the stage prints quietly: its line and narration, not its values (show: quiet),
+// unless a choice of stages (--only) asked for it.
+static bool stage_quiet(const TextCtx *c, const TraceStage *s) {
+    return s->view == VIEW_QUIET && !c->opts->shown;
 }
 
 bool render_text_prints_values(const RenderOptions *opts, StageKind kind, bool chosen) {
@@ -178,6 +187,14 @@ static void stage(const TextCtx *c, StrBuf *out, const TraceStage *s) {
         text_wrapf(c, out, indent, indent + 2, "%s%s%s", st->cyan, shape, st->reset);
     if (s->say)
         textwrap_paragraph(out, s->say, indent, c->width);
+    if (stage_quiet(c, s)) {
+        // Said once: a page of quiet stages each with the same line would bury the point.
+        if (!c->notation->quiet_said)
+            text_wrapf(c, out, indent, indent + 1,
+                       "(quiet: its values, as those of each stage printed so, come with --only %s)", s->name);
+        c->notation->quiet_said = true;
+        return;
+    }
     if (!brief_given) {
         Drawing draw = text_drawing_for(c, s);
         text_values(c, out, s, s->value, NULL, indent, &draw);
@@ -233,15 +250,39 @@ static void claims_summary(const TextCtx *c, StrBuf *out) {
 }
 
 
-// What train: did before the trace: the setup, the loss curve, and each trained given as it
-// was before the first step (its stage below shows it trained).
+// The stage of the given named name, or SIZE_MAX.
+static size_t given_stage(const Trace *tr, const char *name) {
+    for (size_t i = 0; i < tr->n_stages; i++)
+        if (tr->stages[i].kind == STAGE_GIVEN && strcmp(tr->stages[i].name, name) == 0)
+            return i;
+    return SIZE_MAX;
+}
+
+// What train: did before the trace: the setup and the loss curve. Each trained given as it was
+// before the first step (its stage below shows it trained) is named, and printed when a choice
+// of stages (--only) asks for that given: random starting weights are not what a student
+// came for.
 static void training(const TextCtx *c, StrBuf *out) {
     const TraceTraining *t = c->tr->training;
     const TextStyle *st = &c->st;
     strbuf_printf(out, "\n%sTraining%s\n--------\n", st->bold, st->reset);
     render_train_text(t, c->tr->digits, 4, c->width, out);
+    if (!c->opts->shown && t->n_trained && !c->opts->brief) {
+        StrBuf names;
+        strbuf_init(&names);
+        for (size_t k = 0; k < t->n_trained; k++)
+            strbuf_printf(&names, "%s%s", k ? ", " : "", t->trained[k].name);
+        strbuf_putc(out, '\n');
+        text_wrapf(c, out, 4, 6, "before training: %s (--only %s prints one as it started)", strbuf_str(&names),
+                   t->trained[0].name);
+        out->failed = out->failed || names.failed;
+        strbuf_finish(&names);
+    }
     for (size_t k = 0; k < t->n_trained && !c->opts->brief; k++) {
         const TraceTrainGiven *g = &t->trained[k];
+        size_t at = given_stage(c->tr, g->name);
+        if (!c->opts->shown || at == SIZE_MAX || !c->opts->shown[at])
+            continue;
         TraceStage s = render_train_before(c->tr, g);
         char shape[64];
         shape_format(&g->before->shape, shape, sizeof(shape));

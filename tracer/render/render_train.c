@@ -172,7 +172,7 @@ void render_train_svg(const TraceTraining *t, int digits, StrBuf *out) {
 }
 
 TraceStage render_train_before(const Trace *tr, const TraceTrainGiven *g) {
-    TraceStage s = {.kind = STAGE_GIVEN, .name = g->name, .value = g->before};
+    TraceStage s = {.kind = STAGE_GIVEN, .name = g->name, .value = g->before, .digits = -1};
     for (size_t i = 0; i < tr->n_stages; i++)
         if (tr->stages[i].kind == STAGE_GIVEN && strcmp(tr->stages[i].name, g->name) == 0)
             memcpy(s.labels, tr->stages[i].labels, sizeof(s.labels));

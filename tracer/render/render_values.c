@@ -11,7 +11,7 @@
 #include "render_values.h"
 #include "textwrap.h"
 
-const Drawing TEXT_TABLE_ONLY = {PIC_TABLE, {HEAT_NONE, 0, 0}, false, false};
+const Drawing TEXT_TABLE_ONLY = {PIC_TABLE, {HEAT_NONE, 0, 0}, false, false, false};
 
 void text_wrapf(const TextCtx *c, StrBuf *out, size_t indent, size_t hang, const char *fmt, ...) {
     StrBuf line;
@@ -41,8 +41,13 @@ static void format_value(const TextCtx *c, const Tensor *t, const int *decimals,
         format_places(t->data[k], decimals[k], buf, cap);
         return;
     }
-    if (c->notation->t != t)
-        *c->notation = (Notation){.t = t, .style = notation_of(t, c->tr->digits)};
+    int digits = c->digits >= 0 ? c->digits : c->tr->digits;
+    if (c->percent) {
+        format_percent(v, digits > 2 ? digits - 2 : 0, buf, cap);
+        return;
+    }
+    if (c->notation->t != t || c->notation->style.decimals != digits)
+        *c->notation = (Notation){.t = t, .style = notation_of(t, digits), .quiet_said = c->notation->quiet_said};
     format_with(&c->notation->style, t->data[k], buf, cap);
 }
 
@@ -298,8 +303,10 @@ static void matrix(const TextCtx *c, StrBuf *out, const Tensor *t, const int *de
     const TextStyle *st = &c->st;
     char buf[64];
     size_t ri[CORNERS_ROWS + 1], ci[CORNERS_COLS + 1];
-    size_t nr = corners_shown(rows, CORNERS_ROWS, CORNERS_EDGE_ROWS, ri);
-    size_t nc = corners_shown(cols, CORNERS_COLS, CORNERS_EDGE_COLS, ci);
+    size_t nr = c->corners ? corners_shown(rows, 2 * CORNERS_SMALL_EDGE, CORNERS_SMALL_EDGE, ri)
+                           : corners_shown(rows, CORNERS_ROWS, CORNERS_EDGE_ROWS, ri);
+    size_t nc = c->corners ? corners_shown(cols, 2 * CORNERS_SMALL_EDGE, CORNERS_SMALL_EDGE, ci)
+                           : corners_shown(cols, CORNERS_COLS, CORNERS_EDGE_COLS, ci);
     size_t label_w = 0;
     if (!vector)
         for (size_t r = 0; r < nr; r++) {
@@ -327,11 +334,12 @@ static void matrix(const TextCtx *c, StrBuf *out, const Tensor *t, const int *de
     size_t room = limit > indent + left ? limit - indent - left : 0;
     size_t needed = fit_columns(room, ci, width, &nc);
     // A picture whose numbers do not fit is drawn whole, every column, with the numbers that
-    // matter beside it; the numbers on request.
-    if (needed && !vector && nr == rows && (draw->picture == PIC_SHADES || draw->picture == PIC_COLOUR) &&
+    // matter beside it; the numbers on request. show: picture asks for it whatever fits.
+    if ((needed || draw->picture_only) && !vector && nr == rows &&
+        (draw->picture == PIC_SHADES || draw->picture == PIC_COLOUR) &&
         whole_picture(c, out, t, offset, rows, cols, row_labels, col_labels, indent, limit, draw, true)) {
         util_free(cells);
-        size_t want = c->page_width + (needed - room);
+        size_t want = needed ? c->page_width + (needed - room) : c->page_width;
         if (want > c->notation->pictured_width)
             c->notation->pictured_width = want;
         return;
@@ -458,7 +466,8 @@ static void bars(const TextCtx *c, StrBuf *out, const Tensor *t, const Labels *l
     static const char *const eighths[8] = {"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"};
     size_t n = t->shape.dim[0];
     size_t idx[CORNERS_ROWS + 1];
-    size_t ni = corners_shown(n, CORNERS_ROWS, CORNERS_EDGE_ROWS, idx);
+    size_t ni = c->corners ? corners_shown(n, 2 * CORNERS_SMALL_EDGE, CORNERS_SMALL_EDGE, idx)
+                           : corners_shown(n, CORNERS_ROWS, CORNERS_EDGE_ROWS, idx);
     char buf[64];
     size_t label_w = 1, value_w = 1;
     for (size_t k = 0; k < ni; k++) {
@@ -544,6 +553,12 @@ Drawing text_drawing_for(const TextCtx *c, const TraceStage *s) {
     Drawing d = TEXT_TABLE_ONLY;
     if (s->ids_of.items)
         return d;  // ids are tokens, not amounts: no picture, no colour
+    if (s->view == VIEW_PICTURE && s->value->data && s->value->shape.rank >= 1 && s->value->size) {
+        d.picture = s->value->shape.rank == 1 ? PIC_BARS : c->opts->colour ? PIC_COLOUR : PIC_SHADES;
+        d.picture_only = true;
+        heatmap_init(&d.heat, s->value->data, s->value->size);
+        return d;
+    }
     PictureKind want = trace_picture(s, c->opts->heatmap, c->opts->colour);
     if (want == PICTURE_TABLE && s->show == PICTURE_DEFAULT && s->distribution && s->value->shape.rank >= 2 &&
         s->value->data) {
@@ -621,12 +636,15 @@ static void slice_rows(StrBuf *out, const StrBuf *blocks, const size_t *si, size
 
 // Under a table in fixed notation where values that are not 0 print as 0.0000: once, what
 // 0.0000 stands for. Under a picture drawn whole: how to see its numbers.
-static void small_values_note(const TextCtx *c, StrBuf *out, const Tensor *t, const int *decimals, size_t indent) {
-    if (decimals || c->notation->t != t)
+static void small_values_note(const TextCtx *c, StrBuf *out, const TraceStage *s, const Tensor *t,
+                              const int *decimals, size_t indent) {
+    if (decimals || c->percent || c->notation->t != t)
         return;
     if (c->notation->pictured_width) {
         size_t want = c->notation->pictured_width;
-        if (want <= RENDER_MAX_WIDTH)
+        if (want <= c->page_width)
+            text_wrapf(c, out, indent, indent + 1, "(its numbers: --only %s prints them)", s->name);
+        else if (want <= RENDER_MAX_WIDTH)
             text_wrapf(c, out, indent, indent + 1, "(its numbers need %zu columns: --width %zu prints them)", want, want);
         else
             text_wrapf(c, out, indent, indent + 1, "(its numbers: --format html or --format json has every one)");
@@ -663,7 +681,12 @@ void text_values(const TextCtx *outer, StrBuf *out, const TraceStage *s, const T
                  size_t indent, const Drawing *draw) {
     // Ids of tokens print as their tokens: the stage's own values, not a document's.
     TextCtx ids_ctx = *outer;
-    ids_ctx.ids = t == s->value && s->ids_of.items && !labelled_by_tokens(s, t) ? &s->ids_of : NULL;
+    bool own = t == s->value;
+    ids_ctx.ids = own && s->ids_of.items && !labelled_by_tokens(s, t) ? &s->ids_of : NULL;
+    // The stage's own view (show: percent, corners; digits:), not its document's values.
+    ids_ctx.digits = own ? s->digits : -1;
+    ids_ctx.percent = own && s->view == VIEW_PERCENT;
+    ids_ctx.corners = own && s->view == VIEW_CORNERS;
     const TextCtx *c = &ids_ctx;
     const TextStyle *st = &c->st;
     const Shape *sh = &t->shape;
@@ -701,7 +724,7 @@ void text_values(const TextCtx *outer, StrBuf *out, const TraceStage *s, const T
         else
             matrix(c, out, t, decimals, 0, 1, sh->dim[0], NULL, &s->labels[0], true, indent, c->width, draw);
         legend(c, out, draw, indent);
-        small_values_note(c, out, t, decimals, indent);
+        small_values_note(c, out, s, t, decimals, indent);
         return;
     }
     // Rank 2 is one matrix; rank 3 and 4 print one labelled matrix per leading index, side by
@@ -712,7 +735,7 @@ void text_values(const TextCtx *outer, StrBuf *out, const TraceStage *s, const T
         if (per) {
             matrix(c, out, t, decimals, 0, rows, cols, &s->labels[0], &s->labels[1], false, indent, c->width, draw);
             legend(c, out, draw, indent);
-            small_values_note(c, out, t, decimals, indent);
+            small_values_note(c, out, s, t, decimals, indent);
         }
         return;
     }
@@ -741,5 +764,5 @@ void text_values(const TextCtx *outer, StrBuf *out, const TraceStage *s, const T
         strbuf_finish(&blocks[j]);
     util_free(blocks);
     legend(c, out, draw, indent);
-    small_values_note(c, out, t, decimals, indent);
+    small_values_note(c, out, s, t, decimals, indent);
 }

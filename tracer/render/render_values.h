@@ -24,6 +24,7 @@ typedef struct Notation {
     // Drawn as a whole picture (whole_picture) without its table: the columns the table would
     // need, said under the picture's legend.
     size_t pictured_width;
+    bool quiet_said;  // the page has said once how to see a quiet stage's values
 } Notation;
 
 // What every part of the renderer reads: the trace, the options, the style and the width.
@@ -37,6 +38,10 @@ typedef struct TextCtx {
     // The tokens the values being drawn are ids of (TraceStage.ids_of): each printed as its
     // token. NULL: numbers.
     const Labels *ids;
+    // The stage's own view of its values (TraceStage.view, .digits): its decimals (-1: the
+    // lesson's), as percentages, or only its corners.
+    int digits;
+    bool percent, corners;
 } TextCtx;
 
 // Display width of UTF-8 text, as a terminal shows it.
@@ -63,6 +68,7 @@ typedef struct Drawing {
     // A picture only where the table cannot show every column: a distribution, which is
     // never cut (its picture, drawn whole, takes the table's place).
     bool whole_only;
+    bool picture_only;  // show: picture: the picture drawn whole, never the table
 } Drawing;
 
 // A table, with no picture.

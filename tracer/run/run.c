@@ -346,7 +346,16 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     s->distribution = n->op && n->op->distribution && (size_t)n->attrs.axis + 1 == n->shape.rank;
     s->op_line = n->op_line;
     s->say = n->stage_kind == STAGE_STEP ? n->step->say : n->say;
-    s->show = n->stage_kind == STAGE_STEP ? n->step->show : PICTURE_DEFAULT;
+    s->show = n->stage_kind == STAGE_STEP ? n->step->show : n->given ? n->given->show : PICTURE_DEFAULT;
+    // The intermediates of a quiet step, of one shown as a picture and of one that shows its
+    // result alone fold away; the other views are the step's own stage's.
+    bool folds = n->step && (n->step->view == VIEW_QUIET || n->step->view == VIEW_RESULT ||
+                             n->step->view == VIEW_PICTURE);
+    s->view = n->stage_kind == STAGE_STEP ? n->step->view
+              : n->given                  ? n->given->view
+              : folds                     ? VIEW_QUIET
+                                          : VIEW_FULL;
+    s->digits = n->stage_kind == STAGE_STEP ? n->step->digits : -1;
     s->about = n->given ? n->given->about : NULL;
     s->value = value;
     memcpy(s->labels, run->labels, sizeof(s->labels));
