@@ -369,7 +369,9 @@ def same(a, b):
     return a == b
 
 
-def check_cells(where, cells, expected, digits, decimals_flat=None, count=False):
+def check_cells(where, cells, expected, digits, decimals_flat=None, count=False, ids_of=None):
+    """Each cell's tooltip is its exact value and its text that value to `digits` places; an id
+    of tokens (ids_of) shows its token instead."""
     if len(cells) != len(expected):
         fail(where, f"{len(cells)} cells on the page, {len(expected)} values in the JSON trace")
         return
@@ -382,7 +384,9 @@ def check_cells(where, cells, expected, digits, decimals_flat=None, count=False)
         text = cell.text().strip().replace(",", "")
         w = number(want)
         places = digits if decimals_flat is None else decimals_flat[k]
-        if w != w or w in (float("inf"), float("-inf")):
+        if ids_of is not None and w == w and w == int(w) and 0 <= w < len(ids_of):
+            ok = cell.text() in (ids_of[int(w)], str(int(w)))  # a table's token, a single id's number
+        elif w != w or w in (float("inf"), float("-inf")):
             ok = text == ("nan" if w != w else "inf" if w > 0 else "-inf")
         elif count and "e" not in text:
             ok = text == str(int(w))  # a count prints whole ("124,439,808") until it is too long
@@ -471,6 +475,46 @@ def check_keys_and_width(name, browser):
                    "their row, behind a scroll bar, instead of wrapping")
 
 
+# At a projector's 1280 pixels: the widest table of probabilities (an attention map) and whether
+# any scrolls sideways inside its box, and the header labels of each such table.
+WIDE_PROBE = """(function(){
+var maps=[];
+document.querySelectorAll('table.probabilities').forEach(function(t){
+var box=t.closest('.scroll');var heads=[];
+t.querySelectorAll('thead th').forEach(function(h){heads.push(h.textContent);});
+maps.push({cols:t.querySelectorAll('tbody tr:first-child td').length,
+cut:box?box.scrollWidth>box.clientWidth+1:false,heads:heads});});
+return {clientWidth:document.documentElement.clientWidth,maps:maps};
+})()"""
+
+
+def check_projector_width(name, browser, trace):
+    """At 1280 pixels every attention map of up to 16 columns shows them all, without a scroll
+    bar, its columns headed as the JSON trace labels them."""
+    browser.viewport(1280, 800)
+    try:
+        probe = browser.evaluate(WIDE_PROBE)
+    except ScriptError as e:
+        fail(name, f"the width probe did not run: {e}")
+        return
+    finally:
+        browser.page("Emulation.clearDeviceMetricsOverride")
+    if probe["clientWidth"] != 1280:
+        fail(name, f"the projector's window is {probe['clientWidth']} pixels wide, not 1280")
+        return
+    for m in probe["maps"]:
+        if m["cols"] <= 16 and m["cut"]:
+            fail(name, f"at 1280 pixels a map of {m['cols']} columns scrolls sideways: some columns are hidden")
+    # The tokens: every map's headers among the column labels the JSON trace gives its stages
+    # (positions where it gives none).
+    labels = {tuple(st["cols"]) for st in trace["stages"] if st.get("cols")}
+    for m in probe["maps"]:
+        heads = tuple(h for h in m["heads"] if h.strip())
+        positions = tuple(str(i) for i in range(len(heads)))
+        if m["cols"] <= 16 and heads and heads != positions and not any(heads == c for c in labels):
+            fail(name, f"a map's columns are headed {list(heads)}, no stage's labels in the JSON trace")
+
+
 def make_page(tracer, lesson, tmp, with_trace=True):
     """The tracer's web page of a lesson, written in tmp, and its JSON trace (run in a thread)."""
     page = os.path.join(tmp, os.path.splitext(os.path.basename(lesson))[0] + ".html")
@@ -547,7 +591,7 @@ def check_lesson(name, page, trace, browser):
                 fail(where, "a shape-only tensor without its note")
         else:
             check_cells(where, stage_cells(result[0]), shown_values(st["values"], shape, softmax_vector), digits,
-                        count=st["count"])
+                        count=st["count"], ids_of=st.get("ids_of"))
             cells = stage_cells(result[0])
             if st["op"] == "softmax" and not over_last_axis(st["expr"], len(shape)):
                 # softmax(x, axis=0) makes columns, not rows, distributions: no bars.
@@ -580,10 +624,11 @@ def check_lesson(name, page, trace, browser):
                     if td.classes() != [want]:
                         fail(where, f"mask value {v} is drawn as {td.classes()}, not {want}")
                         break
-            elif st.get("show") == "table":
-                # show: table keeps only the numbers: no colour behind any of them.
+            elif st.get("show") == "table" or st.get("ids_of"):
+                # show: table keeps only the numbers, and ids are tokens, not amounts: no colour
+                # behind any of them.
                 if any("background:" in td.attrs.get("style", "") for td in cells):
-                    fail(where, "a value coloured although the lesson asks for a table (show: table)")
+                    fail(where, "a value coloured although it is a table (show: table) or ids of tokens")
             elif shape and not charts and any("background:" not in td.attrs.get("style", "") for td in cells):
                 fail(where, "a value without its heatmap colour")
         doc = st["document"]
@@ -746,6 +791,7 @@ def check_all(tracer, lessons, browser, tmp):
             check_lesson(os.path.splitext(os.path.basename(lesson))[0], page, trace, browser)
             if lesson.startswith("lessons/"):
                 check_keys_and_width(os.path.basename(lesson), browser)
+                check_projector_width(os.path.basename(lesson), browser, trace)
             print(f"checked {lesson} in {browser.name}")
         where = "tests/html/escape.yaml"
         check_escape(escape.result()[0], browser)

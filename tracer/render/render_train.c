@@ -70,7 +70,20 @@ static void chart(const TraceTraining *t, int digits, size_t indent, size_t widt
     strbuf_putc(out, '\n');
 }
 
+static void train_text(const TraceTraining *t, int digits, size_t indent, size_t width, bool with_chart,
+                       StrBuf *out);
+
 void render_train_text(const TraceTraining *t, int digits, size_t indent, size_t width, StrBuf *out) {
+    train_text(t, digits, indent, width, true, out);
+}
+
+void render_train_text_without_chart(const TraceTraining *t, int digits, size_t indent, size_t width,
+                                     StrBuf *out) {
+    train_text(t, digits, indent, width, false, out);
+}
+
+static void train_text(const TraceTraining *t, int digits, size_t indent, size_t width, bool with_chart,
+                       StrBuf *out) {
     char buf[512];
     snprintf(buf, sizeof(buf), "loss: %s, lowered by %s", t->loss, t->optimizer);
     line(out, indent, width, buf);
@@ -104,8 +117,10 @@ void render_train_text(const TraceTraining *t, int digits, size_t indent, size_t
     line(out, indent, width, buf);
     if (t->steps_done) {
         strbuf_putc(out, '\n');
-        chart(t, digits, indent, width, out);
-        strbuf_putc(out, '\n');
+        if (with_chart) {
+            chart(t, digits, indent, width, out);
+            strbuf_putc(out, '\n');
+        }
         strbuf_repeat(out, " ", indent);
         strbuf_puts(out, "  step  loss\n");
         for (size_t k = 0; k < t->n_shown; k++) {
@@ -153,14 +168,16 @@ void render_train_svg(const TraceTraining *t, int digits, StrBuf *out) {
     char top[FORMAT_NUMBER_CAP], bottom[FORMAT_NUMBER_CAP];
     format_number(hi, digits, top, sizeof(top));
     format_number(lo, digits, bottom, sizeof(bottom));
-    strbuf_puts(out, "<svg class=\"loss\" viewBox=\"0 0 600 220\" width=\"100%\" style=\"max-width:600px\" role=\"img\" "
+    strbuf_puts(out, "<svg class=\"loss\" viewBox=\"0 0 600 220\" width=\"100%\" style=\"max-width:900px\" role=\"img\" "
                      "aria-label=\"the loss at every training step\">\n"
                      "<path d=\"M60 10 V190 H590\" fill=\"none\" stroke=\"#888\"/>\n");
     strbuf_printf(out, "<text x=\"55\" y=\"15\" text-anchor=\"end\" font-size=\"11\">%s</text>\n", top);
     strbuf_printf(out, "<text x=\"55\" y=\"190\" text-anchor=\"end\" font-size=\"11\">%s</text>\n", bottom);
     strbuf_printf(out, "<text x=\"60\" y=\"205\" font-size=\"11\">0</text>\n"
                        "<text x=\"590\" y=\"205\" text-anchor=\"end\" font-size=\"11\">%zu</text>\n"
-                       "<text x=\"325\" y=\"217\" text-anchor=\"middle\" font-size=\"11\">step</text>\n",
+                       "<text x=\"325\" y=\"217\" text-anchor=\"middle\" font-size=\"11\">step</text>\n"
+                       "<text x=\"14\" y=\"100\" text-anchor=\"middle\" font-size=\"11\" "
+                       "transform=\"rotate(-90 14 100)\">loss</text>\n",
                   done - 1);
     strbuf_puts(out, "<polyline fill=\"none\" stroke=\"#1f6feb\" stroke-width=\"1.5\" points=\"");
     for (size_t s = 0; s < done; s++) {
