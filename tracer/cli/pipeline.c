@@ -11,6 +11,7 @@
 #include "lint.h"
 #include "narrate.h"
 #include "plan.h"
+#include "progress.h"
 #include "quiz.h"
 #include "render.h"
 #include "run.h"
@@ -678,7 +679,9 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     Trace *traces[2] = {NULL, NULL};
     backend_set_threads(opts->threads);
     size_t held = 0;  // the first lesson's values stay while the second one runs
+    static const char *const sides[2] = {"original", "edited"};  // what a long training's progress says
     for (size_t i = 0; i < 2; i++) {
+        progress_part(sides[i]);
         lessons[i] = load_lesson(paths[i], opts, diag);
         if (!lessons[i]) {
             ASSERT(diag->status != STATUS_OK);  // the loader says why
@@ -693,6 +696,7 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     if (out->failed)
         diag_out_of_memory(diag);
 done:
+    progress_part(NULL);
     for (size_t i = 0; i < 2; i++) {
         trace_destroy(traces[i]);
         plan_destroy(plans[i]);
