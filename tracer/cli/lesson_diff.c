@@ -170,8 +170,8 @@ static void curve(const Report *r, const TraceTraining *t, double lo, double hi,
         strbuf_puts(block, t ? "no step was taken\n" : "this lesson does not train\n");
 }
 
-// The two loss curves on one scale, side by side when each gets LESSON_DIFF_CURVE_COLUMNS
-// columns, else one above the other; then the last losses.
+// The two loss curves on one scale, so that their heights compare, side by side when each gets
+// LESSON_DIFF_CURVE_COLUMNS columns, else one above the other.
 static void curves(Report *r, const TraceTraining *ta, const TraceTraining *tb) {
     const TraceTraining *t[2] = {ta, tb};
     double lo = INFINITY, hi = -INFINITY;
