@@ -34,9 +34,9 @@ OPTIONAL_FOLDERS = {"fast"}  # -Dfast=false builds none of it
 # trace's page (render_text) draws each tensor with render_values, which reads the page's
 # options (render.h).
 LAYERS = [
-    "util", "format", "tensor", "diag", "json", "weightfile", "sha256",
+    "util", "format", "tensor", "diag", "json", "weightfile", "sha256", "progress",
     "backend", "kernel", "kernel_layout", "kernel_grad", "kernel_axis", "kernel_triangle", "kernel_sort", "kernel_sample",
-    "yamldoc", "given_file", "unicode_classes", "utf8", "bpe_files", "tokenizer", "given_text",
+    "yamldoc", "yamldiff", "given_file", "unicode_classes", "utf8", "bpe_files", "tokenizer", "given_text",
     ("lesson_loader", "lesson_values", "lesson_given", "lesson_download", "lesson_step", "lesson_block",
      "lesson_train", "lesson"), "expr", "trace",
     "op",
@@ -50,8 +50,8 @@ LAYERS = [
     # The fast layer: each replaces a part of the reference below it with the same bits.
     "pool", "parallel", "gemm", "widen", "fast_ops", "in_place", "freeing", "fast",
     "text_diff", "lesson_diff", "pipeline",
-    # The command line's helpers: the installed course, and waiting for a save.
-    "course", "watch", "stale_narration",
+    # The command line's helpers: the installed course, waiting for a save, and the progress line.
+    "course", "watch", "stale_narration", "progress_line",
     # The program, outside the libraries: the --quiz conversation, the --step pager, the
     # command line's options, the handlers of its modes, the table of modes, main.
     "ask", "pager", "cli", "cmd", "cmd_list", "cmd_trace", "cmd_watch", "cmd_step", "cmd_quiz", "cmd_diff", "cmd_lint",

@@ -11,6 +11,7 @@
 #include "config.h"
 #include "course.h"
 #include "modes.h"
+#include "progress_line.h"
 // config.h says whether the fast layer is built; without it the program would quietly run the
 // reference alone.
 #ifndef TRACER_FAST
@@ -93,6 +94,9 @@ int main(int argc, char **argv) {
     if (cmd.n_lessons && !memory_limit(&cmd.opts))
         return STATUS_USAGE_ERROR;
     cmd.opts.train_cache = train_cache_folder();
+    // Long work (training, a large lesson) shows how far it has come, on a terminal only.
+    if (isatty(STDERR_FILENO))
+        progress_line_install(stderr);
     // A lesson of the course may be named by number or name, the original of --diff too.
     char *paths[CLI_MAX_LESSONS] = {NULL};
     Diag diag;

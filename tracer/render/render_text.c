@@ -164,6 +164,15 @@ bool render_text_prints_values(const RenderOptions *opts, StageKind kind, bool c
     return chosen && !(opts->brief && (kind == STAGE_INTERMEDIATE || kind == STAGE_GIVEN));
 }
 
+// Whether a claim that fails prints under stage i: the narration beside it was written for
+// numbers on which it held.
+static bool claim_fails_under(const Trace *tr, size_t i) {
+    for (size_t k = 0; k < tr->n_claims; k++)
+        if (tr->claims[k].stage == i && !tr->claims[k].holds)
+            return true;
+    return false;
+}
+
 static void stage(const TextCtx *c, StrBuf *out, const TraceStage *s) {
     const TextStyle *st = &c->st;
     char shape[64];
@@ -187,6 +196,10 @@ static void stage(const TextCtx *c, StrBuf *out, const TraceStage *s) {
         text_wrapf(c, out, indent, indent + 2, "%s%s%s", st->cyan, shape, st->reset);
     if (s->say)
         textwrap_paragraph(out, s->say, indent, c->width);
+    if (s->say && claim_fails_under(c->tr, (size_t)(s - c->tr->stages)))
+        text_wrapf(c, out, indent, indent + 2,
+                   "%scareful:%s this narration describes the lesson as written; the claim below fails on these "
+                   "numbers", st->red, st->reset);
     if (stage_quiet(c, s)) {
         // Said once: a page of quiet stages each with the same line would bury the point.
         if (!c->notation->quiet_said)
@@ -228,25 +241,82 @@ static void stage_claims(const TextCtx *c, StrBuf *out, size_t i, size_t indent)
     }
 }
 
+// The claims that fail, in a heavy box as wide as its text, in red: the end of a trace is
+// where a student looks last, and a failed claim means that the narration above says what
+// these numbers do not show.
+static void failed_claims_box(const TextCtx *c, StrBuf *out) {
+    const Trace *tr = c->tr;
+    const TextStyle *st = &c->st;
+    size_t inner = c->width - 4;  // "┃ " and " ┃"
+    StrBuf body, item;
+    strbuf_init(&body);
+    strbuf_init(&item);
+    size_t failed = tr->n_claims_failed, all = tr->n_claims;
+    strbuf_puts(&item, st->bold);
+    if (all == 1)
+        strbuf_puts(&item, "The lesson's claim FAILS");
+    else if (failed == all && all == 2)
+        strbuf_puts(&item, "Both of the lesson's claims FAIL");
+    else if (failed == all)
+        strbuf_printf(&item, "All %zu of the lesson's claims FAIL", all);
+    else
+        strbuf_printf(&item, "%zu of the lesson's %zu claims %s", failed, all, failed == 1 ? "FAILS" : "FAIL");
+    strbuf_printf(&item, " on these numbers:%s", st->reset);
+    textwrap_line(&body, strbuf_str(&item), item.len, 0, 2, inner);
+    strbuf_putc(&body, '\n');
+    bool narrated = false;  // a claim that fails is beside narration
+    for (size_t k = 0; k < tr->n_claims; k++) {
+        const TraceClaim *cl = &tr->claims[k];
+        if (cl->holds)
+            continue;
+        const TraceStage *s = &tr->stages[cl->stage];
+        narrated = narrated || s->say;
+        strbuf_clear(&item);
+        strbuf_printf(&item, "- %s (%s %s)", cl->text, s->number[0] ? "step" : "given", s->number[0] ? s->number : s->name);
+        textwrap_line(&body, strbuf_str(&item), item.len, 0, 2, inner);
+        strbuf_clear(&item);
+        strbuf_printf(&item, "%s: %s", cl->expr, cl->detail);
+        textwrap_line(&body, strbuf_str(&item), item.len, 4, 6, inner);
+    }
+    static const char close[] = "Every number above is exact, but the narration was written for the lesson as "
+                                "written: beside a claim that fails, it may say what these numbers do not show.";
+    if (narrated) {
+        strbuf_putc(&body, '\n');
+        textwrap_line(&body, close, strlen(close), 0, 0, inner);
+    }
+    size_t w = textwrap_block_width(strbuf_str(&body));
+    strbuf_printf(out, "%s┏", st->red);
+    strbuf_repeat(out, "━", w + 2);
+    strbuf_printf(out, "┓%s\n", st->reset);
+    for (const char *line = strbuf_str(&body); *line;) {
+        size_t len = strcspn(line, "\n");
+        strbuf_printf(out, "%s┃%s %.*s", st->red, st->reset, (int)len, line);
+        text_pad(out, w - format_display_width(line, len));
+        strbuf_printf(out, " %s┃%s\n", st->red, st->reset);
+        line += len + (line[len] == '\n');
+    }
+    strbuf_printf(out, "%s┗", st->red);
+    strbuf_repeat(out, "━", w + 2);
+    strbuf_printf(out, "┛%s\n", st->reset);
+    out->failed |= body.failed || item.failed;
+    strbuf_finish(&body);
+    strbuf_finish(&item);
+}
+
 static void claims_summary(const TextCtx *c, StrBuf *out) {
     const Trace *tr = c->tr;
     const TextStyle *st = &c->st;
     if (tr->n_claims == 0)
         return;
     strbuf_printf(out, "\n%sClaims%s\n------\n", st->bold, st->reset);
-    size_t held = tr->n_claims - tr->n_claims_failed;
-    if (tr->n_claims_failed == 0) {
-        if (tr->n_claims == 1)
-            text_wrapf(c, out, 0, 2, "%sThe lesson's claim holds.%s", st->green, st->reset);
-        else
-            text_wrapf(c, out, 0, 2, "%sAll %zu of the lesson's claims hold.%s", st->green, tr->n_claims, st->reset);
+    if (tr->n_claims_failed) {
+        failed_claims_box(c, out);
         return;
     }
-    text_wrapf(c, out, 0, 2, "%zu of %zu claims hold; %s%zu %s%s:", held, tr->n_claims, st->red, tr->n_claims_failed,
-          tr->n_claims_failed == 1 ? "fails" : "fail", st->reset);
-    for (size_t k = 0; k < tr->n_claims; k++)
-        if (!tr->claims[k].holds)
-            text_wrapf(c, out, 2, 4, "%s (%s)", tr->claims[k].text, tr->claims[k].expr);
+    if (tr->n_claims == 1)
+        text_wrapf(c, out, 0, 2, "%sThe lesson's claim holds.%s", st->green, st->reset);
+    else
+        text_wrapf(c, out, 0, 2, "%sAll %zu of the lesson's claims hold.%s", st->green, tr->n_claims, st->reset);
 }
 
 

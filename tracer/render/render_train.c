@@ -20,12 +20,16 @@ static void line(StrBuf *out, size_t indent, size_t width, const char *text) {
 // The curve: one column per step (or per evenly spaced step when they do not fit), its height
 // in eighths of a row from the smallest loss shown (one eighth) to the largest (every row).
 static void chart(const TraceTraining *t, int digits, size_t indent, size_t width, StrBuf *out) {
-    size_t done = t->steps_done;
     double lo = INFINITY, hi = -INFINITY;
-    for (size_t s = 0; s < done; s++) {
+    for (size_t s = 0; s < t->steps_done; s++) {
         lo = fmin(lo, t->losses[s]);
         hi = fmax(hi, t->losses[s]);
     }
+    render_train_chart(t->losses, t->steps_done, lo, hi, digits, indent, width, out);
+}
+
+void render_train_chart(const double *losses, size_t done, double lo, double hi, int digits, size_t indent,
+                        size_t width, StrBuf *out) {
     char top[FORMAT_NUMBER_CAP], bottom[FORMAT_NUMBER_CAP];
     format_number(hi, digits, top, sizeof(top));
     format_number(lo, digits, bottom, sizeof(bottom));
@@ -42,7 +46,7 @@ static void chart(const TraceTraining *t, int digits, size_t indent, size_t widt
         strbuf_printf(out, "%s %s", axis, axis[0] ? "┤" : "│");
         size_t blanks = 0;  // spaces held back: a line does not end in them
         for (size_t k = 0; k < columns; k++) {
-            double v = t->losses[render_train_column_step(k, columns, done)];
+            double v = losses[render_train_column_step(k, columns, done)];
             size_t level = hi > lo ? 1 + (size_t)((v - lo) / (hi - lo) * (double)(levels - 1)) : levels / 2;
             size_t below = row * 8, eighths = level <= below ? 0 : level - below >= 8 ? 8 : level - below;
             if (eighths == 0) {

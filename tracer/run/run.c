@@ -9,6 +9,7 @@
 #include "format.h"
 #include "gradcheck.h"
 #include "ieee.h"
+#include "progress.h"
 #include "schedule.h"
 
 typedef struct Runner {
@@ -405,6 +406,7 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     const Schedule *schedule = schedule_installed();
     ScheduleRun *scheduled = NULL;
     bool started = false;
+    Progress progress = {0};  // shown on a terminal while a large lesson runs (progress.h)
     Trace *t = util_calloc(1, sizeof(Trace));
     if (!t) {
         diag_out_of_memory(diag);
@@ -434,6 +436,7 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     run.node_ids = arena_array(t->arena, plan->n_nodes + 1, sizeof(Labels));
     if (!run.node_labels || !run.relabelled || !run.node_ids)
         goto oom;
+    progress_begin(&progress, "computing", NULL, plan->n_nodes, NULL);
     for (size_t i = 0; i < plan->n_nodes; i++) {
         const PlanNode *n = &plan->nodes[i];
         run.notes.n_lines = 0;
@@ -453,13 +456,16 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
             goto oom;
         if (scheduled)
             schedule->ran(scheduled, t, i);
+        progress_update(&progress, i + 1, 0, n->is_stage ? n->name : NULL);
     }
+    progress_end(&progress);
     if (scheduled)
         schedule->finish(scheduled);
     return t;
 oom:
     diag_out_of_memory(diag);
 fail:
+    progress_end(&progress);
     if (diag->status == STATUS_OK)
         diag_out_of_memory(diag);
     if (scheduled)

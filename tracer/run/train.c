@@ -10,6 +10,7 @@
 #include "eval.h"
 #include "format.h"
 #include "optimizer.h"
+#include "progress.h"
 #include "train_cache.h"
 #include "train_draw.h"
 
@@ -570,6 +571,8 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
         ok = (trained = trained_tensors(&t)) != NULL || diag_no_memory(diag);
         cached = ok && keyed && train_cache_load(cache_dir, key, record, trained, t.spec->n_trained);
     }
+    Progress progress;  // shown on a terminal while a long training runs (progress.h)
+    progress_begin(&progress, "training", "steps", t.spec->steps, "loss");
     for (size_t s = 0; ok && !cached && s < t.spec->steps; s++) {
         draw_batches(&t, s);
         ok = forward(&t, diag);
@@ -603,7 +606,10 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
             clip_gradients(&t);
         if (ok)
             ok = update(&t, s + 1) || diag_no_memory(diag);
+        if (ok)
+            progress_update(&progress, s + 1, record->losses[s], NULL);
     }
+    progress_end(&progress);
     if (ok)
         record->n_shown = choose_shown(t.spec, record->steps_done, (size_t *)record->shown);
     if (ok && keyed && !cached)
