@@ -164,6 +164,55 @@ static void test_line_of_a_run_and_cut_to_width(void **state) {
     assert_string_equal(buf, "caf");
 }
 
+// The bytes drawn on the terminal: each report over the one before from the line's start, with
+// spaces over what a longer line left; at the end, spaces over the line and the cursor back at
+// its start, so the trace that follows starts on a clean line. A file has no width: 79 columns.
+static void test_line_drawn_over_and_wiped(void **state) {
+    (void)state;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    ProgressSink sink = progress_line_sink(f);
+    sink.clock = test_clock;
+    ticks = 0;
+    progress_install(&sink);
+    Progress p;
+    progress_begin(&p, "training", NULL, 100, "loss");  // the clock reads 1/16 s
+    progress_update(&p, 40, 2.5, NULL);                  // 2/16: under the delay, not shown
+    progress_update(&p, 50, 2.5, NULL);                  // 3/16
+    progress_update(&p, 99, 1.25, NULL);                 // 4/16: 3/16 s after the start, not yet
+    progress_update(&p, 100, 0.5, NULL);                 // 5/16: 1/4 s, shown
+    progress_end(&p);
+    progress_install(NULL);
+    char got[256] = "";
+    rewind(f);
+    size_t n = fread(got, 1, sizeof(got) - 1, f);
+    got[n] = '\0';
+    fclose(f);
+    // "training 100/100  loss 0.5000" is 29 columns
+    assert_string_equal(got, "\rtraining 100/100  loss 0.5000"
+                             "\r                             \r");
+
+    // A longer line, then a shorter one over it: the shorter is padded to the longer's width.
+    f = tmpfile();
+    assert_non_null(f);
+    sink = progress_line_sink(f);
+    sink.clock = test_clock;
+    ticks = 0;
+    progress_install(&sink);
+    progress_begin(&p, "computing", NULL, 12, NULL);
+    for (int i = 0; i < 4; i++)
+        progress_update(&p, 1, 0, "layer10.weights");  // the 4th, at 5/16 s, is shown
+    progress_update(&p, 2, 0, "layer1.A");             // 6/16: 1/16 s later, within the interval
+    progress_update(&p, 3, 0, "layer1.A");             // 7/16: 2/16 s later, shown
+    progress_install(NULL);
+    rewind(f);
+    n = fread(got, 1, sizeof(got) - 1, f);
+    got[n] = '\0';
+    fclose(f);
+    assert_string_equal(got, "\rcomputing 1/12  layer10.weights"
+                             "\rcomputing 3/12  layer1.A       ");
+}
+
 // ---------------------------------------------------------------- a whole training
 
 // The lesson traced into *lesson, *plan and *trace (the plan's names are the lesson's).
@@ -240,6 +289,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_teardown(test_quick_work_shows_nothing, uninstall),
         cmocka_unit_test(test_line_of_a_training),
         cmocka_unit_test(test_line_of_a_run_and_cut_to_width),
+        cmocka_unit_test_teardown(test_line_drawn_over_and_wiped, uninstall),
         cmocka_unit_test_teardown(test_training_reports_change_nothing, uninstall),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

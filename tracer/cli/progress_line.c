@@ -79,8 +79,13 @@ static void clear(void *ctx) {
     drawn = 0;
 }
 
-void progress_line_install(FILE *f) {
+ProgressSink progress_line_sink(FILE *f) {
     terminal = f;
     drawn = 0;
-    progress_install(&(ProgressSink){.show = show, .clear = clear});
+    return (ProgressSink){.show = show, .clear = clear};
+}
+
+void progress_line_install(FILE *f) {
+    ProgressSink sink = progress_line_sink(f);
+    progress_install(&sink);
 }

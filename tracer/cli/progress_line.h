@@ -22,3 +22,6 @@ void progress_line_format(const ProgressReport *report, size_t width, char *buf,
 // Install a sink (progress_install) that draws on `terminal`, one column short of its width
 // (a line that fills the last column would wrap on some terminals).
 void progress_line_install(FILE *terminal);
+// The sink progress_line_install installs, for a caller that sets its clock first (a test).
+// There is one terminal: a second call draws on the new one.
+ProgressSink progress_line_sink(FILE *terminal);
