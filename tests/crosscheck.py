@@ -47,6 +47,7 @@ import re
 import subprocess
 import sys
 import tokenize
+import types
 import warnings
 
 SKIP_MESSAGE = ("SKIP: the numpy cross-check needs python3 with numpy and yaml "
@@ -823,7 +824,17 @@ def evaluate(text, env, grads=None):
     ns = base_namespace()
     ns[GRAD_HELPER] = lambda y, x: (grads or {})[(y, x)]
     for name, value in env.items():
-        ns[_name_key(name)] = value
+        if "." in name:
+            # layer1.A, a stage of a block's application: an attribute of a namespace layer1
+            head, *rest = name.split(".")
+            node = ns.setdefault(head, types.SimpleNamespace())
+            if not isinstance(node, types.SimpleNamespace):
+                continue
+            for part in rest[:-1]:
+                node = node.__dict__.setdefault(part, types.SimpleNamespace())
+            setattr(node, rest[-1], value)
+        else:
+            ns[_name_key(name)] = value
     try:
         # numpy before 2 answers == on shapes that do not broadcast with a lone False and a
         # DeprecationWarning, where the tracer (and numpy 2) refuse: the warning is the error

@@ -19,11 +19,16 @@ expect_line "$tmp/same" "The same trace: all 13 stages have the same values."
 [ -s "$tmp/err" ] && { echo "identical lessons wrote to stderr:"; cat "$tmp/err"; fail=1; }
 
 # Q_0[2] from 0.5 to 0.9: scores = Q_0 . K_j = 0.5 + 0.9*0.3, 0.8 + 0.9*0.4, 0.1 + 0.9*0.2.
+# At 120 columns every line of a stage fits, and before and after go side by side.
 sed 's/values: \[1.0, 0.0, 0.5, 0.0\]/values: [1.0, 0.0, 0.9, 0.0]/' "$lesson" > "$tmp/mine.yaml"
-"$tracer" --diff "$lesson" "$tmp/mine.yaml" > "$tmp/one" 2> "$tmp/err"
+"$tracer" --diff --width 120 "$lesson" "$tmp/mine.yaml" > "$tmp/one" 2> "$tmp/err"
 [ $? = 1 ] || { echo "one changed number: exit status is not 1"; fail=1; }
 expect_line "$tmp/one" "--- $lesson"
 expect_line "$tmp/one" "+++ $tmp/mine.yaml"
+# The edit itself first, named by its place in the file: Q_0's values, item 2.
+expect_line "$tmp/one" "Changed in the lesson:"
+expect_line "$tmp/one" "  given.Q_0.values[2]: 0.5 -> 0.9"
+expect_line "$tmp/one" "      [  1.0000  0.0000  0.5000  0.0000 ]   [  1.0000  0.0000  0.9000  0.0000 ]   <- changed"
 expect_line "$tmp/one" "Given Q_0 [4]: 1 of 4 values changed; the largest change is at [2]: 0.5000 -> 0.9000"
 expect_line "$tmp/one" "Step 1 scores [3]: 3 of 3 values changed; the largest change is at [1]: 1.0000 -> 1.1600"
 expect_line "$tmp/one" "      [  0.6500  1.0000  0.2000 ]   [  0.7700  1.1600  0.2800 ]   <- changed"
@@ -33,18 +38,30 @@ expect_line "$tmp/one" "Step 4 total: 1 of 1 value changed; the largest change i
 # K, V, d_k, K.T and sqrt(d_k) do not change: 8 of 13 stages differ.
 expect_line "$tmp/one" "8 of the 13 stages in both lessons differ."
 grep -q "^Given K\b\|^Given V\b\|^Given d_k" "$tmp/one" && { echo "unchanged givens listed"; fail=1; }
+# At 80 columns the four values before and after do not fit side by side: one above the other,
+# and a line too long goes on under its start.
+"$tracer" --diff "$lesson" "$tmp/mine.yaml" > "$tmp/narrow" 2> "$tmp/err"
+expect_line "$tmp/narrow" "Given Q_0 [4]: 1 of 4 values changed;"
+expect_line "$tmp/narrow" "    the largest change is at [2]: 0.5000 -> 0.9000"
+expect_line "$tmp/narrow" "      before  [  1.0000  0.0000  0.5000  0.0000 ]"
+expect_line "$tmp/narrow" "      after   [  1.0000  0.0000  0.9000  0.0000 ]   <- changed"
 
 # A change of shape: a fourth key and value (K and V [4, 4], scores [4]), and a new step.
 sed -e 's/tokens: \[The, cat, sat\]/tokens: [The, cat, sat, down]/' \
     -e 's/      - \[0.1, 0.6, 0.2, 0.3\]/      - [0.1, 0.6, 0.2, 0.3]\n      - [0.0, 0.0, 1.0, 0.0]/' \
     -e 's/      - \[0.2, 0.1, 0.4, 0.3\]/      - [0.2, 0.1, 0.4, 0.3]\n      - [1.0, 1.0, 1.0, 1.0]/' \
     -e 's/^outro:/  - extra: output_0 * 2\noutro:/' -e '/document:/d' "$lesson" > "$tmp/four.yaml"
-"$tracer" --diff "$lesson" "$tmp/four.yaml" > "$tmp/shape" 2> "$tmp/err"
+"$tracer" --diff --width 120 "$lesson" "$tmp/four.yaml" > "$tmp/shape" 2> "$tmp/err"
 [ $? = 1 ] || { echo "different shapes: exit status is not 1"; cat "$tmp/err"; fail=1; }
 expect_line "$tmp/shape" "Given K [4, 4]: the shape changed from [3, 4] to [4, 4]"
 # The new key (0, 0, 1, 0) scores Q_0 . K_3 = 0.5.
 expect_line "$tmp/shape" "      [  0.6500  1.0000  0.2000 ]   [  0.6500  1.0000  0.2000  0.5000 ]   <- changed"
 expect_line "$tmp/shape" "Only in $tmp/four.yaml: Step 8 extra [4]"
+# The edit, key by key: the new token, K's and V's fourth rows, the 10 documents it deleted and
+# the new step, 14 changes of which the first 12 are listed.
+expect_line "$tmp/shape" "  labels.tokens: [The, cat, sat] -> [The, cat, sat, down]"
+expect_line "$tmp/shape" "  given.K.values[3]: added: [0.0, 0.0, 1.0, 0.0]"
+expect_line "$tmp/shape" "  and 2 more"
 
 # Trouble: a broken lesson is reported as an error, with status 2.
 printf 'title: broken\nsteps:\n  - y: nothing_here + 1\n' > "$tmp/broken.yaml"

@@ -4,19 +4,18 @@ and of the folders below it, so including a higher folder's header fails to comp
 
 Usage: folders.py BUILD_DIR SOURCE_ROOT
 
-Reads the compiler commands meson wrote (BUILD_DIR/compile_commands.json) and, with the
-include paths of each folder's own sources, preprocesses a probe file that includes one
-header:
-- every header of the folder itself must be found, with all it includes (so no header of a
-  folder reaches above it, even one that no source of the folder includes yet);
-- one header of each folder below must be found;
-- one header of each folder above must not: the compiler stops at the probe's include.
+Reads the compiler commands meson wrote (BUILD_DIR/compile_commands.json); for each folder,
+from the command of one of its own sources:
+- its include path names the folder and each folder below it, and no folder above it (so a
+  higher folder's header is not found: including it fails to compile);
+- one preprocessor run of a probe file that includes every header of the folder and one of
+  each folder below must succeed (so no header of a folder reaches above it, even one that no
+  source of the folder includes yet).
 The folders and their order are tests/layers.py's FOLDERS, which its nm check shares. A folder
 built only with an option (OPTIONAL_FOLDERS: the fast layer) is left out of a build without it.
 """
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
@@ -42,6 +41,19 @@ def probe_command(entry):
     return kept
 
 
+def visible_folders(directory, command, tracer):
+    """The folders of tracer/ on a command's include path (-Idir or -I dir), by name."""
+    seen, args = set(), iter(command)
+    for arg in args:
+        path = next(args, "") if arg == "-I" else arg[2:] if arg.startswith("-I") else None
+        if path is None:
+            continue
+        full = os.path.abspath(os.path.join(directory, path))
+        if os.path.dirname(full) == tracer:
+            seen.add(os.path.basename(full))
+    return seen
+
+
 def main():
     build, root = sys.argv[1], sys.argv[2]
     tracer = os.path.abspath(os.path.join(root, "tracer"))
@@ -63,7 +75,6 @@ def main():
         if in_tracer and folder not in commands:
             commands[folder] = (entry["directory"], probe_command(entry))
     built = [f for f in FOLDERS if f in commands or f not in OPTIONAL_FOLDERS]
-    probes = 0
     with tempfile.TemporaryDirectory() as tmp:
         probe = os.path.join(tmp, "probe.c")
         for rank, folder in enumerate(built):
@@ -71,33 +82,31 @@ def main():
                 failures.append(f"no source of tracer/{folder} in {build}/compile_commands.json")
                 continue
             directory, command = commands[folder]
-            wanted = [(h, True) for h in headers[folder]]
-            for other in built[:rank]:
-                wanted.append((headers[other][0], True))
+            # The include path names exactly the folder and those below it: a header of a
+            # higher folder is not found, so including it fails to compile.
+            seen = visible_folders(directory, command, tracer)
             for other in built[rank + 1:]:
-                wanted.append((headers[other][0], False))
-            for header, found in wanted:
-                with open(probe, "w", encoding="utf-8") as fh:
-                    fh.write(f'#include "{header}"\n')
-                preprocess = ["-fdiagnostics-color=never", "-E", "-o", os.devnull, probe]
-                run = subprocess.run(command + preprocess, cwd=directory, capture_output=True,
-                                     text=True)
-                probes += 1
-                # the probe's own include not found (not one inside a header it did find)
-                missing = run.returncode != 0 and re.search(
-                    r"probe\.c:1:\d+: fatal error: '?" + re.escape(header), run.stderr)
-                if found and run.returncode != 0:
-                    failures.append(f"tracer/{folder} cannot include {header}:\n"
-                                    + run.stderr.strip())
-                elif not found and not missing:
-                    failures.append(f"tracer/{folder} can include {header}, a header of a "
-                                    "higher folder")
+                if other in seen:
+                    failures.append(f"tracer/{folder} can include the headers of tracer/{other}, "
+                                    "a higher folder: its meson.build must not depend on it")
+            for other in built[:rank + 1]:
+                if other not in seen:
+                    failures.append(f"tracer/{folder} cannot include the headers of tracer/{other}")
+            # Every header of the folder compiles with what it includes, and one of each folder
+            # below: one preprocessor run for the folder.
+            wanted = headers[folder] + [headers[other][0] for other in built[:rank]]
+            with open(probe, "w", encoding="utf-8") as fh:
+                fh.writelines(f'#include "{h}"\n' for h in wanted)
+            run = subprocess.run(command + ["-fdiagnostics-color=never", "-E", "-o", os.devnull, probe],
+                                 cwd=directory, capture_output=True, text=True)
+            if run.returncode != 0:
+                failures.append(f"tracer/{folder} cannot include its own headers and those below it:\n"
+                                + run.stderr.strip())
     for f in failures:
         print(f)
     if failures:
         return 1
-    print(f"{len(commands)} folders, {probes} headers included: each folder sees its own and "
-          "those below it, never one above")
+    print(f"{len(commands)} folders: each sees its own headers and those below it, never one above")
     return 0
 
 

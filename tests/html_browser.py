@@ -3,18 +3,28 @@
 
 Usage: html_browser.py TRACER LESSON.yaml... (run from the project root)
 
-For each lesson the tracer writes --format html and --format json; Chromium loads the page
-(--dump-dom) and the DOM it built must hold every stage of the JSON trace, in order, with its
-values: each cell's tooltip the exact value, each cell's text that value to the lesson's
-digits, the document's printed values and verdicts, the notes, the shown work folded in a
-closed <details>, and a contents entry for every step. On every course page j/k move stage by
-stage and, in a 420-pixel window, only the tables scroll sideways, not the page, and heads side
-by side wrap onto new rows. A lesson whose title and labels are
-HTML must show as text (tests/html/escape.yaml). A screenshot of the cat-sat lesson must not
-be blank and must hold the heatmap's colours.
+For each lesson the tracer writes --format html and --format json (two lessons at a time, while
+the browser checks the pages already made); Chromium loads the page and the DOM it built must
+hold every stage of the JSON trace, in order, with its values: each cell's tooltip the exact
+value, each cell's text that value to the lesson's digits, the document's printed values and
+verdicts, the notes, the shown work folded in a closed <details>, and a contents entry for every
+step. On every course page j/k move stage by stage and, in a 420-pixel window, only the tables
+scroll sideways, not the page, and heads side by side wrap onto new rows. A lesson whose title
+and labels are HTML must show as text (tests/html/escape.yaml). A screenshot of the cat-sat
+lesson must not be blank and must hold the heatmap's colours.
+
+One Chromium serves the whole test, driven through the DevTools protocol on a pipe
+(--remote-debugging-pipe): each page is opened in one tab, its DOM read with
+Runtime.evaluate, the keys pressed in the same page at a 420x900 viewport, and the screenshot
+taken with Page.captureScreenshot at 1000x1600. A command that gets no answer in 60 seconds, a
+Chromium that cannot start or dies fails the test with the page it was at.
 
 Exit 77 (skipped) with a message when Chromium is not installed.
 """
+import base64
+import collections
+import concurrent.futures
+import fcntl
 import json
 import math
 import os
@@ -24,6 +34,8 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import zlib
 from html.parser import HTMLParser
 
@@ -41,10 +53,13 @@ class Node:
         return self.attrs.get("class", "").split()
 
     def walk(self):
-        for c in self.children:
-            if isinstance(c, Node):
-                yield c
-                yield from c.walk()
+        """Every element below, in document order (with a stack: nested generators would cost
+        one call per level for every element)."""
+        stack = [c for c in reversed(self.children) if isinstance(c, Node)]
+        while stack:
+            n = stack.pop()
+            yield n
+            stack.extend(c for c in reversed(n.children) if isinstance(c, Node))
 
     def find_all(self, tag=None, cls=None):
         return [n for n in self.walk() if (tag is None or n.tag == tag) and (cls is None or cls in n.classes())]
@@ -93,12 +108,206 @@ def find_chromium():
     return None
 
 
-def chromium_args(chromium, profile):
-    args = [chromium, "--headless", "--disable-gpu", "--hide-scrollbars", "--user-data-dir=" + profile,
-            "--no-first-run", "--disable-extensions"]
-    if os.geteuid() == 0:
-        args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
-    return args
+# ---------------------------------------------------------------- one Chromium, on a pipe
+
+COMMAND_TIMEOUT = 60  # seconds: a command unanswered by then fails the test, naming the page
+
+
+class BrowserError(Exception):
+    """Chromium did not start, died, refused a command or did not answer it in time."""
+
+
+class ScriptError(Exception):
+    """A script evaluated in the page threw."""
+
+
+class Browser:
+    """One headless Chromium, driven through the DevTools protocol on a pipe.
+
+    With --remote-debugging-pipe Chromium reads commands on its fd 3 and writes answers and
+    events on its fd 4, each a JSON text ended by a NUL byte. A thread reads fd 4 and files
+    each answer by its id and each event in arrival order; `send` waits for its own answer.
+    Every page is opened in one tab, attached in flat mode (its commands name its session).
+    """
+
+    def __init__(self, chromium, tmp):
+        self.name = os.path.basename(chromium)
+        args = [chromium, "--headless", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+                "--disable-extensions", "--disable-quic", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--remote-debugging-pipe",
+                "--user-data-dir=" + os.path.join(tmp, "profile")]
+        if os.geteuid() == 0:
+            args.append("--no-sandbox")  # Chromium refuses to run as root with its sandbox
+        commands_in, self.commands = os.pipe()
+        self.answers, answers_out = os.pipe()
+        # Chromium's two ends must be its fds 3 and 4. subprocess's pass_fds keeps an fd under
+        # its own number and closes all others, so the child moves them there itself, with
+        # close_fds=False: they are first copied above 4, so that neither dup2 overwrites the
+        # other, and close-on-exec, as every fd of this test is, so that only fds 3 and 4 (and
+        # those this test was started with) pass to Chromium.
+        ends = [fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 5) for fd in (commands_in, answers_out)]
+        os.close(commands_in)
+        os.close(answers_out)
+
+        def on_fds_3_and_4():
+            os.dup2(ends[0], 3)
+            os.dup2(ends[1], 4)
+
+        self.lock = threading.Condition()
+        self.replies, self.events, self.ended, self.last_id, self.session = {}, [], False, 0, None
+        self.broken = ""  # what was wrong with a message from Chromium that is not JSON
+        try:
+            with open(os.path.join(tmp, "chromium.log"), "wb") as log:
+                # Started before any other thread of this test: preexec_fn is safe only then.
+                self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                                close_fds=False, preexec_fn=on_fds_3_and_4)
+        except OSError as e:
+            os.close(self.commands)
+            os.close(self.answers)
+            raise BrowserError(f"{chromium} did not start: {e}") from None
+        finally:
+            for fd in ends:
+                os.close(fd)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        parts = []  # of the message under way
+        while not self.broken:
+            try:
+                chunk = os.read(self.answers, 1 << 20)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            while not self.broken:
+                end = chunk.find(b"\0")
+                if end < 0:
+                    parts.append(chunk)
+                    break
+                parts.append(chunk[:end])
+                self._file(b"".join(parts))
+                parts, chunk = [], chunk[end + 1:]
+        with self.lock:
+            self.ended = True
+            self.lock.notify_all()
+
+    def _file(self, text):
+        """An answer under its id, an event at the end of the list."""
+        try:
+            message = json.loads(text)
+        except ValueError:
+            self.broken = f": it wrote {text[:80]!r}, not a JSON message"
+            return
+        with self.lock:
+            if "id" in message:
+                self.replies[message["id"]] = message
+            else:
+                self.events.append(message)
+            self.lock.notify_all()
+
+    def _wait(self, found, what, timeout):
+        """The first non-None found() under the lock, or BrowserError when Chromium ends or
+        `timeout` seconds pass."""
+        deadline = time.monotonic() + timeout
+        with self.lock:
+            while True:
+                result = found()
+                if result is not None:
+                    return result
+                if self.ended:
+                    raise BrowserError(self.broken and f"{what}: the pipe from Chromium broke{self.broken}"
+                                       or f"{what}: Chromium closed its pipe{self._status()}")
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise BrowserError(f"{what}: no answer from Chromium in {timeout} seconds")
+                self.lock.wait(left)
+
+    def _status(self):
+        """How Chromium ended, if it has (given a moment to)."""
+        try:
+            status = self.process.wait(1)
+        except subprocess.TimeoutExpired:
+            return ""
+        return f", killed by signal {-status}" if status < 0 else f", exit status {status}"
+
+    def send(self, method, params=None, session=None, timeout=COMMAND_TIMEOUT):
+        self.last_id += 1
+        ident = self.last_id
+        message = {"id": ident, "method": method, "params": params or {}}
+        if session:
+            message["sessionId"] = session
+        data = json.dumps(message).encode() + b"\0"
+        try:
+            while data:
+                data = data[os.write(self.commands, data):]
+        except OSError as e:
+            raise BrowserError(f"{method}: Chromium does not read its pipe ({e.strerror}){self._status()}") from None
+        reply = self._wait(lambda: self.replies.pop(ident, None), method, timeout)
+        if "error" in reply:
+            raise BrowserError(f"{method}: Chromium answered {reply['error'].get('message')!r}")
+        return reply.get("result", {})
+
+    def page(self, method, params=None):
+        return self.send(method, params, self.session)
+
+    def open_tab(self):
+        target = self.send("Target.createTarget", {"url": "about:blank"})["targetId"]
+        self.session = self.send("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.page("Page.enable")
+
+    def load(self, path):
+        """Open a file in the tab and wait for its load event (its own script has run)."""
+        with self.lock:
+            self.events.clear()
+        opened = self.page("Page.navigate", {"url": "file://" + os.path.abspath(path)})
+        if opened.get("errorText"):
+            raise BrowserError(f"Page.navigate: {opened['errorText']}")
+
+        def loaded():
+            for k, event in enumerate(self.events):
+                if event.get("method") == "Page.loadEventFired" and event.get("sessionId") == self.session:
+                    return self.events.pop(k)
+            return None
+
+        self._wait(loaded, "Page.loadEventFired", COMMAND_TIMEOUT)
+
+    def evaluate(self, expression):
+        """The value of a JavaScript expression in the page (ScriptError if it throws)."""
+        answer = self.page("Runtime.evaluate", {"expression": expression, "returnByValue": True})
+        if "exceptionDetails" in answer:
+            details = answer["exceptionDetails"]
+            raise ScriptError(details.get("exception", {}).get("description") or details.get("text"))
+        return answer["result"].get("value")
+
+    def viewport(self, width, height):
+        self.page("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
+    def close(self):
+        """Ask Chromium to quit, and kill it if it has not within five seconds."""
+        try:
+            self.send("Browser.close", timeout=5)
+        except BrowserError:
+            pass
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.reader.join(5)
+        os.close(self.commands)
+        os.close(self.answers)
+
+
+def log_tail(path, lines=10):
+    """The last lines Chromium wrote to its log (stdout and stderr), but its complaints that
+    there is no D-Bus here, which it makes all along."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return [line for line in f.read().splitlines() if ":ERROR:dbus/" not in line][-lines:]
+    except OSError:
+        return []
 
 
 failures = []
@@ -160,7 +369,9 @@ def same(a, b):
     return a == b
 
 
-def check_cells(where, cells, expected, digits, decimals_flat=None, count=False):
+def check_cells(where, cells, expected, digits, decimals_flat=None, count=False, ids_of=None):
+    """Each cell's tooltip is its exact value and its text that value to `digits` places; an id
+    of tokens (ids_of) shows its token instead."""
     if len(cells) != len(expected):
         fail(where, f"{len(cells)} cells on the page, {len(expected)} values in the JSON trace")
         return
@@ -173,7 +384,9 @@ def check_cells(where, cells, expected, digits, decimals_flat=None, count=False)
         text = cell.text().strip().replace(",", "")
         w = number(want)
         places = digits if decimals_flat is None else decimals_flat[k]
-        if w != w or w in (float("inf"), float("-inf")):
+        if ids_of is not None and w == w and w == int(w) and 0 <= w < len(ids_of):
+            ok = cell.text() in (ids_of[int(w)], str(int(w)))  # a table's token, a single id's number
+        elif w != w or w in (float("inf"), float("-inf")):
             ok = text == ("nan" if w != w else "inf" if w > 0 else "-inf")
         elif count and "e" not in text:
             ok = text == str(int(w))  # a count prints whole ("124,439,808") until it is too long
@@ -218,45 +431,42 @@ def stage_cells(container):
     return [n for n in container.walk() if n.tag in ("td", "data") and "title" in n.attrs]
 
 
-# Pressed after the page's own script: j three times and k once, then the page's width in a
-# narrow window; what it finds is written into the page for --dump-dom to show.
-PROBE = """<script>
-(function(){
+# Pressed in the loaded page, after its own script: j three times and k once, then the page's
+# width in a narrow window; Runtime.evaluate answers with what it found.
+PROBE = """(function(){
 var seq=[];
 function key(k){document.dispatchEvent(new KeyboardEvent('keydown',{key:k,bubbles:true,cancelable:true}));
 seq.push(document.activeElement&&document.activeElement.id||'');}
 key('j');key('j');key('j');key('k');
-var r=document.createElement('pre');r.id='probe';
 var hidden=0;
 document.querySelectorAll('.slices').forEach(function(g){var right=g.getBoundingClientRect().right;
 var left=g.getBoundingClientRect().left;
 g.querySelectorAll('figure').forEach(function(f){var b=f.getBoundingClientRect();
 if(b.left>left+1&&b.right>right+1)hidden++;});});
-r.textContent=JSON.stringify({keys:seq,scrollWidth:document.documentElement.scrollWidth,
-clientWidth:document.documentElement.clientWidth,hiddenSlices:hidden});
-document.body.appendChild(r);
-})();
-</script>
-"""
+return {keys:seq,scrollWidth:document.documentElement.scrollWidth,
+clientWidth:document.documentElement.clientWidth,hiddenSlices:hidden};
+})()"""
 
 
-def check_keys_and_width(name, page, chromium, tmp):
+def check_keys_and_width(name, browser):
     """j/k move stage by stage, and in a phone-wide window the page does not scroll sideways."""
-    with open(page, encoding="utf-8") as f:
-        html = f.read()
-    probed = os.path.join(tmp, name + ".probe.html")
-    with open(probed, "w", encoding="utf-8") as f:
-        f.write(html.replace("</body>", PROBE + "</body>"))
-    dom = subprocess.run(chromium_args(chromium, os.path.join(tmp, "profile")) +
-                         ["--window-size=420,900", "--dump-dom", "file://" + probed],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
-    found = [n for n in parse(dom.stdout.decode("utf-8")).walk() if n.attrs.get("id") == "probe"]
-    if not found:
-        fail(name, "the key probe did not run")
+    browser.viewport(420, 900)
+    try:
+        probe = browser.evaluate(PROBE)
+    except ScriptError as e:
+        probe = None
+        fail(name, f"the key probe did not run: {e}")
+    browser.page("Emulation.clearDeviceMetricsOverride")
+    if not isinstance(probe, dict):
+        if probe is not None:
+            fail(name, "the key probe did not run")
         return
-    probe = json.loads(found[0].text())
     if probe["keys"] != ["stage-0", "stage-1", "stage-2", "stage-1"]:
         fail(name, f"j, j, j, k went to {probe['keys']}, not stage-0, stage-1, stage-2, stage-1")
+    # The width checks below hold in any window as wide as the page's widest table: the window
+    # must really be the narrow one.
+    if probe["clientWidth"] != 420:
+        fail(name, f"the narrow window is {probe['clientWidth']} pixels wide, not 420")
     if probe["scrollWidth"] > probe["clientWidth"]:
         fail(name, f"in a 420-pixel window the page is {probe['scrollWidth']} pixels wide: it scrolls sideways")
     # Heads side by side wrap onto new rows: none but the first of a row runs past its edge.
@@ -265,16 +475,64 @@ def check_keys_and_width(name, page, chromium, tmp):
                    "their row, behind a scroll bar, instead of wrapping")
 
 
-def check_lesson(tracer, lesson, chromium, tmp):
-    name = os.path.splitext(os.path.basename(lesson))[0]
-    page = os.path.join(tmp, name + ".html")
+# At a projector's 1280 pixels: the widest table of probabilities (an attention map) and whether
+# any scrolls sideways inside its box, and the header labels of each such table.
+WIDE_PROBE = """(function(){
+var maps=[];
+document.querySelectorAll('table.probabilities').forEach(function(t){
+var box=t.closest('.scroll');var heads=[];
+t.querySelectorAll('thead th').forEach(function(h){heads.push(h.textContent);});
+maps.push({cols:t.querySelectorAll('tbody tr:first-child td').length,
+cut:box?box.scrollWidth>box.clientWidth+1:false,heads:heads});});
+return {clientWidth:document.documentElement.clientWidth,maps:maps};
+})()"""
+
+
+def check_projector_width(name, browser, trace):
+    """At 1280 pixels every attention map of up to 16 columns shows them all, without a scroll
+    bar, its columns headed as the JSON trace labels them."""
+    browser.viewport(1280, 800)
+    try:
+        probe = browser.evaluate(WIDE_PROBE)
+    except ScriptError as e:
+        fail(name, f"the width probe did not run: {e}")
+        return
+    finally:
+        browser.page("Emulation.clearDeviceMetricsOverride")
+    if probe["clientWidth"] != 1280:
+        fail(name, f"the projector's window is {probe['clientWidth']} pixels wide, not 1280")
+        return
+    for m in probe["maps"]:
+        if m["cols"] <= 16 and m["cut"]:
+            fail(name, f"at 1280 pixels a map of {m['cols']} columns scrolls sideways: some columns are hidden")
+    # The tokens: every map's headers among the column labels the JSON trace gives its stages
+    # (positions where it gives none).
+    labels = {tuple(st["cols"]) for st in trace["stages"] if st.get("cols")}
+    for m in probe["maps"]:
+        heads = tuple(h for h in m["heads"] if h.strip())
+        positions = tuple(str(i) for i in range(len(heads)))
+        if m["cols"] <= 16 and heads and heads != positions and not any(heads == c for c in labels):
+            fail(name, f"a map's columns are headed {list(heads)}, no stage's labels in the JSON trace")
+
+
+def make_page(tracer, lesson, tmp, with_trace=True):
+    """The tracer's web page of a lesson, written in tmp, and its JSON trace (run in a thread)."""
+    page = os.path.join(tmp, os.path.splitext(os.path.basename(lesson))[0] + ".html")
     with open(page, "wb") as f:
         subprocess.run([tracer, "--format", "html", lesson], stdout=f, check=True)
+    if not with_trace:
+        return page, None
     trace = json.loads(subprocess.run([tracer, "--format", "json", lesson], stdout=subprocess.PIPE,
                                       check=True).stdout)
-    dom = subprocess.run(chromium_args(chromium, os.path.join(tmp, "profile")) + ["--dump-dom", "file://" + page],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
-    root = parse(dom.stdout.decode("utf-8"))
+    return page, trace
+
+
+DOM = "document.documentElement.outerHTML"
+
+
+def check_lesson(name, page, trace, browser):
+    browser.load(page)
+    root = parse(browser.evaluate(DOM))
     h1 = root.find_all("h1")
     if len(h1) != 1 or h1[0].text() != trace["title"]:
         fail(name, f"the heading is {[h.text() for h in h1]!r}, not the title {trace['title']!r}")
@@ -333,7 +591,7 @@ def check_lesson(tracer, lesson, chromium, tmp):
                 fail(where, "a shape-only tensor without its note")
         else:
             check_cells(where, stage_cells(result[0]), shown_values(st["values"], shape, softmax_vector), digits,
-                        count=st["count"])
+                        count=st["count"], ids_of=st.get("ids_of"))
             cells = stage_cells(result[0])
             if st["op"] == "softmax" and not over_last_axis(st["expr"], len(shape)):
                 # softmax(x, axis=0) makes columns, not rows, distributions: no bars.
@@ -366,10 +624,11 @@ def check_lesson(tracer, lesson, chromium, tmp):
                     if td.classes() != [want]:
                         fail(where, f"mask value {v} is drawn as {td.classes()}, not {want}")
                         break
-            elif st.get("show") == "table":
-                # show: table keeps only the numbers: no colour behind any of them.
+            elif st.get("show") == "table" or st.get("ids_of"):
+                # show: table keeps only the numbers, and ids are tokens, not amounts: no colour
+                # behind any of them.
                 if any("background:" in td.attrs.get("style", "") for td in cells):
-                    fail(where, "a value coloured although the lesson asks for a table (show: table)")
+                    fail(where, "a value coloured although it is a table (show: table) or ids of tokens")
             elif shape and not charts and any("background:" not in td.attrs.get("style", "") for td in cells):
                 fail(where, "a value without its heatmap colour")
         doc = st["document"]
@@ -411,15 +670,22 @@ def check_lesson(tracer, lesson, chromium, tmp):
         want = f"The document printed {summary['printed']} of these stages; {summary['agree']} agree"
         if not s or want not in s[0].text():
             fail(name, f"the document check summary does not say {want!r}")
-    return page
 
 
 # ---------------------------------------------------------------- the screenshot
 
-def png_pixels(path):
-    """(width, height, rows of (r, g, b) tuples) of an 8-bit RGB or RGBA PNG."""
-    with open(path, "rb") as f:
-        data = f.read()
+def add_bytes(a, b):
+    """a + b byte by byte, each sum modulo 256, as PNG's Up filter adds the line above: as two
+    big integers, adding the low seven bits of each byte (which cannot carry into the next) and
+    setting each top bit to the exclusive or of the two top bits and that sum's carry."""
+    size = len(a)
+    low = int.from_bytes(b"\x7f" * size, "big")
+    x, y = int.from_bytes(a, "big"), int.from_bytes(b, "big")
+    return (((x & low) + (y & low)) ^ ((x ^ y) & ~low)).to_bytes(size, "big")
+
+
+def png_colours(data):
+    """(width, height, {(r, g, b): pixels of that colour}) of an 8-bit RGB or RGBA PNG."""
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError("not a PNG")
     pos, idat, width = 8, b"", None
@@ -436,42 +702,43 @@ def png_pixels(path):
         pos += 12 + length
     raw = zlib.decompress(idat)
     stride = width * channels
-    rows, prev, at = [], bytearray(stride), 0
+    pixels, prev, at = bytearray(), bytes(stride), 0
     for _ in range(height):
-        kind, line = raw[at], bytearray(raw[at + 1:at + 1 + stride])
+        kind, line = raw[at], raw[at + 1:at + 1 + stride]
         at += 1 + stride
-        for i in range(stride):
-            a = line[i - channels] if i >= channels else 0
-            b = prev[i]
-            c = prev[i - channels] if i >= channels else 0
-            if kind == 1:
-                line[i] = (line[i] + a) & 255
-            elif kind == 2:
-                line[i] = (line[i] + b) & 255
-            elif kind == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif kind == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append([tuple(line[i:i + 3]) for i in range(0, stride, channels)])
+        if kind == 2:
+            line = add_bytes(line, prev)  # Up, the only filter of a screenshot taken for speed
+        elif kind != 0:
+            line = bytearray(line)
+            for i in range(stride):
+                a = line[i - channels] if i >= channels else 0
+                b = prev[i]
+                c = prev[i - channels] if i >= channels else 0
+                if kind == 1:
+                    line[i] = (line[i] + a) & 255
+                elif kind == 3:
+                    line[i] = (line[i] + (a + b) // 2) & 255
+                elif kind == 4:
+                    p = a + b - c
+                    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                    line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        pixels += line
         prev = line
-    return width, height, rows
+    counts = collections.Counter(bytes(pixels[i:i + 3]) for i in range(0, len(pixels), channels))
+    return width, height, {tuple(rgb): n for rgb, n in counts.items()}
 
 
-def check_screenshot(page, chromium, tmp):
-    shot = os.path.join(tmp, "02.png")
-    subprocess.run(chromium_args(chromium, os.path.join(tmp, "profile")) +
-                   ["--window-size=1000,1600", "--screenshot=" + shot, "file://" + page],
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
-    if not os.path.exists(shot):
-        fail("screenshot", "Chromium wrote no screenshot")
+def check_screenshot(page, browser):
+    browser.viewport(1000, 1600)
+    browser.load(page)
+    shot = browser.page("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True}).get("data")
+    browser.page("Emulation.clearDeviceMetricsOverride")
+    if not shot:
+        fail("screenshot", "Chromium took no screenshot")
         return
-    width, height, rows = png_pixels(shot)
-    counts = {}
-    for row in rows:
-        for px in row:
-            counts[px] = counts.get(px, 0) + 1
+    width, height, counts = png_colours(base64.b64decode(shot))
+    if (width, height) != (1000, 1600):
+        fail("screenshot", f"{width}x{height} pixels, not 1000x1600")
     white = counts.get((255, 255, 255), 0)
     if white > 0.97 * width * height or len(counts) < 20:
         fail("screenshot", f"blank: {len(counts)} colours, {white} of {width * height} pixels white")
@@ -485,14 +752,9 @@ def check_screenshot(page, chromium, tmp):
                                "not a cell's worth")
 
 
-def check_escape(tracer, chromium, tmp):
-    lesson = "tests/html/escape.yaml"
-    page = os.path.join(tmp, "escape.html")
-    with open(page, "wb") as f:
-        subprocess.run([tracer, "--format", "html", lesson], stdout=f, check=True)
-    dom = subprocess.run(chromium_args(chromium, os.path.join(tmp, "profile")) + ["--dump-dom", "file://" + page],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
-    root = parse(dom.stdout.decode("utf-8"))
+def check_escape(page, browser):
+    browser.load(page)
+    root = parse(browser.evaluate(DOM))
     h1 = root.find_all("h1")
     if [h.text() for h in h1] != ["<script>alert(1)</script>"]:
         fail("escape", f"the title shows as {[h.text() for h in h1]!r}")
@@ -508,6 +770,40 @@ def check_escape(tracer, chromium, tmp):
         fail("escape", "the narration did not show as text")
 
 
+def check_all(tracer, lessons, browser, tmp):
+    """Every check, in lesson order, with the pages made two at a time beside the browser's
+    work. A BrowserError ends the test, naming the page it was at."""
+    pool = concurrent.futures.ThreadPoolExecutor(2)
+    where = "the start of Chromium"
+    try:
+        made = [pool.submit(make_page, tracer, lesson, tmp) for lesson in lessons]
+        escape = pool.submit(make_page, tracer, "tests/html/escape.yaml", tmp, with_trace=False)
+        browser.open_tab()  # while the first pages are made
+        pages = {}
+        for lesson, job in zip(lessons, made):
+            where = lesson
+            try:
+                page, trace = job.result()
+            except subprocess.CalledProcessError as e:
+                fail(lesson, f"the tracer exited with status {e.returncode}")
+                continue
+            pages[os.path.basename(lesson)] = page
+            check_lesson(os.path.splitext(os.path.basename(lesson))[0], page, trace, browser)
+            if lesson.startswith("lessons/"):
+                check_keys_and_width(os.path.basename(lesson), browser)
+                check_projector_width(os.path.basename(lesson), browser, trace)
+            print(f"checked {lesson} in {browser.name}")
+        where = "tests/html/escape.yaml"
+        check_escape(escape.result()[0], browser)
+        if "02_the_cat_sat.yaml" in pages:
+            where = "the screenshot of lessons/02_the_cat_sat.yaml"
+            check_screenshot(pages["02_the_cat_sat.yaml"], browser)
+    except (BrowserError, ScriptError) as e:
+        raise BrowserError(f"{where}: {e}") from None
+    finally:
+        pool.shutdown(cancel_futures=True)
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__)
@@ -518,16 +814,19 @@ def main():
         print("SKIPPED: Chromium is not installed (apt-get install chromium); the web pages were not "
               "checked in a browser")
         return 77
-    with tempfile.TemporaryDirectory() as tmp:
-        pages = {}
-        for lesson in lessons:
-            pages[os.path.basename(lesson)] = check_lesson(tracer, lesson, chromium, tmp)
-            if lesson.startswith("lessons/"):
-                check_keys_and_width(os.path.basename(lesson), pages[os.path.basename(lesson)], chromium, tmp)
-            print(f"checked {lesson} in {os.path.basename(chromium)}")
-        check_escape(tracer, chromium, tmp)
-        if "02_the_cat_sat.yaml" in pages:
-            check_screenshot(pages["02_the_cat_sat.yaml"], chromium, tmp)
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
+        try:
+            browser = Browser(chromium, tmp)
+            try:
+                check_all(tracer, lessons, browser, tmp)
+            finally:
+                browser.close()
+        except BrowserError as e:
+            # First, so that it is never among the failures left out below.
+            failures.insert(0, str(e))
+            tail = log_tail(os.path.join(tmp, "chromium.log"))
+            if tail:
+                print("Chromium's last lines:\n  " + "\n  ".join(tail))
     if failures:
         for f in failures[:40]:
             print("FAIL", f)

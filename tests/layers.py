@@ -30,11 +30,13 @@ OPTIONAL_FOLDERS = {"fast"}  # -Dfast=false builds none of it
 # ops (the table that finds them). A tuple is one layer whose modules use each other: the
 # loader's files read into lesson.h's types while lesson calls them, and an indexing compiles
 # its index with check_compile (check_call), which compiles an indexing with
-# check_compile_index. The checker's other files share its state (check_state).
+# check_compile_index. The checker's other files share its state (check_state). The text
+# trace's page (render_text) draws each tensor with render_values, which reads the page's
+# options (render.h).
 LAYERS = [
-    "util", "files", "safetext", "format", "tensor", "diag", "json", "weightfile",
+    "util", "files", "safetext", "format", "tensor", "diag", "json", "weightfile", "sha256", "progress",
     "backend", "kernel", "kernel_layout", "kernel_grad", "kernel_axis", "kernel_triangle", "kernel_sort", "kernel_sample",
-    "yamldoc", "given_file", "unicode_classes", "utf8", "bpe_files", "tokenizer", "given_text",
+    "yamldoc", "yamldiff", "given_file", "unicode_classes", "utf8", "bpe_files", "tokenizer", "given_text",
     ("lesson_loader", "lesson_values", "lesson_given", "lesson_download", "lesson_step", "lesson_block",
      "lesson_train", "lesson"), "expr", "trace",
     "op",
@@ -42,14 +44,14 @@ LAYERS = [
     "op_positions", "op_loss", "op_axis", "op_fill", "op_sort", "op_sample", "op_list",
     "ops", "ieee",
     "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",
-    "eval", "gradcheck", "schedule", "run", "optimizer", "train_explain", "train_draw", "train",
+    "eval", "gradcheck", "schedule", "run", "optimizer", "train_explain", "train_draw", "train_cache", "train",
     "doccheck", "claim", "quiz", "narrate", "verdict",
-    "notation", "heatmap", "corners", "textwrap", "render_train", "render_text", "render_json", "render_html", "save",
+    "notation", "heatmap", "corners", "textwrap", "render_train", ("render_values", "render_text"), "render_json", "render_html", "save",
     # The fast layer: each replaces a part of the reference below it with the same bits.
     "pool", "parallel", "gemm", "widen", "fast_ops", "in_place", "freeing", "fast",
     "text_diff", "lesson_diff", "pipeline",
-    # The command line's helpers: the installed course, and waiting for a save.
-    "course", "watch", "stale_narration",
+    # The command line's helpers: the installed course, waiting for a save, and the progress line.
+    "course", "watch", "stale_narration", "progress_line",
     # The program, outside the libraries: the --quiz conversation, the --step pager, the
     # command line's options, the handlers of its modes, the table of modes, main.
     "ask", "pager", "cli", "cmd", "cmd_list", "cmd_trace", "cmd_watch", "cmd_step", "cmd_quiz", "cmd_diff", "cmd_lint",

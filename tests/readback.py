@@ -10,7 +10,9 @@ and every scalar must be within half a unit of its own last printed digit of the
 JSON trace holds at the same place (1.3937e+65 within 0.00005e+65 of exp(150), 0.3345 within
 0.00005 of 0.33452...), with exact rational arithmetic, so nothing here rounds; and a value
 that is not zero never prints as zero (1e-5 is not 0.0000) unless it is rounding noise beside
-its tensor's largest magnitude (below NOISE_RATIO of it, format.h). inf, -inf and
+its tensor's largest magnitude (below NOISE_RATIO of it, format.h) or the table says that
+0.0000 stands for values too small to show. A matrix drawn whole as a picture, its numbers
+left out, shows each row's largest value, which must read back too. inf, -inf and
 nan must be spelled as such. A work line `name[i, j] = ... = v` must end in the value of
 name[i, j]. Boxes shown by their corners are read through their gaps (… and ⋮), so every
 shown number is still compared with the value at its own place.
@@ -36,6 +38,11 @@ SLICE_GAP = re.compile(r"^\s*⋮ \((\d+) more slices\)\s*$")
 STAGE_HEAD = re.compile(r"^(Given (\S+)  \[|Step \S+  (\S+) = )")
 BAR = re.compile(r"^\s*\S.*? │[^│]*│ +(\S+)\s*$")
 WORK = re.compile(r"^(\S+?)\[([\d, ]+)\] = .* = (\S+)$")
+# The note under a table whose small values print as 0.0000, and under a matrix drawn whole as
+# a picture (its numbers left out), with each row's largest value beside the picture.
+HIDDEN = re.compile(r"^\s*\(\S+ is 0, or a value below \S+ in size\)$")
+PICTURED = re.compile(r"^\s*\(its numbers[ :]")
+PICTURE_NOTE = re.compile(r"^.*│[^│]*│  (\S+) at .+$")
 
 
 # A value below this fraction of its tensor's largest finite magnitude may print as zero
@@ -63,18 +70,26 @@ def last_unit(token):
     return Fraction(10) ** (int(exponent or 0) - decimals)
 
 
-def reads_back(token, value, largest=0.0):
+def reads_back(token, value, largest=0.0, hidden_said=False):
     """True when the printed token stands for the double `value`, one of a tensor whose largest
-    finite magnitude is `largest`."""
+    finite magnitude is `largest`; hidden_said: its table says 0.0000 may stand for a value
+    too small to show. A percentage (52.22%) stands for value * 100, exactly."""
+    if token.endswith("%") and NUMBER.match(token[:-1]) and math.isfinite(value):
+        token, exact = token[:-1], Fraction(value) * 100
+        hidden_said = True  # a percentage rounds as it may (show: percent)
+    else:
+        exact = Fraction(value) if math.isfinite(value) else None
     if not NUMBER.match(token):
         raise Mismatch("%r is not a number as the tracer prints them" % token)
     if token in ("inf", "-inf", "nan") or not math.isfinite(value):
         spelled = "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
         return token == spelled
     printed = Fraction(token.replace(",", ""))
-    if printed == 0 and value != 0 and not Fraction(abs(value)) < Fraction(largest) * NOISE_RATIO:
-        raise Mismatch("%r printed as %s: a value that is not zero must not vanish" % (value, token))
-    return abs(printed - Fraction(value)) <= last_unit(token) / 2
+    if (printed == 0 and value != 0 and not Fraction(abs(value)) < Fraction(largest) * NOISE_RATIO
+            and not hidden_said):
+        raise Mismatch("%r printed as %s: a value that is not zero must not vanish unless the table "
+                       "says that %s stands for small values too" % (value, token, token))
+    return abs(printed - exact) <= last_unit(token) / 2
 
 
 def flatten(v):
@@ -91,7 +106,7 @@ def flatten(v):
 def is_picture(box):
     """A shade picture beside or under a table: no number in it. It may hold a gap: the
     picture of a table too wide for the screen leaves out the columns the table leaves out."""
-    return not any(NUMBER.match(t) for row in box for t in row)
+    return not any(NUMBER.match(t.rstrip("%")) for row in box for t in row)
 
 
 def boxes(lines):
@@ -142,7 +157,7 @@ def shown_indices(items, total, is_gap):
     return list(range(g)) + [None] + list(range(total - after, total))
 
 
-def check_boxes(found, shape, values, what):
+def check_boxes(found, shape, values, what, hidden_said=False):
     """Every number in the boxes against values (flat, row-major) of this shape."""
     if len(shape) == 0:
         raise Mismatch("%s: a scalar printed as a box" % what)
@@ -170,23 +185,42 @@ def check_boxes(found, shape, values, what):
                 if c is None:
                     continue
                 flat = (s * rows + r) * cols + c
-                if not reads_back(token, values[flat], largest):
+                if not reads_back(token, values[flat], largest, hidden_said):
                     raise Mismatch("%s at flat index %d: printed %s, the value is %r"
                                    % (what, flat, token, values[flat]))
                 count += 1
     return count
 
 
+def check_pictured(lines, shape, values, what):
+    """A matrix drawn whole as a picture, its numbers left out: each row's note of its largest
+    value (`│  0.8934 at B`) must read back to the largest of its row, where that lies."""
+    rows, cols = shape[-2], shape[-1]
+    notes = [m.group(1) for m in (PICTURE_NOTE.match(l) for l in lines) if m]
+    if not notes:
+        return 0
+    if len(notes) != len(values) // cols:
+        raise Mismatch("%s: %d notes of the largest value beside the picture, for %d rows"
+                       % (what, len(notes), len(values) // cols))
+    for r, token in enumerate(notes):
+        row = values[r * cols:(r + 1) * cols]
+        finite = [v for v in row if not math.isnan(v)]
+        if finite and not reads_back(token, max(finite), max(abs(v) for v in finite if math.isfinite(v))):
+            raise Mismatch("%s row %d: its largest printed as %s, it is %r" % (what, r, token, max(finite)))
+    return len(notes)
+
+
 def stage_blocks(text):
-    """The text of each stage, in order."""
-    blocks = []
+    """The text of each stage, by the stage's name."""
+    blocks, current = {}, None
     for line in text.split("\n"):
-        if STAGE_HEAD.match(line):
-            blocks.append([])
-        elif blocks:
+        head = STAGE_HEAD.match(line)
+        if head:
+            current = blocks.setdefault(head.group(2) or head.group(3), [])
+        elif current is not None:
             if line.startswith("Document check"):
                 break
-            blocks[-1].append(line)
+            current.append(line)
     return blocks
 
 
@@ -199,16 +233,28 @@ def check_stage(stage, lines):
     work_at = next((k for k, l in enumerate(lines) if l.strip() == "work:"), len(lines))
     value_lines = lines[:min(doc_at, work_at)]
     values = None if stage["values"] is None else flatten(stage["values"])
+    ids_of = stage.get("ids_of")
     if values is not None and len(shape) == 0:
         scalar = [l for l in value_lines if l.startswith("    = ")]
         if len(scalar) != 1:
             raise Mismatch("stage %s: expected one '= value' line" % name)
         token = scalar[0].split("= ", 1)[1].strip()
+        if ids_of is not None and " (" in token:
+            # an id and its token: 1 (rug)
+            token, said = token.split(" (", 1)
+            v = values[0]
+            if said != ids_of[int(v)] + ")" if v == int(v) and 0 <= v < len(ids_of) else True:
+                raise Mismatch("stage %s: the id %r printed with the token %r" % (name, v, said[:-1]))
         if not reads_back(token, values[0]):
             raise Mismatch("stage %s: printed %s, the value is %r" % (name, token, values[0]))
         count += 1
+    elif values is not None and ids_of is not None:
+        pass  # ids printed as their tokens: words, not numbers (tests/numerics/labels_follow_values)
+    elif values is not None and any(PICTURED.match(l) for l in value_lines):
+        count += check_pictured(value_lines, shape, values, "stage " + name)
     elif values is not None:
-        count += check_boxes(boxes(value_lines), shape, values, "stage " + name)
+        hidden = any(HIDDEN.match(l) for l in value_lines)
+        count += check_boxes(boxes(value_lines), shape, values, "stage " + name, hidden)
     doc = stage.get("document")
     # A given whose document values are its own prints no second box ("document: the same
     # numbers, as the document printed them"): nothing more to read back.
@@ -244,9 +290,19 @@ def check_lesson(tracer, path):
     trace = json.loads(run(tracer, "json", path))
     blocks = stage_blocks(text)
     stages = trace["stages"]
-    if len(blocks) != len(stages):
+    count = 0
+    for st in stages:
+        if st["name"] not in blocks:
+            # The text folds the intermediates of a step shown quietly, as its result alone or
+            # as a picture (show:); every given and step has its block.
+            if st["kind"] in ("intermediate", "gradient"):
+                continue
+            raise Mismatch("stage %s is in the JSON trace, not in the text" % st["name"])
+        if st["show"] != "quiet":  # a quiet stage prints its line alone
+            count += check_stage(st, blocks[st["name"]])
+    if len(blocks) > len(stages):
         raise Mismatch("the text trace has %d stages, the JSON %d" % (len(blocks), len(stages)))
-    return sum(check_stage(s, b) for s, b in zip(stages, blocks))
+    return count
 
 
 # ---------------------------------------------------------------- lessons of every magnitude

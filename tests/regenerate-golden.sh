@@ -1,7 +1,8 @@
 #!/bin/sh
 # Rewrite golden/NAME.txt from the tracer's current output for every lesson named, and
-# golden/html/NAME.html for every lesson named after --html.
-# Usage: regenerate-golden.sh TRACER SOURCE_ROOT NAME... [--html NAME...]; a regenerated
+# golden/html/NAME.html for every lesson named after --html (every page there when --html
+# ends the list).
+# Usage: regenerate-golden.sh TRACER SOURCE_ROOT NAME... [--html [NAME...]]; a regenerated
 # golden file is read like a code change before it is committed.
 set -eu
 tracer=$1 root=$2
@@ -9,6 +10,11 @@ shift 2
 cd "$root"
 html=false
 lessons=
+if [ "$#" -gt 0 ] && eval "[ \"\${$#}\" = --html ]"; then
+    for page in golden/html/*.html; do
+        [ -e "$page" ] && set -- "$@" "$(basename "$page" .html)"
+    done
+fi
 for name in "$@"; do
     if [ "$name" = --html ]; then
         html=true

@@ -9,12 +9,13 @@ Usage: schema_check.py SCHEMA --loader LOADER_C... --valid LESSON... --valid-dir
 refuses) must be rejected by the schema too; --header lessons must open with the
 `# yaml-language-server: $schema=PATH` comment, PATH leading from the lesson to SCHEMA; and
 the keys and words the loader knows (TOP_KEYS, GIVEN_KEYS, STEP_RESERVED, INIT_NAMES,
-DISTRIBUTION_NAMES and PICTURE_NAMES, each in one of the loader's sources tracer/lesson/lesson*.c)
+DISTRIBUTION_NAMES and SHOW_NAMES, each in one of the loader's sources tracer/lesson/lesson*.c)
 must be the schema's, so one added to the loader cannot be forgotten here.
 
 With --traces, the JSON trace (`tracer --format json`) of each lesson must validate against
-TRACE_SCHEMA (doc/trace.schema.json), whose words for a picture must be the loader's
-(PICTURE_NAMES); each stage's "show" must be what its step asks (read from the lesson's YAML
+TRACE_SCHEMA (doc/trace.schema.json), whose words of show: must be the loader's (SHOW_NAMES,
+numbers written as table); each stage's "show" must be what its step or given asks (read from
+the lesson's YAML
 here, not from the tracer), and its "picture" what the schema says the text trace draws in
 colour, worked out from the stage's own op, shape and values; and a trace with a word the
 schema does not know must be rejected, so the schema is not one that takes anything.
@@ -186,7 +187,7 @@ def check_keys(paths, schema):
         ("STEP_RESERVED", "a step", set(defs["step"]["properties"])),
         ("INIT_NAMES", "init", set(defs["givenMapping"]["properties"]["init"]["enum"])),
         ("DISTRIBUTION_NAMES", "distribution", set(defs["givenMapping"]["properties"]["distribution"]["enum"])),
-        ("PICTURE_NAMES", "show", set(defs["step"]["properties"]["show"]["enum"])),
+        ("SHOW_NAMES", "show", set(defs["show"]["enum"])),
     ]
     failures = 0
     path = "the loader (" + ", ".join(paths) + ")"
@@ -209,7 +210,9 @@ def expected_picture(stage):
     shape, values = stage["shape"], stage["values"]
     if values is None or not shape or 0 in shape:
         return "table"
-    if stage["show"] is not None:
+    if stage["show"] == "picture":
+        return "bars" if len(shape) == 1 else "heatmap"
+    if stage["show"] in ("table", "heatmap", "bars"):
         return "table" if stage["show"] == "bars" and len(shape) != 1 else stage["show"]
     # A softmax's output is a distribution: its gradient stages are not (they have no op).
     if stage["op"] == "softmax" and stage["kind"] != "gradient":
@@ -224,9 +227,10 @@ def check_traces(schema_path, tracer, lessons, load, loaders):
     Draft202012Validator.check_schema(schema)
     validator = Draft202012Validator(schema)
     failures = 0
-    words = set(schema["$defs"]["picture"]["enum"])
-    if loader_keys(loaders, "PICTURE_NAMES") != words:
-        print(f"{schema_path}: the words for a picture {sorted(words)} are not the loader's PICTURE_NAMES")
+    words = set(schema["$defs"]["show"]["enum"])
+    if loader_keys(loaders, "SHOW_NAMES") - {"numbers"} != words:
+        print(f"{schema_path}: the words of show: {sorted(words)} are not the loader's SHOW_NAMES (numbers "
+              "written as table)")
         failures += 1
     shown = 0
     for lesson in lessons:
@@ -245,12 +249,16 @@ def check_traces(schema_path, tracer, lessons, load, loaders):
             continue
         # show: as the lesson's YAML writes it, step by step.
         asked = {}
-        for step in load(lesson).get("steps") or []:
+        doc = load(lesson)
+        for step in doc.get("steps") or []:
             names = [k for k in step if k not in RESERVED]
             if names:
                 asked[names[0]] = step.get("show")
+        givens = {name: g.get("show") for name, g in (doc.get("given") or {}).items() if isinstance(g, dict)}
         for st in trace["stages"]:
-            want_show = asked.get(st["name"]) if st["kind"] == "step" else None
+            want_show = asked.get(st["name"]) if st["kind"] == "step" else givens.get(st["name"]) \
+                if st["kind"] == "given" else None
+            want_show = {"numbers": "table"}.get(want_show, want_show)
             if st["show"] != want_show:
                 print(f"{lesson}: stage {st['name']} has \"show\": {st['show']!r}; the lesson asks {want_show!r}")
                 failures += 1

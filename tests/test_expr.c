@@ -181,6 +181,15 @@ static void test_transpose(void **state) {
     expect_tree(*state, "2.T", "(.T 2)");
 }
 
+// A stage of a block's application is one name with dots (the checker resolves it, or says
+// what attribute a name lacks); .T after it is still the transpose.
+static void test_dotted_names(void **state) {
+    expect_tree(*state, "layer1.y", "layer1.y");
+    expect_tree(*state, "layer1.attn.w @ x", "(@ layer1.attn.w x)");
+    expect_tree(*state, "layer2.K.T", "(.T layer2.K)");
+    expect_tree(*state, "x. y", "x.y");
+}
+
 static void test_indexing(void **state) {
     expect_tree(*state, "X[0:2, :]", "(index X (: 0 2) (: _ _))");
     expect_tree(*state, "X[1:]", "(index X (: 1 _))");
@@ -435,8 +444,8 @@ static void test_syntax_error(void **state) {
       "write start:stop; steps are not supported")                                                 \
     X(slice_with_only_step, "x[::2]", "a slice takes no step", 3, 1,                               \
       "write start:stop; steps are not supported")                                                 \
-    X(unknown_attribute, "x.foo", "unknown attribute '.foo'", 1, 4, ATTRIBUTE_HINT)                \
-    X(lowercase_transpose, "x.t @ y", "unknown attribute '.t'", 1, 2, ATTRIBUTE_HINT)             \
+    X(unknown_attribute, "x.T.foo", "unknown attribute '.foo'", 3, 4, ATTRIBUTE_HINT)            \
+    X(lowercase_transpose, "(x).t @ y", "unknown attribute '.t'", 3, 2, ATTRIBUTE_HINT)           \
     X(nothing_after_dot, "x.", "expected T after '.', found the end of the expression", 1, 1,      \
       ATTRIBUTE_HINT)                                                                              \
     X(call_parenthesised_name, "(x)(y)", NOT_CALLABLE, 3, 1, ONLY_FUNCTIONS)                       \
@@ -798,6 +807,7 @@ int main(void) {
         TEST(test_unary_signs),
         TEST(test_parentheses_group),
         TEST(test_transpose),
+        TEST(test_dotted_names),
         TEST(test_indexing),
         TEST(test_list_index_and_tensor_index),
         TEST(test_list_literals),

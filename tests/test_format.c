@@ -120,16 +120,27 @@ static void test_rounding_noise_does_not_decide(void **state) {
     (void)state;
     double scores[] = {0.85, 5.551115123125783e-17, -2.7755575615628914e-17};
     assert_string_equal(tensor(scores, 3, 4, false), "0.8500 0.0000 0.0000");
-    // 1e-5 is not noise: the tensor goes scientific and the noise shows its own digits.
+    // 1e-5 is not noise, but 0.85 shows three significant digits in fixed notation: 1e-5 rounds
+    // to 0.0000 beside it, and the style says so (a table notes it once).
     double with_eps[] = {0.85, -2.7755575615628914e-17, 1e-5};
-    assert_string_equal(tensor(with_eps, 3, 4, false), "8.5000e-01 -2.7756e-17 1.0000e-05");
+    assert_string_equal(tensor(with_eps, 3, 4, false), "0.8500 0.0000 0.0000");
+    assert_true(format_style(with_eps, 3, 4, false).hides_small);
+    assert_false(format_style(scores, 3, 4, false).hides_small);  // the noise alone is not hidden
+    // Without a value large enough for three digits, 1e-5 decides: scientific, every digit shown.
+    double small[] = {0.005, -2.7755575615628914e-17, 1e-5};
+    assert_string_equal(tensor(small, 3, 4, false), "5.0000e-03 -2.7756e-17 1.0000e-05");
     // The noise alone is all there is to print.
     double alone[] = {0.0, -2.7755575615628914e-17};
     assert_string_equal(tensor(alone, 2, 4, false), "0.0000e+00 -2.7756e-17");
-    // The bound is FORMAT_NOISE_RATIO times the largest: 1e-12 beside 1 votes, 9e-13 does not.
-    double at_bound[] = {1.0, 1e-12}, below[] = {1.0, 9e-13};
-    assert_string_equal(tensor(at_bound, 2, 4, false), "1.0000e+00 1.0000e-12");
-    assert_string_equal(tensor(below, 2, 4, false), "1.0000 0.0000");
+    // The bound is FORMAT_NOISE_RATIO times the largest, where the small values decide (the
+    // largest too small for three digits): 5e-15 beside 0.005 votes, 4e-15 does not. Beside 1
+    // neither decides, but 1e-12 is said to hide behind 0.0000 and 9e-13 is noise.
+    double at_bound[] = {0.005, 5e-15}, below[] = {0.005, 4e-15};
+    assert_string_equal(tensor(at_bound, 2, 4, false), "5.0000e-03 5.0000e-15");
+    assert_string_equal(tensor(below, 2, 4, false), "0.0050 0.0000");
+    double hidden[] = {1.0, 1e-12}, noise[] = {1.0, 9e-13};
+    assert_true(format_style(hidden, 2, 4, false).hides_small);
+    assert_false(format_style(noise, 2, 4, false).hides_small);
     // With 12 decimals a value just below the bound still prints its true last digit.
     double twelve[] = {1.0, 8e-13};
     assert_string_equal(tensor(twelve, 2, 12, false), "1.000000000000 0.000000000001");
@@ -158,9 +169,22 @@ static void test_tensor_shares_one_notation(void **state) {
     (void)state;
     const double ordinary[] = {0.3345, -0.0001, 1.0};
     assert_string_equal(tensor(ordinary, 3, 4, false), "0.3345 -0.0001 1.0000");
-    // One tiny value puts the whole tensor in scientific notation, as numpy does.
+    // One tiny value beside a large one rounds to 0.0000: a probability of 1e-11 beside 0.89
+    // (lesson 23's attention) keeps the whole matrix readable in fixed notation.
     const double eps_row[] = {0.5, 1e-5, 0.0};
-    assert_string_equal(tensor(eps_row, 3, 4, false), "5.0000e-01 1.0000e-05 0.0000e+00");
+    assert_string_equal(tensor(eps_row, 3, 4, false), "0.5000 0.0000 0.0000");
+    const double weights[] = {0.89339, 1.0734e-11, 0.10661};
+    assert_string_equal(tensor(weights, 3, 4, false), "0.8934 0.0000 0.1066");
+    // Three significant digits are the line: 0.0100 has them at 4 decimals, 0.0099 does not,
+    // and then its tiny neighbour puts the tensor in scientific notation as numpy does.
+    const double at_line[] = {0.01, 1e-7}, below_line[] = {0.0099, 1e-7};
+    assert_string_equal(tensor(at_line, 2, 4, false), "0.0100 0.0000");
+    assert_string_equal(tensor(below_line, 2, 4, false), "9.9000e-03 1.0000e-07");
+    // With fewer decimals, fewer digits: 0.40 at 2 decimals shows both (lesson digits: 2).
+    const double two[] = {0.4, 1e-9}, one[] = {0.4, 1e-9}, none[] = {3.0, 0.2};
+    assert_string_equal(tensor(two, 2, 2, false), "0.40 0.00");
+    assert_string_equal(tensor(one, 2, 1, false), "0.4 0.0");
+    assert_string_equal(tensor(none, 2, 0, false), "3 0");
     const double exps[] = {2.6881171418161356e43, 1.3937095806663797e65, 7.225973768125749e86};
     assert_string_equal(tensor(exps, 3, 4, false), "2.6881e+43 1.3937e+65 7.2260e+86");
     // -0 in a scientific tensor is 0.
@@ -176,9 +200,14 @@ static void test_tensor_shares_one_notation(void **state) {
 
 static void test_ratio_too_large_for_one_column(void **state) {
     (void)state;
-    // 1e7 / 0.001 = 1e10 >= 1e8: fixed would give the small one a single digit of four.
+    // 1e7 / 0.001 = 1e10 >= 1e8, but 1e7 reads in fixed notation: the small one shows what it
+    // can at four decimals.
     const double wide[] = {1e7, 0.001};
-    assert_string_equal(tensor(wide, 2, 4, false), "1.0000e+07 1.0000e-03");
+    assert_string_equal(tensor(wide, 2, 4, false), "10000000.0000 0.0010");
+    // Among small values alone the ratio still decides: 0.005 / 1e-11 = 5e8 >= 1e8.
+    const double small_wide[] = {0.005, 1e-11}, small_narrow[] = {0.005, 0.0003};
+    assert_string_equal(tensor(small_wide, 2, 4, false), "5.0000e-03 1.0000e-11");
+    assert_string_equal(tensor(small_narrow, 2, 4, false), "0.0050 0.0003");
     // 1e6 / 0.5 = 2e6: one column holds both.
     const double narrow[] = {1e6, 0.5};
     assert_string_equal(tensor(narrow, 2, 4, false), "1000000.0000 0.5000");

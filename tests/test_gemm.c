@@ -68,6 +68,45 @@ static void test_dense_shapes(void **state) {
     every_path_and_threads(dense_shapes);
 }
 
+// Products too small to pack are summed in registers, by code specialised for each width of c
+// from 1 to 16 (and a plain loop past it, or when b is read through a column step): every
+// width, with a k of 0 (all zeros), 1 and more, plain and with b transposed, gives the
+// reference's bits.
+static void small_widths(const char *what) {
+    static const size_t ns[] = {1, 3}, ks[] = {0, 1, 5};
+    for (size_t m = 1; m <= 17; m++)
+        for (size_t in = 0; in < ARRAY_LEN(ns); in++)
+            for (size_t ik = 0; ik < ARRAY_LEN(ks); ik++) {
+                const size_t n = ns[in], k = ks[ik];
+                double *a = random_values(n * k), *b = random_values(k * m), *bt = random_values(m * k);
+                double *want = random_values(n * m), *got = random_values(n * m);
+                for (size_t p = 0; p < k; p++)
+                    for (size_t j = 0; j < m; j++)
+                        bt[j * k + p] = b[p * m + j];
+                gemm_reference(want, a, b, n, k, m);
+                char label[128];
+                snprintf(label, sizeof(label), "%s, (%zu, %zu) @ (%zu, %zu)", what, n, k, k, m);
+                GemmMatrix ga = {.data = a, .row_step = k, .col_step = 1};
+                GemmMatrix gb = {.data = b, .row_step = m, .col_step = 1};
+                gemm(got, &ga, &gb, n, k, m);
+                assert_same_bits(got, want, n * m, label);
+                for (size_t i = 0; i < n * m; i++)
+                    got[i] = 12345.0;  // the transposed product must overwrite every element again
+                GemmMatrix gbt = {.data = bt, .row_step = 1, .col_step = k};
+                gemm(got, &ga, &gbt, n, k, m);
+                assert_same_bits(got, want, n * m, label);
+                util_free(a);
+                util_free(b);
+                util_free(bt);
+                util_free(want);
+                util_free(got);
+            }
+}
+
+static void test_small_widths(void **state) {
+    every_path_and_threads(small_widths);
+}
+
 // Transposed operands (a.T @ b.T, read through swapped steps) give the bits of the reference
 // on copies made contiguous.
 static void transposed(const char *what) {
@@ -332,6 +371,7 @@ int main(void) {
     fast_install();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dense_shapes),
+        cmocka_unit_test(test_small_widths),
         cmocka_unit_test(test_transposed_operands),
         cmocka_unit_test(test_batched_products),
         cmocka_unit_test(test_heads_in_place),

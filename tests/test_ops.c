@@ -419,11 +419,16 @@ static void test_notes(void **state) {
     (void)state;
     Arena *arena = arena_create();
     OpNotes n;
-    // softmax rows [0.25, 0.75] and [0.5, 0.5] each sum to 1.
+    // softmax rows [0.25, 0.75] and [0.5, 0.5] each sum to 1: the same sum, said once; rows
+    // [0.25, 0.7] and [0.5, 0.5] sum to 0.95 and 1, each said.
     Tensor *w = tensor_of((Shape){2, {2, 2}}, (double[]){0.25, 0.75, 0.5, 0.5});
     run_notes("softmax", &n, arena, w, NULL);
     assert_int_equal(n.n_lines, 1);
-    assert_string_equal(n.lines[0], "each row is a probability distribution: row sums 1.0000, 1.0000");
+    assert_string_equal(n.lines[0], "each row is a probability distribution: all 2 row sums are 1.0000");
+    w->data[1] = 0.7;
+    run_notes("softmax", &n, arena, w, NULL);
+    assert_string_equal(n.lines[0], "each row is a probability distribution: row sums 0.9500, 1.0000");
+    w->data[1] = 0.75;
     w->data[2] = w->data[3] = NAN;  // a fully masked row
     run_notes("softmax", &n, arena, w, NULL);
     assert_string_equal(n.lines[0], "row sums 1.0000, nan; a nan row had no finite score to weigh (all -inf, or a +inf)");
@@ -432,16 +437,24 @@ static void test_notes(void **state) {
     OpAttrs down = {.axis = 0};
     n = (OpNotes){.out = cols, .digits = 4, .arena = arena, .attrs = &down};
     ops_find_function("softmax")->notes(&n);
-    assert_string_equal(n.lines[0], "each line along axis 0 is a probability distribution: sums 1.0000, 1.0000");
-    // Row sums are noted for at most 16 rows: a [16, 1] softmax (every row the one weight 1)
-    // lists sixteen sums, a [17, 1] one none.
+    assert_string_equal(n.lines[0], "each line along axis 0 is a probability distribution: all 2 sums are 1.0000");
+    cols->data[0] = 0.2;  // column 0 sums to 0.95
+    n = (OpNotes){.out = cols, .digits = 4, .arena = arena, .attrs = &down};
+    ops_find_function("softmax")->notes(&n);
+    assert_string_equal(n.lines[0], "each line along axis 0 is a probability distribution: sums 0.9500, 1.0000");
+    // Sums that differ are listed for at most 16 rows: [16, 1] and [17, 1] softmaxes whose last
+    // row is 0.5 (not a softmax's; a sum of its own) list sixteen sums, and none. Sums that all
+    // print alike are said once however many rows there are.
     double ones[17] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
     Tensor *rows16 = tensor_of((Shape){2, {16, 1}}, ones), *rows17 = tensor_of((Shape){2, {17, 1}}, ones);
+    run_notes("softmax", &n, arena, rows17, NULL);
+    assert_string_equal(n.lines[0], "each row is a probability distribution: all 17 row sums are 1.0000");
+    rows16->data[15] = rows17->data[16] = 0.5;
     run_notes("softmax", &n, arena, rows16, NULL);
     assert_int_equal(n.n_lines, 1);
     assert_string_equal(n.lines[0], "each row is a probability distribution: row sums 1.0000, 1.0000, 1.0000, 1.0000, "
                                     "1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, 1.0000, "
-                                    "1.0000, 1.0000");
+                                    "1.0000, 0.5000");
     run_notes("softmax", &n, arena, rows17, NULL);
     assert_int_equal(n.n_lines, 0);
     tensor_destroy(rows16);

@@ -259,9 +259,10 @@ static void expect_notation(const Tensor *t, FormatNotation want, const char *wh
     for (size_t c = 0; c < ARRAY_LEN(counts); c++) {
         parallel_set_threads(counts[c]);
         FormatStyle got = notation_of(t, 4);
-        if (got.notation != want || got.decimals != 4)
-            fail_msg("%s, %zu threads: notation %d with %d decimals, not %d with 4", what, counts[c],
-                     (int)got.notation, got.decimals, (int)want);
+        if (got.notation != want || got.decimals != 4 || got.hides_small != serial.hides_small)
+            fail_msg("%s, %zu threads: notation %d with %d decimals, small values %s, not %d with 4, %s", what,
+                     counts[c], (int)got.notation, got.decimals, got.hides_small ? "hidden" : "shown", (int)want,
+                     serial.hides_small ? "hidden" : "shown");
     }
     parallel_set_threads(0);
 }
@@ -270,8 +271,9 @@ static void test_notation_in_blocks(void **state) {
     (void)state;
     Tensor *t = filled(0.5);
     expect_notation(t, FORMAT_FIXED, "0.5 everywhere");
-    t->data[SCAN_VALUES - 2] = 1e-9;  // 0.0000 in fixed notation: scientific
-    expect_notation(t, FORMAT_SCIENTIFIC, "1e-9 in the last block");
+    t->data[SCAN_VALUES - 2] = 1e-9;  // 0.0000 beside 0.5, which shows three digits: still fixed
+    expect_notation(t, FORMAT_FIXED, "1e-9 in the last block");
+    assert_true(format_style(t->data, t->size, 4, false).hides_small);
     t->data[SCAN_VALUES - 2] = 1e-20;  // below 1e-12 of 0.5: rounding noise, no vote
     expect_notation(t, FORMAT_FIXED, "noise in the last block");
     t->data[SCAN_VALUES - 2] = 2e8;  // past fixed notation's 1e8
@@ -289,6 +291,8 @@ static void test_notation_in_blocks(void **state) {
     expect_notation(t, FORMAT_FIXED, "noise beside the largest of another block");
     t->data[SCAN_VALUES - 1] = 0.001;  // then 5e-15 votes, and 0.0000 is no way to print it
     expect_notation(t, FORMAT_SCIENTIFIC, "5e-15 beside 0.001");
+    t->data[SCAN_VALUES - 1] = 0.05;  // a largest of three digits in the last block: fixed again
+    expect_notation(t, FORMAT_FIXED, "5e-15 beside the 0.05 of another block");
     tensor_destroy(t);
 
     Tensor *counts = filled(3);

@@ -3,6 +3,7 @@
 // transpose, with the same bits and notes), and, on every lesson given on the command line,
 // that the text trace is byte for byte the same whether the values nothing prints are freed
 // (and read in place) or kept.
+#include "backend.h"
 #include "fast_layer.h"
 #include "schedule.h"
 #include "trace_fixture.h"
@@ -666,6 +667,51 @@ static void test_every_lesson_prints_the_same_when_values_are_freed(void **state
                   runs);
 }
 
+// Every lesson traced by the fast layer (its product, loops on two threads, values freed and
+// read in place) and by the reference (the plain product on one thread, every value kept):
+// the same text and the same JSON, byte for byte. The reference build has only the second.
+static void test_every_lesson_the_same_with_the_reference(void **state) {
+    (void)state;
+    const Backend *fast_backend = backend_installed();
+    const Schedule *fast_schedule = schedule_installed();
+    if (!fast_backend && !fast_schedule) {
+        print_message("the reference build has no fast layer to compare with\n");
+        skip();
+    }
+    size_t compared = 0;
+    for (size_t l = 0; l < n_lesson_paths; l++) {
+        for (int format = 0; format < 2; format++) {
+            PipelineOptions opts = {.digits = -1, .width = 100, .threads = 2,
+                                    .format = format ? OUTPUT_JSON : OUTPUT_TEXT};
+            StrBuf out[2];
+            Diag diag[2];
+            int status[2];
+            for (int k = 0; k < 2; k++) {
+                backend_install(k ? NULL : fast_backend);
+                schedule_install(k ? NULL : fast_schedule);
+                strbuf_init(&out[k]);
+                diag_init(&diag[k]);
+                status[k] = pipeline_run_file(lesson_paths[l], &opts, &out[k], &diag[k]);
+            }
+            backend_install(fast_backend);
+            schedule_install(fast_schedule);
+            const char *a = strbuf_str(&out[0]), *b = strbuf_str(&out[1]);
+            if (status[0] != status[1] || strcmp(a, b) != 0 || strcmp(diag[0].message, diag[1].message) != 0) {
+                size_t at = 0;
+                while (a[at] && a[at] == b[at])
+                    at++;
+                fail_msg("%s (%s): the fast layer and the reference differ at byte %zu (status %d against %d)\n"
+                         "fast:      %.120s\nreference: %.120s",
+                         lesson_paths[l], format ? "json" : "text", at, status[0], status[1], a + at, b + at);
+            }
+            strbuf_finish(&out[0]);
+            strbuf_finish(&out[1]);
+            compared++;
+        }
+    }
+    print_message("%zu traces the same with the fast layer and the reference\n", compared);
+}
+
 int main(int argc, char **argv) {
     test_install_fast_layer();
     if (argc < 4 || strcmp(argv[1], "--block") != 0) {
@@ -697,6 +743,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_views_beside_vectors, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_the_block_reads_its_heads_in_place, fixture_setup, fixture_teardown),
         cmocka_unit_test(test_every_lesson_prints_the_same_when_values_are_freed),
+        cmocka_unit_test(test_every_lesson_the_same_with_the_reference),
         cmocka_unit_test_setup_teardown(test_a_step_naming_a_gradient_is_marked, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_only_a_last_axis_softmax_is_a_row_distribution, fixture_setup,
                                         fixture_teardown),

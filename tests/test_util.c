@@ -1,6 +1,6 @@
 // Tests of the modules everything stands on: util (overflow-checked sizes, the allocation
-// wrapper and its failure hook, arenas, growable strings) and tensor (shapes and their
-// text, row-major offsets, creation and copies).
+// wrapper and its failure hook, arenas, growable strings), tensor (shapes and their text,
+// row-major offsets, creation and copies) and sha256 (its digests).
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "sha256.h"
 #include "tensor.h"
 #include "util.h"
 
@@ -355,6 +356,45 @@ static void test_create_and_copy(void **state) {
     tensor_destroy(NULL);
 }
 
+// ---------------------------------------------------------------- sha256
+
+// The digest of len bytes, added in pieces of at most piece bytes, as hexadecimal.
+static void digest_in_pieces(const uint8_t *bytes, size_t len, size_t piece, char hex[65]) {
+    Sha256 h;
+    sha256_init(&h);
+    for (size_t at = 0; at < len; at += piece)
+        sha256_add(&h, bytes + at, len - at < piece ? len - at : piece);
+    uint8_t digest[SHA256_BYTES];
+    sha256_finish(&h, digest);
+    sha256_hex(digest, hex);
+}
+
+// FIPS 180-4's examples and a million 'a' (NIST's), and 768 bytes that cross a block's
+// padding in every way; the digests are Python's hashlib's.
+static void test_sha256_digests(void **state) {
+    (void)state;
+    char hex[65];
+    digest_in_pieces((const uint8_t *)"", 0, 1, hex);
+    assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    digest_in_pieces((const uint8_t *)"abc", 3, 3, hex);
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    const char *two_blocks = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";  // 56 bytes: padding spills over
+    digest_in_pieces((const uint8_t *)two_blocks, strlen(two_blocks), 7, hex);
+    assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    uint8_t *many = malloc(1000000);
+    assert_non_null(many);
+    memset(many, 'a', 1000000);
+    digest_in_pieces(many, 1000000, 1000000, hex);
+    assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    for (size_t i = 0; i < 768; i++)
+        many[i] = (uint8_t)i;
+    for (size_t piece = 1; piece <= 130; piece += 43) {
+        digest_in_pieces(many, 768, piece, hex);
+        assert_string_equal(hex, "f3a25aa93aa2fbba28d79260535bbd6a5eb0fc1c24a8b0f04e12b484c1dfe363");
+    }
+    free(many);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_size_arithmetic),
@@ -372,6 +412,7 @@ int main(void) {
         cmocka_unit_test(test_shape_text),
         cmocka_unit_test(test_flatten),
         cmocka_unit_test(test_create_and_copy),
+        cmocka_unit_test(test_sha256_digests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

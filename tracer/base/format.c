@@ -46,6 +46,15 @@ static double last_unit(int digits) {
     return units[clamp_decimals(digits)];
 }
 
+// The least magnitude that shows FORMAT_FIXED_DIGITS significant digits with `decimals`
+// decimals (fewer with fewer decimals, at least one): 0.01 at 4 decimals, 0.1 at 2, 1 at 0.
+static double significant_floor(int decimals) {
+    int digits = decimals < FORMAT_FIXED_DIGITS ? decimals : FORMAT_FIXED_DIGITS;
+    if (digits < 1)
+        digits = 1;
+    return last_unit(1 + decimals - digits);
+}
+
 // ---------------------------------------------------------------- digits without printf
 //
 // printf's %.*f and %.*e round the exact binary value to the nearest decimal, ties to even, and
@@ -204,13 +213,19 @@ FormatStyle format_style_of(double largest, double smallest, int digits, bool wh
             st.notation = FORMAT_SCIENTIFIC;
         return st;
     }
-    // A non-zero value that fixed notation would round to 0.0000 (or to a tie with it) decides
-    // for scientific: eps = 1e-5 is not zero. 0.00009 still prints as 0.0001, a true digit.
-    // The ratio is compared as largest >= smallest * ratio, which cannot overflow to a wrong
+    // Fixed notation while the largest magnitude shows FORMAT_FIXED_DIGITS significant digits
+    // (0.0123 at 4 decimals): what is much smaller rounds to 0.0000, which is the truth at
+    // that precision (a probability of 1e-11 beside 0.89). Else fixed while every value shows a
+    // true digit: a non-zero value that would round to 0.0000 (or to a tie with it) decides for
+    // scientific, so that eps = 1e-5 alone is not zero; 0.00009 still prints as 0.0001. The
+    // ratio is compared as largest >= smallest * ratio, which cannot overflow to a wrong
     // answer: smallest * 1e8 is finite for every finite smallest below 1e300.
-    if (largest >= FORMAT_FIXED_BELOW || smallest <= 0.5 * last_unit(st.decimals) ||
-        largest >= smallest * FORMAT_FIXED_MAX_RATIO)
+    bool largest_reads = largest >= significant_floor(st.decimals);
+    bool all_read = smallest > 0.5 * last_unit(st.decimals) && largest < smallest * FORMAT_FIXED_MAX_RATIO;
+    if (largest >= FORMAT_FIXED_BELOW || !(largest_reads || all_read))
         st.notation = FORMAT_SCIENTIFIC;
+    else
+        st.hides_small = smallest <= 0.5 * last_unit(st.decimals);
     return st;
 }
 

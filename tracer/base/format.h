@@ -1,9 +1,12 @@
 // format: numbers as the trace prints them, the same on every platform and never cut short.
 //
-// A tensor is printed in one notation, chosen from all its values as numpy's printer chooses:
-// fixed ("0.3345") while every value reads well that way, scientific ("1.3937e+65") when the
-// largest magnitude is 1e8 or more, the smallest non-zero one would round to zero in fixed
-// notation (below half a unit of the last decimal: 1e-5 is not 0.0000), or the two are too far
+// A tensor is printed in one notation, chosen from all its values: fixed ("0.3345") while its
+// largest magnitude shows FORMAT_FIXED_DIGITS significant digits that way, and below 1e8; a
+// value far smaller then rounds to 0.0000, the truth to the printed decimals (a probability of
+// 1e-11 beside 0.89; the text trace says so under the table). A tensor of small values only is
+// fixed while every value shows a true digit, as numpy's printer chooses; else scientific
+// ("1.3937e+65", "1.0000e-05"): the smallest non-zero one would round to zero in fixed notation
+// (below half a unit of the last decimal: eps = 1e-5 is not 0.0000), or the two are too far
 // apart to share one column. Rounding noise does not decide: a value below FORMAT_NOISE_RATIO
 // times the tensor's largest finite magnitude (2.7756e-17 beside 0.85, a score that is 0 in
 // exact arithmetic) takes no part in the choice, so in fixed notation it rounds to 0.0000,
@@ -38,8 +41,12 @@
 #define FORMAT_FIXED_BELOW 1e8
 // Whole numbers print whole up to 15 digits (999,999,999,999,999); from 1e15 on, scientific.
 #define FORMAT_WHOLE_BELOW 1e15
-// Largest to smallest non-zero magnitude that still shares a fixed column: past it, fixed
-// notation would print the small ones with fewer significant digits than the lesson asks for.
+// Fixed notation is chosen while the largest magnitude shows this many significant digits
+// (with at least as many decimals): values far smaller round to 0.0000 beside it.
+#define FORMAT_FIXED_DIGITS 3
+// Largest to smallest non-zero magnitude that still shares a fixed column when the largest is
+// too small for FORMAT_FIXED_DIGITS: past it, fixed notation would print the small ones with
+// fewer significant digits than the lesson asks for.
 #define FORMAT_FIXED_MAX_RATIO 1e8
 
 // Below this fraction of a tensor's largest magnitude a value is rounding noise: sums of a few
@@ -56,6 +63,9 @@ typedef enum FormatNotation {
 typedef struct FormatStyle {
     FormatNotation notation;
     int decimals;  // after the point: fixed and scientific (the mantissa's)
+    // Fixed notation where some value that is not 0 (nor rounding noise) prints as 0.0000: a
+    // table says so once under its cells.
+    bool hides_small;
 } FormatStyle;
 
 // The notation for n values printed with `digits` decimals (0 to FORMAT_MAX_DECIMALS); whole:

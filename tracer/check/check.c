@@ -76,9 +76,19 @@ static void inherit_labels_from_readers(Plan *plan) {
 
 // show: a picture needs values, a heatmap at least one axis, bars exactly one.
 static bool check_show(Checker *c, const PlanNode *n, const LessonStep *s) {
+    if ((s->view == VIEW_PERCENT || s->view == VIEW_CORNERS) && !n->has_values) {
+        char shape[64];
+        shape_format(&n->shape, shape, sizeof(shape));
+        const Node *at = s->show_node;
+        diag_error(c->diag, STATUS_LESSON_ERROR, &c->lesson->doc->source, at->line, at->col, yamldoc_node_width(at),
+                   "show: %s does not fit '%s': its result is shape-only (shape %s), with no values to show",
+                   s->view == VIEW_PERCENT ? "percent" : "corners", s->name, shape);
+        diag_hint(c->diag, "leave out show:, or give the step's inputs values");
+        return false;
+    }
     if (s->show == PICTURE_DEFAULT || s->show == PICTURE_TABLE)
         return true;
-    const char *what = s->show == PICTURE_BARS ? "bars" : "heatmap";
+    const char *what = s->show == PICTURE_BARS ? "bars" : s->view == VIEW_PICTURE ? "picture" : "heatmap";
     char shape[64];
     shape_format(&n->shape, shape, sizeof(shape));
     const char *problem = NULL, *hint = NULL;
@@ -208,6 +218,8 @@ static bool add_given(Checker *c, const LessonGiven *g) {
         n->labels[rank - 2] = (Labels){g->rows->items, g->rows->n};
     if (g->cols && rank >= 1)
         n->labels[rank - 1] = (Labels){g->cols->items, g->cols->n};
+    if (g->ids_of)
+        n->ids_of = (Labels){g->ids_of->items, g->ids_of->n};
     if (n->has_values) {
         size_t size;
         shape_size(&g->shape, &size);

@@ -158,9 +158,11 @@ size_t check_add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n_
         return NO_NODE;
     size_t *args = arena_array(plan->arena, n_inputs, sizeof(size_t));
     const Expr **args_at = arena_array(plan->arena, n_inputs, sizeof(Expr *));
+    double *constants = arena_array(plan->arena, OP_MAX_PARAMS, sizeof(double));
+    bool *present = arena_array(plan->arena, OP_MAX_PARAMS, sizeof(bool));
     const char *line = op_line(c, op, chk, site);
     const char *text = arena_strndup(plan->arena, c->step->expr + e->start, e->end - e->start);
-    if (!args || !args_at || !line || !text) {
+    if (!args || !args_at || !constants || !present || !line || !text) {
         diag_out_of_memory(c->diag);
         return NO_NODE;
     }
@@ -175,10 +177,17 @@ size_t check_add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n_
     n->args_at = args_at;
     n->n_args = n_inputs;
     n->attrs = chk->attrs;
+    memcpy(constants, chk->constants, sizeof(chk->constants));
+    memcpy(present, chk->present, sizeof(chk->present));
+    n->constants = constants;
+    n->present = present;
     n->shape = chk->shape;
     n->has_values = has_values;
     n->is_count = is_count;
     memcpy(n->labels, chk->out_labels, sizeof(n->labels));
+    if (n_inputs > 0)
+        n->ids_of = plan_ids_of(op, &chk->attrs, &plan->nodes[inputs[0]].shape, &plan->nodes[inputs[0]].ids_of,
+                                plan->nodes[inputs[0]].labels);
     n->is_stage = !c->claiming;
     n->stage_kind = STAGE_INTERMEDIATE;
     n->expr_text = text;

@@ -302,6 +302,22 @@ size_t check_compile_name(Checker *c, const Expr *e) {
             return NO_NODE;
         }
     }
+    // X.shape: a name with an attribute, not a stage of a block's application (layer1.y).
+    const char *dot = strrchr(e->name, '.');
+    if (dot) {
+        char *base = arena_strndup(c->plan->arena, e->name, (size_t)(dot - e->name));
+        size_t at = base ? check_find_name(c, base) : NO_NODE;
+        if (at != NO_NODE && at != FAILED_NODE) {
+            size_t shift = (size_t)(dot - e->name);
+            Expr attr = *e;
+            attr.op_pos += shift;
+            attr.op_len -= shift;
+            check_token_error(c, &attr, "unknown attribute '%s'", dot);
+            diag_hint(c->diag, "the only attribute is .T (the transpose); functions are called as f(x), and a "
+                               "stage of a block's application is named layer1.y");
+            return NO_NODE;
+        }
+    }
     check_token_error(c, e, "unknown name '%s'", e->name);
     const char *closest = diag_closest(e->name, c->names, c->n_names);
     if (closest)

@@ -259,3 +259,36 @@ bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec
     out->kind = want == s->rank ? EXPLAIN_ELEMENT : EXPLAIN_ROW;
     return true;
 }
+
+bool plan_relabel(const Plan *plan, size_t node, const Labels *const *in_labels, Labels out[TENSOR_MAX_RANK],
+                  Arena *arena) {
+    const PlanNode *n = &plan->nodes[node];
+    ASSERT(n->kind == PLAN_OP && n->constants && n->n_args <= EXPR_MAX_ARGS);
+    OpProblem problem = {0};
+    OpCheck chk = {.op = n->op, .n_inputs = n->n_args, .attrs = n->attrs, .arena = arena, .problem = &problem};
+    memcpy(chk.constants, n->constants, sizeof(chk.constants));
+    memcpy(chk.present, n->present, sizeof(chk.present));
+    for (size_t i = 0; i < n->n_args; i++) {
+        chk.shapes[i] = &plan->nodes[n->args[i]].shape;
+        chk.labels[i] = in_labels[i];
+    }
+    // The shapes are the check's, which the rule accepted: only the labels can differ.
+    if (!n->op->infer(&chk))
+        return false;
+    memcpy(out, chk.out_labels, sizeof(chk.out_labels));
+    return true;
+}
+
+Labels plan_ids_of(const OpDef *op, const OpAttrs *attrs, const Shape *in_shape, const Labels *in_ids,
+                   const Labels *in_labels) {
+    if (op->keeps_ids)
+        return *in_ids;
+    if (!op->ids_along_last || in_shape->rank == 0)
+        return (Labels){0};
+    // argmax along another axis, or over a whole matrix, picks positions of something else.
+    int last = (int)in_shape->rank - 1;
+    for (size_t p = 0; p < OP_MAX_PARAMS; p++)
+        if (op->params[p].kind == PARAM_AXIS && !(attrs->axis == last || (attrs->axis == KERNEL_ALL_AXES && last == 0)))
+            return (Labels){0};
+    return in_labels[last];
+}

@@ -31,11 +31,18 @@ typedef struct PlanNode {
     const Expr **args_at;  // where each tensor argument is written, for errors while running
     size_t n_args;
     OpAttrs attrs;
+    // PLAN_OP: the call's parameters as its shape rule read them (OpCheck.constants, .present),
+    // so that the rule can run again at run time on labels its inputs' values chose.
+    const double *constants;
+    const bool *present;
     Shape shape;
     bool has_values;     // false: a shape-only tensor
     bool document_set_aside;  // its document: values no longer fit its shape (an edit changed it)
     bool is_count;       // an exact integer count
     Labels labels[TENSOR_MAX_RANK];
+    // The tokens its values are ids of (a given's ids_of:, or what an argmax picks from),
+    // printed in place of the numbers; no items: the values are numbers.
+    Labels ids_of;
     const double *values;  // PLAN_CONSTANT: shape-size values
 
     // What the trace shows; is_stage is false for constants.
@@ -158,3 +165,17 @@ bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec
 // expression's place in the file is not exact).
 int plan_error_at(Diag *diag, const Lesson *lesson, const LessonStep *step, size_t pos,
                   size_t width, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+// Node's labels again, from other labels of its inputs (in_labels[k] for input k, each
+// TENSOR_MAX_RANK axes): its operation's shape rule run on them, as the check ran it on the
+// inputs' own. A run calls it where values chose other labels upstream (topk's picks, the
+// tokens of looked-up ids). Lists made go in arena. False, out unwritten, if the rule refuses.
+bool plan_relabel(const Plan *plan, size_t node, const Labels *const *in_labels, Labels out[TENSOR_MAX_RANK],
+                  Arena *arena);
+
+// The tokens a node's values are ids of, from its operation (with its attrs) and its first
+// input's (in_ids: that input's ids_of, in_labels its axis labels): moved values keep their
+// tokens (OpDef.keeps_ids), positions along the last axis are ids of its labels
+// (OpDef.ids_along_last).
+Labels plan_ids_of(const OpDef *op, const OpAttrs *attrs, const Shape *in_shape, const Labels *in_ids,
+                   const Labels *in_labels);

@@ -1,5 +1,5 @@
 // cmd: the handlers of the command line's modes, one file each (cmd_<mode>.c), named in the
-// table of modes (cli.c). Each runs a command already read and checked, its lessons found,
+// table of modes (modes.c). Each runs a command already read and checked, its lessons found,
 // and returns the exit status.
 #pragma once
 

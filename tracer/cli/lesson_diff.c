@@ -1,12 +1,15 @@
-// lesson_diff: two traces side by side, stage by stage.
+// lesson_diff: what an edit changed: the lesson's keys, its training, its claims, its stages.
 #include "lesson_diff.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
 
-#include "text_diff.h"
 #include "format.h"
+#include "render_train.h"
+#include "text_diff.h"
+#include "textwrap.h"
+#include "yamldiff.h"
 
 // The same bits, save for nan's payload: 0.0 and -0.0 differ (1 / x tells them apart).
 static bool same_value(double a, double b) {
@@ -78,6 +81,175 @@ static const TraceStage *find_stage(const NameIndex *ix, const char *name) {
     return i == SIZE_MAX ? NULL : &((const TraceStage *)ix->items)[i];
 }
 
+// s in colour (then back to plain), or s alone when colour is "".
+static void coloured(StrBuf *out, const char *colour, const char *s, const TextDiffStyle *st) {
+    strbuf_printf(out, "%s%s%s", colour, s, colour[0] ? st->reset : "");
+}
+
+// ---------------------------------------------------------------- the report
+
+// What every part of the report shares: where it writes, the line it is making, the width.
+typedef struct Report {
+    StrBuf *out;
+    StrBuf line;  // a line being made, wrapped into out by emit
+    size_t width;
+    int digits;
+    TextDiffStyle st;
+} Report;
+
+// The line made so far, wrapped to the width: its first line from column indent, the rest from
+// hang.
+static void emit(Report *r, size_t indent, size_t hang) {
+    textwrap_line(r->out, strbuf_str(&r->line), r->line.len, indent, hang, r->width);
+    r->out->failed = r->out->failed || r->line.failed;
+    strbuf_clear(&r->line);
+}
+
+// ---------------------------------------------------------------- the lesson's keys
+
+static void key_change(Report *r, const YamlChange *c) {
+    const TextDiffStyle *st = &r->st;
+    strbuf_printf(&r->line, "%s: ", c->path);
+    if (c->kind == YAML_ADDED) {
+        strbuf_puts(&r->line, "added");
+        if (c->after)
+            strbuf_printf(&r->line, ": %s%s%s", st->after, c->after, st->after[0] ? st->reset : "");
+    } else if (c->kind == YAML_REMOVED) {
+        strbuf_puts(&r->line, "removed");
+        if (c->before)
+            strbuf_printf(&r->line, " (was %s%s%s)", st->before, c->before, st->before[0] ? st->reset : "");
+    } else if (c->before && c->after) {
+        coloured(&r->line, st->before, c->before, st);
+        strbuf_puts(&r->line, " -> ");
+        coloured(&r->line, st->after, c->after, st);
+    } else {
+        strbuf_puts(&r->line, "changed");
+    }
+    emit(r, 2, 6);
+}
+
+// What the edit changed in the lesson's YAML, key by key, first: the cause of all that follows.
+static void changed_keys(Report *r, const Node *a, const Node *b) {
+    if (!a || !b)
+        return;
+    YamlDiff *d = yamldiff_create(a, b);
+    if (!d) {
+        r->out->failed = true;
+        return;
+    }
+    if (d->n) {
+        strbuf_puts(r->out, "Changed in the lesson:\n");
+        for (size_t k = 0; k < d->n && k < LESSON_DIFF_KEYS_SHOWN; k++)
+            key_change(r, &d->changes[k]);
+        if (d->n > LESSON_DIFF_KEYS_SHOWN)
+            strbuf_printf(r->out, "  and %zu more\n", d->n - LESSON_DIFF_KEYS_SHOWN);
+        strbuf_putc(r->out, '\n');
+    }
+    yamldiff_destroy(d);
+}
+
+// ---------------------------------------------------------------- training
+
+static bool same_losses(const TraceTraining *a, const TraceTraining *b) {
+    if (a->steps_done != b->steps_done)
+        return false;
+    for (size_t s = 0; s < a->steps_done; s++)
+        if (!same_value(a->losses[s], b->losses[s]))
+            return false;
+    return true;
+}
+
+// One side's curve under its title, on the scale lo to hi, in `width` columns.
+static void curve(const Report *r, const TraceTraining *t, double lo, double hi, const char *title,
+                  const char *colour, size_t width, StrBuf *block) {
+    coloured(block, colour, title, &r->st);
+    strbuf_putc(block, '\n');
+    if (t && t->steps_done)
+        render_train_chart(t->losses, t->steps_done, lo, hi, r->digits, 0, width, block);
+    else
+        strbuf_puts(block, t ? "no step was taken\n" : "this lesson does not train\n");
+}
+
+// The two loss curves on one scale, so that their heights compare, side by side when each gets
+// LESSON_DIFF_CURVE_COLUMNS columns, else one above the other.
+static void curves(Report *r, const TraceTraining *ta, const TraceTraining *tb) {
+    const TraceTraining *t[2] = {ta, tb};
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t k = 0; k < 2; k++)
+        for (size_t s = 0; t[k] && s < t[k]->steps_done; s++) {
+            lo = fmin(lo, t[k]->losses[s]);
+            hi = fmax(hi, t[k]->losses[s]);
+        }
+    char top[FORMAT_NUMBER_CAP] = "", bottom[FORMAT_NUMBER_CAP] = "";
+    if (lo <= hi) {
+        format_number(hi, r->digits, top, sizeof(top));
+        format_number(lo, r->digits, bottom, sizeof(bottom));
+    }
+    size_t label = strlen(top) > strlen(bottom) ? strlen(top) : strlen(bottom);
+    size_t half = r->width > 2 + TEXTWRAP_GAP ? (r->width - 2 - TEXTWRAP_GAP) / 2 : 0;
+    bool beside = half >= label + 3 + LESSON_DIFF_CURVE_COLUMNS;
+    StrBuf blocks[2];
+    for (size_t k = 0; k < 2; k++) {
+        strbuf_init(&blocks[k]);
+        curve(r, t[k], lo, hi, k ? "after" : "before", k ? r->st.after : r->st.before,
+              beside ? half : r->width - 2, &blocks[k]);
+        r->out->failed = r->out->failed || blocks[k].failed;
+    }
+    if (beside) {
+        textwrap_side_by_side(r->out, blocks, 2, 2);
+    } else {
+        textwrap_indent(r->out, strbuf_str(&blocks[0]), 2);
+        textwrap_indent(r->out, strbuf_str(&blocks[1]), 2);
+    }
+    strbuf_finish(&blocks[0]);
+    strbuf_finish(&blocks[1]);
+}
+
+// The last loss of each side: "last loss: 0.0912 -> 1.7169 (step 799)".
+static void last_losses(Report *r, const TraceTraining *ta, const TraceTraining *tb) {
+    const TraceTraining *t[2] = {ta, tb};
+    char num[2][FORMAT_NUMBER_CAP];
+    for (size_t k = 0; k < 2; k++) {
+        if (t[k] && t[k]->steps_done)
+            format_number(t[k]->losses[t[k]->steps_done - 1], r->digits, num[k], sizeof(num[k]));
+        else
+            snprintf(num[k], sizeof(num[k]), "%s", t[k] ? "none" : "no training");
+    }
+    bool same_step = ta && tb && ta->steps_done == tb->steps_done && ta->steps_done;
+    strbuf_puts(&r->line, "last loss: ");
+    coloured(&r->line, r->st.before, num[0], &r->st);
+    if (!same_step && ta && ta->steps_done)
+        strbuf_printf(&r->line, " (step %zu)", ta->steps_done - 1);
+    strbuf_puts(&r->line, " -> ");
+    coloured(&r->line, r->st.after, num[1], &r->st);
+    if (tb && tb->steps_done)
+        strbuf_printf(&r->line, " (step %zu)", tb->steps_done - 1);
+    emit(r, 2, 4);
+    for (size_t k = 0; k < 2; k++)
+        if (t[k] && t[k]->stopped) {
+            strbuf_printf(&r->line, "%s: %s", k ? "after" : "before", t[k]->stopped);
+            emit(r, 2, 4);
+        }
+}
+
+// What training did on each side, when either lesson trains.
+static void training(Report *r, const Trace *a, const Trace *b) {
+    const TraceTraining *ta = a->training, *tb = b->training;
+    if (!ta && !tb)
+        return;
+    if (ta && tb && same_losses(ta, tb)) {
+        strbuf_printf(&r->line, "Training: the same loss at each of the %zu steps.", ta->steps_done);
+        emit(r, 0, 2);
+        strbuf_putc(r->out, '\n');
+        return;
+    }
+    strbuf_puts(&r->line, "Training: the loss at every step, both curves on one scale");
+    emit(r, 0, 2);
+    curves(r, ta, tb);
+    last_losses(r, ta, tb);
+    strbuf_putc(r->out, '\n');
+}
+
 // ---------------------------------------------------------------- stages
 
 // "Given Q_0 [4]" or "Step 2a scaled.1 [3]".
@@ -98,11 +270,6 @@ static void stage_heading(StrBuf *out, const TraceStage *s, const TextDiffStyle 
     strbuf_puts(out, st->hunk);
     stage_title(out, s);
     strbuf_puts(out, st->reset);
-}
-
-// s in colour (then back to plain), or s alone when colour is "".
-static void coloured(StrBuf *out, const char *colour, const char *s, const TextDiffStyle *st) {
-    strbuf_printf(out, "%s%s%s", colour, s, colour[0] ? st->reset : "");
 }
 
 static void position(StrBuf *out, const Shape *shape, size_t flat) {
@@ -177,58 +344,104 @@ static size_t row_text(StrBuf *out, const Tensor *t, const Tensor *other, size_t
     return width + 2;
 }
 
-// Before and after, row by row; rows that changed are marked, and in colour drawn as git draws
-// a changed line: before red, after green, the values that changed in reverse video.
-static void side_by_side(StrBuf *out, const Tensor *a, const Tensor *b, int digits, const TextDiffStyle *st) {
-    size_t rows_a = rows_of(a), rows_b = rows_of(b);
-    size_t rows = rows_a > rows_b ? rows_a : rows_b;
+// Whether row r of a and b differ (or only one has it, or their shapes differ).
+static bool row_changed(const Tensor *a, const Tensor *b, size_t r) {
+    bool changed = r >= rows_of(a) || r >= rows_of(b) || a->shape.rank != b->shape.rank || cols_of(a) != cols_of(b);
+    for (size_t c = 0; !changed && c < cols_of(a); c++)
+        changed = cell_changed(a, b, r, c);
+    return changed;
+}
+
+// The widest row of t, in columns.
+static size_t widest_row(const Tensor *t, const Tensor *other, int digits, const TextDiffStyle *st, StrBuf *out) {
     size_t width = 0;
     StrBuf probe;
     strbuf_init(&probe);
-    for (size_t r = 0; r < rows_a; r++) {
-        size_t w = row_text(&probe, a, b, r, digits, "", st);
-        if (w > width)
-            width = w;
+    for (size_t r = 0; r < rows_of(t); r++) {
+        size_t w = row_text(&probe, t, other, r, digits, "", st);
+        width = w > width ? w : width;
     }
     out->failed = out->failed || probe.failed;  // the columns would not line up
     strbuf_finish(&probe);
-    strbuf_printf(out, "      %-*s   %s\n", (int)width, "before", "after");
-    for (size_t r = 0; r < rows; r++) {
-        bool changed = r >= rows_a || r >= rows_b || a->shape.rank != b->shape.rank || cols_of(a) != cols_of(b);
-        for (size_t c = 0; !changed && c < cols_of(a); c++)
-            changed = cell_changed(a, b, r, c);
-        strbuf_puts(out, "      ");
-        size_t w = r < rows_a ? row_text(out, a, b, r, digits, changed ? st->before : "", st) : 0;
-        strbuf_printf(out, "%*s   ", (int)(width - w), "");
-        if (r < rows_b)
-            row_text(out, b, a, r, digits, changed ? st->after : "", st);
-        strbuf_puts(out, changed ? "   <- changed\n" : "\n");
+    return width;
+}
+
+// "   <- changed" after a row that changed.
+#define CHANGED_MARK "   <- changed"
+
+// Before and after, row by row, side by side where both fit the width, else the rows before
+// above the rows after; rows that changed are marked (the edit's, one above the other), and in colour drawn as git draws a
+// changed line: before red, after green, the values that changed in reverse video. Nothing
+// when even one row does not fit.
+static void before_and_after(Report *r, const Tensor *a, const Tensor *b) {
+    StrBuf *out = r->out;
+    const TextDiffStyle *st = &r->st;
+    size_t wa = widest_row(a, b, r->digits, st, out), wb = widest_row(b, a, r->digits, st, out);
+    size_t mark = strlen(CHANGED_MARK), rows = rows_of(a) > rows_of(b) ? rows_of(a) : rows_of(b);
+    if (6 + wa + 3 + wb + mark <= r->width) {
+        strbuf_printf(out, "      %-*s   %s\n", (int)wa, "before", "after");
+        for (size_t row = 0; row < rows; row++) {
+            bool changed = row_changed(a, b, row);
+            strbuf_puts(out, "      ");
+            size_t w = row < rows_of(a) ? row_text(out, a, b, row, r->digits, changed ? st->before : "", st) : 0;
+            strbuf_printf(out, "%*s   ", (int)(wa - w), "");
+            if (row < rows_of(b))
+                row_text(out, b, a, row, r->digits, changed ? st->after : "", st);
+            strbuf_puts(out, changed ? CHANGED_MARK "\n" : "\n");
+        }
+        return;
     }
+    size_t widest = wa > wb ? wa : wb;
+    if (6 + 8 + widest + mark > r->width)
+        return;
+    const Tensor *side[2] = {a, b};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t row = 0; row < rows_of(side[k]); row++) {
+            bool changed = row_changed(a, b, row);
+            strbuf_printf(out, "      %-8s", row ? "" : k ? "after" : "before");
+            size_t w = row_text(out, side[k], side[1 - k], row, r->digits, changed ? (k ? st->after : st->before) : "", st);
+            if (changed && k)  // the edit's rows say which changed
+                strbuf_printf(out, "%*s" CHANGED_MARK, (int)(widest - w), "");
+            strbuf_putc(out, '\n');
+        }
+}
+
+// Whether a stage present in both is the same: its shape and every value.
+static bool same_stage(const TraceStage *sa, const TraceStage *sb) {
+    const Tensor *a = sa->value, *b = sb->value;
+    if (!shape_equal(&a->shape, &b->shape) || !a->data != !b->data)
+        return false;
+    for (size_t k = 0; a->data && k < a->size; k++)
+        if (!same_value(a->data[k], b->data[k]))
+            return false;
+    return true;
 }
 
 // Report one stage present in both; false when it differs.
-static bool compare_stage(StrBuf *out, const TraceStage *sa, const TraceStage *sb, int digits,
-                          const TextDiffStyle *st) {
+static bool compare_stage(Report *r, const TraceStage *sa, const TraceStage *sb) {
+    const TextDiffStyle *st = &r->st;
+    StrBuf *line = &r->line;
     const Tensor *a = sa->value, *b = sb->value;
     char shape_a[128], shape_b[128];
     shape_format(&a->shape, shape_a, sizeof(shape_a));
     shape_format(&b->shape, shape_b, sizeof(shape_b));
     if (!shape_equal(&a->shape, &b->shape)) {
-        stage_heading(out, sb, st);
-        strbuf_puts(out, ": the shape changed from ");
-        coloured(out, st->before, shape_a, st);
-        strbuf_puts(out, " to ");
-        coloured(out, st->after, shape_b, st);
-        strbuf_putc(out, '\n');
+        stage_heading(line, sb, st);
+        strbuf_puts(line, ": the shape changed from ");
+        coloured(line, st->before, shape_a, st);
+        strbuf_puts(line, " to ");
+        coloured(line, st->after, shape_b, st);
+        emit(r, 0, 4);
         if (small(a) && small(b))
-            side_by_side(out, a, b, digits, st);
+            before_and_after(r, a, b);
         return false;
     }
     if (!a->data || !b->data) {
         if (!a->data && !b->data)
             return true;  // shape-only in both, the same shape
-        stage_heading(out, sb, st);
-        strbuf_printf(out, ": %s\n", a->data ? "now shape-only (no values)" : "now has values (was shape-only)");
+        stage_heading(line, sb, st);
+        strbuf_printf(line, ": %s", a->data ? "now shape-only (no values)" : "now has values (was shape-only)");
+        emit(r, 0, 4);
         return false;
     }
     size_t changed = 0, worst = 0;
@@ -245,81 +458,155 @@ static bool compare_stage(StrBuf *out, const TraceStage *sa, const TraceStage *s
     }
     if (!changed)
         return true;
-    stage_heading(out, sb, st);
-    strbuf_printf(out, ": %zu of %zu value%s changed; the largest change is ", changed, a->size,
-                  a->size == 1 ? "" : "s");
+    stage_heading(line, sb, st);
+    strbuf_printf(line, ": %zu of %zu value%s changed;", changed, a->size, a->size == 1 ? "" : "s");
+    StrBuf largest_change;
+    strbuf_init(&largest_change);
+    strbuf_puts(&largest_change, "the largest change is ");
     if (a->shape.rank) {
-        strbuf_puts(out, "at ");
-        position(out, &a->shape, worst);
-        strbuf_puts(out, ": ");
+        strbuf_puts(&largest_change, "at ");
+        position(&largest_change, &a->shape, worst);
+        strbuf_puts(&largest_change, ": ");
     }
-    number(out, a, a->data[worst], digits, st->before, st);
-    strbuf_puts(out, " -> ");
-    number(out, b, b->data[worst], digits, st->after, st);
+    number(&largest_change, a, a->data[worst], r->digits, st->before, st);
+    strbuf_puts(&largest_change, " -> ");
+    number(&largest_change, b, b->data[worst], r->digits, st->after, st);
     if (a->data[worst] == 0 && b->data[worst] == 0)  // printed alike: say which is which
-        strbuf_printf(out, " (%s0.0 -> %s0.0: a zero changed sign)", signbit(a->data[worst]) ? "-" : "",
+        strbuf_printf(&largest_change, " (%s0.0 -> %s0.0: a zero changed sign)", signbit(a->data[worst]) ? "-" : "",
                       signbit(b->data[worst]) ? "-" : "");
-    strbuf_putc(out, '\n');
+    // On one line when it fits, else the largest change on a line of its own.
+    size_t whole = format_display_width(strbuf_str(line), line->len) + 1 +
+                   format_display_width(strbuf_str(&largest_change), largest_change.len);
+    if (whole > r->width)
+        emit(r, 0, 4);
+    else
+        strbuf_putc(line, ' ');
+    strbuf_append(line, strbuf_str(&largest_change), largest_change.len);
+    emit(r, whole > r->width ? 4 : 0, whole > r->width ? 6 : 4);
+    r->out->failed = r->out->failed || largest_change.failed;
+    strbuf_finish(&largest_change);
     if (a->shape.rank && small(a))
-        side_by_side(out, a, b, digits, st);
+        before_and_after(r, a, b);
     return false;
 }
 
-// The stages only t has, on one line in the colour of its side (removed or added lines).
-static void list_only_in(StrBuf *out, const Trace *t, const NameIndex *other, const char *name, const char *colour,
-                         const TextDiffStyle *st) {
+// The stages only t has, in the colour of its side (removed or added lines).
+static void list_only_in(Report *r, const Trace *t, const NameIndex *other, const char *name, const char *colour) {
     bool any = false;
     for (size_t i = 0; i < t->n_stages; i++) {
         const TraceStage *s = &t->stages[i];
         if (find_stage(other, s->name))
             continue;
-        strbuf_puts(out, any ? ", " : colour);
-        strbuf_puts(out, any ? "" : "Only in ");
+        strbuf_puts(&r->line, any ? ", " : colour);
         if (!any)
-            strbuf_printf(out, "%s: ", name);
-        stage_title(out, s);
+            strbuf_printf(&r->line, "Only in %s: ", name);
+        stage_title(&r->line, s);
         any = true;
     }
-    if (any)
-        strbuf_printf(out, "%s\n", colour[0] ? st->reset : "");
+    if (any) {
+        strbuf_puts(&r->line, colour[0] ? r->st.reset : "");
+        emit(r, 0, 4);
+    }
 }
 
 // The claims whose verdict the edit turned (held, now fails; or the other way), and those only
 // the edited lesson states: whether the lesson's own claims survive is what a student asks first.
 // The verdict before is in the colour of what was, the one now in the colour of what is.
-static void changed_claims(StrBuf *out, const Trace *a, const Trace *b, const NameIndex *a_claims,
-                           const NameIndex *b_claims, const TextDiffStyle *st) {
+static void changed_claims(Report *r, const Trace *a, const Trace *b, const NameIndex *a_claims,
+                           const NameIndex *b_claims) {
+    const TextDiffStyle *st = &r->st;
+    StrBuf *line = &r->line;
     for (size_t i = 0; i < b->n_claims; i++) {
         const TraceClaim *cb = &b->claims[i];
         size_t k = name_index_find(a_claims, cb->text);
         const TraceClaim *ca = k == SIZE_MAX ? NULL : &a->claims[k];
         if (ca && ca->holds == cb->holds)
             continue;
-        strbuf_printf(out, "claim: %s: ", cb->text);
+        strbuf_printf(line, "claim: %s: ", cb->text);
         if (ca)
-            coloured(out, st->before, ca->holds ? "held" : "failed", st);
+            coloured(line, st->before, ca->holds ? "held" : "failed", st);
         else
-            strbuf_puts(out, "new");
-        strbuf_printf(out, ", %s%s", st->after, cb->holds ? "now holds" : "now fails: ");
-        strbuf_printf(out, "%s%s\n", cb->holds ? "" : cb->detail, st->after[0] ? st->reset : "");
+            strbuf_puts(line, "new");
+        strbuf_printf(line, ", %s%s", st->after, cb->holds ? "now holds" : "now fails: ");
+        strbuf_printf(line, "%s%s", cb->holds ? "" : cb->detail, st->after[0] ? st->reset : "");
+        emit(r, 0, 4);
     }
     // and those the edit took away
     for (size_t k = 0; k < a->n_claims; k++) {
         if (name_index_find(b_claims, a->claims[k].text) != SIZE_MAX)
             continue;
-        strbuf_printf(out, "claim: %s: ", a->claims[k].text);
-        coloured(out, st->before, a->claims[k].holds ? "held" : "failed", st);
-        strbuf_puts(out, ", no longer claimed\n");
+        strbuf_printf(line, "claim: %s: ", a->claims[k].text);
+        coloured(line, st->before, a->claims[k].holds ? "held" : "failed", st);
+        strbuf_puts(line, ", no longer claimed");
+        emit(r, 0, 4);
     }
 }
 
+// A given that either lesson trains.
+static bool trained(const Trace *t, const char *name) {
+    for (size_t k = 0; t->training && k < t->training->n_trained; k++)
+        if (strcmp(t->training->trained[k].name, name) == 0)
+            return true;
+    return false;
+}
+
+// The trained givens of lessons that train, in one line: every value of every weight moves
+// when anything of the training changes, and 9 lines of "512 of 512 values changed" say less
+// than "all 9 trained weights differ". Returns how many differ; *both counts those compared.
+static size_t trained_weights(Report *r, const Trace *a, const Trace *b, const NameIndex *a_stages, size_t *both) {
+    StrBuf differ, same;
+    strbuf_init(&differ);
+    strbuf_init(&same);
+    size_t n = 0, n_differ = 0;
+    for (size_t i = 0; i < b->n_stages; i++) {
+        const TraceStage *sb = &b->stages[i], *sa = find_stage(a_stages, sb->name);
+        if (!sa || sb->kind != STAGE_GIVEN || !(trained(a, sb->name) || trained(b, sb->name)))
+            continue;
+        n++;
+        bool d = !same_stage(sa, sb);
+        n_differ += d;
+        StrBuf *list = d ? &differ : &same;
+        strbuf_printf(list, "%s%s", list->len ? ", " : "", sb->name);
+    }
+    *both += n;
+    if (n == 0) {
+        // no trained given in both lessons
+    } else if (n_differ == n) {
+        strbuf_printf(&r->line, "Trained weights: %s%zu differ (%s)", n == 1 ? "the " : n == 2 ? "both " : "all ",
+                      n, strbuf_str(&differ));
+    } else if (n_differ == 0) {
+        strbuf_printf(&r->line, "Trained weights: the same (%s)", strbuf_str(&same));
+    } else {
+        strbuf_printf(&r->line, "Trained weights: %zu of the %zu differ (%s); the same: %s", n_differ, n,
+                      strbuf_str(&differ), strbuf_str(&same));
+    }
+    if (n)
+        emit(r, 0, 4);
+    r->out->failed = r->out->failed || differ.failed || same.failed;
+    strbuf_finish(&differ);
+    strbuf_finish(&same);
+    return n_differ;
+}
+
 // The diff of a and b, their stages and claims indexed by name.
-static bool diff_indexed(const Trace *a, const Trace *b, const NameIndex stages[2], const NameIndex claims[2],
-                         const char *a_name, const char *b_name, int digits, bool colour, const TextDiffStyle *style,
-                         StrBuf *out) {
-    const TextDiffStyle st = *style;
-    text_diff_names(out, a_name, b_name, colour);
-    size_t differ = 0, both = 0, only = 0;
+static bool diff_indexed(Report *r, const LessonDiffSide sides[2], const NameIndex stages[2],
+                         const NameIndex claims[2]) {
+    const Trace *a = sides[0].trace, *b = sides[1].trace;
+    // The two names, bold, as a diff opens; a path wider than the width is cut where it ends.
+    for (size_t k = 0; k < 2; k++) {
+        strbuf_printf(&r->line, "%s%s %s%s", r->st.names, k ? "+++" : "---", sides[k].name, r->st.reset);
+        emit(r, 0, 4);
+    }
+    changed_keys(r, sides[0].yaml, sides[1].yaml);
+    training(r, a, b);
+    size_t before_claims = r->out->len;
+    changed_claims(r, a, b, &claims[0], &claims[1]);
+    if (r->out->len != before_claims)
+        strbuf_putc(r->out, '\n');
+    // A lesson that trains: its trained givens in one line, its intermediate stages counted.
+    bool trains = a->training || b->training;
+    size_t both = 0, only = 0, unlisted = 0;
+    size_t differ = trains ? trained_weights(r, a, b, &stages[0], &both) : 0;
     // In the edited lesson's order: givens first, as the student wrote them.
     for (size_t i = 0; i < b->n_stages; i++) {
         const TraceStage *sb = &b->stages[i];
@@ -328,38 +615,51 @@ static bool diff_indexed(const Trace *a, const Trace *b, const NameIndex stages[
             only++;
             continue;
         }
+        if (trains && sb->kind == STAGE_GIVEN && (trained(a, sb->name) || trained(b, sb->name)))
+            continue;  // counted above
         both++;
-        differ += !compare_stage(out, sa, sb, digits, &st);
+        if (trains && sb->kind == STAGE_INTERMEDIATE) {
+            bool d = !same_stage(sa, sb);
+            differ += d;
+            unlisted += d;
+            continue;
+        }
+        differ += !compare_stage(r, sa, sb);
     }
     for (size_t i = 0; i < a->n_stages; i++)
         only += !find_stage(&stages[1], a->stages[i].name);
-    list_only_in(out, a, &stages[1], a_name, st.before, &st);
-    list_only_in(out, b, &stages[0], b_name, st.after, &st);
-    changed_claims(out, a, b, &claims[0], &claims[1], &st);
+    list_only_in(r, a, &stages[1], sides[0].name, r->st.before);
+    list_only_in(r, b, &stages[0], sides[1].name, r->st.after);
     if (differ == 0 && only == 0) {
-        strbuf_printf(out, "The same trace: all %zu stages have the same values.\n", both);
+        strbuf_printf(&r->line, "The same trace: all %zu stages have the same values.", both);
+        emit(r, 0, 2);
         return true;
     }
-    strbuf_printf(out, "%zu of the %zu stages in both lessons differ", differ, both);
+    strbuf_printf(&r->line, "%zu of the %zu stages in both lessons differ", differ, both);
     if (only)
-        strbuf_printf(out, "; %zu stage%s in only one of them", only, only == 1 ? " is" : "s are");
-    strbuf_puts(out, ".\n");
+        strbuf_printf(&r->line, "; %zu stage%s in only one of them", only, only == 1 ? " is" : "s are");
+    if (unlisted)
+        strbuf_printf(&r->line, "; %zu of them intermediate, not listed", unlisted);
+    strbuf_putc(&r->line, '.');
+    emit(r, 0, 2);
     return false;
 }
 
-bool lesson_diff_traces(const Trace *a, const Trace *b, const char *a_name, const char *b_name, int digits, bool colour,
-                    StrBuf *out) {
-    const TextDiffStyle st = text_diff_style(colour);
+bool lesson_diff_traces(const LessonDiffSide sides[2], int digits, size_t width, bool colour, StrBuf *out) {
+    Report r = {.out = out, .width = width, .digits = digits, .st = text_diff_style(colour)};
+    strbuf_init(&r.line);
+    const Trace *a = sides[0].trace, *b = sides[1].trace;
     NameIndex stages[2] = {0}, claims[2] = {0};
     bool indexed = name_index_init(&stages[0], a->stages, a->n_stages, stage_name) &&
                    name_index_init(&stages[1], b->stages, b->n_stages, stage_name) &&
                    name_index_init(&claims[0], a->claims, a->n_claims, claim_text) &&
                    name_index_init(&claims[1], b->claims, b->n_claims, claim_text);
-    bool same = indexed && diff_indexed(a, b, stages, claims, a_name, b_name, digits, colour, &st, out);
+    bool same = indexed && diff_indexed(&r, sides, stages, claims);
     out->failed |= !indexed;  // out of memory, as for the text itself
     for (size_t k = 0; k < 2; k++) {
         util_free(stages[k].slots);
         util_free(claims[k].slots);
     }
+    strbuf_finish(&r.line);
     return same;
 }

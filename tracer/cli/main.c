@@ -11,6 +11,7 @@
 #include "config.h"
 #include "course.h"
 #include "modes.h"
+#include "progress_line.h"
 // config.h says whether the fast layer is built; without it the program would quietly run the
 // reference alone.
 #ifndef TRACER_FAST
@@ -67,6 +68,21 @@ static bool memory_limit(PipelineOptions *opts) {
     return true;
 }
 
+// Where trainings are kept (train_cache.h): TRACER_CACHE when set (off: nowhere), else
+// $XDG_CACHE_HOME/tracer, else ~/.cache/tracer. NULL: nowhere.
+static const char *train_cache_folder(void) {
+    static char folder[4096];
+    const char *setting = getenv("TRACER_CACHE"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    int n = -1;
+    if (setting && setting[0])
+        n = strcmp(setting, "off") == 0 ? -1 : snprintf(folder, sizeof(folder), "%s", setting);
+    else if (xdg && xdg[0] == '/')
+        n = snprintf(folder, sizeof(folder), "%s/tracer", xdg);
+    else if (home && home[0] == '/')
+        n = snprintf(folder, sizeof(folder), "%s/.cache/tracer", home);
+    return n > 0 && (size_t)n < sizeof(folder) ? folder : NULL;
+}
+
 int main(int argc, char **argv) {
 #if TRACER_FAST
     fast_install();
@@ -77,6 +93,10 @@ int main(int argc, char **argv) {
         return status;
     if (cmd.n_lessons && !memory_limit(&cmd.opts))
         return STATUS_USAGE_ERROR;
+    cmd.opts.train_cache = train_cache_folder();
+    // Long work (training, a large lesson) shows how far it has come, on a terminal only.
+    if (isatty(STDERR_FILENO))
+        progress_line_install(stderr);
     // A lesson of the course may be named by number or name, the original of --diff too.
     char *paths[CLI_MAX_LESSONS] = {NULL};
     Diag diag;

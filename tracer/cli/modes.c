@@ -26,7 +26,7 @@ const CliMode modes[] = {
      .takes = TRACE_OPTIONS | CLI_BIT(CLI_CHECK) | CLI_BIT(CLI_GOLDEN), .formats = EVERY_FORMAT},
     {.option = CLI_DIFF, .does = "prints its own text report", .run = cmd_diff,
      .min_lessons = 1, .max_lessons = 2,  // cmd_diff names the second one missing
-     .takes = CLI_BIT(CLI_DIGITS) | CLI_BIT(CLI_COLOR) | CLI_BIT(CLI_THREADS) | INPUT_OPTIONS,
+     .takes = CLI_BIT(CLI_DIGITS) | CLI_BIT(CLI_COLOR) | CLI_BIT(CLI_WIDTH) | CLI_BIT(CLI_THREADS) | INPUT_OPTIONS,
      .formats = CLI_FORMAT_BIT(OUTPUT_TEXT)},
     {.option = CLI_STEP, .does = "shows the text trace in a terminal", .run = cmd_step,
      .min_lessons = 1, .max_lessons = 1,

@@ -11,6 +11,7 @@
 #include "lint.h"
 #include "narrate.h"
 #include "plan.h"
+#include "progress.h"
 #include "quiz.h"
 #include "render.h"
 #include "run.h"
@@ -343,7 +344,8 @@ static bool resolve_update_requests(LessonRun *r) {
 static bool train_the_model(LessonRun *r) {
     if (!r->lesson->train)
         return true;
-    return (r->training = train_lesson(r->lesson, r->plan, r->updates, r->n_updates, r->diag)) != NULL;
+    return (r->training = train_lesson(r->lesson, r->plan, r->updates, r->n_updates, r->opts->train_cache, r->diag)) !=
+           NULL;
 }
 
 static bool resolve_explain_requests(LessonRun *r) {
@@ -677,7 +679,9 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     Trace *traces[2] = {NULL, NULL};
     backend_set_threads(opts->threads);
     size_t held = 0;  // the first lesson's values stay while the second one runs
+    static const char *const parts[2] = {"original", "edited"};  // what a long training's progress says
     for (size_t i = 0; i < 2; i++) {
+        progress_part(parts[i]);
         lessons[i] = load_lesson(paths[i], opts, diag);
         if (!lessons[i]) {
             ASSERT(diag->status != STATUS_OK);  // the loader says why
@@ -688,10 +692,14 @@ int pipeline_diff_files(const char *original, const char *edited, const Pipeline
     }
     // The edited lesson's digits, unless the command line says otherwise.
     int digits = traces[1]->digits;
-    *same = lesson_diff_traces(traces[0], traces[1], original, edited, digits, opts->colour, out);
+    LessonDiffSide sides[2];
+    for (size_t i = 0; i < 2; i++)
+        sides[i] = (LessonDiffSide){.trace = traces[i], .yaml = lessons[i]->doc->root, .name = paths[i]};
+    *same = lesson_diff_traces(sides, digits, opts->width ? opts->width : RENDER_DEFAULT_WIDTH, opts->colour, out);
     if (out->failed)
         diag_out_of_memory(diag);
 done:
+    progress_part(NULL);
     for (size_t i = 0; i < 2; i++) {
         trace_destroy(traces[i]);
         plan_destroy(plans[i]);

@@ -61,6 +61,9 @@ typedef struct PipelineOptions {
     // refused while it is checked.
     double memory;
     PipelineMemory memory_from;
+    // Where trainings are kept, to be read instead of training again (run/train_cache.h);
+    // NULL: train every time.
+    const char *train_cache;
 } PipelineOptions;
 
 // Read and trace the lesson at path. Returns a STATUS_* code; on failure diag says why.

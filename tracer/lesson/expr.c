@@ -463,7 +463,24 @@ static Expr *parse_postfix(Parser *p) {
         if (is_punct(p, '.')) {
             if (!scan(p))
                 return NULL;
-            if (p->tok.kind != TOK_NAME || p->tok.len != 1 || p->text[p->tok.pos] != 'T') {
+            // layer1.y: a stage of a block's application is named by the application's name, a
+            // dot and the block's own name (nested blocks: a dot each). .T stays the transpose.
+            bool transpose = p->tok.kind == TOK_NAME && p->tok.len == 1 && p->text[p->tok.pos] == 'T';
+            if (p->tok.kind == TOK_NAME && !transpose && e->kind == EXPR_NAME && e->start == e->op_pos &&
+                pos == e->op_pos + e->op_len) {
+                char *name = arena_printf(p->arena, "%s.%.*s", e->name, (int)p->tok.len, p->text + p->tok.pos);
+                if (!name) {
+                    out_of_memory(p);
+                    return NULL;
+                }
+                e->name = name;
+                e->end = p->tok.pos + p->tok.len;
+                e->op_len = e->end - e->op_pos;
+                if (!scan(p))
+                    return NULL;
+                continue;
+            }
+            if (!transpose) {
                 const char *hint = "the only attribute is .T (the transpose); functions are called as f(x)";
                 if (p->tok.kind == TOK_NAME)
                     fail(p, pos, p->tok.pos + p->tok.len - pos, hint, "unknown attribute '.%.*s'",

@@ -51,16 +51,6 @@ static void warn_documents(Loader *L) {
 
 // ---------------------------------------------------------------- the lesson
 
-static bool load_digits(Loader *L, const Node *node) {
-    uint64_t digits;
-    if (!lesson_whole_number(node, &digits) || digits > LESSON_MAX_DIGITS)
-        return lesson_fail(L, node, lesson_whole_hint(node, NULL),
-                           "digits: must be a whole number from 0 to %d, but this is %s",
-                           LESSON_MAX_DIGITS, lesson_describe(L, node));
-    L->lesson->digits = (int)digits;
-    return true;
-}
-
 // The root, its keys and title: (and that steps: is there): all --list needs of a lesson.
 static bool load_title(Loader *L) {
     Lesson *lesson = L->lesson;
@@ -120,7 +110,7 @@ static bool load_lesson(Loader *L, bool title_only) {
     const Node *digits = yamldoc_get(root, "digits");
     const Node *labels = yamldoc_get(root, "labels"), *given = yamldoc_get(root, "given");
     lesson->digits = -1;
-    if (digits && !load_digits(L, digits))
+    if (digits && !lesson_parse_digits(L, digits, &L->lesson->digits))
         return false;
     if (!lesson_check_download(L, yamldoc_get(root, "download")))
         return false;

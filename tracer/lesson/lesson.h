@@ -21,14 +21,26 @@
 #include "tensor.h"
 #include "yamldoc.h"
 
-// What a step asks to be drawn as (show: heatmap | bars | table); the default lets the
-// renderer choose (a picture for attention weights when the terminal has colour).
+// What a step asks to be drawn as (show: heatmap | bars | table, numbers meaning table); the
+// default lets the renderer choose (a picture for attention weights when the terminal has
+// colour, or when their numbers do not fit).
 typedef enum PictureKind {
     PICTURE_DEFAULT,
     PICTURE_TABLE,    // numbers only, never a picture
     PICTURE_HEATMAP,  // cells coloured by value (shades without colour)
     PICTURE_BARS,     // one bar per entry of a vector
 } PictureKind;
+
+// How much of a stage the text trace shows (show: quiet | result | picture | percent |
+// corners; the rest of show: picks a PictureKind and leaves the view full).
+typedef enum StageView {
+    VIEW_FULL,     // every value shown, as the picture and the width allow
+    VIEW_QUIET,    // the stage's line and narration, not its values nor its intermediates
+    VIEW_RESULT,   // the step's result as usual, its intermediates folded away
+    VIEW_PICTURE,  // the picture alone, drawn whole, with each row's largest value; no intermediates
+    VIEW_PERCENT,  // the values as percentages
+    VIEW_CORNERS,  // the first and last few rows and columns
+} StageView;
 
 #define LESSON_MAX_DIGITS 12
 #define LESSON_DEFAULT_DIGITS 4  // decimals printed when the lesson says nothing
@@ -70,6 +82,11 @@ typedef struct LessonGiven {
     const Node *about_node;
     const LabelList *rows, *cols;  // label the last two axes; NULL when absent
     const Node *rows_node, *cols_node;
+    const LabelList *ids_of;  // ids_of: the tokens its values are ids of; NULL when absent
+    const Node *ids_of_node;
+    PictureKind show;  // show: as a step's
+    StageView view;
+    const Node *show_node;
     GivenInit init;
     Shape shape;
     double *values;  // GIVEN_VALUES: the shape's size values, row-major
@@ -126,7 +143,10 @@ typedef struct LessonStep {
     ExplainSpec explain;
     DocValues *document;
     PictureKind show;
+    StageView view;
     const Node *show_node;  // NULL when absent
+    int digits;             // digits: the decimals of this step's values; -1: the lesson's
+    const Node *digits_node;
     ExplainSpec quiz;       // quiz: [i, j] or row i: what --quiz asks here (EXPLAIN_NONE: its own choice)
     const Node *claim_node;  // claim: (read into Lesson.claims); NULL when absent
     const LessonScope *scope;  // a block's step: how its names read in the lesson; else NULL

@@ -9,11 +9,13 @@
 #include "format.h"
 #include "given_file.h"
 #include "given_text.h"
+#include "lesson_step.h"
 #include "lesson_values.h"
 
 static const char *const GIVEN_KEYS[] = {"values", "about", "rows",         "cols",  "document",
                                          "shape",  "init",  "distribution", "scale", "seed",
-                                         "file",   "tensor", "slice",  "text",         "tokenizer", "times"};
+                                         "file",   "tensor", "slice",  "text",         "tokenizer", "times",
+                                         "ids_of", "show"};
 static const char *const INIT_NAMES[] = {"zeros", "ones", "identity", "random"};
 static const char *const DISTRIBUTION_NAMES[] = {"uniform", "normal"};
 
@@ -201,11 +203,38 @@ static bool check_given_labels(Loader *L, LessonGiven *g) {
 
 // ---------------------------------------------------------------- givens
 
+// ids_of: tokens: the values are ids, each the position of its token in that label list; the
+// trace prints each as its token. Every value must be one.
+static bool load_given_ids_of(Loader *L, const Node *node, LessonGiven *g) {
+    g->ids_of_node = node;
+    if (!lesson_parse_label_ref(L, "ids_of", node, &g->ids_of))
+        return false;
+    if (g->init != GIVEN_VALUES)
+        return lesson_fail(L, node, "write the ids under values:",
+                           "ids_of: names the tokens of ids written under values:, and '%s' has none", g->name);
+    size_t n = 0;
+    (void)shape_size(&g->shape, &n);
+    for (size_t i = 0; i < n; i++) {
+        double v = g->values[i];
+        if (v >= 0 && v < (double)g->ids_of->n && v == floor(v))
+            continue;
+        char num[FORMAT_NUMBER_CAP];
+        format_short(v, num, sizeof(num));
+        const Node *at = g->value_nodes ? g->value_nodes[i] : node;
+        return lesson_fail(L, at, arena_printf(L->lesson->arena, "an id is a whole number from 0 to %zu, the "
+                                                                 "position of a token in the list",
+                                               g->ids_of->n - 1),
+                           "%s is not an id of the %zu tokens of ids_of:", num, g->ids_of->n);
+    }
+    return true;
+}
+
 // The keys of a given written as a mapping.
 typedef struct GivenKeys {
     const NodePair *values, *about, *rows, *cols, *document, *shape, *init, *distribution,
         *scale, *seed, *file, *tensor, *slice, *text, *tokenizer,
-        *times;  // read by lesson_load_givens, which makes the given once per layer
+        *times,  // read by lesson_load_givens, which makes the given once per layer
+        *ids_of, *show;
 } GivenKeys;
 
 static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
@@ -433,7 +462,8 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
     GivenKeys k = {0};
     const NodePair **slots[] = {&k.values, &k.about, &k.rows,         &k.cols,  &k.document,
                                 &k.shape,  &k.init,  &k.distribution, &k.scale, &k.seed,
-                                &k.file,   &k.tensor, &k.slice,  &k.text,         &k.tokenizer, &k.times};
+                                &k.file,   &k.tensor, &k.slice,  &k.text,         &k.tokenizer, &k.times,
+                                &k.ids_of, &k.show};
     _Static_assert(ARRAY_LEN(slots) == ARRAY_LEN(GIVEN_KEYS), "one slot per given key");
     for (size_t i = 0; i < node->n_pairs; i++) {
         const NodePair *pair = &node->pairs[i];
@@ -441,9 +471,9 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
         if (at == ARRAY_LEN(GIVEN_KEYS))
             return lesson_fail(L, pair->key,
                                lesson_suggest(L, pair->key->text, GIVEN_KEYS, ARRAY_LEN(GIVEN_KEYS),
-                                       "a given takes values:, about:, rows:, cols:, document:, "
-                                       "shape: with init:, distribution:, scale:, seed:, file: "
-                                       "with tensor:, slice:, times:, or text: with tokenizer:"),
+                                       "a given takes values:, about:, rows:, cols:, ids_of:, show:, "
+                                       "document:, shape: with init:, distribution:, scale:, seed:, "
+                                       "file: with tensor:, slice:, times:, or text: with tokenizer:"),
                                "unknown key '%s' in given '%s'", pair->key->text, g->name);
         if (bare_copy_number(pair->value)) {
             const char *name = pair->key->text, *copy = pair->value->pairs[0].key->text;
@@ -455,6 +485,9 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
         }
         *slots[at] = pair;
     }
+    g->show_node = k.show ? k.show->value : NULL;
+    if (k.show && !lesson_parse_show(L, g->show_node, &g->show, &g->view))
+        return false;
     if (k.text || k.tokenizer)
         return load_given_text(L, key, &k, g);
     if (k.file) {
@@ -503,7 +536,7 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
         if (!lesson_parse_label_ref(L, "cols", g->cols_node, &g->cols))
             return false;
     }
-    if (!check_given_labels(L, g))
+    if (!check_given_labels(L, g) || (k.ids_of && !load_given_ids_of(L, k.ids_of->value, g)))
         return false;
     return !k.document || lesson_parse_document(L, k.document->value, &g->document);
 }

@@ -8,8 +8,10 @@
 #include "lesson_given.h"
 #include "lesson_values.h"
 
-static const char *const STEP_RESERVED[] = {"say", "rows", "cols", "document", "explain", "show", "claim", "quiz"};
-static const char *const PICTURE_NAMES[] = {"table", "heatmap", "bars"};
+static const char *const STEP_RESERVED[] = {"say",  "rows",  "cols", "document", "explain",
+                                            "show", "claim", "quiz", "digits"};
+static const char *const SHOW_NAMES[] = {"table", "numbers", "heatmap", "bars", "picture", "percent", "corners",
+                                         "quiet", "result"};
 
 // ---------------------------------------------------------------- steps
 
@@ -117,17 +119,26 @@ static bool parse_explain(Loader *L, const char *key, const Node *node, ExplainS
     return lesson_fail(L, node, hint, "%s: cannot read %s", key, lesson_describe(L, node));
 }
 
-// show: heatmap | bars | table; whether it fits the step's shape is checked with the shapes.
-static bool parse_show(Loader *L, const Node *node, PictureKind *show) {
-    size_t n = ARRAY_LEN(PICTURE_NAMES);
-    size_t i = node->kind == NODE_SCALAR ? lesson_find_name(node->text, PICTURE_NAMES, n) : n;
+// show: heatmap | bars | table (numbers) | picture | percent | corners | result | quiet;
+// whether it fits the step's shape is checked with the shapes.
+bool lesson_parse_show(Loader *L, const Node *node, PictureKind *show, StageView *view) {
+    size_t n = ARRAY_LEN(SHOW_NAMES);
+    size_t i = node->kind == NODE_SCALAR ? lesson_find_name(node->text, SHOW_NAMES, n) : n;
     if (i == n)
         return lesson_fail(L, node,
-                           lesson_suggest(L, node->kind == NODE_SCALAR ? node->text : "", PICTURE_NAMES, n,
-                                   "show: is heatmap, bars or table"),
+                           lesson_suggest(L, node->kind == NODE_SCALAR ? node->text : "", SHOW_NAMES, n,
+                                   "show: is heatmap, bars, table (or numbers), picture, percent, corners, "
+                                   "result or quiet"),
                            "unknown show: %s", lesson_describe(L, node));
-    static const PictureKind kinds[] = {PICTURE_TABLE, PICTURE_HEATMAP, PICTURE_BARS};
+    static const PictureKind kinds[] = {PICTURE_TABLE,   PICTURE_TABLE,   PICTURE_HEATMAP, PICTURE_BARS,
+                                        PICTURE_HEATMAP, PICTURE_DEFAULT, PICTURE_DEFAULT, PICTURE_DEFAULT,
+                                        PICTURE_DEFAULT};
+    static const StageView views[] = {VIEW_FULL,    VIEW_FULL,    VIEW_FULL,    VIEW_FULL, VIEW_PICTURE,
+                                      VIEW_PERCENT, VIEW_CORNERS, VIEW_QUIET, VIEW_RESULT};
+    _Static_assert(ARRAY_LEN(kinds) == ARRAY_LEN(SHOW_NAMES) && ARRAY_LEN(views) == ARRAY_LEN(SHOW_NAMES),
+                   "a picture and a view for each word of show:");
     *show = kinds[i];
+    *view = views[i];
     return true;
 }
 
@@ -188,7 +199,7 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
         if (name)
             return lesson_fail(L, pair->key,
                                "a step computes one result; besides it, a step may have say:, rows:, "
-                               "cols:, document:, explain:, show:, claim: and quiz:",
+                               "cols:, document:, explain:, show:, digits:, claim: and quiz:",
                                "this step names two results, '%s' and '%s'; split it into two steps",
                                name->key->text, pair->key->text);
         name = pair;
@@ -198,7 +209,8 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
                            "a step looks like `- Q: X @ W_Q`; to name a result after one of these keys, "
                            "add to the name (row_sums, not rows)",
                            "this step has no result name: '%s' is one of the keys a step may carry (say:, "
-                           "rows:, cols:, document:, explain:, show:, claim:, quiz:), so it cannot name a result",
+                           "rows:, cols:, document:, explain:, show:, digits:, claim:, quiz:), so it cannot "
+                           "name a result",
                            item->pairs[0].key->text);
     if (!name)
         return lesson_fail(L, item, "a step looks like `- Q: X @ W_Q`",
@@ -225,7 +237,11 @@ static bool load_step(Loader *L, const Node *item, LessonStep *step) {
     if (quiz && !parse_explain(L, "quiz", quiz, &step->quiz))
         return false;
     step->claim_node = yamldoc_get(item, "claim");
-    return !step->show_node || parse_show(L, step->show_node, &step->show);
+    step->digits = -1;
+    step->digits_node = yamldoc_get(item, "digits");
+    if (step->digits_node && !lesson_parse_digits(L, step->digits_node, &step->digits))
+        return false;
+    return !step->show_node || lesson_parse_show(L, step->show_node, &step->show, &step->view);
 }
 
 // ---------------------------------------------------------------- claims

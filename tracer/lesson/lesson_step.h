@@ -18,3 +18,7 @@ LessonStep *lesson_next_step(Loader *L);
 // The claims: the steps' claim: keys first, then the items of claims: (node, which may be
 // NULL), each loaded on its own.
 bool lesson_load_claims(Loader *L, const Node *node);
+
+// show: WORD, a step's or a given's: the picture it asks for and how much of it to show;
+// false with a located error for a word that is none of them.
+bool lesson_parse_show(Loader *L, const Node *node, PictureKind *show, StageView *view);

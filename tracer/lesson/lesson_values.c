@@ -290,3 +290,12 @@ bool lesson_parse_shape(Loader *L, const Node *node, Shape *shape) {
     return true;
 }
 
+bool lesson_parse_digits(Loader *L, const Node *node, int *digits) {
+    uint64_t d;
+    if (!lesson_whole_number(node, &d) || d > LESSON_MAX_DIGITS)
+        return lesson_fail(L, node, lesson_whole_hint(node, NULL),
+                           "digits: must be a whole number from 0 to %d, but this is %s", LESSON_MAX_DIGITS,
+                           lesson_describe(L, node));
+    *digits = (int)d;
+    return true;
+}

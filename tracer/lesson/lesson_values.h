@@ -39,3 +39,6 @@ bool lesson_parse_values(Loader *L, const Node *node, bool with_decimals, Values
 bool lesson_parse_document(Loader *L, const Node *node, DocValues **out);
 // shape: [3, 4]
 bool lesson_parse_shape(Loader *L, const Node *node, Shape *shape);
+
+// digits: N, the lesson's or a step's: a whole number from 0 to LESSON_MAX_DIGITS.
+bool lesson_parse_digits(Loader *L, const Node *node, int *digits);

@@ -28,6 +28,8 @@ PictureKind trace_picture(const TraceStage *s, bool every_tensor, bool colour) {
     if (!t->data || t->shape.rank == 0 || t->size == 0)
         return PICTURE_TABLE;
     PictureKind want = s->show;
+    if (s->view == VIEW_PICTURE)  // the picture alone: bars for a vector, a heatmap for more axes
+        return t->shape.rank == 1 ? PICTURE_BARS : PICTURE_HEATMAP;
     if (want == PICTURE_DEFAULT) {
         // Softmax outputs are attention weights and probability distributions: a picture shows
         // at once what a box of near-equal digits hides.

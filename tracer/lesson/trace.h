@@ -86,12 +86,15 @@ typedef struct TraceStage {
     // show them asserts that this is false.
     bool released;
     Labels labels[TENSOR_MAX_RANK];
+    Labels ids_of;  // the tokens its values are ids of (printed in their place); no items: numbers
     const char **notes;   // facts about the result, numbers already in the lesson's digits
     size_t n_notes;
     const char **work;    // shown work: the arithmetic of the explained elements
     size_t n_work;
     const TraceDocument *document;  // NULL when the lesson gives no document values
-    PictureKind show;               // what the step asks to be drawn as (steps only)
+    PictureKind show;               // what the step (or given) asks to be drawn as
+    StageView view;                 // how much of it the text trace shows (show: quiet, ...)
+    int digits;                     // a step's digits:; -1: the lesson's
     bool distribution;              // each last-axis row is a probability distribution (softmax)
     size_t node;                    // the plan node it shows
     const char *of, *wrt;           // a gradient stage: d of / d wrt (stage names); else NULL

@@ -284,6 +284,12 @@ struct OpDef {
     // Labels known only from the values (OpLabels); false when memory runs out. NULL: the
     // check's labels stand.
     bool (*value_labels)(OpLabels *l);
+    // Its values are its first input's, moved (indexing, reshape, transpose, a copy): ids of
+    // tokens stay ids of the same tokens.
+    bool keeps_ids;
+    // Its values are positions along its first input's last axis (argmax, argtopk, sample):
+    // ids of that axis's labels.
+    bool ids_along_last;
     // Writes the work for e->index with op_work: one element, or (row_form) the whole row.
     void (*explain)(OpExplain *e);
     bool row_form;       // explain writes a whole row at once; otherwise each element alone

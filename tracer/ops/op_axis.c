@@ -141,7 +141,7 @@ static const OpDef ops[] = {
      .params = {OP_X, {"axis", PARAM_AXIS, true, 0}}, .infer = infer_cumsum, .compute = compute_cumsum,
      .explain = explain_cumsum, .integers = INTEGERS_IF_INPUTS, .grad = grad_cumsum,
      .grad_formula = {"%g summed from the end along axis=%a"}},
-    {.name = "repeat_interleave", .about = "each slice repeated, the copies side by side: [a, b] -> [a, a, b, b]",
+    {.name = "repeat_interleave", .keeps_ids = true, .about = "each slice repeated, the copies side by side: [a, b] -> [a, a, b, b]",
      .params = {OP_X, OP_COUNT("repeats"), {"axis", PARAM_AXIS, true, 0}}, .infer = infer_repeat,
      .compute = compute_repeat, .explain = explain_repeat, .integers = INTEGERS_IF_FIRST, .grad = grad_repeat,
      .grad_formula = {"%g's copies of each slice added, along axis=%a"}},

@@ -408,7 +408,7 @@ static const OpDef ops[] = {
     {.name = "round", .about = "elementwise nearest whole number, halves to the even one (numpy's round)",
      .variant = KERNEL_ROUND, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
      .explain = explain_unary, .integers = INTEGERS_ROUNDED, .elementwise = true},
-    {.name = "copy", .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
+    {.name = "copy", .keeps_ids = true, .about = "the same values under a new name", .params = {OP_X}, .infer = op_infer_same,
      .compute = compute_copy, .explain = explain_copy, .integers = INTEGERS_IF_FIRST, .elementwise = true,
      .grad = grad_copy, .grad_formula = {"%g"}},
 };

@@ -203,7 +203,7 @@ static const OpDef ops[] = {
      .infer = infer_merge_heads, .compute = compute_merge_heads,
      .explain = explain_merge_heads,
      .integers = INTEGERS_IF_FIRST, .grad = grad_merge_heads, .grad_formula = {"split_heads(%g)"}},
-    {.name = "reshape", .about = "the same values in reading order, in a new shape",
+    {.name = "reshape", .keeps_ids = true, .about = "the same values in reading order, in a new shape",
      .params = {OP_X, {"shape", PARAM_SHAPE, false, 0}}, .infer = infer_reshape, .compute = compute_reshape,
      .explain = explain_reshape, .integers = INTEGERS_IF_FIRST, .grad = grad_reshape,
      .grad_formula = {"%g in the shape of %0"}},

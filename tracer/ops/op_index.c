@@ -33,6 +33,37 @@ static Shape gathered_as_list(const Shape *shape, size_t list_axis, size_t ids_r
     return flat;
 }
 
+static size_t item_axis(const KernelAxisIndex *index, int item);
+
+// The labels of the ids' axes (out, one per axis of ids) where the ids pick from `from`, the
+// labels of an axis of n entries: the one axis of ids longer than 1 (or its last) takes the
+// label of each id, when it has none of its own, every id is a whole number in range and from
+// labels every entry. False when memory runs out.
+static bool labels_of_ids(Arena *arena, const Tensor *ids, const Labels *from, size_t n, Labels *out) {
+    const Shape *is = &ids->shape;
+    if (!from->items || from->n != n || is->rank == 0 || ids->size == 0)
+        return true;
+    size_t along = is->rank - 1;
+    for (size_t k = 0; k < is->rank; k++)
+        if (is->dim[k] > 1) {
+            if (is->dim[along] > 1 && k != along)
+                return true;  // ids along two axes: one list of labels per axis cannot say it
+            along = k;
+        }
+    if (out[along].items)
+        return true;
+    for (size_t j = 0; j < ids->size; j++)
+        if (!(ids->data[j] >= 0 && ids->data[j] < (double)n && ids->data[j] == floor(ids->data[j])))
+            return true;
+    const char **items = arena_array(arena, ids->size, sizeof(char *));
+    if (!items)
+        return false;
+    for (size_t j = 0; j < ids->size; j++)
+        items[j] = from->items[(size_t)ids->data[j]];
+    out[along] = (Labels){items, ids->size};
+    return true;
+}
+
 // The checker has filled attrs.index (constants) before calling; this derives the shape and
 // labels, with a tensor index (attrs.index_input) standing for a list of its size.
 static bool infer_index(OpCheck *c) {
@@ -134,6 +165,8 @@ static bool infer_index(OpCheck *c) {
     }
     // The index tensor's axes in place of that axis, with the index tensor's labels: wte[tokens]
     // has one row per token, labelled as tokens is (' cat'), whatever labels wte's rows had.
+    // Once the ids are known, an axis of them without labels of its own is labelled by the
+    // tokens they pick: E[ids] has the rows of the ids' tokens.
     if (placeholder_list) {
         size_t extra = c->shapes[1]->rank - 1;
         memmove(c->out_labels + list_axis + 1 + extra, c->out_labels + list_axis + 1,
@@ -142,6 +175,21 @@ static bool infer_index(OpCheck *c) {
             c->out_labels[list_axis + k] = c->labels[1][k];
     }
     return true;
+}
+
+// Once the ids are known, an axis of them without labels of its own is labelled by the tokens
+// they pick: E[ids] has the rows of the ids' tokens (the shape rule above gives the ids' axes
+// the ids' own labels).
+static bool value_labels_index(OpLabels *l) {
+    const OpAttrs *at = l->attrs;
+    if (at->index_input == OP_NO_INDEX_INPUT || l->in[1]->shape.rank == 0)
+        return true;
+    KernelAxisIndex index[KERNEL_MAX_INDEX];
+    memcpy(index, at->index, sizeof(index));
+    index[at->index_input].kind = KERNEL_INDEX_LIST;
+    size_t list_axis = kernel_index_list_axis(index, at->n_index);
+    size_t axis = item_axis(index, at->index_input);
+    return labels_of_ids(l->arena, l->in[1], &l->in_labels[axis], l->in[0]->shape.dim[axis], l->out_labels + list_axis);
 }
 
 // The tensor's axis that index item `item` reads: None items before it read none.
@@ -497,8 +545,8 @@ static const OpDef ops[] = {
      .about = "indexing: pick rows, columns or ranges", .params = {OP_X, OP_X}, .infer = infer_index,
      .compute = compute_index, .explain = explain_index, .integers = INTEGERS_IF_FIRST, .grad = grad_index,
      .no_grad = OP_NO_GRAD(1), .grad_formula = {"%g put back in the places %y took from %0"},
-     .explain_grad = explain_grad_index},
-    {.name = "take", .about = "look up table entries by index",
+     .explain_grad = explain_grad_index, .value_labels = value_labels_index, .keeps_ids = true},
+    {.name = "take", .keeps_ids = true, .about = "look up table entries by index",
      .params = {OP_TENSOR("table"), OP_TENSOR("indices")}, .infer = infer_take, .compute = compute_take,
      .explain = explain_take, .integers = INTEGERS_IF_FIRST, .grad = grad_take, .no_grad = OP_NO_GRAD(1),
      .grad_formula = {"%g added into the entries taken"}, .explain_grad = explain_grad_take},

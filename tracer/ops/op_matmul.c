@@ -313,7 +313,7 @@ static const OpDef ops[] = {
      .infer = infer_matmul, .compute = compute_matmul, .explain = explain_matmul, .row_form = true,
      .cost = cost_matmul, .integers = INTEGERS_IF_INPUTS, .grad = grad_matmul,
      .grad_formula = {"%g @ %1.T", "%0.T @ %g"}, .explain_grad = explain_grad_matmul},
-    {.name = "transpose", .syntax = OP_POSTFIX, .token = 'T', .symbol = ".T",
+    {.name = "transpose", .keeps_ids = true, .syntax = OP_POSTFIX, .token = 'T', .symbol = ".T",
      .about = "transpose: rows become columns (last two axes swap)", .params = {OP_X}, .infer = infer_transpose,
      .compute = compute_transpose, .explain = explain_transpose, .integers = INTEGERS_IF_FIRST,
      .grad = grad_transpose, .grad_formula = {"%g.T"}},

@@ -223,7 +223,7 @@ static const OpDef ops[] = {
     REDUCE("max", "maximum", KERNEL_MAX, INTEGERS_IF_INPUTS, "%g at the first largest entry, 0 elsewhere"),
     REDUCE("min", "minimum", KERNEL_MIN, INTEGERS_IF_INPUTS, "%g at the first smallest entry, 0 elsewhere"),
     // A position is a whole number: it prints as "3", not "3.0000".
-    {.name = "argmax", .about = "position of the largest value", .variant = KERNEL_ARGMAX,
+    {.name = "argmax", .ids_along_last = true, .about = "position of the largest value", .variant = KERNEL_ARGMAX,
      .params = {OP_X, {"axis", PARAM_AXIS, true, 0}}, .infer = infer_reduce, .compute = compute_reduce,
      .explain = explain_reduce, .integers = INTEGERS_ALWAYS},
     // Truth values: 1 when every (some) value is nonzero, as numpy's all and any.

@@ -229,7 +229,7 @@ static const OpDef ops[] = {
      .params = {OP_X, {"p", PARAM_NUMBER, false, 0}}, .infer = infer_top_p, .compute = compute_top_p,
      .explain = explain_top_p, .distribution = true, .grad = grad_top_p,
      .grad_formula = {"(%g - sum of %g %y over the kept) / their sum, 0 where dropped"}},
-    {.name = "sample", .about = "the id drawn for a uniform number u: where u falls in the running sum",
+    {.name = "sample", .ids_along_last = true, .about = "the id drawn for a uniform number u: where u falls in the running sum",
      .params = {OP_X, OP_TENSOR("u")}, .infer = infer_sample, .compute = compute_sample, .explain = explain_sample,
      .integers = INTEGERS_ALWAYS},
 };

@@ -76,7 +76,8 @@ static size_t axis_step(const Tensor *t, size_t axis) {
     return step;
 }
 
-// Sums of each line along the softmax's axis as a note, when there are few enough to read.
+// Sums of each line along the softmax's axis as a note: each when there are few enough to read,
+// or once when they all print alike.
 static void note_row_sums(OpNotes *n) {
     const Tensor *t = n->out;
     size_t axis = (size_t)n->attrs->axis;
@@ -84,11 +85,12 @@ static void note_row_sums(OpNotes *n) {
     ASSERT(axis < t->shape.rank && t->shape.dim[axis] >= 1);
     size_t d = t->shape.dim[axis], step = axis_step(t, axis);
     size_t rows = t->size / d;
-    if (rows == 0 || rows > 16)
+    if (rows == 0)
         return;
     StrBuf line;
     strbuf_init(&line);
-    bool nan_row = false;
+    bool nan_row = false, all_same = true;
+    char first[FORMAT_NUMBER_CAP];
     for (size_t r = 0; r < rows; r++) {
         const double *y = t->data + (r / step) * d * step + r % step;
         double s = 0;
@@ -97,16 +99,30 @@ static void note_row_sums(OpNotes *n) {
         nan_row = nan_row || isnan(s);
         char v[FORMAT_NUMBER_CAP];
         format_number(s, n->digits, v, sizeof(v));
-        strbuf_printf(&line, "%s%s", r ? ", " : "", v);
+        if (r == 0)
+            memcpy(first, v, sizeof(first));
+        all_same = all_same && strcmp(v, first) == 0;
+        if (rows <= 16)
+            strbuf_printf(&line, "%s%s", r ? ", " : "", v);
     }
-    // A row whose scores are all -inf (fully masked), or hold +inf, has no weights to give.
+    // Sixteen sums that print alike are one fact, said once; more than sixteen that do not are
+    // too many to read.
+    bool once = rows > 1 && all_same && !nan_row;
+    if (rows > 16 && !once) {
+        strbuf_finish(&line);
+        return;
+    }
     if (line.failed)
         n->failed = true;
+    else if (!axis_is_last(t, n->attrs) && once)
+        op_note(n, "each line along axis %zu is a probability distribution: all %zu sums are %s", axis, rows, first);
     else if (!axis_is_last(t, n->attrs))
         op_note(n, "each line along axis %zu is a probability distribution: sums %s%s", axis, strbuf_str(&line),
                 nan_row ? "; a nan line had no finite score to weigh (all -inf, or a +inf)" : "");
     else if (nan_row)
         op_note(n, "row sums %s; a nan row had no finite score to weigh (all -inf, or a +inf)", strbuf_str(&line));
+    else if (once)
+        op_note(n, "each row is a probability distribution: all %zu row sums are %s", rows, first);
     else
         op_note(n, "each row is a probability distribution: row sums %s", strbuf_str(&line));
     strbuf_finish(&line);

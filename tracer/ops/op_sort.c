@@ -121,18 +121,18 @@ static bool grad_sort(OpGrad *g) {
 }
 
 static const OpDef ops[] = {
-    {.name = "sort", .about = "each row (last axis) smallest first; equal values keep their order", .variant = KERNEL_SORT,
+    {.name = "sort", .keeps_ids = true, .about = "each row (last axis) smallest first; equal values keep their order", .variant = KERNEL_SORT,
      .params = {OP_X}, .infer = infer_sort, .compute = compute_sort,
      .value_labels = value_labels_sort, .explain = explain_sort,
      .integers = INTEGERS_IF_FIRST, .grad = grad_sort, .grad_formula = {"%g sent back to where each value came from"}},
-    {.name = "argsort", .about = "the positions that put each row smallest first (equal values in order)",
+    {.name = "argsort", .ids_along_last = true, .about = "the positions that put each row smallest first (equal values in order)",
      .variant = KERNEL_ARGSORT, .params = {OP_X}, .infer = infer_sort, .compute = compute_sort,
      .value_labels = value_labels_sort, .explain = explain_sort, .integers = INTEGERS_ALWAYS},
-    {.name = "topk", .about = "the k largest of each row, largest first; of equal values the earlier",
+    {.name = "topk", .keeps_ids = true, .about = "the k largest of each row, largest first; of equal values the earlier",
      .variant = KERNEL_TOPK, .params = {OP_X, OP_COUNT("k")}, .infer = infer_sort, .compute = compute_sort,
      .value_labels = value_labels_sort, .explain = explain_sort, .integers = INTEGERS_IF_FIRST, .grad = grad_sort,
      .grad_formula = {"%g sent back to where each value came from"}},
-    {.name = "argtopk", .about = "the positions of the k largest of each row, largest first",
+    {.name = "argtopk", .ids_along_last = true, .about = "the positions of the k largest of each row, largest first",
      .variant = KERNEL_ARGTOPK, .params = {OP_X, OP_COUNT("k")}, .infer = infer_sort, .compute = compute_sort,
      .value_labels = value_labels_sort, .explain = explain_sort, .integers = INTEGERS_ALWAYS},
 };

@@ -18,6 +18,7 @@ enum {
     CORNERS_EDGE_COLS = 32,
     CORNERS_SLICES = 16,  // matrices of a rank-3 or rank-4 tensor
     CORNERS_EDGE_SLICES = 3,
+    CORNERS_SMALL_EDGE = 3,  // show: corners: the first and last three rows and columns
 };
 #define CORNERS_GAP ((size_t)-1)
 

@@ -118,6 +118,16 @@ typedef struct Picture {
     Heatmap heat;
 } Picture;
 
+// The token an id stands for (the stage's ids_of), or NULL for a number or one out of range.
+static const char *cell_token(const Picture *pic, size_t k) {
+    const Labels *ids = &pic->stage->ids_of;
+    double v = pic->t->data[k];
+    if (!ids->items || pic->decimals || pic->t != pic->stage->value || !(v >= 0 && v < (double)ids->n) ||
+        v != floor(v))
+        return NULL;
+    return ids->items[(size_t)v];
+}
+
 static void cell_number(const Picture *pic, size_t k, char *buf, size_t cap) {
     if (pic->decimals)
         format_places(pic->t->data[k], pic->decimals[k], buf, cap);
@@ -142,7 +152,13 @@ static void cell(StrBuf *out, const Picture *pic, size_t k) {
         hex(out, heatmap_ink(bg));
         strbuf_puts(out, "\"");
     }
-    strbuf_printf(out, ">%s", num);
+    const char *token = cell_token(pic, k);
+    if (token) {  // an id, as its token (its number in the tooltip)
+        strbuf_putc(out, '>');
+        esc(out, token);
+    } else {
+        strbuf_printf(out, ">%s", num);
+    }
     if (pic->bars) {
         // A nan has no length: heatmap_position says -1 for it. On a diverging scale a bar is
         // as long as |value| (the number has the sign), as on the terminal.
@@ -317,8 +333,9 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
     Picture pic = {.stage = s, .t = t, .decimals = decimals, .digits = tr->digits};
     // A distribution's rows (a softmax's) get bars. A lesson's show: table keeps only the
     // numbers; show: bars draws a vector as bars.
-    pic.coloured = s->show != PICTURE_TABLE;
-    pic.bars = s->show == PICTURE_BARS || (s->show != PICTURE_TABLE && s->distribution);
+    // Ids are tokens, not amounts: never coloured, never bars.
+    pic.coloured = s->show != PICTURE_TABLE && !(s->ids_of.items && t == s->value);
+    pic.bars = pic.coloured && (s->show == PICTURE_BARS || (s->show != PICTURE_TABLE && s->distribution));
     heatmap_init(&pic.heat, t->data, t->size);
     pic.mask = pic.coloured && !pic.bars && is_mask(t);
     if (!decimals)
@@ -327,7 +344,14 @@ static void values(StrBuf *out, const Trace *tr, const TraceStage *s, const Tens
         char num[64], exact[64];
         cell_number(&pic, 0, num, sizeof(num));
         format_exact(t->data[0], exact, sizeof(exact));
-        strbuf_printf(out, "<p class=\"scalar\">= <data value=\"%s\" title=\"%s\">%s</data></p>\n", exact, exact, num);
+        strbuf_printf(out, "<p class=\"scalar\">= <data value=\"%s\" title=\"%s\">%s</data>", exact, exact, num);
+        const char *token = cell_token(&pic, 0);
+        if (token) {  // one id: its number, then its token
+            strbuf_puts(out, " (");
+            esc(out, token);
+            strbuf_putc(out, ')');
+        }
+        strbuf_puts(out, "</p>\n");
         strbuf_puts(out, "</div>\n");
         return;
     }
@@ -704,7 +728,7 @@ static const char style[] =
     "--slip:#b2182b;--inherit:#8c510a;--edit:#01665e}\n"
     "*{box-sizing:border-box}\n"
     "html{-webkit-text-size-adjust:100%}\n"
-    "body{margin:0 auto;max-width:64rem;padding:0 1rem 4rem;font:16px/1.5 system-ui,sans-serif;color:var(--ink);"
+    "body{margin:0 auto;max-width:100rem;padding:0 1.5rem 4rem;font:18px/1.5 system-ui,sans-serif;color:var(--ink);"
     "background:var(--paper);overflow-wrap:break-word}\n"
     "h1{font-size:1.8rem;line-height:1.2;margin:1.5rem 0 .5rem}\n"
     "h2{font-size:1.3rem;margin:2rem 0 .5rem}\n"
@@ -739,7 +763,9 @@ static const char style[] =
     "table.tensor td{padding:.2rem .5rem;text-align:right;border:1px solid #fff;position:relative;"
     "white-space:nowrap;min-width:4.5em}\n"
     "table.tensor td.gap,table.tensor th.gap{text-align:center;color:var(--dim)}\n"
-    "table.probabilities td{padding-bottom:.45rem}\n"
+    "table.probabilities{font-size:.8rem}\n"
+    "table.probabilities td{padding:.15rem .25rem .45rem;min-width:3.2em}\n"
+    "table.probabilities th{padding:.15rem .25rem}\n"
     "table.probabilities .bar{position:absolute;left:0;bottom:1px;height:.25rem;background:#e6550d}\n"
     "table.column td{min-width:16rem;isolation:isolate;padding:.2rem .5rem}\n"
     "table.column .bar{top:.2rem;bottom:.2rem;height:auto;background:#9ecae1;z-index:-1}\n"
@@ -817,7 +843,7 @@ static void training(StrBuf *out, const Trace *tr) {
     render_train_svg(tr->training, tr->digits, out);
     StrBuf text;
     strbuf_init(&text);
-    render_train_text(tr->training, tr->digits, 0, 100, &text);
+    render_train_text_without_chart(tr->training, tr->digits, 0, 100, &text);
     strbuf_puts(out, "<div class=\"scroll\"><pre style=\"white-space:pre\">");
     esc(out, strbuf_str(&text));
     strbuf_puts(out, "</pre></div>\n");

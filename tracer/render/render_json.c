@@ -136,6 +136,20 @@ void render_json_kind(StrBuf *out, const TraceStage *s) {
     render_json_string(out, s->expr);
 }
 
+// What a step's or a given's show: asks, as the lesson writes it (numbers as table); NULL
+// when it asks nothing, and for intermediates and gradients, which have no show: of their own.
+static const char *show_word(const TraceStage *s) {
+    static const char *const views[] = {[VIEW_QUIET] = "quiet", [VIEW_RESULT] = "result", [VIEW_PICTURE] = "picture",
+                                        [VIEW_PERCENT] = "percent", [VIEW_CORNERS] = "corners"};
+    if (s->kind != STAGE_STEP && s->kind != STAGE_GIVEN)
+        return NULL;
+    if (s->view != VIEW_FULL) {
+        ASSERT((size_t)s->view < ARRAY_LEN(views) && views[s->view]);
+        return views[s->view];
+    }
+    return NULL;
+}
+
 // A picture as a lesson's show: names it.
 static const char *picture_name(PictureKind k) {
     static const char *const names[] = {
@@ -195,9 +209,15 @@ static void json_stage(StrBuf *out, const TraceStage *s) {
         json_labels(out, &s->labels[rank - 1]);
     else
         strbuf_puts(out, "null");
+    // The tokens its values are ids of, which the text trace prints in their place.
+    if (s->ids_of.items) {
+        strbuf_puts(out, ", \"ids_of\": ");
+        json_labels(out, &s->ids_of);
+    }
     // What the step asks to be drawn as, and what the text trace draws in colour.
     strbuf_puts(out, ", \"show\": ");
-    render_json_string(out, s->show == PICTURE_DEFAULT ? NULL : picture_name(s->show));
+    const char *word = show_word(s);
+    render_json_string(out, word ? word : s->show == PICTURE_DEFAULT ? NULL : picture_name(s->show));
     strbuf_printf(out, ", \"picture\": \"%s\"", picture_name(trace_picture(s, false, true)));
     strbuf_puts(out, ", \"notes\": [");
     for (size_t i = 0; i < s->n_notes; i++) {

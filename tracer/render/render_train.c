@@ -20,12 +20,16 @@ static void line(StrBuf *out, size_t indent, size_t width, const char *text) {
 // The curve: one column per step (or per evenly spaced step when they do not fit), its height
 // in eighths of a row from the smallest loss shown (one eighth) to the largest (every row).
 static void chart(const TraceTraining *t, int digits, size_t indent, size_t width, StrBuf *out) {
-    size_t done = t->steps_done;
     double lo = INFINITY, hi = -INFINITY;
-    for (size_t s = 0; s < done; s++) {
+    for (size_t s = 0; s < t->steps_done; s++) {
         lo = fmin(lo, t->losses[s]);
         hi = fmax(hi, t->losses[s]);
     }
+    render_train_chart(t->losses, t->steps_done, lo, hi, digits, indent, width, out);
+}
+
+void render_train_chart(const double *losses, size_t done, double lo, double hi, int digits, size_t indent,
+                        size_t width, StrBuf *out) {
     char top[FORMAT_NUMBER_CAP], bottom[FORMAT_NUMBER_CAP];
     format_number(hi, digits, top, sizeof(top));
     format_number(lo, digits, bottom, sizeof(bottom));
@@ -42,7 +46,7 @@ static void chart(const TraceTraining *t, int digits, size_t indent, size_t widt
         strbuf_printf(out, "%s %s", axis, axis[0] ? "┤" : "│");
         size_t blanks = 0;  // spaces held back: a line does not end in them
         for (size_t k = 0; k < columns; k++) {
-            double v = t->losses[render_train_column_step(k, columns, done)];
+            double v = losses[render_train_column_step(k, columns, done)];
             size_t level = hi > lo ? 1 + (size_t)((v - lo) / (hi - lo) * (double)(levels - 1)) : levels / 2;
             size_t below = row * 8, eighths = level <= below ? 0 : level - below >= 8 ? 8 : level - below;
             if (eighths == 0) {
@@ -70,7 +74,20 @@ static void chart(const TraceTraining *t, int digits, size_t indent, size_t widt
     strbuf_putc(out, '\n');
 }
 
+static void train_text(const TraceTraining *t, int digits, size_t indent, size_t width, bool with_chart,
+                       StrBuf *out);
+
 void render_train_text(const TraceTraining *t, int digits, size_t indent, size_t width, StrBuf *out) {
+    train_text(t, digits, indent, width, true, out);
+}
+
+void render_train_text_without_chart(const TraceTraining *t, int digits, size_t indent, size_t width,
+                                     StrBuf *out) {
+    train_text(t, digits, indent, width, false, out);
+}
+
+static void train_text(const TraceTraining *t, int digits, size_t indent, size_t width, bool with_chart,
+                       StrBuf *out) {
     char buf[512];
     snprintf(buf, sizeof(buf), "loss: %s, lowered by %s", t->loss, t->optimizer);
     line(out, indent, width, buf);
@@ -104,8 +121,10 @@ void render_train_text(const TraceTraining *t, int digits, size_t indent, size_t
     line(out, indent, width, buf);
     if (t->steps_done) {
         strbuf_putc(out, '\n');
-        chart(t, digits, indent, width, out);
-        strbuf_putc(out, '\n');
+        if (with_chart) {
+            chart(t, digits, indent, width, out);
+            strbuf_putc(out, '\n');
+        }
         strbuf_repeat(out, " ", indent);
         strbuf_puts(out, "  step  loss\n");
         for (size_t k = 0; k < t->n_shown; k++) {
@@ -153,14 +172,16 @@ void render_train_svg(const TraceTraining *t, int digits, StrBuf *out) {
     char top[FORMAT_NUMBER_CAP], bottom[FORMAT_NUMBER_CAP];
     format_number(hi, digits, top, sizeof(top));
     format_number(lo, digits, bottom, sizeof(bottom));
-    strbuf_puts(out, "<svg class=\"loss\" viewBox=\"0 0 600 220\" width=\"100%\" style=\"max-width:600px\" role=\"img\" "
+    strbuf_puts(out, "<svg class=\"loss\" viewBox=\"0 0 600 220\" width=\"100%\" style=\"max-width:900px\" role=\"img\" "
                      "aria-label=\"the loss at every training step\">\n"
                      "<path d=\"M60 10 V190 H590\" fill=\"none\" stroke=\"#888\"/>\n");
     strbuf_printf(out, "<text x=\"55\" y=\"15\" text-anchor=\"end\" font-size=\"11\">%s</text>\n", top);
     strbuf_printf(out, "<text x=\"55\" y=\"190\" text-anchor=\"end\" font-size=\"11\">%s</text>\n", bottom);
     strbuf_printf(out, "<text x=\"60\" y=\"205\" font-size=\"11\">0</text>\n"
                        "<text x=\"590\" y=\"205\" text-anchor=\"end\" font-size=\"11\">%zu</text>\n"
-                       "<text x=\"325\" y=\"217\" text-anchor=\"middle\" font-size=\"11\">step</text>\n",
+                       "<text x=\"325\" y=\"217\" text-anchor=\"middle\" font-size=\"11\">step</text>\n"
+                       "<text x=\"14\" y=\"100\" text-anchor=\"middle\" font-size=\"11\" "
+                       "transform=\"rotate(-90 14 100)\">loss</text>\n",
                   done - 1);
     strbuf_puts(out, "<polyline fill=\"none\" stroke=\"#1f6feb\" stroke-width=\"1.5\" points=\"");
     for (size_t s = 0; s < done; s++) {
@@ -172,7 +193,7 @@ void render_train_svg(const TraceTraining *t, int digits, StrBuf *out) {
 }
 
 TraceStage render_train_before(const Trace *tr, const TraceTrainGiven *g) {
-    TraceStage s = {.kind = STAGE_GIVEN, .name = g->name, .value = g->before};
+    TraceStage s = {.kind = STAGE_GIVEN, .name = g->name, .value = g->before, .digits = -1};
     for (size_t i = 0; i < tr->n_stages; i++)
         if (tr->stages[i].kind == STAGE_GIVEN && strcmp(tr->stages[i].name, g->name) == 0)
             memcpy(s.labels, tr->stages[i].labels, sizeof(s.labels));

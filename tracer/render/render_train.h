@@ -16,6 +16,14 @@
 // The training record as text, each line indented by `indent` and fitted to `width`; numbers
 // with `digits` decimals.
 void render_train_text(const TraceTraining *t, int digits, size_t indent, size_t width, StrBuf *out);
+// The same without the curve, for the web page, which draws it as a picture (render_train_svg).
+void render_train_text_without_chart(const TraceTraining *t, int digits, size_t indent, size_t width,
+                                     StrBuf *out);
+// The curve of `done` losses (at least one) drawn from lo (the bottom row's first eighth) to hi
+// (the top row), each line indented by `indent` and fitted to `width`: --diff draws two on one
+// scale.
+void render_train_chart(const double *losses, size_t done, double lo, double hi, int digits, size_t indent,
+                        size_t width, StrBuf *out);
 // The loss curve as an inline SVG picture (a line from step 0 to the last), for the web page.
 void render_train_svg(const TraceTraining *t, int digits, StrBuf *out);
 // The stage a trained given's values before training are drawn as, in text and on the page:

@@ -9,6 +9,7 @@
 #include "format.h"
 #include "gradcheck.h"
 #include "ieee.h"
+#include "progress.h"
 #include "schedule.h"
 
 typedef struct Runner {
@@ -28,6 +29,12 @@ typedef struct Runner {
     const Schedule *schedule;
     ScheduleRun *scheduled;
     Labels labels[TENSOR_MAX_RANK];  // the current stage's: the check's, or what its values say
+    // Every node's labels as the run found them (each TENSOR_MAX_RANK axes), and whether they
+    // are other than the check's: values upstream chose them (topk's picks, looked-up tokens),
+    // and the operations after follow.
+    Labels (*node_labels)[TENSOR_MAX_RANK];
+    bool *relabelled;
+    Labels ids_of, *node_ids;  // the current stage's tokens of ids, and every node's
 } Runner;
 
 // The chain rule for one element of a gradient stage: each use's share at that element, with
@@ -212,6 +219,50 @@ static Tensor *node_value(Runner *run, size_t i, const Tensor **in) {
     return eval_node(run->plan, i, run->trace->tensors, in, run->trace->arena, run->diag);
 }
 
+// Whether two lists of labels say the same (both absent, or the same words in order).
+static bool same_labels(const Labels *a, const Labels *b) {
+    if (!a->items || !b->items)
+        return !a->items && !b->items;
+    if (a->n != b->n)
+        return false;
+    for (size_t k = 0; k < a->n; k++)
+        if (a->items[k] != b->items[k] && strcmp(a->items[k], b->items[k]) != 0)
+            return false;
+    return true;
+}
+
+// Node i's labels (run->labels, the check's to start with), once its values are known. Where
+// an input's were chosen by values upstream, its shape rule runs again on them, and each axis
+// whose label the rule gave (not a step's rows: or cols:) takes the new one; then the node's
+// own values choose where they can (OpDef.value_labels), and its ids keep or find their tokens.
+// False when memory runs out.
+static bool run_labels(Runner *run, size_t i, const Tensor *const *in, const Tensor *out) {
+    const PlanNode *n = &run->plan->nodes[i];
+    const Labels *in_labels[EXPR_MAX_ARGS], *check_labels[EXPR_MAX_ARGS];
+    bool upstream = false;
+    for (size_t k = 0; k < n->n_args; k++) {
+        in_labels[k] = run->node_labels[n->args[k]];
+        check_labels[k] = run->plan->nodes[n->args[k]].labels;
+        upstream = upstream || run->relabelled[n->args[k]];
+    }
+    Labels ruled[TENSOR_MAX_RANK], moved[TENSOR_MAX_RANK];
+    if (upstream && plan_relabel(run->plan, i, check_labels, ruled, run->trace->arena) &&
+        plan_relabel(run->plan, i, in_labels, moved, run->trace->arena))
+        for (size_t a = 0; a < n->shape.rank; a++)
+            if (same_labels(&n->labels[a], &ruled[a]))
+                run->labels[a] = moved[a];
+    if (n->op->value_labels) {
+        OpLabels labels = {.op = n->op, .out = out, .in = in, .in_labels = in_labels[0], .attrs = &n->attrs,
+                           .out_labels = run->labels, .arena = run->trace->arena};
+        if (!n->op->value_labels(&labels))
+            return false;
+    }
+    if (n->n_args > 0)
+        run->ids_of = plan_ids_of(n->op, &n->attrs, &run->plan->nodes[n->args[0]].shape, &run->node_ids[n->args[0]],
+                                  in_labels[0]);
+    return true;
+}
+
 static Tensor *node_tensor(Runner *run, size_t i) {
     const PlanNode *n = &run->plan->nodes[i];
     const Tensor *in[EXPR_MAX_ARGS];
@@ -255,14 +306,10 @@ static Tensor *node_tensor(Runner *run, size_t i) {
                            .digits = run->trace->digits, .arena = run->trace->arena};
     if (n->op->notes)
         n->op->notes(&run->notes);
-    if (n->is_stage && n->op->value_labels) {
-        OpLabels labels = {.op = n->op, .out = out, .in = in, .in_labels = run->plan->nodes[n->args[0]].labels,
-                           .attrs = &n->attrs, .out_labels = run->labels, .arena = run->trace->arena};
-        if (!n->op->value_labels(&labels)) {
-            tensor_destroy(out);
-            diag_out_of_memory(run->diag);
-            return NULL;
-        }
+    if (!run_labels(run, i, in, out)) {
+        tensor_destroy(out);
+        diag_out_of_memory(run->diag);
+        return NULL;
     }
     // Where IEEE arithmetic leaves the page (an overflow, a nan), the stage says why, unless
     // the operation's own notes already speak of it (the mean of an empty axis, a softmax row
@@ -300,10 +347,20 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     s->distribution = n->op && n->op->distribution && (size_t)n->attrs.axis + 1 == n->shape.rank;
     s->op_line = n->op_line;
     s->say = n->stage_kind == STAGE_STEP ? n->step->say : n->say;
-    s->show = n->stage_kind == STAGE_STEP ? n->step->show : PICTURE_DEFAULT;
+    s->show = n->stage_kind == STAGE_STEP ? n->step->show : n->given ? n->given->show : PICTURE_DEFAULT;
+    // The intermediates of a quiet step, of one shown as a picture and of one that shows its
+    // result alone fold away; the other views are the step's own stage's.
+    bool folds = n->step && (n->step->view == VIEW_QUIET || n->step->view == VIEW_RESULT ||
+                             n->step->view == VIEW_PICTURE);
+    s->view = n->stage_kind == STAGE_STEP ? n->step->view
+              : n->given                  ? n->given->view
+              : folds                     ? VIEW_QUIET
+                                          : VIEW_FULL;
+    s->digits = n->stage_kind == STAGE_STEP ? n->step->digits : -1;
     s->about = n->given ? n->given->about : NULL;
     s->value = value;
     memcpy(s->labels, run->labels, sizeof(s->labels));
+    s->ids_of = run->ids_of;
     if (run->notes.n_lines) {
         s->notes = arena_array(t->arena, run->notes.n_lines, sizeof(char *));
         if (!s->notes)
@@ -349,6 +406,7 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     const Schedule *schedule = schedule_installed();
     ScheduleRun *scheduled = NULL;
     bool started = false;
+    Progress progress = {0};  // shown on a terminal while a large lesson runs (progress.h)
     Trace *t = util_calloc(1, sizeof(Trace));
     if (!t) {
         diag_out_of_memory(diag);
@@ -373,28 +431,41 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     t->doc_first_slip = -1;
     Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra,
                   .check_budget = BACKWARD_CHECK_LESSON_WORK, .schedule = schedule, .scheduled = scheduled};
+    run.node_labels = arena_array(t->arena, plan->n_nodes + 1, sizeof(*run.node_labels));
+    run.relabelled = arena_array(t->arena, plan->n_nodes + 1, sizeof(bool));
+    run.node_ids = arena_array(t->arena, plan->n_nodes + 1, sizeof(Labels));
+    if (!run.node_labels || !run.relabelled || !run.node_ids)
+        goto oom;
+    progress_begin(&progress, "computing", NULL, plan->n_nodes, NULL);
     for (size_t i = 0; i < plan->n_nodes; i++) {
         const PlanNode *n = &plan->nodes[i];
         run.notes.n_lines = 0;
         run.work = NULL;
         run.n_work = run.cap_work = 0;
         memcpy(run.labels, n->labels, sizeof(run.labels));
+        run.ids_of = n->ids_of;
         Tensor *value = node_tensor(&run, i);
         if (!value)
             goto fail;
+        memcpy(run.node_labels[i], run.labels, sizeof(run.labels));
+        run.node_ids[i] = run.ids_of;
+        run.relabelled[i] = memcmp(run.labels, n->labels, sizeof(run.labels)) != 0;
         t->tensors[i] = value;
         t->n_tensors = i + 1;
         if (n->is_stage && !add_stage(&run, n, value))
             goto oom;
         if (scheduled)
             schedule->ran(scheduled, t, i);
+        progress_update(&progress, i + 1, 0, n->is_stage ? n->name : NULL);
     }
+    progress_end(&progress);
     if (scheduled)
         schedule->finish(scheduled);
     return t;
 oom:
     diag_out_of_memory(diag);
 fail:
+    progress_end(&progress);
     if (diag->status == STATUS_OK)
         diag_out_of_memory(diag);
     if (scheduled)

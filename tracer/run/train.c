@@ -10,6 +10,8 @@
 #include "eval.h"
 #include "format.h"
 #include "optimizer.h"
+#include "progress.h"
+#include "train_cache.h"
 #include "train_draw.h"
 
 // The state of one training: every value and gradient, made once.
@@ -545,13 +547,33 @@ static void say_which_batch(const Trainer *t, size_t step, Diag *diag) {
              step, d->name, most);
 }
 
+// The trained tensors, in the order of the lesson's trained: (the cache's order).
+static Tensor **trained_tensors(const Trainer *t) {
+    Tensor **w = util_calloc(t->spec->n_trained + 1, sizeof(Tensor *));
+    for (size_t k = 0; w && k < t->spec->n_trained; k++)
+        w[k] = t->values[t->param[k]];
+    return w;
+}
+
 TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain *explain, size_t n_explain,
-                            Diag *diag) {
+                            const char *cache_dir, Diag *diag) {
     Trainer t = {.lesson = lesson, .spec = lesson->train, .explain = explain, .n_explain = n_explain};
     TraceTraining *record = NULL;
     bool ok = check_train(&t, plan, diag) && training_plan(&t, plan, diag) && prepare(&t, diag) &&
               (t.record = record = record_create(&t, diag)) != NULL;
-    for (size_t s = 0; ok && s < t.spec->steps; s++) {
+    // A training done before on the same content is read instead of run again, unless the
+    // command line asks to see updates as they are made.
+    uint8_t key[SHA256_BYTES];
+    Tensor **trained = NULL;
+    bool cached = false, keyed = false;
+    if (ok && cache_dir && !n_explain) {
+        keyed = train_cache_key(lesson, t.plan, t.needed, t.values, t.loss, key);
+        ok = (trained = trained_tensors(&t)) != NULL || diag_no_memory(diag);
+        cached = ok && keyed && train_cache_load(cache_dir, key, record, trained, t.spec->n_trained);
+    }
+    Progress progress;  // shown on a terminal while a long training runs (progress.h)
+    progress_begin(&progress, "training", "steps", t.spec->steps, "loss");
+    for (size_t s = 0; ok && !cached && s < t.spec->steps; s++) {
         draw_batches(&t, s);
         ok = forward(&t, diag);
         if (!ok && !diag->out_of_memory && t.spec->n_data)
@@ -584,9 +606,15 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
             clip_gradients(&t);
         if (ok)
             ok = update(&t, s + 1) || diag_no_memory(diag);
+        if (ok)
+            progress_update(&progress, s + 1, record->losses[s], NULL);
     }
+    progress_end(&progress);
     if (ok)
         record->n_shown = choose_shown(t.spec, record->steps_done, (size_t *)record->shown);
+    if (ok && keyed && !cached)
+        train_cache_store(cache_dir, key, record, trained, t.spec->n_trained);
+    util_free(trained);
     ok = ok && keep_trained(lesson, &t, diag);
     trainer_finish(&t);
     if (!ok) {

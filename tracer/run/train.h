@@ -5,7 +5,7 @@
 // letter. No parsing or checking happens per step, and every tensor is made once, before the
 // first step.
 //
-//     TraceTraining *t = train_lesson(lesson, plan, NULL, 0, &diag);   // NULL: diag says why
+//     TraceTraining *t = train_lesson(lesson, plan, NULL, 0, cache_dir, &diag);  // NULL: diag says why
 //     ... trace the lesson: its trained givens now hold their trained values ...
 //     trace->training = t;   // the trace owns it from here
 #pragma once
@@ -21,7 +21,8 @@
 // (lesson->givens[k] then holds them as values:). The record of the training, or NULL with
 // a located error. A loss that stops being finite ends training with a note in the record,
 // not an error: the steps before it are kept. explain: the updates to write out, each at its
-// step (train_explain.h), into the record's updates in the same order.
-// (trace_training_destroy frees it.)
+// step (train_explain.h), into the record's updates in the same order. cache_dir: where
+// trainings are kept (train_cache.h), read instead of training again when the same one is
+// there and stored when it is not; NULL: none. (trace_training_destroy frees the record.)
 TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain *explain, size_t n_explain,
-                            Diag *diag);
+                            const char *cache_dir, Diag *diag);

@@ -1,0 +1,69 @@
+#!/bin/sh
+# The training cache on whole lessons (run/train_cache.h): every lesson of the course that
+# trains gives its golden trace both when it trains and when it reads its training back; a
+# second run reads the file the first one wrote (the file is not written again); an edit of
+# the narration reads it too, an edit of a number trains anew into another file; a file
+# changed on disk is passed over and written again whole; TRACER_CACHE=off writes nothing.
+# Usage: train_cache.sh TRACER (run from the project root).
+set -u
+tracer=$1
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+failures=0
+fail() {
+    echo "FAIL $1"
+    failures=$((failures + 1))
+}
+files() { find "$1" -name '*.train' 2>/dev/null | wc -l; }
+inode() { ls -i "$1"/*.train 2>/dev/null | awk '{print $1}' | sort | tr '\n' ' '; }
+
+# Every lesson that trains: trained, then read back, both as golden.
+for lesson in lessons/*.yaml; do
+    grep -q '^train:' "$lesson" || continue
+    name=$(basename "$lesson" .yaml)
+    dir=$tmp/$name
+    for run in trains reads; do
+        TRACER_CACHE=$dir "$tracer" --color=never "$lesson" > "$tmp/out" 2>&1 || fail "$name ($run): exit status $?"
+        cmp -s "$tmp/out" "golden/$name.txt" || fail "$name ($run): the trace differs from golden/$name.txt"
+        [ "$(files "$dir")" = 1 ] || fail "$name ($run): $(files "$dir") files in the cache, not 1"
+        [ $run = trains ] && first=$(inode "$dir")
+    done
+    [ "$(inode "$dir")" = "$first" ] || fail "$name: the second run wrote its training again instead of reading it"
+done
+
+# Edits of lesson 21: narration and title (read back), a number of train: (another file).
+lesson=lessons/21_previous_token_head.yaml
+dir=$tmp/edits
+TRACER_CACHE=$dir "$tracer" "$lesson" > /dev/null 2>&1
+first=$(inode "$dir")
+sed -e 's/^title: .*/title: "Another title"/' -e 's/say: Each token/say: Every token/' "$lesson" > "$tmp/narration.yaml"
+cmp -s "$lesson" "$tmp/narration.yaml" && fail "the narration edit changed nothing"
+TRACER_CACHE=$dir "$tracer" "$tmp/narration.yaml" > /dev/null 2>&1 || fail "the narration edit: exit status $?"
+[ "$(inode "$dir")" = "$first" ] || fail "an edit of the narration trained again"
+sed -e 's/^\(  *lr: \).*/\10.02/' "$lesson" > "$tmp/lr.yaml"
+cmp -s "$lesson" "$tmp/lr.yaml" && fail "the lr edit changed nothing"
+TRACER_CACHE=$dir "$tracer" "$tmp/lr.yaml" > "$tmp/lr.out" 2>&1 || fail "the lr edit: exit status $?"
+[ "$(files "$dir")" = 2 ] || fail "an edit of lr did not train into a file of its own ($(files "$dir") files)"
+TRACER_CACHE=off "$tracer" "$tmp/lr.yaml" > "$tmp/lr.fresh" 2>&1
+cmp -s "$tmp/lr.out" "$tmp/lr.fresh" || fail "the lr edit traces otherwise with the cache and without"
+
+# A file changed on disk: passed over, trained again, written again whole.
+dir=$tmp/changed
+TRACER_CACHE=$dir "$tracer" "$lesson" > /dev/null 2>&1
+file=$(find "$dir" -name '*.train')
+printf 'X' | dd of="$file" bs=1 seek=100 conv=notrunc 2>/dev/null
+TRACER_CACHE=$dir "$tracer" --color=never "$lesson" > "$tmp/out" 2>&1 || fail "a changed file: exit status $?"
+cmp -s "$tmp/out" "golden/21_previous_token_head.txt" || fail "a changed file in the cache changed the trace"
+TRACER_CACHE=$dir "$tracer" --color=never "$lesson" > /dev/null 2>&1
+before=$(inode "$dir")
+TRACER_CACHE=$dir "$tracer" --color=never "$lesson" > /dev/null 2>&1
+[ "$(inode "$dir")" = "$before" ] || fail "the file written again after a change is not read back"
+
+# Off: nothing written, anywhere under HOME either.
+HOME=$tmp/home TRACER_CACHE=off "$tracer" "$lesson" > /dev/null 2>&1
+[ "$(files "$tmp/home")" = 0 ] || fail "TRACER_CACHE=off wrote a file"
+HOME=$tmp/home XDG_CACHE_HOME= TRACER_CACHE= "$tracer" "$lesson" > /dev/null 2>&1
+[ "$(files "$tmp/home/.cache/tracer")" = 1 ] || fail "without TRACER_CACHE the cache is not ~/.cache/tracer"
+
+[ "$failures" = 0 ] && echo "ok: the training cache reads back what training gives, and only that"
+exit $((failures > 0))
