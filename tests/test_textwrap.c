@@ -113,6 +113,17 @@ static void test_numbered_items_and_a_last_line_without_newline(void **state) {
     assert_string_equal(paragraph(say, 0, 80), "entries of variance 1. A dot product of 64 pairs\n");
 }
 
+static void test_items_from_a_windows_editor(void **state) {
+    (void)state;
+    // CRLF line ends and trailing spaces are not text. A question announces a list: "*" items
+    // follow it, each continued by the lines set in under it.
+    const char *say = "Which one?  \r\n* the first,  \r\n  said twice\r\n* the second\r\n";
+    assert_string_equal(paragraph(say, 0, 40), "Which one?\n* the first, said twice\n* the second\n");
+    // No item: a marker with nothing after it, four digits, a number without its point.
+    say = "a sum:\n-\n1234. is a year\n12 apples";
+    assert_string_equal(paragraph(say, 0, 60), "a sum: - 1234. is a year 12 apples\n");
+}
+
 static void test_narration_that_does_not_fit_is_reflowed(void **state) {
     (void)state;
     // 44 columns of prose in 22 (indent 2 in 24): wrapped at spaces; the list item starts a
@@ -205,6 +216,7 @@ int main(void) {
         cmocka_unit_test(test_colour_escapes_take_no_columns),
         cmocka_unit_test(test_narration_lines_are_joined_into_paragraphs),
         cmocka_unit_test(test_numbered_items_and_a_last_line_without_newline),
+        cmocka_unit_test(test_items_from_a_windows_editor),
         cmocka_unit_test(test_narration_that_does_not_fit_is_reflowed),
         cmocka_unit_test(test_list_items_wrap_under_their_text),
         cmocka_unit_test(test_formulas_and_tables_stay_as_written),

@@ -571,9 +571,11 @@ static size_t trained_weights(Report *r, const Trace *a, const Trace *b, const N
     *both += n;
     if (n == 0) {
         // no trained given in both lessons
+    } else if (n_differ == n && n == 1) {
+        strbuf_printf(&r->line, "Trained weights: %s differs", strbuf_str(&differ));
     } else if (n_differ == n) {
-        strbuf_printf(&r->line, "Trained weights: %s%zu differ (%s)", n == 1 ? "the " : n == 2 ? "both " : "all ",
-                      n, strbuf_str(&differ));
+        strbuf_printf(&r->line, "Trained weights: %s%zu differ (%s)", n == 2 ? "both " : "all ", n,
+                      strbuf_str(&differ));
     } else if (n_differ == 0) {
         strbuf_printf(&r->line, "Trained weights: the same (%s)", strbuf_str(&same));
     } else {
