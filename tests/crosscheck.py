@@ -454,12 +454,15 @@ def _reduction(fn):
 def _norm(a, axis=None, keepdims=False):
     """The L2 norm as the tracer states it: each line read scaled so that its largest magnitude
     lies in [1, 2) (a power of two, which changes no bit), so 1e300 does not square to inf;
-    a line with inf or nan is read as it is."""
+    a line with inf or nan is read as it is. A line of subnormals (largest below 2^-1022),
+    whose scale is past the largest double, is scaled in two steps, each exact: its norm is
+    numpy's hypot, where squaring first would give 0."""
     big = np.max(np.abs(a), axis=axis, keepdims=True, initial=0.0)
     finite = np.all(np.isfinite(a), axis=axis, keepdims=True)
     exp = np.frexp(np.where(finite & (big > 0), big, 1.0))[1] - 1
-    scale = np.ldexp(1.0, -exp)
-    norm = np.sqrt(np.sum((a * scale) ** 2, axis=axis, keepdims=True)) / scale
+    first = np.ldexp(1.0, np.minimum(-exp, 1000))
+    second = np.ldexp(1.0, np.maximum(-exp - 1000, 0))
+    norm = np.sqrt(np.sum((a * first * second) ** 2, axis=axis, keepdims=True)) / first / second
     return norm if keepdims else np.squeeze(norm, axis=axis)
 
 

@@ -2,7 +2,8 @@
 # Hostile lessons too large, too binary or too tied to the machine to keep in git: an 8 MiB
 # file, 100,000 brackets, a 3 MiB expression, a PNG and an executable, NUL bytes, invalid
 # UTF-8, an escape character, UTF-16, an unreadable file, a read error, a pipe, a full disk,
-# three tokenizer folders in one lesson.
+# three tokenizer folders in one lesson, named pipes and devices where files are read, and text
+# from files that a terminal would act on.
 # Each is written to a temporary folder, run there (so messages name it by its short name),
 # and its exit status and whole stderr are compared with what the tracer must say.
 #
@@ -20,11 +21,13 @@ cd "$tmp" || exit 99
 mkdir out
 failures=0
 
-# run NAME ARGS...: trace with a time limit; stdout, stderr and the status go to out/NAME.*
+# run NAME ARGS...: trace with a time limit ($limit seconds); stdout, stderr and the status go to
+# out/NAME.*
+limit=30
 run() {
     name=$1
     shift
-    NO_COLOR=1 timeout 30 "$tracer" "$@" >"out/$name.stdout" 2>"out/$name.stderr" </dev/null
+    NO_COLOR=1 timeout $limit "$tracer" "$@" >"out/$name.stdout" 2>"out/$name.stderr" </dev/null
     echo $? >"out/$name.status"
 }
 
@@ -37,7 +40,7 @@ expect() {
     ok=1
     if [ "$got" != "$status" ]; then
         echo "FAIL $name: exit status $got, expected $status"
-        [ "$got" = 124 ] && echo "  (killed after 30 s: the tracer hangs on this input)"
+        [ "$got" = 124 ] && echo "  (killed after $limit s: the tracer hangs on this input)"
         ok=0
     fi
     if [ "$status" != 0 ] && [ -s "out/$name.stdout" ]; then
@@ -285,6 +288,202 @@ if ! cmp -s out/pipe.renamed out/good.stdout; then
     diff -u out/good.stdout out/pipe.renamed | head -20
     failures=$((failures + 1))
 fi
+
+# A lesson through a real pipe, from another program, traces like the file too.
+cat good.yaml | NO_COLOR=1 "$tracer" /dev/stdin >out/real_pipe.stdout 2>out/real_pipe.stderr
+echo $? >out/real_pipe.status
+expect real_pipe 0 </dev/null
+sed 's|^Lesson: stdin$|Lesson: good.yaml|' out/real_pipe.stdout >out/real_pipe.renamed
+cmp -s out/real_pipe.renamed out/good.stdout ||
+    { echo "FAIL real_pipe: the trace differs from the file's"; failures=$((failures + 1)); }
+
+# Named pipes (FIFOs, with no program writing them) and devices where the tracer reads a file:
+# each is refused at once, never waited on (opening a pipe waits for a writer; reading a
+# device may never end). Each runs under a limit of 10 s: a hang fails.
+limit=10
+mkfifo pipe.yaml
+run fifo_lesson pipe.yaml
+expect fifo_lesson 2 <<'EOF'
+tracer: error: cannot read lesson 'pipe.yaml': it is a named pipe (FIFO), not a file
+hint: a lesson is a YAML file; a pipe is read as standard input: tracer /dev/stdin < lesson.yaml
+EOF
+run device_lesson /dev/zero
+expect device_lesson 2 <<'EOF'
+tracer: error: cannot read lesson '/dev/zero': it is a device, not a file
+hint: a lesson is a YAML file; a pipe is read as standard input: tracer /dev/stdin < lesson.yaml
+EOF
+# --list reads the title of every lesson of the course: a pipe among them is listed as broken.
+mkdir -p course/lessons
+printf 'title: A good lesson\nsteps:\n  - a: 1\n' >course/lessons/01_good.yaml
+mkfifo course/lessons/02_pipe.yaml
+TRACER_COURSE=course run fifo_list --list
+expect fifo_list 0 </dev/null
+cat >out/fifo_list.want <<'EOF'
+01  good  A good lesson
+02  pipe  (broken: cannot read lesson 'course/lessons/02_pipe.yaml': it is a named pipe (FIFO), not a file)
+EOF
+cmp -s out/fifo_list.want out/fifo_list.stdout ||
+    { echo "FAIL fifo_list: the list differs:"; diff -u out/fifo_list.want out/fifo_list.stdout; failures=$((failures + 1)); }
+# A given's .npy, .safetensors and .json files, and a tokenizer's two files.
+mkfifo w.npy w.safetensors config.json
+printf 'title: t\ngiven:\n  W: {file: w.npy}\nsteps:\n  - a: W + 1\n' >fifo_npy.yaml
+printf 'title: t\ngiven:\n  W: {file: w.safetensors, tensor: w}\nsteps:\n  - a: W + 1\n' >fifo_safetensors.yaml
+printf 'title: t\ngiven:\n  n_head: {file: config.json}\nsteps:\n  - a: n_head + 1\n' >fifo_json.yaml
+run fifo_npy fifo_npy.yaml
+expect fifo_npy 1 <<'EOF'
+fifo_npy.yaml:3:13: error: cannot read 'w.npy': it is a named pipe (FIFO), not a file
+ 3 |   W: {file: w.npy}
+   |             ^~~~~
+hint: the tracer reads only regular files (a pipe or a device could keep it waiting): copy it into one
+EOF
+run fifo_safetensors fifo_safetensors.yaml
+expect fifo_safetensors 1 <<'EOF'
+fifo_safetensors.yaml:3:13: error: cannot read 'w.safetensors': it is a named pipe (FIFO), not a file
+ 3 |   W: {file: w.safetensors, tensor: w}
+   |             ^~~~~~~~~~~~~
+hint: the tracer reads only regular files (a pipe or a device could keep it waiting): copy it into one
+EOF
+run fifo_json fifo_json.yaml
+expect fifo_json 1 <<'EOF'
+fifo_json.yaml:3:18: error: cannot read 'config.json': it is a named pipe (FIFO), not a file
+ 3 |   n_head: {file: config.json}
+   |                  ^~~~~~~~~~~
+hint: the tracer reads only regular files (a pipe or a device could keep it waiting): copy it into one
+EOF
+mkdir fifo_vocab fifo_merges
+cp "$root/tests/tokenizer/tiny/vocab.bpe" fifo_vocab/
+mkfifo fifo_vocab/encoder.json
+cp "$root/tests/tokenizer/tiny/encoder.json" fifo_merges/
+mkfifo fifo_merges/vocab.bpe
+for which in vocab merges; do
+    printf 'title: t\ngiven:\n  ids: {text: "The cat", tokenizer: fifo_%s/}\nsteps:\n  - a: ids + 1\n' $which \
+        >fifo_$which.yaml
+    run fifo_$which fifo_$which.yaml
+done
+expect fifo_vocab 1 <<'EOF'
+fifo_vocab.yaml:3:37: error: cannot read 'fifo_vocab/encoder.json': it is a named pipe (FIFO), not a file
+ 3 |   ids: {text: "The cat", tokenizer: fifo_vocab/}
+   |                                     ^~~~~~~~~~~
+hint: the tracer reads only regular files (a pipe or a device could keep it waiting): copy it into one
+EOF
+expect fifo_merges 1 <<'EOF'
+fifo_merges.yaml:3:37: error: cannot read 'fifo_merges/vocab.bpe': it is a named pipe (FIFO), not a file
+ 3 |   ids: {text: "The cat", tokenizer: fifo_merges/}
+   |                                     ^~~~~~~~~~~~
+hint: the tracer reads only regular files (a pipe or a device could keep it waiting): copy it into one
+EOF
+# The golden file --check reads.
+mkfifo golden_pipe.txt
+run fifo_golden --check --golden golden_pipe.txt good.yaml
+expect fifo_golden 2 <<'EOF'
+tracer: cannot read the golden file 'golden_pipe.txt': it is a named pipe (FIFO), not a file
+hint: remove it, then write it with: tracer --update-golden --golden golden_pipe.txt good.yaml
+EOF
+limit=30
+
+# ---------------------------------------------------------------- text from files
+
+# Names and keys read from a file reach the terminal through one filter: an escape character
+# (ESC [ 2 J clears the screen, ESC ] 0 ; sets the window's title), a bell, a byte that is not
+# UTF-8 and an override are written as escapes. st NAME HEADER VALUES: a .safetensors file of
+# that header and values; st_file NAME: of the header already in NAME.header, and no values.
+st_file() {
+    n=$(wc -c <"$1.header")
+    { for shift in 0 8 16 24; do printf "\\$(printf %03o $(((n >> shift) & 255)))"; done
+      printf '\000\000\000\000'; cat "$1.header"; } >"$1"
+}
+st() {
+    printf '%s' "$2" >"$1.header"
+    st_file "$1"
+    printf "$3" >>"$1"
+}
+# npy NAME DICT: an .npy file of version 1 with that header dict (under 117 bytes), one double.
+npy() {
+    printf "$2" >"$1.header"
+    n=$(wc -c <"$1.header")
+    { printf '\223NUMPY\001\000\166\000'; cat "$1.header"; printf "%$((117 - n))s\n" ''; printf '\000\000\000\000\000\000\000\000'; } >"$1"
+}
+st esc.safetensors '{"w\u001b[2J\u0007": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}' '\000\000\200\077'
+st bytes.safetensors "$(printf '{"w\377": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}')" '\000\000\200\077'
+npy key.npy "{'descr': '<f8', '\033]0;pwned\007': 1, 'fortran_order': False, 'shape': (1,), }"
+npy dtype.npy "{'descr': '<\033[2J', 'fortran_order': False, 'shape': (1,), }"
+printf '{"n_hea\\u202ed": 12}' >override.json
+for f in esc.safetensors bytes.safetensors; do
+    printf 'title: t\ngiven:\n  W: {file: %s, tensor: w}\nsteps:\n  - a: W + 1\n' $f >"text_$f.yaml"
+done
+for f in key.npy dtype.npy; do
+    printf 'title: t\ngiven:\n  W: {file: %s}\nsteps:\n  - a: W + 1\n' $f >"text_$f.yaml"
+done
+printf 'title: t\ngiven:\n  n_head: {file: override.json}\nsteps:\n  - a: n_head + 1\n' >text_override.yaml
+run text_escape text_esc.safetensors.yaml
+expect text_escape 1 <<'EOF'
+text_esc.safetensors.yaml:3:38: error: 'esc.safetensors' has no tensor 'w'
+ 3 |   W: {file: esc.safetensors, tensor: w}
+   |                                      ^
+hint: its tensors are named like 'w\x1B[2J\x07'
+EOF
+run text_bytes text_bytes.safetensors.yaml
+expect text_bytes 1 <<'EOF'
+text_bytes.safetensors.yaml:3:40: error: 'bytes.safetensors' has no tensor 'w'
+ 3 |   W: {file: bytes.safetensors, tensor: w}
+   |                                        ^
+hint: its tensors are named like 'w\xFF'
+EOF
+run text_npy_key text_key.npy.yaml
+expect text_npy_key 1 <<'EOF'
+text_key.npy.yaml:3:13: error: 'key.npy' is broken: its header has a key '\x1B]0;pwned\x07' that .npy files do not have
+ 3 |   W: {file: key.npy}
+   |             ^~~~~~~
+hint: write it again with numpy.save
+EOF
+run text_npy_dtype text_dtype.npy.yaml
+expect text_npy_dtype 1 <<'EOF'
+text_dtype.npy.yaml:3:13: error: 'dtype.npy' stores its values as <\x1B[2J, which the tracer does not read
+ 3 |   W: {file: dtype.npy}
+   |             ^~~~~~~~~
+hint: the tracer reads F64, F32, F16, BF16, I64 and I32 (in .npy: f8, f4, f2, i8 and i4); convert the tensor to one of them
+EOF
+run text_override text_override.yaml
+expect text_override 1 <<'EOF'
+text_override.yaml:3:18: error: 'override.json' has no number 'n_head'
+ 3 |   n_head: {file: override.json}
+   |                  ^~~~~~~~~~~~~
+hint: a given takes the number the file holds under its own name, like n_hea\u202Ed
+EOF
+# A header of 200,000 empty tensors (11 MB, within the 100 MiB a header may have) is refused
+# at its 1,048,576th value, before its tree takes more memory (1.8 million took 1.9 GB).
+awk 'BEGIN { printf "{"; for (i = 0; i < 200000; i++)
+             printf "%s\"t%d\": {\"dtype\": \"F32\", \"shape\": [0], \"data_offsets\": [0, 0]}", i ? ", " : "", i
+             printf "}" }' >empty.safetensors.header
+st_file empty.safetensors
+printf 'title: t\ngiven:\n  W: {file: empty.safetensors, tensor: t0}\nsteps:\n  - a: W\n' >empty_tensors.yaml
+TRACER_MEMORY=512M run empty_tensors empty_tensors.yaml
+expect empty_tensors 1 <<'EOF'
+empty_tensors.yaml:3:13: error: 'empty.safetensors' is broken: its header holds more than 1,048,576 values (names, sizes and offsets), more than the tracer reads: a model's file holds a few thousand
+ 3 |   W: {file: empty.safetensors, tensor: t0}
+   |             ^~~~~~~~~~~~~~~~~
+hint: write it again with safetensors' save_file
+EOF
+# A lesson's own name, and a course's file names in --list.
+cp good.yaml "$(printf 'bell\007.yaml')"
+run text_lesson_name "$(printf 'bell\007.yaml')"
+expect text_lesson_name 0 </dev/null
+grep -qxF 'Lesson: bell\x07.yaml' out/text_lesson_name.stdout ||
+    { echo "FAIL text_lesson_name: the lesson's name is not escaped"; failures=$((failures + 1)); }
+mkdir -p named/lessons
+cp good.yaml "named/lessons/$(printf '01_\033[2Jclear.yaml')"
+TRACER_COURSE=named run text_list --list
+expect text_list 0 </dev/null
+printf '01  \\x1B[2Jclear  t\n' >out/text_list.want
+cmp -s out/text_list.want out/text_list.stdout ||
+    { echo "FAIL text_list:"; diff -u out/text_list.want out/text_list.stdout; failures=$((failures + 1)); }
+# A golden file --check compares with is a file like any other.
+"$tracer" --update-golden --golden escaped_golden.txt good.yaml >/dev/null
+printf 'Given X \033]0;pwned\007\n' >>escaped_golden.txt
+run text_golden --check --golden escaped_golden.txt good.yaml
+[ "$(cat out/text_golden.status)" = 1 ] || { echo "FAIL text_golden: exit status $(cat out/text_golden.status)"; failures=$((failures + 1)); }
+grep -qxF -- '-Given X \x1B]0;pwned\x07' out/text_golden.stdout ||
+    { echo "FAIL text_golden: the golden file's line is not escaped:"; tail -n 3 out/text_golden.stdout | cat -A; failures=$((failures + 1)); }
 
 # A full disk: the trace, the JSON, the help and the version must not pass for success.
 for format in text json; do

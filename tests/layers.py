@@ -34,7 +34,7 @@ OPTIONAL_FOLDERS = {"fast"}  # -Dfast=false builds none of it
 # trace's page (render_text) draws each tensor with render_values, which reads the page's
 # options (render.h).
 LAYERS = [
-    "util", "format", "tensor", "diag", "json", "weightfile", "sha256", "progress",
+    "util", "files", "safetext", "format", "tensor", "diag", "json", "weightfile", "sha256", "progress",
     "backend", "kernel", "kernel_layout", "kernel_grad", "kernel_axis", "kernel_triangle", "kernel_sort", "kernel_sample",
     "yamldoc", "yamldiff", "given_file", "unicode_classes", "utf8", "bpe_files", "tokenizer", "given_text",
     ("lesson_loader", "lesson_values", "lesson_given", "lesson_download", "lesson_step", "lesson_block",

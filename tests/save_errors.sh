@@ -1,9 +1,10 @@
 #!/bin/sh
 # --save when the files cannot be written, or links are planted where they go: a file size limit standing in for a full disk
 # (ulimit -f, with SIGXFSZ ignored so that write() fails with EFBIG instead of killing the
-# tracer), and a read-only folder. Each must end in exit status 2, the exact error, nothing
-# on stdout, no manifest.json (not even an old one) and no file cut short: what is there is
-# whole, and nothing is left under a temporary name.
+# tracer), a read-only folder, a link or a folder where a file goes, and a stage whose file is
+# one the lesson reads. Each must end in exit status 2, the exact error, nothing on stdout, no
+# manifest.json (not even an old one) and no file cut short: what is there is whole, and
+# nothing is left under a temporary name.
 # Usage: save_errors.sh TRACER
 set -u
 tracer=$1
@@ -47,7 +48,7 @@ printf "tracer: error: --save: cannot write 'full/big.npy': File too large\n" > 
 grep -v -E '^(libgcov )?profiling' stderr > stderr.tracer || true
 cmp -s want stderr.tracer || { fail "full disk: stderr differs:"; diff -u want stderr.tracer; }
 [ -e full/manifest.json ] && fail "full disk: the old manifest.json is still there"
-ls full | grep -q '\.part$' && fail "full disk: a temporary file was left: $(ls full)"
+[ "$(ls full | tr '\n' ' ')" = "big.npy small.npy y.npy " ] || fail "full disk: a temporary file was left: $(ls full)"
 # big.npy is the complete one of the first save, never a cut one
 size=$(wc -c < full/big.npy)
 [ "$size" = 80128 ] || fail "full disk: big.npy has $size bytes, not the whole 80128"
@@ -68,9 +69,10 @@ else
 fi
 
 # The same failures with no permission needed, so they run as root too: a folder standing
-# where a file must go. expect NAME STDERR runs --save into NAME with big.yaml.
+# where a file must go. expect NAME STDERR [LESSON] runs --save into NAME with LESSON
+# (big.yaml when absent).
 expect() {
-    "$tracer" --save "$1" big.yaml >stdout 2>stderr
+    "$tracer" --save "$1" "${3:-big.yaml}" >stdout 2>stderr
     status=$?
     [ "$status" = 2 ] || fail "$1: exit status $status, expected 2"
     [ -s stdout ] && fail "$1: something was printed on stdout"
@@ -78,34 +80,53 @@ expect() {
     cmp -s want stderr || { fail "$1: stderr differs:"; diff -u want stderr; }
     [ -e "$1/manifest.json" ] && [ ! -d "$1/manifest.json" ] && fail "$1: a manifest.json was written"
 }
-# The temporary file cannot be opened: a folder has its name.
-mkdir -p part_taken/small.npy.part
-expect part_taken "tracer: error: --save: cannot write 'part_taken/small.npy': Is a directory"
-# The whole file cannot take its name: a folder has it (and keeps it, with no .part beside).
+# The whole file cannot take its name: a folder has it (and keeps it). Every file is looked at
+# before any is written, so nothing is written.
 mkdir -p name_taken/y.npy/inside
 expect name_taken "tracer: error: --save: cannot write 'name_taken/y.npy': Is a directory"
 [ -d name_taken/y.npy/inside ] || fail "name_taken: the folder in the way was touched"
-[ -e name_taken/y.npy.part ] && fail "name_taken: y.npy.part was left behind"
-[ -f name_taken/big.npy ] || fail "name_taken: big.npy, written before y.npy, is missing"
+[ "$(ls name_taken)" = y.npy ] || fail "name_taken: files were written or left: $(ls name_taken)"
 # The old manifest cannot be removed: it is a folder.
 mkdir -p manifest_taken/manifest.json
 expect manifest_taken "tracer: error: --save: cannot replace 'manifest_taken/manifest.json': Is a directory"
 [ -e manifest_taken/small.npy ] && fail "manifest_taken: a stage was written after the manifest could not go"
 
-# Links planted in the folder are never written through: a link in place of a temporary file
-# is removed and the file made anew, and a link in place of a stage's file is replaced by it.
+# Links planted in the folder are never written through nor replaced: a link where a stage's
+# file goes is refused, and a link under the name an earlier tracer wrote its temporary file
+# as (small.npy.part) is left alone, for the temporary file's name is new each time.
 mkdir planted
 echo "keep me" > victim.txt
 echo "keep me too" > victim2.txt
 ln -s ../victim.txt planted/small.npy.part
 ln -s ../victim2.txt planted/y.npy
-"$tracer" --save planted big.yaml >stdout 2>stderr || fail "planted links: the save did not succeed: $(cat stderr)"
+expect planted "tracer: error: --save: cannot write 'planted/y.npy': it is a symbolic link, which the tracer neither writes through nor replaces
+hint: save into a folder of its own, such as --save trace/"
 [ "$(cat victim.txt)" = "keep me" ] || fail "planted links: victim.txt was written through small.npy.part"
 [ "$(cat victim2.txt)" = "keep me too" ] || fail "planted links: victim2.txt was written through y.npy"
-for f in small.npy y.npy; do
+[ "$(ls planted | tr '\n' ' ')" = "small.npy.part y.npy " ] || fail "planted links: files were written: $(ls planted)"
+rm planted/y.npy
+"$tracer" --save planted big.yaml >stdout 2>stderr || fail "planted links: the save did not succeed: $(cat stderr)"
+[ "$(cat victim.txt)" = "keep me" ] || fail "planted links: victim.txt was written through small.npy.part"
+[ -L planted/small.npy.part ] || fail "planted links: the link small.npy.part was removed"
+for f in small.npy big.npy y.npy; do
     [ -f "planted/$f" ] && [ ! -L "planted/$f" ] || fail "planted links: planted/$f is not a file of its own"
 done
-[ -e planted/small.npy.part ] && fail "planted links: small.npy.part was left behind"
+
+# A stage whose file is one the lesson reads: the given X read from here/X.npy, saved into
+# here/ again, would be written over the file it is read from. Nothing is written.
+"$tracer" --save here big.yaml >/dev/null || fail "the save of big.yaml did not succeed"
+rm here/manifest.json
+printf 'title: reads its own save\ngiven:\n  small: {file: small.npy}\nsteps:\n  - twice: small * 2\n' > here/again.yaml
+cp here/small.npy small.before
+expect here "tracer: error: --save: cannot write 'here/small.npy': it is a file this lesson reads, and writing it would lose it
+hint: save into a folder of its own, such as --save trace/" here/again.yaml
+cmp -s here/small.npy small.before || fail "input: here/small.npy, which the lesson reads, was written"
+[ -e here/twice.npy ] && fail "input: twice.npy was written though the save was refused"
+# The same through a hard link, another name of the same file.
+mkdir linked
+ln here/small.npy linked/small.npy
+expect linked "tracer: error: --save: cannot write 'linked/small.npy': it is a file this lesson reads, and writing it would lose it
+hint: save into a folder of its own, such as --save trace/" here/again.yaml
 
 # Names past the 4096 bytes a path may have: a folder of 4078 bytes (made in parts of 100)
 # holds small.npy.part (4078 + 15) but not manifest.json.part (4078 + 20); one of 4085 bytes
@@ -127,4 +148,4 @@ expect "$longer/01234567890123456789" \
     "tracer: error: --save: cannot create the folder '...$(end_of "$longer/01234567890123456789")': File name too long"
 
 [ $failures = 0 ] || exit 1
-echo "--save failures end in status 2 with nothing half-written, and no link is written through"
+echo "--save failures end in status 2 with nothing half-written, and no link or input is written"

@@ -88,10 +88,11 @@ def check_saved(tracer, lesson, folder):
         want = json_array(stage["values"]).reshape(stage["shape"])
         if saved.dtype != np.dtype("<f8") or not saved.flags["C_CONTIGUOUS"]:
             fail("%s: %s is %s, not little-endian float64 in C order" % (lesson, entry["file"], saved.dtype))
-        elif not same_bits(np.where(saved == 0, 0.0, saved), want):  # JSON writes -0 as 0
+        elif not same_bits(saved, want):  # -0 included: JSON writes it -0.0
             bad = np.argwhere(~((saved == want) | (np.isnan(saved) & np.isnan(want))))
             fail("%s: %s differs from the JSON trace at %s" % (lesson, entry["file"], bad[:3].tolist()))
-    leftovers = [f for f in files if f.endswith(".part")]
+    # a file written whole is renamed from a temporary name beside it: none may be left
+    leftovers = [f for f in files if not f.endswith(".npy") and f != "manifest.json"]
     if leftovers:
         fail("%s: temporary files left: %s" % (lesson, leftovers))
 

@@ -32,15 +32,20 @@ static const char *percent(double v, int n) {
     return buf;
 }
 
-// A percentage is 100 v to its decimals; where 100 v overflows, v's digits two places on
-// (printf's %.16e of 1e307 is 9.9999999999999999e+306, of -1e308 -1.0000000000000000e+308).
+// A percentage is 100 v to its decimals; from 1e8% on in scientific notation with those
+// decimals in its mantissa, v's digits two places on, so that 100 v cannot overflow (Python's
+// format(Decimal(v) * 100, '.0e') of 1e307 is 1e+309, '.2e' 1.00e+309, '.1e' of -1e308
+// -1.0e+310, '.0e' of 1e6 1e+8).
 static void test_percentages(void **state) {
     (void)state;
     assert_string_equal(percent(0.3478, 1), "34.8%");
     assert_string_equal(percent(0.5, 0), "50%");
     assert_string_equal(percent(-0.125, 2), "-12.50%");
-    assert_string_equal(percent(1e307, 0), "9.9999999999999999e+308%");
-    assert_string_equal(percent(-1e308, 1), "-1.0000000000000000e+310%");
+    assert_string_equal(percent(1e307, 0), "1e+309%");
+    assert_string_equal(percent(1e307, 2), "1.00e+309%");
+    assert_string_equal(percent(-1e308, 1), "-1.0e+310%");
+    assert_string_equal(percent(1e6, 0), "1e+08%");
+    assert_string_equal(percent(999999.99, 0), "99999999%");
     assert_string_equal(percent(INFINITY, 0), "inf");
     assert_string_equal(percent(NAN, 0), "nan");
 }
@@ -260,8 +265,8 @@ static void test_exact_and_short(void **state) {
     char buf[FORMAT_NUMBER_CAP];
     format_exact(0.1, buf, sizeof(buf));
     assert_string_equal(buf, "0.10000000000000001");
-    format_exact(-0.0, buf, sizeof(buf));
-    assert_string_equal(buf, "0");
+    format_exact(-0.0, buf, sizeof(buf));  // JSON's -0 would read back as the whole number 0
+    assert_string_equal(buf, "-0.0");
     format_exact(4.9406564584124654e-324, buf, sizeof(buf));
     assert_string_equal(buf, "4.9406564584124654e-324");
     format_short(1e-5, buf, sizeof(buf));

@@ -796,6 +796,15 @@ static void test_norm_extremes(void **state) {
     kernel_reduce(out, a, 1, KERNEL_NORM);
     assert_tensor_near(out, SHAPE(6), EXACT, 1.4142135623730952e300, 1.414213562373095e-300, 5, 0, INFINITY,
                        NAN);
+    // Subnormal rows (the largest below 2^-1022), whose scale 2^1074 is past the largest
+    // double: the norm is the exact one correctly rounded (Python's decimal at 80 digits; numpy's
+    // hypot agrees), 5e-324 * sqrt(2) rounding to 5e-324 on the subnormals' grid, never nan.
+    // (numpy's linalg.norm squares first and gives 0 for each.)
+    Tensor *sub = TENSOR(SHAPE(5, 2), 5e-324, 5e-324, 1e-310, -1e-310, 5e-324, 0, 3e-320, 4e-320, 1e-308, 1e-308);
+    Tensor *sub_out = ZEROS(SHAPE(5));
+    kernel_reduce(sub_out, sub, 1, KERNEL_NORM);
+    assert_tensor_near(sub_out, SHAPE(5), EXACT, 5e-324, 1.4142135623731e-310, 5e-324, 5e-320,
+                       1.414213562373095e-308);
     // an empty axis: the norm of nothing is 0
     Tensor *none = ZEROS(SHAPE(2, 0)), *zero = TENSOR(SHAPE(2), 7, 7);
     kernel_reduce(zero, none, 1, KERNEL_NORM);

@@ -608,6 +608,25 @@ static void test_max_tie_goes_to_the_first(void **state) {
     tensor_destroy(d);
 }
 
+// The gradient of the norm of a subnormal row is x / |x| taken at a scale where no digit is
+// lost: [5e-324, 5e-324] gives 1/sqrt(2) = 0.7071067811865475 each (numpy), finite, where the
+// norm was nan; and [3e-320, 4e-320] gives 0.6 and 0.8. A row of zeros gives 0 (PyTorch's).
+static void test_norm_of_subnormals(void **state) {
+    Tensor *x = tensor_create(&SHAPE(3, 2)), *dout = tensor_create(&SHAPE(3)), *d = tensor_create(&SHAPE(3, 2));
+    const double v[] = {5e-324, 5e-324, 3e-320, 4e-320, 0, 0};
+    memcpy(x->data, v, sizeof(v));
+    kernel_fill(dout, 1.0);
+    kernel_fill(d, 0.0);
+    kernel_grad_reduce(d, dout, x, 1, KERNEL_NORM);
+    assert_true(d->data[0] == 0.7071067811865475 && d->data[1] == 0.7071067811865475);
+    // 3e-320 and 4e-320 are 6072 and 8096 times 2^-1074, their norm 10120 times: 3/5 and 4/5
+    assert_true(d->data[2] == 0.6 && d->data[3] == 0.8);
+    assert_true(d->data[4] == 0 && d->data[5] == 0);
+    tensor_destroy(x);
+    tensor_destroy(dout);
+    tensor_destroy(d);
+}
+
 // A masked score (-inf) has softmax weight exactly 0 and gets exactly 0 gradient, never nan.
 static void test_softmax_masked_gets_zero(void **state) {
     Tensor *x = tensor_create(&SHAPE(3)), *w = tensor_create(&SHAPE(3)), *dout = tensor_create(&SHAPE(3));
@@ -670,6 +689,7 @@ int main(void) {
         cmocka_unit_test(test_cross_entropy),
         cmocka_unit_test(test_cross_entropy_probs_minus_onehot),
         cmocka_unit_test(test_max_tie_goes_to_the_first),
+        cmocka_unit_test(test_norm_of_subnormals),
         cmocka_unit_test(test_softmax_masked_gets_zero),
         cmocka_unit_test(test_take_repeats_accumulate),
         cmocka_unit_test(test_kinks),

@@ -1,5 +1,5 @@
 // Tests of the JSON renderer on a trace built by hand (the renderer reads nothing else):
-// strings escaped, numbers to 17 significant digits, inf and nan as strings, -0 as 0,
+// strings escaped, numbers to 17 significant digits, inf and nan as strings, -0 as -0.0,
 // shape-only values as null, labels, counts, notes, work, a document verdict (with the edited
 // givens it depends on), the summary and the lesson's claims.
 // The expected text is written out by hand from the format in render_json.c; the numbers
@@ -55,7 +55,8 @@ static void test_trace(void **state) {
     // distribution, but with nothing to draw, a table.
     Tensor big = {.shape = {2, {2, 3}}, .size = 6, .data = NULL};
     const char *const rows[] = {"r0", "r1"};
-    // Stage 3: a count, -0 as a plain 0 beside it in a vector of counts, marked a distribution:
+    // Stage 3: a count, -0 as -0.0 (which reads back as -0, where 0 would not) beside it in a
+    // vector of counts, marked a distribution:
     // a vector, so drawn as bars.
     double n_values[] = {124439808, -0.0};
     Tensor n = {.shape = {1, {2}}, .size = 2, .data = n_values, .is_count = true};
@@ -104,7 +105,7 @@ static void test_trace(void **state) {
         "\"rows\": [\"r0\", \"r1\"], \"cols\": null, \"show\": null, \"picture\": \"table\", \"notes\": [], "
         "\"document\": null, \"work\": []},\n"
         "  {\"name\": \"z\", \"number\": \"2\", \"kind\": \"step\", \"expr\": null, \"op\": null, \"op_line\": null, "
-        "\"say\": null, \"about\": null, \"shape\": [2], \"count\": true, \"values\": [124439808, 0], "
+        "\"say\": null, \"about\": null, \"shape\": [2], \"count\": true, \"values\": [124439808, -0.0], "
         "\"rows\": null, \"cols\": null, \"show\": null, \"picture\": \"bars\", \"notes\": [], \"document\": null, "
         "\"work\": []}\n"
         "],\n"

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static char **lesson_paths;
 
@@ -218,6 +219,47 @@ static void test_only_a_last_axis_softmax_is_a_row_distribution(void **state) {
         if (st->distribution != want)
             fail_msg("stage %s: distribution is %d", st->name, st->distribution);
     }
+}
+
+// A weight file cut short after the lesson was checked (numpy.save writing it again while the
+// lesson runs): its values are read when the given is computed, and the run ends in an error
+// located at the given's file:, never in a signal (SIGBUS, reading a mapping past its end).
+static void test_a_weight_file_cut_short_is_an_error(void **state) {
+    Fixture *f = *state;
+    char folder[] = "/tmp/test_run_XXXXXX";
+    assert_non_null(mkdtemp(folder));
+    char npy_path[64], lesson_path[64];
+    snprintf(npy_path, sizeof(npy_path), "%s/w.npy", folder);
+    snprintf(lesson_path, sizeof(lesson_path), "%s/t.yaml", folder);
+    // 4,096 doubles 0, 1, ...: an .npy file of version 1, its header padded to 118 bytes
+    enum { N = 4096 };
+    static double values[N];
+    for (size_t i = 0; i < N; i++)
+        values[i] = (double)i;
+    char header[128];
+    int h = snprintf(header, sizeof(header), "{'descr': '<f8', 'fortran_order': False, 'shape': (%d,), }", N);
+    memset(header + h, ' ', (size_t)(117 - h));
+    header[117] = '\n';
+    FILE *w = fopen(npy_path, "wb");
+    assert_non_null(w);
+    unsigned char magic[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
+    assert_int_equal(fwrite(magic, 1, 10, w), 10);
+    assert_int_equal(fwrite(header, 1, 118, w), 118);
+    assert_int_equal(fwrite(values, sizeof(double), N, w), N);
+    assert_int_equal(fclose(w), 0);
+    fixture_plan(f, lesson_path, "title: t\ngiven:\n  W: {file: w.npy}\nsteps:\n  - s: sum(W)\n");
+    assert_int_equal(truncate(npy_path, 128 + 8 * 100), 0);
+    f->trace = run_plan(f->plan, 4, NULL, 0, NULL, &f->diag);
+    assert_null(f->trace);
+    assert_int_equal(f->diag.status, STATUS_USAGE_ERROR);
+    assert_int_equal(f->diag.line, 3);
+    assert_int_equal(f->diag.col, 13);
+    assert_string_equal(f->diag.message,
+                        "cannot read 'w.npy': it is now shorter than when it was opened: it changed while it was read");
+    assert_string_equal(f->diag.hint, "another program may be writing the file (numpy.save, a download): wait "
+                                      "until it is done, then run the lesson again");
+    unlink(npy_path);
+    rmdir(folder);
 }
 
 // ---------------------------------------------------------------- values held at once
@@ -705,6 +747,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_a_step_naming_a_gradient_is_marked, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_only_a_last_axis_softmax_is_a_row_distribution, fixture_setup,
                                         fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_a_weight_file_cut_short_is_an_error, fixture_setup, fixture_teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "json.h"
 #include "npy_bytes.h"
 #include "weightfile.h"
@@ -156,6 +157,13 @@ static void test_json_out_of_memory(void **state) {
 
 // ---------------------------------------------------------------- .npy
 
+// The first value of values first .. first + n - 1 that a lesson cannot hold (SIZE_MAX: none).
+static size_t unfit_at(const WeightFile *f, const WeightTensor *t, size_t first, size_t n) {
+    size_t at;
+    assert_int_equal(weight_find_unfit(f, t, first, n, &at), 0);
+    return at;
+}
+
 static bool parse_bytes(WeightFormat format, const unsigned char *b, size_t len, WeightFile *f,
                         char *problem) {
     *f = (WeightFile){.arena = arena_create()};
@@ -172,15 +180,15 @@ static void test_npy_headers(void **state) {
     size_t len = npy(b, "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n", be, sizeof(be));
     assert_true(parse_bytes(WEIGHT_NPY, b, len, &f, problem));
     double out[6];
-    weight_widen(&f, &f.tensors[0], 0, 2, out);
+    assert_int_equal(weight_widen(&f, &f.tensors[0], 0, 2, out), 0);
     assert_true(out[0] == -2.5 && out[1] == 1.0);
-    assert_int_equal(weight_find_unfit(&f, &f.tensors[0], 0, 2), SIZE_MAX);
+    assert_int_equal(unfit_at(&f, &f.tensors[0], 0, 2), SIZE_MAX);
     arena_destroy(f.arena);
     // Fortran order: the file holds the columns of [[1, 2, 3], [4, 5, 6]] one after the other
     const int32_t cols[] = {1, 4, 2, 5, 3, 6};
     len = npy(b, "{\"descr\": \"<i4\", \"fortran_order\": True, \"shape\": (2, 3)}", cols, sizeof(cols));
     assert_true(parse_bytes(WEIGHT_NPY, b, len, &f, problem));
-    weight_widen(&f, &f.tensors[0], 0, 6, out);
+    assert_int_equal(weight_widen(&f, &f.tensors[0], 0, 6, out), 0);
     for (int i = 0; i < 6; i++)
         assert_true(out[i] == i + 1);
     arena_destroy(f.arena);
@@ -277,7 +285,7 @@ static void test_npy_versions_and_magic(void **state) {
     int64_t big = (int64_t)1 << 54;
     memcpy(b + 12 + h, &big, sizeof(big));
     assert_true(parse_bytes(WEIGHT_NPY, b, 12 + h + 8, &f, problem));
-    assert_int_equal(weight_find_unfit(&f, &f.tensors[0], 0, 1), 0);  // 2^54 would round
+    assert_int_equal(unfit_at(&f, &f.tensors[0], 0, 1), 0);  // 2^54 would round
     arena_destroy(f.arena);
     b[9] = 1;  // a header longer than the file
     assert_false(parse_bytes(WEIGHT_NPY, b, 12 + h + 8, &f, problem));
@@ -313,12 +321,12 @@ static void test_safetensors_values(void **state) {
     assert_true(parse_bytes(WEIGHT_SAFETENSORS, b, len, &f, problem));
     assert_int_equal(f.n_tensors, 4);
     double out[4];
-    weight_widen(&f, weight_find(&f, "h"), 0, 4, out);
+    assert_int_equal(weight_widen(&f, weight_find(&f, "h"), 0, 4, out), 0);
     assert_true(out[0] == 1.0 && out[1] == ldexp(1, -24) && out[2] == INFINITY && out[3] == -INFINITY);
-    weight_widen(&f, weight_find(&f, "b"), 0, 2, out);
+    assert_int_equal(weight_widen(&f, weight_find(&f, "b"), 0, 2, out), 0);
     assert_true(out[0] == 1.0 && out[1] == ldexp(1, -133));
-    assert_int_equal(weight_find_unfit(&f, weight_find(&f, "h"), 0, 4), SIZE_MAX);
-    assert_int_equal(weight_find_unfit(&f, weight_find(&f, "n"), 0, 1), 0);  // 7E00 is a NaN
+    assert_int_equal(unfit_at(&f, weight_find(&f, "h"), 0, 4), SIZE_MAX);
+    assert_int_equal(unfit_at(&f, weight_find(&f, "n"), 0, 1), 0);  // 7E00 is a NaN
     assert_null(weight_find(&f, "__metadata__"));
     arena_destroy(f.arena);
 }
@@ -415,8 +423,8 @@ static void test_open(void **state) {
     assert_null(weight_open("/tmp", WEIGHT_NPY, problem, sizeof(problem), &err));
     assert_string_equal(problem, "Is a directory");
     assert_null(weight_open("/dev/null", WEIGHT_NPY, problem, sizeof(problem), &err));
-    assert_string_equal(problem, "it is not a regular file");
-    assert_int_equal(err, 0);
+    assert_string_equal(problem, "it is a device, not a file");
+    assert_int_equal(err, FILES_IS_DEVICE);
     char path[] = "/tmp/test_weightfile_XXXXXX";
     int fd = mkstemp(path);
     assert_true(fd >= 0);
@@ -431,7 +439,7 @@ static void test_open(void **state) {
     WeightFile *f = weight_open(path, WEIGHT_NPY, problem, sizeof(problem), &err);
     assert_non_null(f);
     double out[3];
-    weight_widen(f, &f->tensors[0], 1, 2, out);
+    assert_int_equal(weight_widen(f, &f->tensors[0], 1, 2, out), 0);
     assert_true(out[0] == 3797 && out[1] == 3332);
     assert_int_equal(weight_dtype_size(WEIGHT_BF16), 2);
     weight_close(f);
@@ -448,6 +456,45 @@ static void test_open(void **state) {
             assert_int_equal(err, ENOMEM);
         weight_close(f);
     }
+    unlink(path);
+}
+
+// A file cut short after it was opened (numpy.save writing it again while a lesson runs): its
+// values past the new end are an error, never a signal. A mapping of it would end the program
+// with SIGBUS at the first value read past the end; reading the file, the tracer finds the end.
+static void test_cut_short_while_read(void **state) {
+    (void)state;
+    char path[] = "/tmp/test_weightfile_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    // 100,000 doubles: 800,000 bytes, many pages and many blocks read
+    enum { N = 100000 };
+    static double values[N];
+    for (size_t i = 0; i < N; i++)
+        values[i] = (double)i;
+    static unsigned char b[N * 8 + 128];
+    char header[128];
+    snprintf(header, sizeof(header), "{'descr': '<f8', 'fortran_order': False, 'shape': (%d,), }", N);
+    size_t len = npy(b, header, values, sizeof(values));
+    assert_int_equal(write(fd, b, len), (ssize_t)len);
+    char problem[WEIGHT_PROBLEM_MAX];
+    int err;
+    WeightFile *f = weight_open(path, WEIGHT_NPY, problem, sizeof(problem), &err);
+    assert_non_null(f);
+    static double out[N];
+    size_t at;
+    assert_int_equal(weight_widen(f, &f->tensors[0], 0, N, out), 0);
+    assert_true(out[N - 1] == N - 1);
+    assert_int_equal(ftruncate(fd, (off_t)(len / 2)), 0);
+    // the first values are still there; the last are not
+    assert_int_equal(weight_widen(f, &f->tensors[0], 0, 10, out), 0);
+    assert_true(out[9] == 9);
+    assert_int_equal(weight_widen(f, &f->tensors[0], 0, N, out), FILES_CUT_SHORT);
+    assert_int_equal(weight_find_unfit(f, &f->tensors[0], N - 1, 1, &at), FILES_CUT_SHORT);
+    assert_string_equal(files_error_text(FILES_CUT_SHORT),
+                        "it is now shorter than when it was opened: it changed while it was read");
+    weight_close(f);
+    close(fd);
     unlink(path);
 }
 
@@ -510,7 +557,7 @@ static void test_npy_corners(void **state) {
     assert_int_equal(f.tensors[0].dtype, WEIGHT_F32);
     assert_false(f.tensors[0].big_endian);
     double out[3];
-    weight_widen(&f, &f.tensors[0], 0, 1, out);
+    assert_int_equal(weight_widen(&f, &f.tensors[0], 0, 1, out), 0);
     assert_true(out[0] == 1.0);
     arena_destroy(f.arena);
     // Codes the tracer does not read: no byte-order mark, or not three letters.
@@ -526,7 +573,7 @@ static void test_npy_corners(void **state) {
     const int32_t v[] = {5, -6, 7};
     len = npy(b, "{'descr': '<i4', 'fortran_order': True, 'shape': (3,)}", v, sizeof(v));
     assert_true(parse_bytes(WEIGHT_NPY, b, len, &f, problem));
-    weight_widen(&f, &f.tensors[0], 0, 3, out);
+    assert_int_equal(weight_widen(&f, &f.tensors[0], 0, 3, out), 0);
     assert_true(out[0] == 5 && out[1] == -6 && out[2] == 7);
     arena_destroy(f.arena);
     // Ten bytes that do not begin with the magic.
@@ -542,7 +589,7 @@ static void test_npy_corners(void **state) {
     memcpy(b + 12 + 0x38, &half, sizeof(half));
     assert_true(parse_bytes(WEIGHT_NPY, b, 12 + 0x38 + 8, &f, problem));
     assert_int_equal(f.tensors[0].begin, 12 + 0x38);
-    weight_widen(&f, &f.tensors[0], 0, 1, out);
+    assert_int_equal(weight_widen(&f, &f.tensors[0], 0, 1, out), 0);
     assert_true(out[0] == 0.5);
     arena_destroy(f.arena);
 }
@@ -572,12 +619,12 @@ static void test_safetensors_corners(void **state) {
                       data, sizeof(data));
     assert_true(parse_bytes(WEIGHT_SAFETENSORS, b, len, &f, problem));
     double out[2];
-    weight_widen(&f, weight_find(&f, "i"), 0, 1, out);
+    assert_int_equal(weight_widen(&f, weight_find(&f, "i"), 0, 1, out), 0);
     assert_true(out[0] == -1.0);
-    weight_widen(&f, weight_find(&f, "l"), 0, 2, out);
+    assert_int_equal(weight_widen(&f, weight_find(&f, "l"), 0, 2, out), 0);
     assert_true(out[0] == -9007199254740992.0);
-    assert_int_equal(weight_find_unfit(&f, weight_find(&f, "l"), 0, 2), 1);
-    weight_widen(&f, weight_find(&f, "d"), 0, 1, out);
+    assert_int_equal(unfit_at(&f, weight_find(&f, "l"), 0, 2), 1);
+    assert_int_equal(weight_widen(&f, weight_find(&f, "d"), 0, 1, out), 0);
     assert_true(out[0] == -0.125);
     arena_destroy(f.arena);
     // A single tensor needs no check of overlaps.
@@ -636,6 +683,7 @@ int main(void) {
         cmocka_unit_test(test_safetensors_values),
         cmocka_unit_test(test_safetensors_refusals),
         cmocka_unit_test(test_open),
+        cmocka_unit_test(test_cut_short_while_read),
         cmocka_unit_test(test_json_corners),
         cmocka_unit_test(test_npy_corners),
         cmocka_unit_test(test_safetensors_corners),

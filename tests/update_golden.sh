@@ -54,5 +54,46 @@ out=$("$tracer" --update-golden --golden "$tmp/folder.txt" "$lesson" 2>&1 >/dev/
 status=$?
 [ "$status" = 2 ] && [ "$out" = "tracer: cannot write the golden file '$tmp/folder.txt': Is a directory" ] &&
     [ ! -e "$tmp/folder.txt.new" ] || { echo "a golden file that is a folder: exit $status: $out"; fail=1; }
+
+# What is not a golden file is never written: the lesson itself, a file it reads, a link, a
+# named pipe. Each is refused with status 2 before anything is written, and left as it was.
+# refused NAME GOLDEN WHY [HINT]: --update-golden --golden GOLDEN of the lesson must say WHY.
+refused() {
+    out=$(timeout 10 "$tracer" --update-golden --golden "$2" "$lesson" 2>&1 >/dev/null)
+    status=$?
+    want="tracer: cannot write the golden file '$2': $3"
+    [ -n "${4:-}" ] && want="$want
+hint: $4"
+    [ "$status" = 2 ] && [ "$out" = "$want" ] || { echo "$1: exit $status: $out"; fail=1; }
+}
+cp "$lesson" "$tmp/lesson.before"
+refused "the lesson itself" "$lesson" "it is a file this lesson reads, and writing it would lose it" \
+    "a golden file holds a trace; name a file of its own with --golden, like golden/NAME.txt"
+cmp -s "$lesson" "$tmp/lesson.before" || { echo "the lesson was replaced by its own trace"; fail=1; }
+ln "$lesson" "$tmp/hard_link.yaml"
+refused "a hard link to the lesson" "$tmp/hard_link.yaml" "it is a file this lesson reads, and writing it would lose it" \
+    "a golden file holds a trace; name a file of its own with --golden, like golden/NAME.txt"
+echo "precious" >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/link.txt"
+refused "a link" "$tmp/link.txt" "it is a symbolic link, which the tracer neither writes through nor replaces"
+# A link planted where the tracer once wrote its temporary file is neither followed nor removed.
+ln -s "$tmp/victim" "$tmp/planted.txt.new"
+"$tracer" --update-golden --golden "$tmp/planted.txt" "$lesson" >/dev/null 2>&1 || { echo "a golden file beside a planted link was not written"; fail=1; }
+[ "$(cat "$tmp/victim")" = precious ] && [ -L "$tmp/planted.txt.new" ] ||
+    { echo "a link planted at planted.txt.new was written through or removed"; fail=1; }
+cmp -s "$tmp/planted.txt" golden/04_multi_head_attention.txt || { echo "planted.txt is not the trace"; fail=1; }
+mkfifo "$tmp/pipe.txt"
+refused "a named pipe" "$tmp/pipe.txt" "it is a named pipe (FIFO), not a file"
+[ -p "$tmp/pipe.txt" ] || { echo "the named pipe was replaced"; fail=1; }
+# A golden file made read-only, to keep it, is kept (root may write anything: not tested then).
+echo "kept" >"$tmp/read_only.txt"
+chmod a-w "$tmp/read_only.txt"
+if [ "$(id -u)" != 0 ]; then
+    refused "a read-only file" "$tmp/read_only.txt" "Permission denied"
+    [ "$(cat "$tmp/read_only.txt")" = kept ] || { echo "the read-only golden file was replaced"; fail=1; }
+fi
+[ -z "$(ls "$tmp" | grep -v -x -e course -e err -e out -e lesson.before -e hard_link.yaml -e victim -e link.txt \
+    -e planted.txt -e planted.txt.new -e pipe.txt -e read_only.txt -e folder.txt -e wide.txt)" ] ||
+    { echo "files were left behind: $(ls "$tmp")"; fail=1; }
 [ $fail = 0 ] && echo "ok: golden files are written and compared at 80 columns without colour"
 exit $fail

@@ -39,8 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (t->dtype == WEIGHT_UNSUPPORTED || t->count > 4096)
                 continue;
             double out[4096];
+            size_t at;
             weight_widen(&f, t, 0, t->count, out);
-            weight_find_unfit(&f, t, 0, t->count);
+            weight_find_unfit(&f, t, 0, t->count, &at);
         }
         break;
     }

@@ -68,6 +68,16 @@ def main():
                    "model_type": "gpt2", "n_ctx": 2 ** 60}, f)
     with open(p("not_json.json"), "w") as f:
         f.write("{n_head: 4}")
+    # A mistake on the third line: located by line and column, not by byte.
+    with open(p("not_json_lines.json"), "w") as f:
+        f.write('{\n  "n_head": 12,\n  "n_embd": tru\n}\n')
+    # More values than a JSON text may hold (2^20): a list of 2^20 zeros is one more, with the
+    # list. In a config and in a .safetensors header (as a shape, refused only after reading).
+    zeros = ",".join(["0"] * 2 ** 20)
+    with open(p("many_values.json"), "w") as f:
+        f.write('{"n_head": [' + zeros + ']}')
+    safetensors(p("many_values.safetensors"), {}, header=(
+        '{"w": {"dtype": "F32", "shape": [' + zeros + '], "data_offsets": [0, 0]}}').encode())
     with open(p("list.json"), "w") as f:
         f.write("[1, 2]")
     with open(p("strings.json"), "w") as f:

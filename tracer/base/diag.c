@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "safetext.h"
 #include "util.h"
 
 // Only what marks the Diag empty: it is large, and a checker clears one per step.
@@ -21,21 +22,11 @@ enum {
     QUOTE_LEAD = 60,    // characters kept before the caret when the line must be cut
 };
 
-// Length of the valid UTF-8 sequence at p (at most end - p bytes), or 0 when it is invalid.
-static size_t utf8_length(const unsigned char *p, const unsigned char *end) {
-    size_t n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : (*p & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 0 || (size_t)(end - p) < n || (n == 2 && *p < 0xC2))
-        return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-    return n;
-}
-
 // Quote line `line` (1-based) of src into d->source_line, without its line end, as a window of
 // at most QUOTE_CHARS characters that holds column d->col; d->source_col is the caret's column
-// in the quote. Tabs and NULs become spaces, other control bytes and invalid UTF-8 '?', one
-// character each, so the caret still lines up and a binary file cannot drive the terminal.
+// in the quote. Tabs and NULs become spaces, other characters that must not reach a terminal
+// (safetext.h: controls, overrides and isolates, bytes that are not UTF-8) '?', one character
+// each, so the caret still lines up and a file cannot drive the terminal.
 static void quote_source_line(Diag *d, const Source *src, size_t line) {
     char *buf = d->source_line;
     const size_t cap = sizeof(d->source_line);
@@ -56,25 +47,27 @@ static void quote_source_line(Diag *d, const Source *src, size_t line) {
         d->source_col = d->col - skip + 3;
     }
     for (size_t chars = 0; p < end && *p != '\n' && *p != '\r'; chars++) {
-        size_t len = utf8_length(p, end);
-        if (chars >= skip + QUOTE_CHARS || n + (len ? len : 1) + 4 > cap) {
+        uint32_t code;
+        SafetextKind kind;
+        size_t len = safetext_next((const char *)p, (size_t)(end - p), &code, &kind);
+        if (chars >= skip + QUOTE_CHARS || n + len + 4 > cap) {
             memcpy(buf + n, "...", 3);
             n += 3;
             break;
         }
         if (chars < skip) {
-            p += len ? len : 1;
+            p += len;
             continue;
         }
         if (*p == '\t' || *p == '\0')
             buf[n++] = ' ';
-        else if (len == 0 || *p < 0x20 || *p == 0x7F)
+        else if (kind != SAFETEXT_PLAIN)
             buf[n++] = '?';
         else {
             memcpy(buf + n, p, len);
             n += len;
         }
-        p += len ? len : 1;
+        p += len;
     }
     buf[n] = '\0';
 }
@@ -128,11 +121,24 @@ void diag_warning(Diag *d, const char *path, size_t line, size_t col, const char
     va_end(ap);
 }
 
+// Text of a message (a path, a name or bytes from a file, a lesson's line) as it may reach a
+// terminal: every character a terminal would act on escaped, a line end too (safetext.h). An
+// escape takes at most four bytes for each of the text's.
+typedef struct Shown {
+    char text[4 * sizeof(((Diag *)0)->message)];
+} Shown;
+
+static const char *shown(Shown *s, const char *text) {
+    return safetext_show(s->text, sizeof(s->text), text);
+}
+
 void diag_print_warnings(const Diag *d, FILE *f, bool colour) {
     const char *bold = colour ? "\033[1m" : "", *magenta = colour ? "\033[1;35m" : "",
                *reset = colour ? "\033[0m" : "";
+    Shown at, text;
     for (size_t i = 0; i < d->n_warnings; i++)
-        fprintf(f, "%s%s:%s %swarning:%s %s\n", bold, d->warnings[i].at, reset, magenta, reset, d->warnings[i].text);
+        fprintf(f, "%s%s:%s %swarning:%s %s\n", bold, shown(&at, d->warnings[i].at), reset, magenta, reset,
+                shown(&text, d->warnings[i].text));
     if (d->warnings_dropped)
         fprintf(f, "tracer: %swarning:%s %zu more warnings not shown\n", magenta, reset, d->warnings_dropped);
 }
@@ -160,16 +166,17 @@ static void print_error(FILE *f, bool colour, const char *path, size_t line, siz
     const char *bold = colour ? "\033[1m" : "", *red = colour ? "\033[1;31m" : "",
                *green = colour ? "\033[1;32m" : "", *cyan = colour ? "\033[1;36m" : "",
                *reset = colour ? "\033[0m" : "";
+    Shown text;
     fputs(bold, f);
     if (path[0]) {
-        fputs(path, f);
+        fputs(shown(&text, path), f);
         if (line)
             fprintf(f, ":%zu:%zu", line, col);
         fputs(": ", f);
     } else {
         fputs("tracer: ", f);
     }
-    fprintf(f, "%s%serror:%s %s%s%s\n", reset, red, reset, bold, message, reset);
+    fprintf(f, "%s%serror:%s %s%s%s\n", reset, red, reset, bold, shown(&text, message), reset);
     if (line && source_line[0]) {
         char number[32];
         int w = snprintf(number, sizeof(number), "%zu", line);
@@ -189,7 +196,7 @@ static void print_error(FILE *f, bool colour, const char *path, size_t line, siz
         fprintf(f, "%s\n", reset);
     }
     if (hint[0])
-        fprintf(f, "%shint:%s %s\n", cyan, reset, hint);
+        fprintf(f, "%shint:%s %s\n", cyan, reset, shown(&text, hint));
 }
 
 void diag_print(const Diag *d, FILE *f, bool colour) {
@@ -199,9 +206,10 @@ void diag_print(const Diag *d, FILE *f, bool colour) {
         print_error(f, colour, d->path, m->line, m->col, m->width, m->message, m->hint, m->source_line,
                     m->source_col);
     }
+    Shown path;
     if (d->more_dropped)
-        fprintf(f, "%s: stopped after %d errors; fix these and run it again\n", d->path[0] ? d->path : "tracer",
-                DIAG_MAX_ERRORS);
+        fprintf(f, "%s: stopped after %d errors; fix these and run it again\n",
+                d->path[0] ? shown(&path, d->path) : "tracer", DIAG_MAX_ERRORS);
 }
 
 size_t diag_count(const Diag *d) {
@@ -244,6 +252,19 @@ bool diag_append(Diag *d, const Diag *from) {
         d->more_dropped = true;
     }
     return diag_count(d) < DIAG_MAX_ERRORS;
+}
+
+void diag_place_of(const char *text, size_t len, size_t offset, size_t *line, size_t *col) {
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < offset && i < len; i++) {
+        if (text[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            (*col)++;
+        }
+    }
 }
 
 // Levenshtein distance, with two neighbours swapped as one edit ('sya' for 'say'),

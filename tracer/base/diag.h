@@ -95,6 +95,9 @@ bool diag_no_memory(Diag *d);
 // Prints the error as above to f (with colour when colour is true).
 void diag_print(const Diag *d, FILE *f, bool colour);
 
+// The line and column (1-based; a column counts characters) of byte `offset` of a text.
+void diag_place_of(const char *text, size_t len, size_t offset, size_t *line, size_t *col);
+
 // The closest candidate to name by edit distance, or NULL when none is close enough to
 // suggest (more than a third of the letters would have to change).
 const char *diag_closest(const char *name, const char *const *candidates, size_t n);

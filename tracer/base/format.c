@@ -321,16 +321,18 @@ void format_percent(double v, int places, char *buf, size_t cap) {
     ASSERT(cap >= FORMAT_NUMBER_CAP);
     if (non_finite(v, buf, cap) >= 0)
         return;
-    if (isfinite(v * 100)) {
+    if (isfinite(v * 100) && fabs(v * 100) < FORMAT_FIXED_BELOW) {
         format_places(v * 100, places, buf, cap);
     } else {
-        // Multiplying by 100 moves the decimal point: the same digits, the exponent 2 higher.
-        int exponent = (int)floor(log10(fabs(v)));
-        FormatStyle st = {.notation = FORMAT_SCIENTIFIC, .decimals = clamp_decimals(places + exponent + 2)};
+        // Too large for fixed notation: scientific, its mantissa with the placeholder's
+        // decimals, as printf's %.2e writes it. Multiplying by 100 moves the decimal point, so
+        // these are v's own digits with the exponent 2 higher (100 v may overflow: 1e307 is
+        // 1e+309%).
+        FormatStyle st = {.notation = FORMAT_SCIENTIFIC, .decimals = clamp_decimals(places)};
         format_with(&st, v, buf, cap);
         char *e = strchr(buf, 'e');
         ASSERT(e);
-        snprintf(e, cap - (size_t)(e - buf), "e+%d", atoi(e + 1) + 2);
+        snprintf(e, cap - (size_t)(e - buf), "e+%02d", atoi(e + 1) + 2);
     }
     size_t len = strlen(buf);
     if (len + 1 < cap)
@@ -340,8 +342,10 @@ void format_percent(double v, int places, char *buf, size_t cap) {
 void format_exact(double v, char *buf, size_t cap) {
     if (non_finite(v, buf, cap) >= 0)
         return;
-    if (v == 0)
-        v = 0;  // -0 reads back as 0 in every JSON reader anyway
+    if (v == 0 && signbit(v)) {  // -0 would read back as the whole number 0
+        put(buf, cap, "%s", "-0.0");
+        return;
+    }
     put(buf, cap, "%.17g", v);
 }
 

@@ -93,9 +93,11 @@ void format_count(double v, char *buf, size_t cap);
 // last place, so "1e-300" prints as 1e-300 and not as 300 decimals.
 void format_places(double v, int places, char *buf, size_t cap);
 // v as a percentage to `places` decimals, "%" included ("34.8%"; "inf", "nan" without it).
-// Where 100 * v would overflow (1e307 is 1e+309%), v's own digits are written two places on.
+// A percentage of 1e8% or more is written in scientific notation with `places` decimals in its
+// mantissa, v's own digits two places on, so that 100 * v cannot overflow (1e307 is 1e+309%).
 void format_percent(double v, int places, char *buf, size_t cap);
-// 17 significant digits, so the text reads back to the same double; "inf", "-inf", "nan".
+// 17 significant digits, so the text reads back to the same double, -0.0 included; "inf",
+// "-inf", "nan".
 void format_exact(double v, char *buf, size_t cap);
 // The shortest of %.{1..17}g that reads back to the same double: 0.1 -> "0.1"; a whole
 // number below 1e15 in plain digits: 10000 -> "10000".

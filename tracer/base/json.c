@@ -14,6 +14,7 @@ typedef struct Reader {
     size_t cap;
     size_t *problem_at;
     bool failed;
+    size_t values;  // read so far
 } Reader;
 
 static bool fail(Reader *r, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -294,6 +295,8 @@ static bool read_value(Reader *r, JsonValue *v, int depth) {
     *v = (JsonValue){.offset = r->at};
     if (r->at >= r->len)
         return fail(r, r->at, "the text ends where a value should be");
+    if (++r->values > JSON_MAX_VALUES)
+        return fail(r, JSON_AT_TOO_MANY, "it holds more than %zu values", JSON_MAX_VALUES);  // callers say it
     if (depth > JSON_MAX_DEPTH)
         return fail(r, r->at, "arrays and objects nest more than %d deep", JSON_MAX_DEPTH);
     char c = r->text[r->at];

@@ -15,6 +15,12 @@
 // Nested arrays and objects deeper than this are refused, so that a hostile header cannot
 // exhaust the stack.
 #define JSON_MAX_DEPTH 64
+// A text of more values than this is refused, so that its tree takes bounded memory (about 100
+// bytes a value): a 100 MiB .safetensors header of 1.8 million empty tensors holds 11 million.
+// GPT-2's header holds about 1,200, a config.json a few dozen.
+#define JSON_MAX_VALUES ((size_t)1 << 20)
+// What json_parse's *at is when the text holds more than JSON_MAX_VALUES values.
+#define JSON_AT_TOO_MANY (SIZE_MAX - 1)
 
 typedef enum JsonKind {
     JSON_NULL,
@@ -40,7 +46,8 @@ typedef struct JsonValue {
 } JsonValue;
 
 // The value that `text` holds (only white space may follow it); NULL with a problem in the
-// reader's words and its byte offset, or with "out of memory" (*at = SIZE_MAX).
+// reader's words and its byte offset, or with "out of memory" (*at = SIZE_MAX), or when the text
+// holds too many values (*at = JSON_AT_TOO_MANY).
 const JsonValue *json_parse(Arena *arena, const char *text, size_t len, char *problem, size_t cap,
                             size_t *at);
 // The first value under `key` in an object; NULL when absent or not an object.

@@ -1,17 +1,17 @@
 // weightfile: owns the .npy and .safetensors formats: their headers checked against the
-// file's length, the file mapped, and each stored value widened to double.
+// file's length, the values read from the file a block at a time, and each widened to double.
 #include "weightfile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
+#include "format.h"
 #include "json.h"
 
 static bool fail(char *problem, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -190,6 +190,9 @@ static bool parse_npy(WeightFile *f, char *problem, size_t cap) {
     } else {
         return fail(problem, cap, "it is an .npy file of version %u, which the tracer does not read", major);
     }
+    if (header_len > WEIGHT_MAX_HEADER)
+        return fail(problem, cap, "its header is %zu bytes, more than the %zu the tracer reads", header_len,
+                    WEIGHT_MAX_HEADER);
     if (header_len > f->len - start)
         return fail(problem, cap, "it ends inside its header");
     WeightTensor *t = arena_alloc(f->arena, sizeof(WeightTensor));
@@ -327,6 +330,12 @@ static bool parse_safetensors(WeightFile *f, char *problem, size_t cap) {
                                        sizeof(json_problem), &at);
     if (!root && at == SIZE_MAX)
         return fail(problem, cap, "out of memory");
+    if (!root && at == JSON_AT_TOO_MANY) {
+        char most[32];
+        format_count((double)JSON_MAX_VALUES, most, sizeof(most));
+        return fail(problem, cap, "its header holds more than %s values (names, sizes and offsets), more than "
+                                  "the tracer reads: a model's file holds a few thousand", most);
+    }
     if (!root)
         return fail(problem, cap, "its header is not JSON: %s (at byte %zu of the file)", json_problem, at + 8);
     if (root->kind != JSON_OBJECT)
@@ -355,9 +364,46 @@ bool weight_parse(WeightFile *f, WeightFormat format, const unsigned char *bytes
     f->format = format;
     f->bytes = bytes;
     f->len = len;
+    f->fd = -1;
     f->tensors = NULL;
     f->n_tensors = 0;
     return format == WEIGHT_NPY ? parse_npy(f, problem, cap) : parse_safetensors(f, problem, cap);
+}
+
+// Bytes [at, at + n) of the file into buf: 0, or an errno value, or FILES_CUT_SHORT when the
+// file now ends before them.
+static int read_at(int fd, unsigned char *buf, size_t n, size_t at) {
+    while (n) {
+        ssize_t got = pread(fd, buf, n, (off_t)at);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return errno;
+        if (got == 0)
+            return FILES_CUT_SHORT;
+        buf += got, at += (size_t)got, n -= (size_t)got;
+    }
+    return 0;
+}
+
+// How many of the file's first bytes the parsers read: its header, or less when the file is
+// too short for it, or the header is too long to be read (which they then refuse). The first
+// `have` bytes (at least 12, or the whole file) are in b.
+static size_t header_bytes(WeightFormat format, const unsigned char *b, size_t have, size_t len) {
+    uint64_t n = 0;
+    size_t start = 8;
+    if (format == WEIGHT_NPY) {
+        if (have < 12 || memcmp(b, "\x93NUMPY", 6) != 0)
+            return have;
+        n = b[6] == 1 ? (size_t)b[8] | (size_t)b[9] << 8 : (uint64_t)b[8] | (uint64_t)b[9] << 8 | (uint64_t)b[10] << 16 | (uint64_t)b[11] << 24;
+        start = b[6] == 1 ? 10 : 12;
+    } else {
+        if (have < 8)
+            return have;
+        for (int i = 7; i >= 0; i--)
+            n = n << 8 | b[i];
+    }
+    return n > WEIGHT_MAX_HEADER || n > len - start ? have : start + (size_t)n;
 }
 
 WeightFile *weight_open(const char *path, WeightFormat format, char *problem, size_t cap, int *err) {
@@ -369,44 +415,41 @@ WeightFile *weight_open(const char *path, WeightFormat format, char *problem, si
         *err = ENOMEM;
         return NULL;
     }
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    f->fd = files_open_read(path, 0, err);
+    unsigned char *head = NULL;
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        *err = errno;
+    if (f->fd < 0 || fstat(f->fd, &st) != 0) {
+        *err = f->fd < 0 ? *err : errno;
         goto failed;
     }
-    if (S_ISDIR(st.st_mode)) {
-        *err = EISDIR;
+    // Only the header is read now: the values are read when they are widened.
+    size_t len = (size_t)st.st_size, have = len < 12 ? len : 12;
+    unsigned char first[12];
+    if ((*err = read_at(f->fd, first, have, 0)) != 0)
+        goto failed;
+    size_t need = header_bytes(format, first, have, len);
+    head = util_malloc(need ? need : 1);
+    if (!head) {
+        *err = ENOMEM;
         goto failed;
     }
-    if (!S_ISREG(st.st_mode)) {
-        fail(problem, cap, "it is not a regular file");
+    if ((*err = read_at(f->fd, head, need, 0)) != 0)
         goto failed;
-    }
-    size_t len = (size_t)st.st_size;
-    void *map = NULL;
-    if (len) {
-        // Mapped, not read: the pages of a tensor come from the disk when it is widened.
-        map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (map == MAP_FAILED) {
-            *err = errno;
-            goto failed;
-        }
-        f->map = map;
-    }
-    close(fd);
-    fd = -1;
-    if (!weight_parse(f, format, map, len, problem, cap)) {
+    int fd = f->fd;
+    bool parsed = weight_parse(f, format, head, len, problem, cap);
+    f->fd = fd;
+    f->bytes = NULL;  // the header's names and dtypes are the arena's; head goes
+    if (!parsed) {
         if (strcmp(problem, "out of memory") == 0)
             *err = ENOMEM;
         goto failed;
     }
+    util_free(head);
     return f;
 failed:
     if (*err)
-        fail(problem, cap, "%s", strerror(*err));
-    if (fd >= 0)
-        close(fd);
+        fail(problem, cap, "%s", files_error_text(*err));
+    util_free(head);
     weight_close(f);
     return NULL;
 }
@@ -414,8 +457,8 @@ failed:
 void weight_close(WeightFile *f) {
     if (!f)
         return;
-    if (f->map)
-        munmap(f->map, f->len);
+    if (f->fd >= 0)
+        close(f->fd);
     arena_destroy(f->arena);
     util_free(f);
 }
@@ -479,25 +522,36 @@ static double widen_bits(WeightDtype dtype, uint64_t bits) {
     return 0;
 }
 
-// Where value `flat` (in C order) is stored: a Fortran-order file keeps the first axis fastest.
-static size_t storage_index(const WeightTensor *t, size_t flat) {
-    if (!t->fortran || t->rank < 2)
-        return flat;
+// The place in C order (the last axis fastest) of the value stored at `stored` in a
+// Fortran-order file, which keeps the first axis fastest.
+static size_t c_order_index(const WeightTensor *t, size_t stored) {
     size_t idx[WEIGHT_MAX_RANK];
-    for (size_t i = t->rank; i-- > 0;) {
-        idx[i] = flat % t->dim[i];
-        flat /= t->dim[i];
+    for (size_t i = 0; i < t->rank; i++) {
+        idx[i] = stored % t->dim[i];
+        stored /= t->dim[i];
     }
     size_t at = 0;
-    for (size_t i = t->rank; i-- > 0;)
+    for (size_t i = 0; i < t->rank; i++)
         at = at * t->dim[i] + idx[i];
     return at;
 }
 
-static uint64_t value_bits(const WeightFile *f, const WeightTensor *t, size_t flat) {
-    size_t size = weight_dtype_size(t->dtype);
-    ASSERT(size && flat < t->count);
-    return load_bits(f->bytes + t->begin + storage_index(t, flat) * size, size, t->big_endian);
+// The bytes of a tensor's values, as they are needed: the caller's, or read from the file a
+// block at a time into buf.
+typedef struct Reading {
+    const WeightFile *f;
+    const WeightTensor *t;
+    unsigned char *buf;  // WEIGHT_READ_BLOCK bytes
+    int err;             // why the last read failed
+} Reading;
+
+// Bytes [at, at + n) of the file (n at most WEIGHT_READ_BLOCK, within the tensor); NULL with
+// r->err set when they could not be read.
+static const unsigned char *bytes_at(Reading *r, size_t at, size_t n) {
+    ASSERT(n <= WEIGHT_READ_BLOCK && at >= r->t->begin && at + n <= r->t->end);
+    if (r->f->bytes)
+        return r->f->bytes + at;
+    return (r->err = read_at(r->f->fd, r->buf, n, at)) == 0 ? r->buf : NULL;
 }
 
 static const WeightReader *installed_reader;
@@ -506,27 +560,78 @@ void weight_install_reader(const WeightReader *reader) {
     installed_reader = reader;
 }
 
-void weight_widen(const WeightFile *f, const WeightTensor *t, size_t first, size_t n, double *out) {
-    if (installed_reader && installed_reader->widen(f, t, first, n, out))
-        return;
-    for (size_t i = 0; i < n; i++)
-        out[i] = widen_bits(t->dtype, value_bits(f, t, first + i));
+// Whether a value of these bits is one a lesson cannot hold.
+static bool unfit(const WeightTensor *t, uint64_t bits) {
+    const double exact = 9007199254740992.0;  // 2^53: every whole number up to it is a double
+    if (t->dtype == WEIGHT_I64) {
+        int64_t v = (int64_t)bits;
+        return v > (int64_t)exact || v < -(int64_t)exact;
+    }
+    return isnan(widen_bits(t->dtype, bits));
 }
 
-size_t weight_find_unfit(const WeightFile *f, const WeightTensor *t, size_t first, size_t n) {
-    const double exact = 9007199254740992.0;  // 2^53: every whole number up to it is a double
-    size_t at;
-    if (installed_reader && installed_reader->find_unfit(f, t, first, n, &at))
-        return at;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bits = value_bits(f, t, first + i);
-        if (t->dtype == WEIGHT_I64) {
-            int64_t v = (int64_t)bits;
-            if (v > (int64_t)exact || v < -(int64_t)exact)
-                return first + i;
-        } else if (isnan(widen_bits(t->dtype, bits))) {
-            return first + i;
+// k values stored one after the other at p, the first of them value `at` in C order: widened
+// into out[0, k) when out is set, else the first that is unfit put in *found (unless one
+// earlier in C order is there already).
+static void take_run(const WeightTensor *t, const unsigned char *p, size_t k, double *out, size_t at, size_t *found) {
+    size_t size = weight_dtype_size(t->dtype), fast_found;
+    if (installed_reader && (out ? installed_reader->widen(t, p, k, out)
+                                 : installed_reader->find_unfit(t, p, k, &fast_found))) {
+        if (!out && fast_found != SIZE_MAX && at + fast_found < *found)
+            *found = at + fast_found;
+        return;
+    }
+    for (size_t j = 0; j < k; j++) {
+        uint64_t bits = load_bits(p + j * size, size, t->big_endian);
+        if (out) {
+            out[j] = widen_bits(t->dtype, bits);
+        } else if (unfit(t, bits)) {
+            if (at + j < *found)
+                *found = at + j;
+            return;
         }
     }
-    return SIZE_MAX;
+}
+
+// Values first .. first + n - 1 of t (in C order) widened into out when out is set, else the
+// first of them that is unfit put in *found. A file in C order is read from value `first` on,
+// a block at a time; a Fortran-order file, whose values in C order lie apart, is read whole in
+// the order it is stored, each value put in its place.
+static int read_values(const WeightFile *f, const WeightTensor *t, size_t first, size_t n, double *out,
+                       size_t *found) {
+    unsigned char buf[WEIGHT_READ_BLOCK];
+    Reading r = {.f = f, .t = t, .buf = buf};
+    size_t size = weight_dtype_size(t->dtype), per_block = WEIGHT_READ_BLOCK / size;
+    ASSERT(size && first <= t->count && n <= t->count - first);
+    size_t none = SIZE_MAX, *first_unfit = found ? found : &none;
+    *first_unfit = SIZE_MAX;
+    if (n == 0)
+        return 0;
+    bool in_order = !t->fortran || t->rank < 2;
+    size_t from = in_order ? first : 0, to = in_order ? first + n : t->count;
+    for (size_t i = from; i < to && (out || *first_unfit == SIZE_MAX || !in_order);) {
+        size_t k = to - i < per_block ? to - i : per_block;
+        const unsigned char *p = bytes_at(&r, t->begin + i * size, k * size);
+        if (!p)
+            return r.err;
+        if (in_order) {
+            take_run(t, p, k, out ? out + (i - first) : NULL, i, first_unfit);
+        } else {
+            for (size_t j = 0; j < k; j++) {
+                size_t at = c_order_index(t, i + j);
+                if (at >= first && at - first < n)
+                    take_run(t, p + j * size, 1, out ? out + (at - first) : NULL, at, first_unfit);
+            }
+        }
+        i += k;
+    }
+    return 0;
+}
+
+int weight_widen(const WeightFile *f, const WeightTensor *t, size_t first, size_t n, double *out) {
+    return read_values(f, t, first, n, out, NULL);
+}
+
+int weight_find_unfit(const WeightFile *f, const WeightTensor *t, size_t first, size_t n, size_t *at) {
+    return read_values(f, t, first, n, NULL, at);
 }

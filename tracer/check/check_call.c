@@ -149,7 +149,7 @@ size_t check_add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n_
         has_values = has_values && in->has_values;
         all_integer = all_integer && check_counts_as_integer(in);
     }
-    bool is_count = op->integers == INTEGERS_ALWAYS ||
+    bool is_count = op->integers == INTEGERS_ALWAYS || op->integers == INTEGERS_ROUNDED ||
                     (op->integers == INTEGERS_IF_INPUTS && n_inputs > 0 && all_integer) ||
                     (op->integers == INTEGERS_IF_FIRST && check_counts_as_integer(&plan->nodes[inputs[0]]));
     if (op->from_shapes_only)
@@ -214,7 +214,17 @@ static bool shape_argument(Checker *c, const Expr *arg, const OpParam *param, Op
     }
     for (size_t k = 0; k < n; k++) {
         double v;
-        if (!check_const_eval(c, items[k], &v) || !check_is_whole(v) || fabs(v) > (double)TENSOR_MAX_VALUES) {
+        bool known = check_const_eval(c, items[k], &v);
+        if (known && check_is_whole(v) && v > (double)TENSOR_MAX_VALUES) {
+            char size[64], most[32];
+            format_count(v, size, sizeof(size));
+            format_count((double)TENSOR_MAX_VALUES, most, sizeof(most));
+            check_expr_error(c, items[k], "a size in '%s' is %s: too large, as a tensor holds at most %s values",
+                             param->name, size, most);
+            diag_hint(c->diag, "write a smaller size (%s values of a tensor are 2 GiB of doubles)", most);
+            return false;
+        }
+        if (!known || !check_is_whole(v) || fabs(v) > (double)TENSOR_MAX_VALUES) {
             if (!check_already_explained(c)) {
                 check_expr_error(c, items[k], "a size in '%s' must be a whole number known before the lesson runs",
                                  param->name);

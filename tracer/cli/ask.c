@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "diag.h"
+#include "safetext.h"
 #include "textwrap.h"
 
 
@@ -56,17 +57,10 @@ static AnswerRead read_answer(FILE *in, char *buf, size_t cap) {
     return too_long ? ANSWER_TOO_LONG : ANSWER_LINE;
 }
 
-// An answer as typed, its control characters written as escapes (\x1b): echoed, they would act
-// on the terminal. U+0080 to U+009F, the C1 controls, are two bytes in UTF-8.
+// An answer as typed, what a terminal would act on written as escapes (\x1B): echoed, it would
+// act on the terminal (safetext.h).
 static void put_answer(StrBuf *sb, const char *s) {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p < 0x20 || *p == 0x7F)
-            strbuf_printf(sb, "\\x%02x", *p);
-        else if (*p == 0xC2 && p[1] >= 0x80 && p[1] < 0xA0)
-            strbuf_printf(sb, "\\u%04x", *++p);
-        else
-            strbuf_putc(sb, (char)*p);
-    }
+    safetext_escape(sb, s, strlen(s), false);
 }
 
 static bool is_quit(const char *s) {

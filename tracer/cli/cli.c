@@ -12,6 +12,7 @@
 
 #include "config.h"
 #include "backend.h"
+#include "files.h"
 #include "given_file.h"
 #include "render.h"
 
@@ -304,8 +305,19 @@ static int choose_mode(Command *cmd, const CliMode *modes, size_t n_modes, const
                         : cli_usage_error("%s compares two lessons: '%s' is a third one",
                                           cli_options[cmd->mode->option].name, extra);
     }
-    if (cmd->n_lessons < cmd->mode->min_lessons)
+    if (cmd->n_lessons < cmd->mode->min_lessons) {
+        // An option that takes a value took the lesson as it: tracer --save lesson.yaml
+        for (size_t o = 0; o < CLI_OPTION_COUNT; o++) {
+            const char *v = cli_options[o].value ? cmd->value[o] : NULL;
+            size_t n = v ? strlen(v) : 0;
+            if (v && ((n > 5 && !strcmp(v + n - 5, ".yaml")) || (n > 4 && !strcmp(v + n - 4, ".yml"))))
+                return cli_usage_error("no lesson given: %s took '%s' as its %s; write the lesson after it, as "
+                                       "in: tracer %s %s %s",
+                                       cli_options[o].name, v, cli_options[o].value, cli_options[o].name,
+                                       cli_options[o].value, v);
+        }
         return cli_usage_error("no lesson given");
+    }
     return STATUS_OK;
 }
 
@@ -419,7 +431,10 @@ double cli_memory_within(double machine, const char *const *limit_files, size_t 
     double memory = machine;
     *container = false;
     for (size_t i = 0; i < n_files; i++) {
-        FILE *f = fopen(limit_files[i], "r");
+        int err, fd = files_open_read(limit_files[i], 0, &err);
+        FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+        if (fd >= 0 && !f)
+            close(fd);
         unsigned long long bytes;
         if (f && fscanf(f, "%llu", &bytes) == 1 && bytes > 0 && (memory <= 0 || (double)bytes < memory)) {
             memory = (double)bytes;

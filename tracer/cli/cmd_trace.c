@@ -1,10 +1,12 @@
 // cmd_trace: the plain trace; --check, the trace compared with the lesson's golden file; and
 // --update-golden, the trace written to it.
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "files.h"
 #include "text_diff.h"
 
 // golden/NAME.txt in the folder beside the lesson's folder: lessons/x.yaml -> golden/x.txt,
@@ -41,29 +43,9 @@ static char *default_golden(const char *lesson) {
     return sb.data;
 }
 
-static char *read_text_file(const char *path, int *err) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        *err = errno;
-        return NULL;
-    }
-    StrBuf sb;
-    strbuf_init(&sb);
-    char buf[65536];
-    size_t n;
-    errno = 0;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-        strbuf_append(&sb, buf, n);
-    bool bad = ferror(f) || sb.failed;
-    *err = !ferror(f) ? ENOMEM : errno ? errno : EIO;  // a folder: "Is a directory"
-    fclose(f);
-    if (bad) {
-        strbuf_finish(&sb);
-        return NULL;
-    }
-    if (!sb.data)
-        strbuf_append(&sb, "", 0);  // an empty file; NULL (ENOMEM) when even that fails
-    return sb.data;
+static bool write_text(FILE *f, const void *what) {
+    const StrBuf *sb = what;
+    return fwrite(strbuf_str(sb), 1, sb->len, f) == sb->len;
 }
 
 static int check_golden(const char *lesson, const char *golden_arg, const char *trace, bool colour) {
@@ -72,11 +54,13 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
         fputs("tracer: out of memory\n", stderr);
         return STATUS_USAGE_ERROR;
     }
-    int err = 0;
-    char *expected = read_text_file(golden, &err);
-    if (!expected) {
-        fprintf(stderr, "tracer: cannot read the golden file '%s': %s\n", golden, strerror(err));
-        fprintf(stderr, "hint: write it with: tracer --update-golden %s%s%s%s\n", golden_arg ? "--golden " : "",
+    char *expected;
+    size_t len;
+    int err = files_read(golden, 0, SIZE_MAX - 1, &expected, &len);
+    if (err) {
+        fprintf(stderr, "tracer: cannot read the golden file '%s': %s\n", golden, files_error_text(err));
+        fprintf(stderr, "hint: %swrite it with: tracer --update-golden %s%s%s%s\n",
+                files_not_regular(err) ? "remove it, then " : "", golden_arg ? "--golden " : "",
                 golden_arg ? golden_arg : "", golden_arg ? " " : "", lesson);
         util_free(golden);
         return STATUS_USAGE_ERROR;
@@ -101,42 +85,26 @@ static int check_golden(const char *lesson, const char *golden_arg, const char *
     return status;
 }
 
-// The trace into the golden file, whole or not at all: written beside it, then renamed over it.
+// The trace into the golden file, whole or not at all: written beside it, then renamed over it;
+// never over the lesson or a file it reads, nor through a link.
 static int write_golden(const char *lesson, const char *golden_arg, const StrBuf *trace) {
     char *golden = golden_arg ? util_strdup(golden_arg) : default_golden(lesson);
-    StrBuf temp;
-    strbuf_init(&temp);
-    if (golden)
-        strbuf_printf(&temp, "%s.new", golden);
-    if (!golden || temp.failed) {
+    if (!golden) {
         fputs("tracer: out of memory\n", stderr);
-        util_free(golden);
-        strbuf_finish(&temp);
         return STATUS_USAGE_ERROR;
     }
-    int status = STATUS_OK;
-    FILE *f = fopen(strbuf_str(&temp), "wb");
-    bool written = f && fwrite(strbuf_str(trace), 1, trace->len, f) == trace->len;
-    int err = errno;
-    if (f && fclose(f) != 0 && written) {
-        written = false;
-        err = errno;
-    }
-    if (written && rename(strbuf_str(&temp), golden) != 0) {
-        written = false;
-        err = errno;
-    }
-    if (!written) {
-        fprintf(stderr, "tracer: cannot write the golden file '%s': %s\n", golden, strerror(err));
-        if (f)
-            remove(strbuf_str(&temp));
-        status = STATUS_USAGE_ERROR;
+    int err = files_write(golden, write_text, trace);
+    if (err == ENOMEM) {
+        fputs("tracer: out of memory\n", stderr);
+    } else if (err) {
+        fprintf(stderr, "tracer: cannot write the golden file '%s': %s\n", golden, files_error_text(err));
+        if (err == FILES_IS_INPUT)
+            fprintf(stderr, "hint: a golden file holds a trace; name a file of its own with --golden, like golden/NAME.txt\n");
     } else {
         printf("%s: wrote %s\n", lesson, golden);
     }
-    strbuf_finish(&temp);
     util_free(golden);
-    return status;
+    return err ? STATUS_USAGE_ERROR : STATUS_OK;
 }
 
 // Trace the lesson once: the trace on stdout, or (with --check) the diff from its golden file,

@@ -4,6 +4,7 @@
 
 #include "config.h"
 #include "lesson.h"
+#include "safetext.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -292,8 +293,11 @@ int course_list(StrBuf *out, Diag *diag) {
     }
     for (size_t i = 0; i < c.n; i++) {
         const CourseLesson *l = &c.lessons[i];
-        strbuf_printf(out, "%-*.*s  %-*s  ", (int)number_width, (int)l->number_len, l->stem, (int)name_width,
-                      l->name);
+        // A file's name may hold anything but '/' and NUL: shown through the filter of every
+        // text from a file (safetext.h).
+        strbuf_printf(out, "%-*.*s  ", (int)number_width, (int)l->number_len, l->stem);
+        safetext_escape(out, l->name, strlen(l->name), false);
+        strbuf_repeat(out, " ", name_width - strlen(l->name) + 2);
         // The title is the lesson's own, read without the rest of the lesson (a lesson that
         // reads a model's files is listed without them); a lesson whose title cannot be read
         // says why instead.
@@ -304,12 +308,15 @@ int course_list(StrBuf *out, Diag *diag) {
             course_finish(&c);
             return diag_out_of_memory(diag);
         }
-        if (lesson)
+        if (lesson) {
             put_title(out, lesson->title);
-        else if (lesson_diag.line)
-            strbuf_printf(out, "(broken: line %zu: %s)", lesson_diag.line, lesson_diag.message);
-        else
-            strbuf_printf(out, "(broken: %s)", lesson_diag.message);
+        } else {
+            strbuf_puts(out, "(broken: ");
+            if (lesson_diag.line)
+                strbuf_printf(out, "line %zu: ", lesson_diag.line);
+            safetext_escape(out, lesson_diag.message, strlen(lesson_diag.message), false);
+            strbuf_putc(out, ')');
+        }
         lesson_destroy(lesson);
         strbuf_putc(out, '\n');
     }

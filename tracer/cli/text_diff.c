@@ -4,6 +4,8 @@
 
 #include <string.h>
 
+#include "safetext.h"
+
 enum { CONTEXT = 3 };
 #define DIFF_MAX_CELLS ((size_t)40 * 1000 * 1000)
 
@@ -88,11 +90,13 @@ void text_diff_names(StrBuf *out, const char *a_name, const char *b_name, bool c
 
 // One line of the diff. With colour, a changed line whose counterpart is known has the numbers
 // that differ from the counterpart's highlighted (reverse video), as git's word diff does.
+// A golden file is a file like any other: its text passes the filter of every text from a
+// file (safetext.h) before it reaches the terminal.
 static void diff_line(StrBuf *out, char kind, const char *line, size_t len, const char *other, size_t other_len,
                       bool colour) {
     if (!colour || kind == ' ') {
         strbuf_putc(out, kind);
-        strbuf_append(out, line, len);
+        safetext_escape(out, line, len, false);
         strbuf_putc(out, '\n');
         return;
     }
@@ -101,12 +105,16 @@ static void diff_line(StrBuf *out, char kind, const char *line, size_t len, cons
     strbuf_putc(out, kind);
     size_t k = 0;
     for (size_t i = 0; i < len;) {
-        bool starts = i == 0 || !((line[i - 1] >= '0' && line[i - 1] <= '9') || line[i - 1] == '.');
-        size_t m = starts ? number_at(line + i, len - i) : 0;
-        if (!m) {
-            strbuf_putc(out, line[i++]);
-            continue;
+        // the text up to the next number (which is ASCII: a character is never cut)
+        size_t m = 0, from = i;
+        for (; i < len; i++) {
+            bool starts = i == 0 || !((line[i - 1] >= '0' && line[i - 1] <= '9') || line[i - 1] == '.');
+            if (starts && (m = number_at(line + i, len - i)) != 0)
+                break;
         }
+        safetext_escape(out, line + from, i - from, false);
+        if (!m)
+            continue;
         size_t theirs_len = 0;
         const char *theirs = other ? kth_number(other, other_len, k, &theirs_len) : NULL;
         bool changed = other && (!theirs || theirs_len != m || memcmp(theirs, line + i, m) != 0);
@@ -333,9 +341,14 @@ static bool same_range(const Lines *a, size_t a_first, size_t a_end, const Lines
 
 // The key with its runs of spaces as one: "Step 1  scores" -> "Step 1 scores".
 static void put_key(StrBuf *out, const Block *b) {
-    for (size_t i = 0; i < b->key_len; i++)
-        if (b->key[i] != ' ' || (i + 1 < b->key_len && b->key[i + 1] != ' '))
-            strbuf_putc(out, b->key[i]);
+    for (size_t i = 0; i < b->key_len;) {
+        size_t from = i;
+        while (i < b->key_len && !(b->key[i] == ' ' && (i + 1 == b->key_len || b->key[i + 1] == ' ')))
+            i++;
+        safetext_escape(out, b->key + from, i - from, false);
+        while (i < b->key_len && b->key[i] == ' ' && (i + 1 == b->key_len || b->key[i + 1] == ' '))
+            i++;
+    }
 }
 
 void text_diff_stage_summary(const char *a_text, const char *b_text, const char *a_name, const char *b_name,

@@ -17,10 +17,9 @@ static bool takes(const WeightTensor *t) {
 }
 
 // float to double is exact, as in the reference's widen_f32.
-static bool widen_f32_run(const WeightFile *f, const WeightTensor *t, size_t first, size_t n, double *out) {
+static bool widen_f32_run(const WeightTensor *t, const unsigned char *p, size_t n, double *out) {
     if (!takes(t))
         return false;
-    const unsigned char *p = f->bytes + t->begin + first * sizeof(float);
     for (size_t i = 0; i < n; i++) {
         float x;
         memcpy(&x, p + i * sizeof(float), sizeof(x));
@@ -38,10 +37,9 @@ static bool is_nan_bits(uint32_t bits) {
 // a NaN, if any, value by value for the first.
 #define WIDEN_BLOCK 64
 
-static bool find_nan_f32_run(const WeightFile *f, const WeightTensor *t, size_t first, size_t n, size_t *at) {
+static bool find_nan_f32_run(const WeightTensor *t, const unsigned char *p, size_t n, size_t *at) {
     if (!takes(t))
         return false;
-    const unsigned char *p = f->bytes + t->begin + first * sizeof(float);
     size_t i = 0;
     for (; i + WIDEN_BLOCK <= n; i += WIDEN_BLOCK) {
         unsigned any = 0;
@@ -57,7 +55,7 @@ static bool find_nan_f32_run(const WeightFile *f, const WeightTensor *t, size_t 
         uint32_t bits;
         memcpy(&bits, p + i * sizeof(bits), sizeof(bits));
         if (is_nan_bits(bits)) {
-            *at = first + i;
+            *at = i;
             return true;
         }
     }

@@ -593,10 +593,15 @@ static void reduce_grad_lines(void *ctx, size_t begin, size_t end) {
             continue;
         }
         if (j->op == KERNEL_NORM) {
-            // d|x|/dx = x / |x|; at |x| = 0 (every value 0) it is taken as 0, as PyTorch's
-            double norm = line_norm(line, n, inner);
-            for (size_t t = 0; t < n; t++)
-                dline[t * inner] += norm == 0.0 ? 0.0 : g * (line[t * inner] / norm);
+            // d|x|/dx = x / |x|; at |x| = 0 (every value 0) it is taken as 0, as PyTorch's. A
+            // norm below 2^-1022 has lost digits (the norm of [5e-324, 5e-324] is 5e-324), so
+            // the quotient is taken of the scaled values: 0.7071 each, not 1.
+            LineNorm l = line_norm_parts(line, n, inner);
+            double norm = l.root / l.scale / l.more;
+            for (size_t t = 0; t < n; t++) {
+                double share = norm >= DBL_MIN ? line[t * inner] / norm : line[t * inner] * l.scale * l.more / l.root;
+                dline[t * inner] += norm == 0.0 ? 0.0 : g * share;
+            }
             continue;
         }
         double mean = line_sum(line, n, inner, 1.0) / (double)n;

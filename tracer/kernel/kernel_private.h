@@ -90,18 +90,34 @@ static inline double line_sum(const double *x, size_t n, size_t step, double sca
 // Their L2 norm, sqrt(x[0]^2 + x[step]^2 + ...), the squares added in that order. The line is
 // read scaled so that its largest magnitude lies in [1, 2): a power of two changes no bit of a
 // square, a sum or a root, but keeps 1e300 from squaring to inf and 1e-300 to 0, so the norm
-// of [1e300, 1e300] is 1.4142e300. A line with inf or nan is read as it is (inf, or nan).
-static inline double line_norm(const double *x, size_t n, size_t step) {
+// of [1e300, 1e300] is 1.4142e300. A line with inf or nan is read as it is (inf, or nan). The
+// norm is root / scale / more: for a line of subnormal numbers (largest below 2^-1022) the scale
+// 2^1074 is past the largest double, so it is applied as two factors (each product exact).
+typedef struct LineNorm {
+    double root;         // sqrt of the sum of the scaled squares
+    double scale, more;  // the two factors (more is 1 but for a line of subnormals)
+} LineNorm;
+
+static inline LineNorm line_norm_parts(const double *x, size_t n, size_t step) {
     double max = 0.0;
     bool finite = true;
     for (size_t i = 0; i < n; i++) {
         finite = finite && isfinite(x[i * step]);
         max = fmax(max, fabs(x[i * step]));
     }
-    double scale = finite && max > 0.0 ? ldexp(1.0, -ilogb(max)) : 1.0, sq = 0.0;
+    int e = finite && max > 0.0 ? -ilogb(max) : 0;
+    const int most = 1000;  // a power of two well within a double's range
+    LineNorm l = {.scale = ldexp(1.0, e > most ? most : e), .more = ldexp(1.0, e > most ? e - most : 0)};
+    double sq = 0.0;
     for (size_t i = 0; i < n; i++)
-        sq += (x[i * step] * scale) * (x[i * step] * scale);
-    return sqrt(sq) / scale;
+        sq += (x[i * step] * l.scale * l.more) * (x[i * step] * l.scale * l.more);
+    l.root = sqrt(sq);
+    return l;
+}
+
+static inline double line_norm(const double *x, size_t n, size_t step) {
+    LineNorm l = line_norm_parts(x, n, step);
+    return l.root / l.scale / l.more;
 }
 
 // Their population variance (divide by n) around their mean, in a second pass rather than as

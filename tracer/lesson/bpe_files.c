@@ -147,19 +147,6 @@ typedef struct Reader {
     Diag *diag;
 } Reader;
 
-static void place_of(const Source *src, size_t offset, size_t *line, size_t *col) {
-    *line = 1;
-    *col = 1;
-    for (size_t i = 0; i < offset && i < src->len; i++) {
-        if (src->text[i] == '\n') {
-            (*line)++;
-            *col = 1;
-        } else if (((unsigned char)src->text[i] & 0xC0) != 0x80) {
-            (*col)++;
-        }
-    }
-}
-
 static bool fail_at(Reader *r, size_t offset, const char *hint, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -170,7 +157,7 @@ static bool fail_at(Reader *r, size_t offset, const char *hint, const char *fmt,
     vsnprintf(message, sizeof(message), fmt, ap);
     va_end(ap);
     size_t line, col;
-    place_of(&r->src, offset, &line, &col);
+    diag_place_of(r->src.text, r->src.len, offset, &line, &col);
     diag_error(r->diag, STATUS_LESSON_ERROR, &r->src, line, col, 1, "%s", message);
     diag_hint(r->diag, "%s", hint);
     return false;

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "safetext.h"
+
 typedef enum TokenKind {
     TOK_END,
     TOK_NUMBER,
@@ -181,6 +183,14 @@ static bool scan(Parser *p) {
     if (c == '\xC3' && s[p->at + 1] == '\x97')
         return fail(p, p->at, 1, "write a matrix product as A @ B, and an elementwise product as a * b",
                     "'\xC3\x97' is not an operator here");
+    uint32_t code = 0;
+    SafetextKind kind;
+    if ((unsigned char)c >= 0x80)
+        safetext_next(s + p->at, strlen(s + p->at), &code, &kind);
+    if (safetext_invisible_name(code))
+        return fail(p, p->at, 1, "delete it: most editors do not show it",
+                    "the invisible character U+%04X (%s) cannot appear in an expression", (unsigned)code,
+                    safetext_invisible_name(code));
     if ((unsigned char)c >= 0x80)
         return fail(p, p->at, 1, "expressions use ASCII: names, numbers and + - * / @ ** == < > ( ) [ ] , : .",
                     "this character cannot appear in an expression");

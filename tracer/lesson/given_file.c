@@ -7,9 +7,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "diag.h"
+#include "files.h"
+#include "format.h"
 #include "json.h"
 
 typedef struct OpenFile {
@@ -96,7 +97,10 @@ static char *resolve(const char *lesson_path, const char *name) {
     return path;
 }
 
-static const char *folder_hint(const char *name) {
+// The hint for a file that cannot be read for this reason (err as files_open_read's).
+static const char *folder_hint(const char *name, int err) {
+    if (files_not_regular(err))
+        return FILES_NOT_REGULAR_HINT;
     if (name[0] == '/')
         return "the path starts with /, so it is read as written: check it";
     return folder_option ? "the files of a lesson are read from the folder --weights names"
@@ -145,7 +149,8 @@ static const WeightFile *open_file(GivenFiles *files, const GivenFileRequest *re
         if (err == ENOMEM)
             no_memory(p, req->file);
         else if (err)
-            fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(req->file->text), "cannot read '%s': %s", slot->path, problem);
+            fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(req->file->text, err), "cannot read '%s': %s",
+                 slot->path, problem);
         else
             fail(p, req->file, STATUS_LESSON_ERROR,
                  format == WEIGHT_NPY ? "write it again with numpy.save"
@@ -166,19 +171,17 @@ static const JsonValue *open_json(GivenFiles *files, const GivenFileRequest *req
         return slot ? slot->json : NULL;
     const JsonValue *root = NULL;
     char *bytes = NULL;
-    FILE *f = fopen(slot->path, "rb");
-    struct stat st;
-    if (!f || fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
-        fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(req->file->text), "cannot read '%s': %s", slot->path,
-             strerror(!f || !S_ISDIR(st.st_mode) ? errno : EISDIR));
-        goto done;
-    }
-    bytes = util_malloc(GIVEN_JSON_MAX_BYTES + 1);
-    if (!bytes || !(slot->arena = arena_create())) {
+    size_t len;
+    int err = files_read(slot->path, 0, GIVEN_JSON_MAX_BYTES, &bytes, &len);
+    if (err == ENOMEM || (!err && !(slot->arena = arena_create()))) {
         no_memory(p, req->file);
         goto done;
     }
-    size_t len = fread(bytes, 1, GIVEN_JSON_MAX_BYTES + 1, f);
+    if (err) {
+        fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(req->file->text, err), "cannot read '%s': %s", slot->path,
+             files_error_text(err));
+        goto done;
+    }
     if (len > GIVEN_JSON_MAX_BYTES) {
         fail(p, req->file, STATUS_LESSON_ERROR, "a model's config.json is a few hundred bytes",
              "'%s' is larger than the %zu MiB a .json file of numbers may be", req->file->text,
@@ -188,19 +191,25 @@ static const JsonValue *open_json(GivenFiles *files, const GivenFileRequest *req
     char problem[128];
     size_t at;
     root = json_parse(slot->arena, bytes, len, problem, sizeof(problem), &at);
-    if (!root && at == SIZE_MAX)
+    size_t line, col;
+    if (!root && at == SIZE_MAX) {
         no_memory(p, req->file);
-    else if (!root)
+    } else if (!root && at == JSON_AT_TOO_MANY) {
+        char most[32];
+        format_count((double)JSON_MAX_VALUES, most, sizeof(most));
+        fail(p, req->file, STATUS_LESSON_ERROR, "a model's config.json holds a few dozen numbers",
+             "'%s' holds more than %s values, more than a .json file of numbers may", req->file->text, most);
+    } else if (!root) {
+        diag_place_of(bytes, len, at, &line, &col);
         fail(p, req->file, STATUS_LESSON_ERROR, "a .json file of numbers looks like {\"n_head\": 12}",
-             "'%s' is not JSON: %s (at byte %zu)", req->file->text, problem, at);
+             "'%s' is not JSON: %s (at line %zu, column %zu)", req->file->text, problem, line, col);
+    }
     else if (root->kind != JSON_OBJECT) {
         fail(p, req->file, STATUS_LESSON_ERROR, "a .json file of numbers looks like {\"n_head\": 12}",
              "'%s' holds %s, not an object of numbers", req->file->text, json_kind_name(root->kind));
         root = NULL;
     }
 done:
-    if (f)
-        fclose(f);
     util_free(bytes);
     if (!root) {
         arena_destroy(slot->arena);
@@ -431,23 +440,48 @@ static size_t run_length(const GivenFileTensor *g) {
     return g->shape.rank ? g->shape.dim[g->shape.rank - 1] : 1;
 }
 
-void given_file_widen(const GivenFileTensor *g, double *out) {
+// The values taken read one run after another, runs that follow each other in the tensor (a
+// whole tensor, or a slice of its first axis) with one call: widened into out when it is set,
+// else the first unfit one found (*unfit, SIZE_MAX when there is none). 0, or why they could
+// not be read.
+static int read_runs(const GivenFileTensor *g, double *out, size_t *unfit) {
     size_t size, len = run_length(g);
     shape_size(&g->shape, &size);
-    for (size_t r = 0; r < size / len; r++)
-        weight_widen(g->file, g->tensor, run_start(g, r), len, out + r * len);
+    size_t runs = size / len;
+    for (size_t r = 0; r < runs;) {
+        size_t start = run_start(g, r), k = 1;
+        while (r + k < runs && run_start(g, r + k) == start + k * len)
+            k++;
+        int err = out ? weight_widen(g->file, g->tensor, start, k * len, out + r * len)
+                      : weight_find_unfit(g->file, g->tensor, start, k * len, unfit);
+        if (err || (!out && *unfit != SIZE_MAX))
+            return err;
+        r += k;
+    }
+    return 0;
 }
 
-// The first value taken that a lesson cannot hold, counted in the tensor; SIZE_MAX if none.
-static size_t find_unfit(const GivenFileTensor *g) {
-    size_t size, len = run_length(g);
-    shape_size(&g->shape, &size);
-    for (size_t r = 0; r < size / len; r++) {
-        size_t bad = weight_find_unfit(g->file, g->tensor, run_start(g, r), len);
-        if (bad != SIZE_MAX)
-            return bad;
-    }
-    return SIZE_MAX;
+// A file that can no longer be read: most likely another program is writing it.
+static bool read_failed(const GivenFileTensor *g, int err, GivenFileProblem *p) {
+    return fail(p, g->file_node, STATUS_USAGE_ERROR,
+                "another program may be writing the file (numpy.save, a download): wait until it is done, "
+                "then run the lesson again",
+                "cannot read '%s': %s", g->file_node->text, files_error_text(err));
+}
+
+bool given_file_widen(const GivenFileTensor *g, double *out, GivenFileProblem *p) {
+    int err = read_runs(g, out, NULL);
+    return err ? read_failed(g, err, p) : true;
+}
+
+int given_file_report(const GivenFileProblem *p, const Source *src, Diag *diag) {
+    if (p->out_of_memory)
+        return diag_out_of_memory(diag);
+    if (diag_error(diag, p->status, src, p->at->line, p->at->col, yamldoc_node_width(p->at), "%s", p->message) ==
+            p->status &&
+        p->hint[0])
+        diag_hint(diag, "%s", p->hint);
+    return diag->status;
 }
 
 bool given_file_load(GivenFiles *files, const GivenFileRequest *req, GivenFileTensor *out,
@@ -474,8 +508,12 @@ bool given_file_load(GivenFiles *files, const GivenFileRequest *req, GivenFileTe
     if (!t || !take(t, req, out, p))
         return false;
     out->file = f;
+    out->file_node = file;
     out->tensor = t;
-    size_t bad = find_unfit(out);
+    size_t bad;
+    int err = read_runs(out, NULL, &bad);
+    if (err)
+        return read_failed(out, err, p);
     if (bad != SIZE_MAX) {
         size_t idx[WEIGHT_MAX_RANK], rest = bad;
         for (size_t i = t->rank; i-- > 0;) {

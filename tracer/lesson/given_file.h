@@ -45,6 +45,7 @@ typedef struct GivenFileRequest {
 
 typedef struct GivenFileTensor {
     const WeightFile *file;
+    const Node *file_node;       // the lesson's file: (its text names the file)
     const WeightTensor *tensor;  // NULL for a number of a .json file ...
     double number;               // ... which is this
     bool whole;                  // written as a whole number: a count, like n_head
@@ -62,9 +63,13 @@ typedef struct GivenFileProblem {
 } GivenFileProblem;
 
 // The values a given takes from its tensor, widened to doubles in C order (out: the shape's
-// size).
-void given_file_widen(const GivenFileTensor *g, double *out);
+// size). False with a problem when they can no longer be read: the file was cut short, or
+// could not be read, after it was opened.
+bool given_file_widen(const GivenFileTensor *g, double *out, GivenFileProblem *problem);
 
 // Find, open and check the tensor a given names. False with a problem.
 bool given_file_load(GivenFiles *files, const GivenFileRequest *req, GivenFileTensor *out,
                      GivenFileProblem *problem);
+
+// The problem as a located error of the lesson in src; returns its status.
+int given_file_report(const GivenFileProblem *problem, const Source *src, Diag *diag);

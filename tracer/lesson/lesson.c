@@ -4,11 +4,9 @@
 #include "lesson.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "files.h"
 #include "given_file.h"
 #include "lesson_block.h"
 #include "lesson_download.h"
@@ -174,61 +172,21 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
 }
 
 static Lesson *load_file(const char *path, bool title_only, Diag *diag) {
-    Lesson *result = NULL;
-    char *bytes = NULL;
-    size_t len = 0;
-    struct stat st;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot read lesson '%s': %s", path,
-                   strerror(errno));
-        goto done;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot read lesson '%s': %s", path,
-                   strerror(EISDIR));
-        goto done;
-    }
-    // Read one byte past the limit at most, so yamldoc can tell a file that is too large; a
-    // pipe or a growing file is read to its end like any other.
-    size_t cap = S_ISREG(st.st_mode) && (uintmax_t)st.st_size < YAMLDOC_MAX_BYTES
-                     ? (size_t)st.st_size + 1
-                     : YAMLDOC_MAX_BYTES + 1;
-    bytes = util_malloc(cap);
-    if (!bytes) {
+    // One byte past the limit at most, so yamldoc can tell a file that is too large.
+    char *bytes;
+    size_t len;
+    int err = files_read(path, FILES_STDIN_PIPE, YAMLDOC_MAX_BYTES, &bytes, &len);
+    if (err == ENOMEM) {
         diag_out_of_memory(diag);
-        goto done;
+        return NULL;
     }
-    for (;;) {
-        if (len == cap) {
-            if (cap > YAMLDOC_MAX_BYTES)
-                break;
-            size_t grown = 2 * cap < YAMLDOC_MAX_BYTES + 1 ? 2 * cap : YAMLDOC_MAX_BYTES + 1;
-            char *more = util_realloc(bytes, grown);
-            if (!more) {
-                diag_out_of_memory(diag);
-                goto done;
-            }
-            bytes = more;
-            cap = grown;
-        }
-        ssize_t n = read(fd, bytes + len, cap - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot read lesson '%s': %s",
-                       path, strerror(errno));
-            goto done;
-        }
-        if (n == 0)
-            break;
-        len += (size_t)n;
+    if (err) {
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot read lesson '%s': %s", path, files_error_text(err));
+        if (files_not_regular(err))
+            diag_hint(diag, "a lesson is a YAML file; a pipe is read as standard input: tracer /dev/stdin < lesson.yaml");
+        return NULL;
     }
-    result = create(path, bytes, len, title_only, diag);
-
-done:
-    if (fd >= 0)
-        close(fd);
+    Lesson *result = create(path, bytes, len, title_only, diag);
     util_free(bytes);
     return result;
 }

@@ -68,7 +68,8 @@ static bool load_block(Loader *L, const NodePair *pair, LessonBlock *b) {
     b->key = pair->key;
     const Node *node = pair->value;
     if (!lesson_is_identifier(b->name))
-        return lesson_fail(L, pair->key, "a name starts with a letter or _ and has only letters, digits and _",
+        return !lesson_invisible_in_name(L, pair->key, "this block's name") &&
+               lesson_fail(L, pair->key, "a name starts with a letter or _ and has only letters, digits and _",
                            "'%s' is not a valid name for a block", b->name);
     if (node->kind != NODE_MAPPING)
         return lesson_fail(L, node, "a block has inputs:, results: and steps:",

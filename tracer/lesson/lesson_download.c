@@ -65,7 +65,18 @@ bool lesson_check_download(Loader *L, const Node *node) {
     if (from->kind != NODE_SCALAR || !from->text[0])
         return lesson_fail(L, from, DOWNLOAD_HINT, "from: must be where to download the files, but this is %s",
                            lesson_describe(L, from));
-    if (files->kind != NODE_SEQUENCE || files->n_items == 0)
+    // The address is printed in a hint the learner may copy: one https:// address, nothing
+    // another scheme could run or a line break could add.
+    if (strncmp(from->text, "https://", 8) != 0 || !from->text[8])
+        return lesson_fail(L, from, DOWNLOAD_HINT, "from: must be an address that starts with https://, but this is %s",
+                           lesson_describe(L, from));
+    if (strpbrk(from->text, " \t\n\r\"'<>\\`"))
+        return lesson_fail(L, from, DOWNLOAD_HINT,
+                           "from: must be one address, without spaces, line breaks or quotes, but this is %s",
+                           lesson_describe(L, from));
+    if (files->kind == NODE_SEQUENCE && files->n_items == 0)
+        return lesson_fail(L, files, DOWNLOAD_HINT, "files: is an empty list; it must name the files to download");
+    if (files->kind != NODE_SEQUENCE)
         return lesson_fail(L, files, DOWNLOAD_HINT, "files: must be a list of file names, but this is %s",
                            lesson_describe(L, files));
     const char **names = arena_array(L->lesson->arena, files->n_items, sizeof(char *));

@@ -381,12 +381,7 @@ static bool load_given_file(Loader *L, const GivenKeys *k, LessonGiven *g) {
         return diag_no_memory(L->diag);
     GivenFileProblem problem;
     if (!given_file_load(L->lesson->files, &req, &g->file, &problem)) {
-        if (problem.out_of_memory)
-            return diag_no_memory(L->diag);
-        if (diag_error(L->diag, problem.status, L->src, problem.at->line, problem.at->col,
-                       yamldoc_node_width(problem.at), "%s", problem.message) == problem.status &&
-            problem.hint[0])
-            diag_hint(L->diag, "%s", problem.hint);
+        given_file_report(&problem, L->src, L->diag);
         return false;
     }
     g->init = GIVEN_FILE;

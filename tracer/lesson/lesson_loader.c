@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "safetext.h"
+
 static const char *const NAME_HINT =
     "a name starts with a letter or _ and has only letters, digits and _, like W_Q or scores2";
 
@@ -125,9 +127,23 @@ bool lesson_name_defined(const Loader *L, const char *name) {
     return false;
 }
 
+bool lesson_invisible_in_name(Loader *L, const Node *key, const char *what) {
+    uint32_t code;
+    size_t at = safetext_find_invisible(key->text, key->text_len, &code);
+    if (at == key->text_len)
+        return false;
+    char where[80];
+    snprintf(where, sizeof(where), at ? ", after '%.*s'" : ", at its start", (int)(at < 40 ? at : 40), key->text);
+    lesson_fail(L, key, "delete it (most editors do not show it): a name has only letters, digits and _",
+                "%s holds the invisible character U+%04X (%s)%s", what, (unsigned)code,
+                safetext_invisible_name(code), where);
+    return true;
+}
+
 bool lesson_check_name(Loader *L, const Node *key) {
     if (!lesson_is_identifier(key->text))
-        return lesson_fail(L, key, NAME_HINT, "'%s' is not a valid name", key->text);
+        return !lesson_invisible_in_name(L, key, "this name") &&
+               lesson_fail(L, key, NAME_HINT, "'%s' is not a valid name", key->text);
     return define_name(L, key->text, key, key);
 }
 

@@ -64,6 +64,9 @@ size_t lesson_find_name(const char *name, const char *const *names, size_t n);
 uint64_t lesson_hash_name(const char *s);
 // A given's or step's name (key): a valid name, defined once; false with a located error.
 bool lesson_check_name(Loader *L, const Node *key);
+// When key holds an invisible character (U+200B, U+00AD, U+FEFF ...), says so at key, calling
+// it `what` ("this name"), and returns true; else false.
+bool lesson_invisible_in_name(Loader *L, const Node *key, const char *what);
 // Whether s is a valid name: a letter or _, then letters, digits and _.
 bool lesson_is_identifier(const char *s);
 // Define a name made by the loader (layer1.q); a name taken already is an error at `at`.

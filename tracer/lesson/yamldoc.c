@@ -7,6 +7,9 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "format.h"
+#include "safetext.h"
+
 // ---------------------------------------------------------------- builder
 
 // An open sequence or mapping: its children sit on the builder's stack from `first` up.
@@ -244,28 +247,44 @@ static bool take_scalar(Builder *b, const yaml_event_t *e) {
                        "a NUL character is not allowed in a lesson's text");
     // libyaml refuses raw control characters, but a double-quoted escape (\e, \x1b, \u009b)
     // makes them. The trace prints text as written, so one would act on the learner's terminal
-    // (colours, the window title, worse).
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)value[i];
-        unsigned code = c < 0x20 || c == 0x7F ? c
-                        : c == 0xC2 && i + 1 < len && (unsigned char)value[i + 1] < 0xA0 ? (unsigned char)value[i + 1]
-                                                                                         : 0;
+    // (colours, the window title, worse); an override or an isolate (U+202E, U+2066), raw or
+    // escaped, would show the text around it in another order than it is written. The same
+    // filter (safetext.h) escapes what other files hold.
+    for (size_t i = 0; i < len;) {
+        uint32_t code;
+        SafetextKind kind;
+        i += safetext_find(value + i, len - i, &code, &kind);
+        if (i == len)
+            break;
         // a line may end in \r\n, as a Windows file's do; a return anywhere else moves the
         // terminal back over text already written
-        if (c == '\r' && !(i + 1 < len && value[i + 1] == '\n'))
-            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1,
-                           mark_width(&e->start_mark, &e->end_mark),
+        if (code == '\r' && i + 1 < len && value[i + 1] == '\n') {
+            i += 2;
+            continue;
+        }
+        size_t width = mark_width(&e->start_mark, &e->end_mark);
+        if (code == '\r')
+            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1, width,
                            "remove the \\r: a new line is \\n, or a line of its own in a block (|)",
                            "this text holds a carriage return (\\r) that ends no line: the terminal would "
                            "write what follows over the line");
-        if (code && c != '\t' && c != '\n' && c != '\r')
-            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1,
-                           mark_width(&e->start_mark, &e->end_mark),
-                           "remove the escape: the trace prints text as written, and a control "
-                           "character would act on the learner's terminal",
-                           "this text holds the invisible control character U+%04X (an escape "
-                           "such as \\e, \\x1b or \\u001b)",
-                           code);
+        if (kind == SAFETEXT_BIDI)
+            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1, width,
+                           "remove it: the trace prints text as written, and the terminal would show the text "
+                           "around it in another order than it runs",
+                           "this text holds the invisible character U+%04X, which changes the direction text "
+                           "is shown in (an override or an isolate)",
+                           (unsigned)code);
+        if (kind == SAFETEXT_INVALID)  // libyaml checks the UTF-8 it reads and makes
+            return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1, width,
+                           "save the lesson as UTF-8 (it may have been saved as Latin-1 or Windows-1252)",
+                           "the text here is not valid UTF-8");
+        return fail_at(b, e->start_mark.line + 1, e->start_mark.column + 1, width,
+                       "remove the escape: the trace prints text as written, and a control "
+                       "character would act on the learner's terminal",
+                       "this text holds the invisible control character U+%04X (an escape "
+                       "such as \\e, \\x1b or \\u001b)",
+                       (unsigned)code);
     }
     Node *node = node_new(b, NODE_SCALAR, e);
     if (!node)
@@ -459,11 +478,51 @@ static const Problem PROBLEMS[] = {
      NULL},
 };
 
+// YAML reads a key written plainly (a "simple key") only when it is at most this many
+// characters long; past it, the ':' after it is a syntax error that reads as something else.
+#define YAML_MAX_KEY 1024
+
+// Whether line `line` (0-based) of src holds a key, up to ': ' or a ':' that ends the line,
+// longer than YAML_MAX_KEY characters; its column (1-based) and length in characters.
+static bool long_key_on(const Source *src, size_t line, size_t *col, size_t *chars) {
+    size_t i = bom_length(src->text, src->len);
+    for (size_t l = 0; l < line && i < src->len; i++)
+        if (src->text[i] == '\n')
+            l++;
+    size_t start = i;
+    while (i < src->len && (src->text[i] == ' ' || (src->text[i] == '-' && i + 1 < src->len && src->text[i + 1] == ' ')))
+        i++;
+    *col = i - start + 1;  // spaces and dashes are one byte each
+    *chars = 0;
+    for (; i < src->len && src->text[i] != '\n'; i++) {
+        if (src->text[i] == ':' && (i + 1 == src->len || strchr(" \r\n", src->text[i + 1])))
+            return *chars > YAML_MAX_KEY;
+        *chars += !is_utf8_continuation(src->text[i]);
+    }
+    return false;
+}
+
 static void report_syntax_error(Builder *b, const yaml_parser_t *parser) {
     const yaml_mark_t *at = &parser->problem_mark;
     const char *problem = parser->problem ? parser->problem : "unknown problem";
     size_t cl = parser->context_mark.line + 1, cc = parser->context_mark.column + 1;
     char hint[256];
+
+    // A key too long for YAML makes its ':' "not allowed" or "not found": say what it is.
+    size_t key_col, key_chars;
+    if (starts_with(problem, "mapping values are not allowed") || starts_with(problem, "could not find expected ':'")) {
+        const yaml_mark_t *marks[] = {&parser->problem_mark, &parser->context_mark};
+        for (size_t m = 0; m < ARRAY_LEN(marks); m++)
+            if (long_key_on(&b->doc->source, marks[m]->line, &key_col, &key_chars)) {
+                char most[32], count[32];
+                format_count((double)YAML_MAX_KEY, most, sizeof(most));
+                format_count((double)key_chars, count, sizeof(count));
+                fail_at(b, marks[m]->line + 1, key_col, 1,
+                        "a key is a name of a word or two; what is longer goes in a value, after the ':'",
+                        "this key is %s characters long; YAML reads a key of at most %s", count, most);
+                return;
+            }
+    }
 
     if (starts_with(problem, "found character that cannot start any token")) {
         size_t len;

@@ -241,6 +241,8 @@ typedef enum OpIntegers {
     INTEGERS_ALWAYS,     // numel, arange, argmax, relative positions
     INTEGERS_IF_INPUTS,  // whole when every tensor argument is (sums, products, concat, ...)
     INTEGERS_IF_FIRST,   // whole when the first argument is (indexing, take, transpose, ...)
+    INTEGERS_ROUNDED,    // whole numbers made from any (floor, ceil, round): not counts, so a
+                         // value past 2^53, where every double is whole, is kept as it is
 } OpIntegers;
 
 // Whether a result is a truth value, 1 (true) or 0 (false), element by element, so that a claim

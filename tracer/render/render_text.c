@@ -7,6 +7,7 @@
 
 #include "render_values.h"
 #include "render_train.h"
+#include "safetext.h"
 #include "textwrap.h"
 #include "verdict.h"
 
@@ -375,7 +376,8 @@ static void header(const TextCtx *c, StrBuf *out) {
     strbuf_putc(out, '\n');
     if (tr->source)
         text_wrapf(c, out, 0, 2, "Source: %s", tr->source);
-    text_wrapf(c, out, 0, 2, "Lesson: %s", tr->file_name);
+    char file_name[1024];  // a file's name from the folder (a course's lesson), as it may be shown
+    text_wrapf(c, out, 0, 2, "Lesson: %s", safetext_show(file_name, sizeof(file_name), tr->file_name));
     // Givens left out by a choice of stages are still named, so that a formula reads.
     StrBuf hidden;
     strbuf_init(&hidden);

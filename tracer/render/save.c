@@ -1,20 +1,21 @@
 // save: every stage of a trace as a .npy file (numpy's format: float64, little-endian, C order)
 // in a folder, and manifest.json listing them, so numpy.load reads any tensor exactly.
 //
-// Nothing half-written looks complete: each file is written under a temporary name (NAME.part)
-// and renamed when whole, and the manifest, which says the folder is complete, is removed
-// first and written last.
+// Nothing half-written looks complete: each file is written whole or not at all (files_write),
+// and the manifest, which says the folder is complete, is removed first and written last.
+// Nothing is written when one of the files would replace a file the lesson reads, a link or
+// anything but a regular file.
 #define _DEFAULT_SOURCE  // S_ISDIR and mkdir's mode bits
 #include "save.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "files.h"
 #include "render.h"
 
 // "DIR/NAME" into buf; false when it does not fit.
@@ -31,7 +32,10 @@ static int save_error(Diag *diag, const char *what, const char *path, int err) {
     size_t len = strlen(path);
     const char *cut = len > SHOWN_TAIL ? "..." : "";
     const char *tail = len > SHOWN_TAIL ? path + len - SHOWN_TAIL : path;
-    diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--save: cannot %s '%s%s': %s", what, cut, tail, strerror(err));
+    diag_error(diag, STATUS_USAGE_ERROR, NULL, 0, 0, 0, "--save: cannot %s '%s%s': %s", what, cut, tail,
+               files_error_text(err));
+    if (err == FILES_IS_INPUT || err == FILES_IS_LINK)
+        diag_hint(diag, "save into a folder of its own, such as --save trace/");
     return diag->status;
 }
 
@@ -77,55 +81,9 @@ static bool write_values(FILE *f, const Tensor *t) {
     return true;
 }
 
-// A new file at path, for writing: never through a link and never into a file already there
-// (a planted final.part -> victim would otherwise be written through). A part left by an
-// earlier run, or a link in its place, is removed (unlink removes the link, not its target)
-// and the file created anew; NULL with errno set when that fails too.
-static FILE *create_new(const char *path) {
-    int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-    int fd = open(path, flags, 0644);
-    if (fd < 0 && errno == EEXIST && unlink(path) == 0)
-        fd = open(path, flags, 0644);
-    if (fd < 0)
-        return NULL;
-    FILE *f = fdopen(fd, "wb");
-    if (!f) {
-        int err = errno;
-        close(fd);
-        unlink(path);
-        errno = err;
-    }
-    return f;
-}
-
-// Write `final` by writing final.part and renaming it (rename replaces a link at final, and
-// never writes through it); on failure the part is removed.
-typedef bool WriteFn(FILE *f, const void *what);
-
-static int write_atomically(const char *final, WriteFn *fn, const void *what, Diag *diag) {
-    char part[4096];
-    int len = snprintf(part, sizeof(part), "%s.part", final);
-    if (len < 0 || (size_t)len >= sizeof(part))
-        return save_error(diag, "write", final, ENAMETOOLONG);
-    FILE *f = create_new(part);
-    if (!f)
-        return save_error(diag, "write", final, errno);
-    errno = 0;
-    bool ok = fn(f, what);
-    int err = errno ? errno : EIO;
-    if (fclose(f) != 0 && ok) {
-        ok = false;
-        err = errno ? errno : EIO;
-    }
-    if (ok && rename(part, final) != 0) {
-        ok = false;
-        err = errno;
-    }
-    if (!ok) {
-        unlink(part);
-        return save_error(diag, "write", final, err);
-    }
-    return STATUS_OK;
+static int write_whole(const char *path, FilesFill *fill, const void *what, Diag *diag) {
+    int err = files_write(path, fill, what);
+    return err ? save_error(diag, "write", path, err) : STATUS_OK;
 }
 
 static bool write_npy(FILE *f, const void *what) {
@@ -190,10 +148,24 @@ int save_trace(const Trace *trace, const char *dir, Diag *diag) {
     } else if (errno != ENOENT || mkdir(dir, 0777) != 0) {
         return save_error(diag, "create the folder", dir, errno);
     }
-    char path[4096];
-    // The manifest says the folder is complete: gone until the new one is written.
+    char path[4096], file[4096], stem[1024];
     if (!join(path, sizeof(path), dir, "manifest", ".json"))
         return save_error(diag, "write", dir, ENAMETOOLONG);
+    // Every file is looked at before any is written, so that a save refused for one of them
+    // has not replaced the others.
+    for (size_t i = 0; i <= trace->n_stages; i++) {
+        const TraceStage *s = i < trace->n_stages ? &trace->stages[i] : NULL;
+        if (s && !s->value->data)
+            continue;
+        if (s)
+            file_stem(s, stem, sizeof(stem));
+        if (s && !join(file, sizeof(file), dir, stem, ".npy"))
+            return save_error(diag, "write", s->name, ENAMETOOLONG);
+        int err = files_may_replace(s ? file : path);
+        if (err)
+            return save_error(diag, s ? "write" : "replace", s ? file : path, err);
+    }
+    // The manifest says the folder is complete: gone until the new one is written.
     if (unlink(path) != 0 && errno != ENOENT)
         return save_error(diag, "replace", path, errno);
     for (size_t i = 0; i < trace->n_stages; i++) {
@@ -201,11 +173,9 @@ int save_trace(const Trace *trace, const char *dir, Diag *diag) {
         ASSERT(!s->released);  // --save keeps every value (pipeline.c): none was freed
         if (!s->value->data)
             continue;
-        char file[4096], stem[1024];
         file_stem(s, stem, sizeof(stem));
-        if (!join(file, sizeof(file), dir, stem, ".npy"))
-            return save_error(diag, "write", s->name, ENAMETOOLONG);
-        if (write_atomically(file, write_npy, s->value, diag) != STATUS_OK)
+        join(file, sizeof(file), dir, stem, ".npy");  // fits: it did above
+        if (write_whole(file, write_npy, s->value, diag) != STATUS_OK)
             return diag->status;
     }
     StrBuf text;
@@ -215,7 +185,7 @@ int save_trace(const Trace *trace, const char *dir, Diag *diag) {
         strbuf_finish(&text);
         return diag_out_of_memory(diag);
     }
-    int status = write_atomically(path, write_text, &text, diag);
+    int status = write_whole(path, write_text, &text, diag);
     strbuf_finish(&text);
     return status;
 }

@@ -6,10 +6,14 @@
 
 #include "backward.h"
 
-static Tensor *given_tensor(const LessonGiven *g) {
+// A given's values; NULL with diag set when they could not be made.
+static Tensor *given_tensor(const Plan *plan, const LessonGiven *g, Diag *diag) {
     Tensor *t = g->init == GIVEN_SHAPE_ONLY ? tensor_create_shape_only(&g->shape) : tensor_create(&g->shape);
-    if (!t)
+    if (!t) {
+        diag_out_of_memory(diag);
         return NULL;
+    }
+    GivenFileProblem problem;
     switch (g->init) {
     case GIVEN_VALUES:
         memcpy(t->data, g->values, t->size * sizeof(double));
@@ -27,10 +31,13 @@ static Tensor *given_tensor(const LessonGiven *g) {
         kernel_fill_random(t, g->distribution, g->scale, g->seed);
         break;
     case GIVEN_FILE:
-        if (g->file.tensor)
-            given_file_widen(&g->file, t->data);
-        else
+        if (!g->file.tensor) {
             t->data[0] = g->file.number;  // a number of a .json file
+        } else if (!given_file_widen(&g->file, t->data, &problem)) {
+            given_file_report(&problem, &plan->lesson->doc->source, diag);
+            tensor_destroy(t);
+            return NULL;
+        }
         break;
     }
     return t;
@@ -55,7 +62,8 @@ Tensor *eval_node(const Plan *plan, size_t i, Tensor *const *values, const Tenso
     Tensor *out = NULL;
     switch (n->kind) {
     case PLAN_GIVEN:
-        out = given_tensor(n->given);
+        if (!(out = given_tensor(plan, n->given, diag)))
+            return NULL;
         break;
     case PLAN_CONSTANT:
         if ((out = tensor_create(&n->shape)))
