@@ -13,16 +13,10 @@
 
 // The most values all the stages of one lesson may hold together (8 GiB of doubles: a GPT-2
 // block at n = 4096, whose four stages of attention scores hold 6 GiB, fits).
-// The multiply-adds of all the lesson's matrix products: 2^36 is a few seconds with the
-// vectorised product on two cores, about a minute on one core of plain C, and a full GPT-2
-// block at n = 2048 (2.1e10) fits. Without it, one 70-byte lesson multiplying two
-// [11000, 11000] givens would run for an hour.
 #ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 #define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 16)  // see TENSOR_MAX_VALUES
-#define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 22)
 #else
 #define PLAN_MAX_TOTAL_VALUES ((size_t)1 << 30)
-#define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 36)
 #endif
 #define NO_NODE ((size_t)-1)
 // The node of a name whose given or step failed: anything that uses it fails quietly, since

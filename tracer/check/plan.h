@@ -95,6 +95,16 @@ typedef struct PlanMemory {
 
 #define PLAN_EXPLAIN_ALL_MAX 100  // explain: all is for tensors this small
 
+// The multiply-adds of all the lesson's matrix products, forward, backward and in training:
+// 2^36 is a few seconds with the vectorised product on two cores, about a minute on one core
+// of plain C, and a full GPT-2 block at n = 2048 (2.1e10) fits. Without it, one 70-byte lesson
+// multiplying two [11000, 11000] givens would run for an hour.
+#ifdef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+#define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 22)
+#else
+#define PLAN_MAX_MULTIPLY_ADDS ((size_t)1 << 36)
+#endif
+
 typedef struct Plan {
     Arena *arena;
     const Lesson *lesson;

@@ -9,6 +9,7 @@
 #include "check.h"
 #include "eval.h"
 #include "format.h"
+#include "op.h"
 #include "optimizer.h"
 #include "progress.h"
 #include "train_cache.h"
@@ -106,6 +107,41 @@ static bool check_train(Trainer *t, const Plan *plan, Diag *diag) {
         }
     }
     return true;
+}
+
+// Training repeats the products up to the loss at every step, forwards and back (each product
+// passes a share back to each of its two inputs, at its own cost each): its steps x 3 x the
+// forward's multiply-adds count against the budget of every lesson, PLAN_MAX_MULTIPLY_ADDS.
+static bool check_training_work(const Trainer *t, Diag *diag) {
+    const Plan *plan = t->plan;
+    size_t y = node_named(plan, t->spec->loss);
+    double forward = 0;
+    for (size_t i = 0; i <= y; i++) {
+        const PlanNode *n = &plan->nodes[i];
+        if (n->kind != PLAN_OP)
+            continue;
+        const Shape *in[EXPR_MAX_ARGS];
+        for (size_t a = 0; a < n->n_args; a++)
+            in[a] = &plan->nodes[n->args[a]].shape;
+        size_t work;
+        if (op_multiply_adds(n->op, in, &n->shape, &work))
+            forward += (double)work;
+    }
+    double per_step = 3 * forward, total = per_step * (double)t->spec->steps;
+    if (total <= (double)PLAN_MAX_MULTIPLY_ADDS)
+        return true;
+    char need[64], each[64], limit[64];
+    format_count(total, need, sizeof(need));
+    format_count(per_step, each, sizeof(each));
+    format_count((double)PLAN_MAX_MULTIPLY_ADDS, limit, sizeof(limit));
+    const Node *at = t->spec->steps_node ? t->spec->steps_node : t->spec->node;
+    diag_error(diag, STATUS_LESSON_ERROR, &t->lesson->doc->source, at->line, at->col, yamldoc_node_width(at),
+               "this training needs about %s multiply-adds (%zu steps of %s each, forward and back); a "
+               "training, like a lesson's own products, may need at most %s",
+               need, t->spec->steps, each, limit);
+    diag_hint(diag, "that is more than a minute of arithmetic; train for at most %.0f steps, or use smaller shapes",
+              floor((double)PLAN_MAX_MULTIPLY_ADDS / per_step));
+    return false;
 }
 
 // The plan training runs: the lesson's own when every drawn batch is as large as the given's
@@ -559,7 +595,8 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
                             const char *cache_dir, Diag *diag) {
     Trainer t = {.lesson = lesson, .spec = lesson->train, .explain = explain, .n_explain = n_explain};
     TraceTraining *record = NULL;
-    bool ok = check_train(&t, plan, diag) && training_plan(&t, plan, diag) && prepare(&t, diag) &&
+    bool ok = check_train(&t, plan, diag) && training_plan(&t, plan, diag) && check_training_work(&t, diag) &&
+              prepare(&t, diag) &&
               (t.record = record = record_create(&t, diag)) != NULL;
     // A training done before on the same content is read instead of run again, unless the
     // command line asks to see updates as they are made.
