@@ -178,11 +178,15 @@ const char **tokenizer_labels(Tokenizer *tok) {
 
 // ---------------------------------------------------------------- encoding
 
-// JavaScript's \s, which the reference encoder's pattern uses.
+// \s of the pattern of OpenAI's encoder.py (and Hugging Face's GPT-2 tokenizer), both with
+// Python's regex module: the characters of Unicode's White_Space property. JavaScript's \s,
+// which the npm package gpt-3-encoder uses, differs in two: it leaves out U+0085 (NEXT LINE)
+// and takes in U+FEFF (the byte-order mark), so that "x \u0085y" is 4 of its ids and 5 of
+// GPT-2's own.
 static bool is_space(uint32_t cp) {
-    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0xA0 || cp == 0x1680 ||
-           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F ||
-           cp == 0x205F || cp == 0x3000 || cp == 0xFEFF;
+    return (cp >= 0x09 && cp <= 0x0D) || cp == 0x20 || cp == 0x85 || cp == 0xA0 || cp == 0x1680 ||
+           (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 || cp == 0x2029 || cp == 0x202F || cp == 0x205F ||
+           cp == 0x3000;
 }
 
 typedef enum CharClass { CLASS_SPACE, CLASS_LETTER, CLASS_NUMBER, CLASS_OTHER } CharClass;

@@ -12,7 +12,7 @@
 //
 // Text is cut as GPT-2 cuts it (its pre-tokenizer's pattern
 // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+, with \s as
-// JavaScript's, the reference the tests compare with); each piece's UTF-8 bytes become one
+// Python's regex module has it, Unicode's White_Space); each piece's UTF-8 bytes become one
 // token each, and neighbours are merged, the pair of lowest rank in the merges file first,
 // until no listed pair is left.
 #pragma once
