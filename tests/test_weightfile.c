@@ -52,6 +52,10 @@ static void test_json_values(void **state) {
     assert_null(json_get(v, "absent"));
     assert_null(json_get(json_get(v, "x"), "x"));  // not an object
     assert_string_equal(json_kind_name(JSON_OBJECT), "an object");
+    // A key written twice is read as Python reads a config.json: the last value.
+    v = parse(a, "{\"n_layer\": 12, \"n_head\": 12, \"n_layer\": 2}", problem, &at);
+    assert_int_equal(json_get(v, "n_layer")->count, 2);
+    assert_int_equal(json_get(v, "n_head")->count, 12);
     v = parse(a, "\"\\u0041\\u07ff\\uffff\"", problem, &at);
     assert_string_equal(v->text, "A\xDF\xBF\xEF\xBF\xBF");
     arena_destroy(a);

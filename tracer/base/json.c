@@ -339,7 +339,7 @@ const JsonValue *json_parse(Arena *arena, const char *text, size_t len, char *pr
 const JsonValue *json_get(const JsonValue *object, const char *key) {
     if (!object || object->kind != JSON_OBJECT)
         return NULL;
-    for (size_t i = 0; i < object->n; i++)
+    for (size_t i = object->n; i-- > 0;)
         if (strcmp(object->keys[i], key) == 0)
             return &object->items[i];
     return NULL;

@@ -50,7 +50,8 @@ typedef struct JsonValue {
 // holds too many values (*at = JSON_AT_TOO_MANY).
 const JsonValue *json_parse(Arena *arena, const char *text, size_t len, char *problem, size_t cap,
                             size_t *at);
-// The first value under `key` in an object; NULL when absent or not an object.
+// The value under `key` in an object, the last when the key is written more than once (as
+// Python's json and JavaScript's JSON.parse read it); NULL when absent or not an object.
 const JsonValue *json_get(const JsonValue *object, const char *key);
 const char *json_kind_name(JsonKind kind);  // "a string", "an object", ...
 int json_hex_digit(char c);  // the value of a hexadecimal digit, either case; -1 for none
