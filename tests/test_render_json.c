@@ -79,7 +79,7 @@ static void test_trace(void **state) {
                .n_stages = 4, .doc_printed = 1, .doc_agree = 0, .doc_first_slip = 1};
     StrBuf out;
     strbuf_init(&out);
-    render_json(&t, &out);
+    render_json(&t, NULL, &out);
     assert_false(out.failed);
     const char *want =
         "{\"title\": \"T \\\"q\\\" \\\\ \\u0001\", \"source\": null, \"file\": \"dir/t.yaml\", \"digits\": 4, "
@@ -128,7 +128,7 @@ static void test_empty_trace(void **state) {
                .doc_first_slip = -1};
     StrBuf out;
     strbuf_init(&out);
-    render_json(&t, &out);
+    render_json(&t, NULL, &out);
     expect_text(strbuf_str(&out),
                 "{\"title\": \"empty\", \"source\": \"a book\", \"file\": \"e.yaml\", \"digits\": 0, "
                 "\"intro\": null, \"outro\": \"bye\",\n"
@@ -155,7 +155,7 @@ static void test_two_edited_givens(void **state) {
     Trace t = {.title = "T", .file = "t.yaml", .digits = 4, .stages = &stage, .n_stages = 1, .doc_first_slip = -1};
     StrBuf out;
     strbuf_init(&out);
-    render_json(&t, &out);
+    render_json(&t, NULL, &out);
     assert_false(out.failed);
     const char *want = "\"document\": {\"verdict\": \"follows_edit\", \"edited\": [\"x\", \"w\"], \"values\": 2, ";
     if (!strstr(strbuf_str(&out), want))

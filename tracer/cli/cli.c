@@ -139,7 +139,7 @@ const CliOptionDef cli_options[CLI_OPTION_COUNT] = {
                      .help = "a picture of every tensor (attention weights get one in\n"
                              "colour anyway): cells coloured by value, or shades"},
     [CLI_BRIEF] = {.name = "--brief", .help = "hide intermediates (weights.1) and the givens' values"},
-    [CLI_ONLY] = {.name = "--only", .value = "NAME,...", .help = "print only these stages"},
+    [CLI_ONLY] = {.name = "--only", .value = "NAME,...", .help = "print only these stages (in JSON too)"},
     [CLI_FROM] = {.name = "--from", .value = "NAME", .help = "print the stages from this one on"},
     [CLI_TO] = {.name = "--to", .value = "NAME", .help = "print the stages up to this one"},
     [CLI_STEP] = {.name = "--step",

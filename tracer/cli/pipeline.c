@@ -537,20 +537,20 @@ static int run_lesson(Lesson *lesson, const PipelineOptions *opts, StrBuf *out, 
     // With a sink the trace streams out in constant memory; without one it is rendered apart
     // first, so that running out of memory half-way leaves out untouched.
     StrBuf *dst = out->sink ? out : &text;
+    if (choosing && opts->format != OUTPUT_HTML) {
+        shown = util_calloc(trace->n_stages + 1, sizeof(bool));
+        if (!shown) {
+            diag_out_of_memory(diag);
+            goto done;
+        }
+        for (size_t i = 0; i < trace->n_stages; i++)
+            shown[i] = chosen[trace->stages[i].node];
+    }
     if (opts->format == OUTPUT_JSON) {
-        render_json(trace, dst);
+        render_json(trace, shown, dst);
     } else if (opts->format == OUTPUT_HTML) {
         render_html(trace, dst);
     } else {
-        if (choosing) {
-            shown = util_calloc(trace->n_stages + 1, sizeof(bool));
-            if (!shown) {
-                diag_out_of_memory(diag);
-                goto done;
-            }
-            for (size_t i = 0; i < trace->n_stages; i++)
-                shown[i] = chosen[trace->stages[i].node];
-        }
         RenderOptions ro = {.colour = opts->colour,
                             .truecolour = opts->truecolour,
                             .width = opts->width,

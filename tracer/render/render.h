@@ -37,7 +37,9 @@ void render_text(const Trace *trace, const RenderOptions *opts, StrBuf *out);
 // NULL) the index in trace->stages of the stage each page shows (SIZE_MAX for the header and
 // the close); returns the number of pages.
 size_t render_text_pages(const Trace *trace, const RenderOptions *opts, StrBuf *out, size_t *ends, size_t *stages);
-void render_json(const Trace *trace, StrBuf *out);
+// The trace as JSON; shown (trace->n_stages flags, or NULL for all) keeps only the stages a
+// choice of stages (--only, --from, --to) named.
+void render_json(const Trace *trace, const bool *shown, StrBuf *out);
 // s as a JSON string ("null" for NULL), and a stage's kind as JSON names it: for other
 // writers of JSON about a trace (save.c's manifest).
 void render_json_string(StrBuf *out, const char *s);

@@ -296,7 +296,7 @@ static void json_training(StrBuf *out, const TraceTraining *t) {
     strbuf_putc(out, '}');
 }
 
-void render_json(const Trace *tr, StrBuf *out) {
+void render_json(const Trace *tr, const bool *shown, StrBuf *out) {
     strbuf_puts(out, "{\"title\": ");
     render_json_string(out, tr->title);
     strbuf_puts(out, ", \"source\": ");
@@ -309,12 +309,17 @@ void render_json(const Trace *tr, StrBuf *out) {
     strbuf_puts(out, ", \"outro\": ");
     render_json_string(out, tr->outro);
     strbuf_puts(out, ",\n \"stages\": [\n");
+    bool any = false;
     for (size_t i = 0; i < tr->n_stages; i++) {
+        if (shown && !shown[i])
+            continue;
         ASSERT(!tr->stages[i].released);  // the JSON trace keeps every value (pipeline.c)
-        strbuf_puts(out, "  ");
+        strbuf_puts(out, any ? ",\n  " : "  ");
         json_stage(out, &tr->stages[i]);
-        strbuf_puts(out, i + 1 < tr->n_stages ? ",\n" : "\n");
+        any = true;
     }
+    if (any)
+        strbuf_putc(out, '\n');
     strbuf_printf(out, "],\n \"document_summary\": {\"printed\": %zu, \"agree\": %zu, \"first_own_slip\": ",
                   tr->doc_printed, tr->doc_agree);
     render_json_string(out, tr->doc_first_slip >= 0 ? tr->stages[tr->doc_first_slip].name : NULL);
