@@ -427,8 +427,14 @@ Plan *check_lesson_within(const Lesson *lesson, const PlanMemory *memory, Diag *
         }
         if (!ok && c.past_limit)
             break;  // enough said
-        if (!ok && !claim)
-            check_add_name(&c, given ? lesson->givens[i].name : lesson->steps[i - lesson->n_givens].name, FAILED_NODE);
+        if (!ok && !claim) {
+            // The step's other names (a block's results: {last: out}) fail with it, quietly:
+            // 'unknown name last' would only repeat its error.
+            const LessonStep *s = given ? NULL : &lesson->steps[i - lesson->n_givens];
+            for (size_t a = 0; s && a < s->n_aliases; a++)
+                check_add_name(&c, s->aliases[a], FAILED_NODE);
+            check_add_name(&c, given ? lesson->givens[i].name : s->name, FAILED_NODE);
+        }
     }
     util_free(item);
     if (failed)

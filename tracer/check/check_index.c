@@ -20,9 +20,19 @@ static bool const_index(Checker *c, const Expr *e, size_t dim, bool is_stop, siz
     if (w < 0 || w > limit) {
         if (dim == 0)
             return check_expr_error(c, e, "axis %zu is empty: there is nothing to index", axis);
-        // A slice bound may also be the size itself: X[0:3] takes all 3 rows.
-        check_expr_error(c, e, "%s %g is out of range for axis %zu, which has %zu entries",
-                         is_stop ? "slice bound" : "index", v, axis, dim);
+        // A slice bound may also be the size itself: X[0:3] takes all 3 rows. A bound written
+        // as a name says what it is: "n (numel(tokens) = 65)" reads as a text too long.
+        size_t named = e->kind == EXPR_NAME ? check_find_name(c, e->name) : NO_NODE;
+        const char *how = named != NO_NODE && named != FAILED_NODE ? c->plan->nodes[named].expr_text : NULL;
+        if (e->kind == EXPR_NAME && how)
+            check_expr_error(c, e, "%s %s (%s = %g) is out of range for axis %zu, which has %zu entries",
+                             is_stop ? "slice bound" : "index", e->name, how, v, axis, dim);
+        else if (e->kind == EXPR_NAME)
+            check_expr_error(c, e, "%s %s (%g) is out of range for axis %zu, which has %zu entries",
+                             is_stop ? "slice bound" : "index", e->name, v, axis, dim);
+        else
+            check_expr_error(c, e, "%s %g is out of range for axis %zu, which has %zu entries",
+                             is_stop ? "slice bound" : "index", v, axis, dim);
         if (is_stop)
             diag_hint(c->diag, "a slice bound is 0 to %zu (or -%zu to -1 from the end)", dim, dim);
         else

@@ -18,6 +18,8 @@ typedef struct OpenFile {
     WeightFile *file;        // a .npy or .safetensors file, or ...
     Arena *arena;            // ... a .json file's values
     const JsonValue *json;
+    bool failed;             // or neither: it could not be read, and a given said so
+    bool layers_said;        // a given asked for a layer past its last, and was told so
 } OpenFile;
 
 struct GivenFiles {
@@ -57,6 +59,7 @@ static bool fail(GivenFileProblem *p, const Node *at, int status, const char *hi
     p->at = at;
     p->status = status;
     p->out_of_memory = false;
+    p->reported = false;
     snprintf(p->hint, sizeof(p->hint), "%s", hint ? hint : "");
     va_list ap;
     va_start(ap, fmt);
@@ -69,6 +72,22 @@ static bool no_memory(GivenFileProblem *p, const Node *at) {
     fail(p, at, STATUS_LESSON_ERROR, NULL, "out of memory");
     p->out_of_memory = true;
     return false;
+}
+
+// A file that could not be read is said so once, by the first given that names it: a broken
+// model.safetensors would otherwise repeat its error for each of GPT-2's 148 tensors.
+static bool failed_before(GivenFileProblem *p, const Node *at) {
+    fail(p, at, STATUS_LESSON_ERROR, NULL, "the file could not be read (said above)");
+    p->reported = true;
+    return false;
+}
+
+// The slot of a file that could not be read, kept so that the next given naming it fails
+// quietly (failed_before).
+static void mark_failed(GivenFiles *files, OpenFile *slot) {
+    arena_destroy(slot->arena);
+    *slot = (OpenFile){.path = slot->path, .failed = true};
+    files->n++;
 }
 
 static bool ends_with(const char *s, const char *end) {
@@ -142,13 +161,18 @@ static const WeightFile *open_file(GivenFiles *files, const GivenFileRequest *re
     OpenFile *slot = file_slot(files, req, p);
     if (!slot || slot->file)
         return slot ? slot->file : NULL;
+    if (slot->failed)
+        return failed_before(p, req->file), NULL;
     char problem[WEIGHT_PROBLEM_MAX];
     int err;
     WeightFile *f = weight_open(slot->path, format, problem, sizeof(problem), &err);
     if (!f) {
-        if (err == ENOMEM)
+        if (err == ENOMEM) {
             no_memory(p, req->file);
-        else if (err)
+            util_free(slot->path);  // the slot stays free
+            return NULL;
+        }
+        if (err)
             fail(p, req->file, STATUS_LESSON_ERROR, folder_hint(req->file->text, err), "cannot read '%s': %s",
                  slot->path, problem);
         else
@@ -156,7 +180,7 @@ static const WeightFile *open_file(GivenFiles *files, const GivenFileRequest *re
                  format == WEIGHT_NPY ? "write it again with numpy.save"
                                       : "write it again with safetensors' save_file",
                  "'%s' is broken: %s", req->file->text, problem);
-        util_free(slot->path);  // the slot stays free
+        mark_failed(files, slot);
         return NULL;
     }
     slot->file = f;
@@ -169,6 +193,8 @@ static const JsonValue *open_json(GivenFiles *files, const GivenFileRequest *req
     OpenFile *slot = file_slot(files, req, p);
     if (!slot || slot->json)
         return slot ? slot->json : NULL;
+    if (slot->failed)
+        return failed_before(p, req->file), NULL;
     const JsonValue *root = NULL;
     char *bytes = NULL;
     size_t len;
@@ -212,9 +238,13 @@ static const JsonValue *open_json(GivenFiles *files, const GivenFileRequest *req
 done:
     util_free(bytes);
     if (!root) {
-        arena_destroy(slot->arena);
-        util_free(slot->path);
-        *slot = (OpenFile){0};
+        if (p->out_of_memory) {
+            arena_destroy(slot->arena);
+            util_free(slot->path);
+            *slot = (OpenFile){0};
+        } else {
+            mark_failed(files, slot);
+        }
         return NULL;
     }
     slot->json = root;
@@ -272,6 +302,67 @@ static bool json_number(GivenFiles *files, const GivenFileRequest *req, GivenFil
     return true;
 }
 
+// The layer a tensor's name numbers, as Hugging Face names a model's layers ("h.11.ln_1.weight",
+// "transformer.h.11.ln_1.weight": 11), with the length of the part before the number ("h." or
+// "transformer.h."); false when the name numbers none.
+static bool layer_of(const char *name, size_t *prefix_len, size_t *layer) {
+    for (const char *p = name; (p = strchr(p, '.')) != NULL; p++) {
+        const char *d = p + 1;
+        size_t n = 0, v = 0;
+        while (d[n] >= '0' && d[n] <= '9' && n < 9)
+            v = 10 * v + (size_t)(d[n++] - '0');
+        if (n && d[n] == '.') {
+            *prefix_len = (size_t)(d - name);
+            *layer = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+// A tensor of a layer past the file's last: the lesson makes more layers than the model has
+// (its config.json is another model's, or says another number). Said once for the file, at the
+// first given that asks for such a layer; the givens after it fail quietly.
+static bool past_the_layers(OpenFile *slot, const WeightFile *f, const GivenFileRequest *req, GivenFileProblem *p) {
+    size_t want_prefix, want;
+    if (!layer_of(req->tensor->text, &want_prefix, &want))
+        return false;
+    const char *strip = "transformer.";
+    const char *want_name = req->tensor->text;
+    if (strncmp(want_name, strip, strlen(strip)) == 0) {
+        want_name += strlen(strip);
+        want_prefix -= strlen(strip);
+    }
+    size_t last = 0;
+    bool any = false;
+    for (size_t i = 0; i < f->n_tensors; i++) {
+        const char *name = f->tensors[i].name;
+        if (strncmp(name, strip, strlen(strip)) == 0)
+            name += strlen(strip);
+        size_t prefix, layer;
+        if (layer_of(name, &prefix, &layer) && prefix == want_prefix && strncmp(name, want_name, prefix) == 0) {
+            last = any && last > layer ? last : layer;
+            any = true;
+        }
+    }
+    if (!any || want <= last)
+        return false;
+    if (slot->layers_said)
+        return failed_before(p, req->tensor);
+    slot->layers_said = true;
+    const char *hint = "the lesson makes a copy of this given for each layer (times:): the number of layers it "
+                       "reads, from config.json, must be the model's; take config.json and the weights from the "
+                       "same model";
+    if (last == 0)
+        fail(p, req->tensor, STATUS_LESSON_ERROR, hint, "'%s' has no tensor '%s': its only layer is %.*s0",
+             req->file->text, req->tensor->text, (int)want_prefix, want_name);
+    else
+        fail(p, req->tensor, STATUS_LESSON_ERROR, hint, "'%s' has no tensor '%s': its layers are %.*s0 to %.*s%zu, %zu "
+             "of them", req->file->text, req->tensor->text, (int)want_prefix, want_name, (int)want_prefix, want_name,
+             last, last + 1);
+    return true;
+}
+
 static bool missing_tensor(const WeightFile *f, const GivenFileRequest *req, GivenFileProblem *p) {
     const char **names = util_calloc(f->n_tensors ? f->n_tensors : 1, sizeof(char *));
     if (!names)
@@ -322,7 +413,8 @@ static const WeightTensor *weight_find_model(const WeightFile *f, const char *na
 }
 
 // The tensor the request names: the only one of an .npy file, or tensor: of a .safetensors.
-static const WeightTensor *find_tensor(const WeightFile *f, const GivenFileRequest *req, GivenFileProblem *p) {
+static const WeightTensor *find_tensor(OpenFile *slot, const WeightFile *f, const GivenFileRequest *req,
+                                       GivenFileProblem *p) {
     if (f->format == WEIGHT_NPY) {
         if (req->tensor)
             return fail(p, req->tensor, STATUS_LESSON_ERROR, "remove tensor:",
@@ -338,8 +430,11 @@ static const WeightTensor *find_tensor(const WeightFile *f, const GivenFileReque
                     "tensor: must be the name of a tensor in the file, but this is %s",
                     yamldoc_kind_name(req->tensor->kind)), NULL;
     const WeightTensor *t = weight_find_model(f, req->tensor->text);
-    if (!t)
-        return missing_tensor(f, req, p), NULL;
+    if (!t) {
+        if (!past_the_layers(slot, f, req, p))
+            missing_tensor(f, req, p);
+        return NULL;
+    }
     return t;
 }
 
@@ -477,6 +572,8 @@ bool given_file_widen(const GivenFileTensor *g, double *out, GivenFileProblem *p
 int given_file_report(const GivenFileProblem *p, const Source *src, Diag *diag) {
     if (p->out_of_memory)
         return diag_out_of_memory(diag);
+    if (p->reported && diag->status != STATUS_OK)
+        return diag->status;
     if (diag_error(diag, p->status, src, p->at->line, p->at->col, yamldoc_node_width(p->at), "%s", p->message) ==
             p->status &&
         p->hint[0])
@@ -504,7 +601,8 @@ bool given_file_load(GivenFiles *files, const GivenFileRequest *req, GivenFileTe
                     "numbers from .json files",
                     "'%s' is neither a .npy, a .safetensors nor a .json file", file->text);
     const WeightFile *f = open_file(files, req, format, p);
-    const WeightTensor *t = f ? find_tensor(f, req, p) : NULL;
+    OpenFile *slot = f ? file_slot(files, req, p) : NULL;  // found: f is open in it
+    const WeightTensor *t = slot ? find_tensor(slot, f, req, p) : NULL;
     if (!t || !take(t, req, out, p))
         return false;
     out->file = f;

@@ -58,6 +58,7 @@ typedef struct GivenFileProblem {
     const Node *at;
     int status;
     bool out_of_memory;  // then only that is to be reported
+    bool reported;       // a file whose error an earlier given reported: nothing more to say
     char message[WEIGHT_PROBLEM_MAX + 256];
     char hint[WEIGHT_PROBLEM_MAX];
 } GivenFileProblem;

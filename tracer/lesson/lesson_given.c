@@ -381,6 +381,11 @@ static bool load_given_file(Loader *L, const GivenKeys *k, LessonGiven *g) {
         return diag_no_memory(L->diag);
     GivenFileProblem problem;
     if (!given_file_load(L->lesson->files, &req, &g->file, &problem)) {
+        if (problem.reported) {
+            L->quiet = true;
+            L->diag->status = STATUS_LESSON_ERROR;
+            return false;
+        }
         given_file_report(&problem, L->src, L->diag);
         return false;
     }
@@ -618,6 +623,14 @@ static Node *number_node(Arena *arena, const Node *node, uint64_t k) {
     return copy;
 }
 
+// Whether a given called name is written in the given: mapping before pair.
+static bool written_before(const Node *givens, const NodePair *pair, const char *name) {
+    for (size_t i = 0; givens && i < givens->n_pairs && &givens->pairs[i] != pair; i++)
+        if (strcmp(givens->pairs[i].key->text, name) == 0)
+            return true;
+    return false;
+}
+
 // The times: of a given (NULL when it has none), and how many givens it makes: a whole number,
 // or a given number (n_layer from config.json).
 static const NodePair *given_times(Loader *L, const NodePair *pair, uint64_t *n, bool *ok) {
@@ -635,7 +648,9 @@ static const NodePair *given_times(Loader *L, const NodePair *pair, uint64_t *n,
                        "{i-1} in tensor: or file: counts the layers from 0, as h.{i-1}.ln_1.weight";
     double v;
     if (t->kind == NODE_SCALAR && lesson_is_identifier(t->text)) {
-        if (!lesson_given_number(L->lesson, t->text, &v))
+        if (!lesson_given_number(L->lesson, t->text, &v) && L->failed && written_before(L->givens, pair, t->text))
+            *ok = false;  // the given it names failed, and said why: nothing to add
+        else if (!lesson_given_number(L->lesson, t->text, &v))
             *ok = lesson_fail(L, t, hint, "times: names '%s', which is not a number given before it", t->text);
         else if (!(v >= 1 && v <= GIVEN_MAX_TIMES && v == floor(v)))
             *ok = lesson_fail(L, t, hint, "times: '%s' is %g; a given is made 1 to %d times", t->text, v,
@@ -689,8 +704,9 @@ static bool load_one_given(Loader *L, const NodePair *pair, bool report) {
         L->givens_cap = cap;
     }
     Diag *diag = lesson_item_start(L);
+    L->quiet = false;
     bool ok = load_given(L, pair, &lesson->givens[lesson->n_givens]);
-    if (!ok && !report && L->item->status == STATUS_LESSON_ERROR && !L->item->out_of_memory) {
+    if (!ok && (!report || L->quiet) && L->item->status == STATUS_LESSON_ERROR && !L->item->out_of_memory) {
         L->diag = diag;
         L->failed = true;
         return true;
@@ -709,6 +725,7 @@ bool lesson_load_givens(Loader *L, const Node *node) {
         return lesson_fail(L, node, "write one given a line, like `X: [[1, 0], [0, 1]]`",
                            "given: must be a mapping of names to values, but this is %s",
                            yamldoc_kind_name(node->kind));
+    L->givens = node;
     L->givens_cap = node->n_pairs ? node->n_pairs : 1;
     lesson->givens = arena_array(lesson->arena, L->givens_cap, sizeof(LessonGiven));
     if (!lesson->givens)

@@ -38,6 +38,10 @@ typedef struct Loader {
     // broken one (up to DIAG_MAX_ERRORS); `failed` says whether any was.
     Diag *item;
     bool failed;
+    // The item failed on what an earlier one reported (a file that could not be read): its
+    // failure adds no error of its own.
+    bool quiet;
+    const Node *givens;  // the given: mapping, while its givens are loaded
     // blocks: (lesson_block), and while one is applied: the prefix of its steps' names
     // (layer1), its names in the lesson, and the node that applies it.
     struct LessonBlock *blocks;
