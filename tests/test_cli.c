@@ -83,15 +83,34 @@ static void test_help_shows_every_option(void **state) {
         const char *at = strstr(text, line);
         if (!at)
             fail_msg("the help has no line for %s", def->name);
-        // The first line of its help, at column 23, on the same line or the next.
+        // Its help, from column 23 on the same line or the next: the words of the table's help,
+        // in order, each line break of the table's a space.
         const char *help_at = at + strlen(line);
         help_at += strspn(help_at, " \n");
-        size_t first = strcspn(def->help, "\n");
-        assert_memory_equal(help_at, def->help, first);
         const char *line_start = help_at;
         while (line_start[-1] != '\n')
             line_start--;
         assert_int_equal(help_at - line_start, 23);
+        const char *p = help_at;
+        for (const char *w = def->help; *w;) {
+            if (*w == ' ' || *w == '\n') {
+                w++;
+                continue;
+            }
+            size_t len = strcspn(w, " \n");
+            p += strspn(p, " \n");
+            if (strncmp(p, w, len) != 0)
+                fail_msg("the help of %s reads '%.20s' where the table has '%.*s'", def->name, p, (int)len, w);
+            p += len;
+            w += len;
+        }
+    }
+    // Every line fits a terminal of 80 columns, with one to spare.
+    for (const char *l = text; *l;) {
+        size_t len = strcspn(l, "\n");
+        if (len > 79)
+            fail_msg("a line of the help is %zu columns: %.*s", len, (int)len, l);
+        l += len + (l[len] == '\n');
     }
     assert_null(strstr(text, "--colour"));  // another spelling, not another option
     free(text);

@@ -200,7 +200,7 @@ bool cli_mode_takes(const CliMode *mode, CliOption option, OutputFormat format) 
 
 static const char usage_head[] =
     "usage: tracer [options] LESSON.yaml\n"
-    "       tracer [options] NUMBER|NAME   a lesson of the installed course: 02, the_cat_sat\n"
+    "       tracer [options] NUMBER|NAME   a lesson of the course: 02, the_cat_sat\n"
     "       tracer --list [LESSON]\n"
     "       tracer --diff ORIGINAL.yaml EDITED.yaml\n"
     "\n"
@@ -209,12 +209,13 @@ static const char usage_head[] =
     "options:\n";
 static const char usage_tail[] =
     "\n"
-    "exit status: 0 done, 1 the lesson has an error (or differs from its golden file, or\n"
-    "             a claim fails under --strict),\n"
-    "             2 usage or file error\n";
+    "exit status: 0 done, 1 the lesson has an error (or differs from its golden\n"
+    "             file, or a claim fails under --strict), 2 usage or file error\n";
 
-// The column the options' help starts in.
+// The column the options' help starts in, and the width it is wrapped to: the help fits a
+// terminal of 80 columns (one left free, as a line that fills the last wraps on some).
 #define HELP_COLUMN 23
+#define HELP_WIDTH 79
 
 void cli_help(FILE *out) {
     fputs(usage_head, out);
@@ -227,14 +228,22 @@ void cli_help(FILE *out) {
             used = 0;
         }
         fprintf(out, "%*s", HELP_COLUMN - used, "");
-        for (const char *line = def->help;;) {
-            int len = (int)strcspn(line, "\n");
-            fprintf(out, "%.*s\n", len, line);
-            if (line[len] == '\0')
-                break;
-            line += len + 1;
-            fprintf(out, "%*s", HELP_COLUMN, "");
+        // The help's words, its line breaks taken as spaces, wrapped at HELP_WIDTH.
+        int column = HELP_COLUMN;
+        for (const char *w = def->help; *w;) {
+            if (*w == ' ' || *w == '\n') {
+                w++;
+                continue;
+            }
+            int len = (int)strcspn(w, " \n");
+            if (column > HELP_COLUMN && column + 1 + len > HELP_WIDTH) {
+                fprintf(out, "\n%*s", HELP_COLUMN, "");
+                column = HELP_COLUMN;
+            }
+            column += fprintf(out, "%s%.*s", column > HELP_COLUMN ? " " : "", len, w);
+            w += len;
         }
+        fputc('\n', out);
     }
     fputs(usage_tail, out);
 }

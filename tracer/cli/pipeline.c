@@ -333,10 +333,13 @@ static bool resolve_update_requests(LessonRun *r) {
         return true;
     if (!(r->updates = util_calloc(opts->n_explain, sizeof(TrainExplain))))
         return no_memory(r);
-    for (size_t i = 0; i < opts->n_explain; i++)
-        if (strchr(opts->explain[i], '@') &&
-            !parse_update(r->lesson, r->plan, opts->explain[i], &r->updates[r->n_updates++], r->diag))
+    for (size_t i = 0; i < opts->n_explain; i++) {
+        if (!strchr(opts->explain[i], '@'))
+            continue;
+        if (!parse_update(r->lesson, r->plan, opts->explain[i], &r->updates[r->n_updates], r->diag))
             return false;
+        r->updates[r->n_updates++].digits = opts->digits;  // --digits when given; else in full
+    }
     return true;
 }
 
@@ -708,6 +711,9 @@ done:
     return diag->status;
 }
 
+// The columns --list's lines fit in: a terminal of 80, one left free.
+#define LIST_WIDTH 79
+
 int pipeline_list_stages(const char *path, StrBuf *out, Diag *diag) {
     Lesson *lesson = lesson_load_file(path, diag);
     if (!lesson)
@@ -729,8 +735,12 @@ int pipeline_list_stages(const char *path, StrBuf *out, Diag *diag) {
             if (!node->is_stage || !node->name)
                 continue;
             shape_format(&node->shape, shape, sizeof(shape));
-            strbuf_printf(out, "%-*s  %-*s  %s\n", (int)name_width, node->name, (int)shape_width, shape,
-                          node->expr_text ? node->expr_text : "given");
+            // An expression longer than the rest of 79 columns is cut, "..." marking the cut.
+            const char *expr = node->expr_text ? node->expr_text : "given";
+            size_t room = name_width + shape_width + 4 < LIST_WIDTH ? LIST_WIDTH - name_width - shape_width - 4 : 0;
+            bool cut = strlen(expr) > room && room > 20;
+            strbuf_printf(out, "%-*s  %-*s  %.*s%s\n", (int)name_width, node->name, (int)shape_width, shape,
+                          cut ? (int)(room - 3) : (int)strlen(expr), expr, cut ? "..." : "");
         }
         if (out->failed)
             diag_out_of_memory(diag);
