@@ -18,7 +18,7 @@ static bool usage(Diag *diag, const char *text, const char *hint, const char *wh
 bool train_explain_resolve(const Lesson *lesson, const Plan *plan, const char *text, const char *name,
                            const ExplainSpec *spec, long step, TrainExplain *out, Diag *diag) {
     const LessonTrain *train = lesson->train;
-    *out = (TrainExplain){.text = text};
+    *out = (TrainExplain){.text = text, .digits = -1};
     if (!train)
         return usage(diag, text,
                      "'@' and a step explain one weight's update in a lesson that trains (train:); without "
@@ -95,14 +95,19 @@ typedef struct Writer {
     Arena *arena;
     TraceUpdate *out;
     size_t cap_work, cap_values;
+    int digits;  // as TrainExplain's
     bool failed;
 } Writer;
 
-// v at full precision: the shortest text that reads back to the same double; in brackets
-// when it is negative and an operand, as in 0.01 · (-0.45).
+// v at full precision, the shortest text that reads back to the same double (so that each
+// line can be worked again on the numbers shown, to the bit), or as --digits asks; in
+// brackets when it is negative and an operand, as in 0.01 · (-0.45).
 static const char *text_of(Writer *w, double v, bool operand) {
     char buf[FORMAT_NUMBER_CAP];
-    format_short(v, buf, sizeof(buf));
+    if (w->digits >= 0)
+        format_number(v, w->digits, buf, sizeof(buf));
+    else
+        format_short(v, buf, sizeof(buf));
     const char *s = operand && signbit(v) && !isnan(v) ? arena_printf(w->arena, "(%s)", buf) : arena_strdup(w->arena, buf);
     w->failed = w->failed || !s;
     return s ? s : "";
@@ -238,7 +243,7 @@ static void adam(Writer *w, const LessonTrain *s, const OptimizerRule *r, const 
 
 bool train_explain_write(const TrainExplain *q, const LessonTrain *spec, const OptimizerRule *r,
                          const OptimizerWork *k, double raw_g, const TrainClip *clip, Arena *arena, TraceUpdate *out) {
-    Writer w = {.arena = arena, .out = out, .cap_work = MAX_LINES, .cap_values = MAX_VALUES};
+    Writer w = {.arena = arena, .out = out, .cap_work = MAX_LINES, .cap_values = MAX_VALUES, .digits = q->digits};
     out->work = arena_array(arena, MAX_LINES, sizeof(char *));
     out->names = arena_array(arena, MAX_VALUES, sizeof(char *));
     out->values = arena_array(arena, MAX_VALUES, sizeof(double));

@@ -25,6 +25,7 @@ typedef struct TrainExplain {
     size_t rank;
     size_t element;
     size_t step;
+    int digits;  // the numbers of the work with --digits' decimals; -1: each in full, exact
 } TrainExplain;
 
 // What clipping did at the step: the global gradient norm and the scale every gradient took.
