@@ -57,7 +57,16 @@ static void test_typed_precision_is_looser_with_a_note(void **state) {
                                        .digits = 4};
     assert_false(judge(&small, "0").right);
     assert_false(judge(&small, "0.0").right);
-    assert_true(judge(&small, "0.2").right);  // 0.03 <= 0.05
+    // 0.2 is right to its one decimal (0.03 <= 0.05) but carries one significant figure of
+    // 0.17: held to two, half a unit 0.005, it is wrong; 0.17 and 0.170 are right.
+    assert_false(judge(&small, "0.2").right);
+    assert_true(judge(&small, "0.17").right);
+    assert_true(judge(&small, "0.170").right);
+    // The same for a value past 1: 3 is not 2.5 (two figures: half a unit 0.05), 2.5 is.
+    static const QuizQuestion mid = {.asked = "b", .value = 2.5, .value_text = "2.5000", .half_unit = 0.00005,
+                                     .digits = 4};
+    assert_false(judge(&mid, "3").right);
+    assert_true(judge(&mid, "2.5").right);
 }
 
 // An answer exactly half a unit of the last printed decimal away is right: 0.34505 could print

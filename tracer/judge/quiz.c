@@ -349,6 +349,11 @@ void quiz_judge(const QuizQuestion *q, const char *answer, QuizVerdict *v) {
     // or "0" would be right for every value below a half.
     bool significant = strcspn(answer, "123456789") < strcspn(answer, "eE");
     double typed_half = 0.5 * pow(10.0, -typed) * (1 + 1e-9);
+    // An answer with fewer decimals than the trace prints is judged at the decimals typed, but
+    // it must carry two significant figures of the value: 0.2 is not 0.17, nor 3 2.5.
+    double two_figures = q->value != 0 ? 0.5 * pow(10.0, floor(log10(fabs(q->value))) - 1) * (1 + 1e-9) : printed;
+    if (typed_half > two_figures)
+        typed_half = two_figures;
     double loose = significant && typed_half > printed ? typed_half : printed;
     double gap = fabs(x - q->value);
     v->right = gap <= printed || gap <= loose;
