@@ -147,12 +147,14 @@ static void operation(const TextCtx *c, StrBuf *out, const TraceStage *s, size_t
 }
 
 // A stage chosen by name (--only, --from, --to) is shown whatever its view; otherwise the
-// intermediates of a quiet step, and every intermediate with --brief, are not.
+// intermediates of a quiet step (and the gradient stages of a quiet grad step: its backward
+// pass), and every intermediate with --brief, are not.
 static bool stage_shown(const TextCtx *c, size_t i) {
     const TraceStage *s = &c->tr->stages[i];
     if (c->opts->shown)
         return c->opts->shown[i] && !(c->opts->brief && s->kind == STAGE_INTERMEDIATE);
-    return !(s->kind == STAGE_INTERMEDIATE && (c->opts->brief || s->view == VIEW_QUIET));
+    bool folded = (s->kind == STAGE_INTERMEDIATE || s->kind == STAGE_GRADIENT) && s->view == VIEW_QUIET;
+    return !(folded || (s->kind == STAGE_INTERMEDIATE && c->opts->brief));
 }
 
 // Whether the stage prints quietly: its line and narration, not its values (show: quiet),
