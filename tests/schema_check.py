@@ -255,9 +255,39 @@ def check_traces(schema_path, tracer, lessons, load, loaders):
             if names:
                 asked[names[0]] = step.get("show")
         givens = {name: g.get("show") for name, g in (doc.get("given") or {}).items() if isinstance(g, dict)}
+        # A given made n times (W{i}: ... times: n) is W1, W2, ...
+        numbered = [(re.compile(re.escape(name).replace(re.escape("{i}"), "[0-9]+") + "$"), show)
+                    for name, show in givens.items() if "{i}" in name]
+        # A block's steps are named after its application (as: pre, or the block's name) and
+        # the copy's number: pre1.y is step y of the block applied as pre.
+        blocks = {}
+        for name, block in (doc.get("blocks") or {}).items():
+            blocks[name] = {}
+            for step in block.get("steps") or []:
+                names = [k for k in step if k not in RESERVED]
+                if names:
+                    blocks[name][names[0]] = step.get("show")
+        applied = {}
+        for step in doc.get("steps") or []:
+            if "use" in step:
+                applied[step.get("as") or step["use"]] = step["use"]
+
+        def lesson_show(st):
+            name = st["name"]
+            if st["kind"] == "given":
+                if name in givens:
+                    return givens[name]
+                return next((show for pattern, show in numbered if pattern.match(name)), None)
+            if st["kind"] != "step":
+                return None
+            if name in asked:
+                return asked[name]
+            m = re.match(r"(.+?)[0-9]*\.([^.]+)$", name)
+            block = applied.get(m.group(1)) if m else None
+            return blocks.get(block, {}).get(m.group(2)) if block else None
+
         for st in trace["stages"]:
-            want_show = asked.get(st["name"]) if st["kind"] == "step" else givens.get(st["name"]) \
-                if st["kind"] == "given" else None
+            want_show = lesson_show(st)
             want_show = {"numbers": "table"}.get(want_show, want_show)
             if st["show"] != want_show:
                 print(f"{lesson}: stage {st['name']} has \"show\": {st['show']!r}; the lesson asks {want_show!r}")

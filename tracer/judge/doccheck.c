@@ -304,6 +304,20 @@ static bool edited_names(Trace *t, const Edits *e, uint64_t mask, TraceDocument 
     return true;
 }
 
+// Whether the local check of the step ending at top reads a value that the student's edit
+// changed and the document did not print: then it is not a check on the document's own printed
+// inputs, and says nothing of the document alone.
+static bool local_reads_edit(const Plan *plan, const Edits *e, size_t top) {
+    size_t first = step_first(plan, top);
+    for (size_t j = first; j <= top; j++)
+        for (size_t a = 0; a < plan->nodes[j].n_args; a++) {
+            size_t k = plan->nodes[j].args[a];
+            if (k < first && e->mask[k] && !node_document(&plan->nodes[k]))
+                return true;
+        }
+    return false;
+}
+
 // Judge one stage's document values, in the light of the student's edits.
 static bool judge_stage(const Plan *plan, Trace *t, const Edits *e, TraceStage *s, const DocValues *dv,
                         TraceDocument *doc) {
@@ -320,6 +334,8 @@ static bool judge_stage(const Plan *plan, Trace *t, const Edits *e, TraceStage *
     // The local check runs on the document's own printed inputs, edits or not.
     if (n->kind == PLAN_OP && !local_check(plan, t, s->node, doc))
         return false;
+    if (doc->has_local && mask && local_reads_edit(plan, e, s->node))
+        doc->has_local = false;
     doc->same_as_given = n->kind == PLAN_GIVEN && !mask &&
                          memcmp(s->value->data, dv->values, s->value->size * sizeof(double)) == 0;
     if (n->kind == PLAN_GIVEN && mask) {
@@ -339,6 +355,7 @@ static bool judge_stage(const Plan *plan, Trace *t, const Edits *e, TraceStage *
 
 bool doccheck_trace(const Plan *plan, Trace *t, Diag *diag) {
     t->doc_first_slip = -1;
+    t->doc_first_hidden_slip = -1;
     Edits edits = {0};
     if (!find_edits(plan, t, &edits))
         return diag_no_memory(diag);
@@ -360,6 +377,8 @@ bool doccheck_trace(const Plan *plan, Trace *t, Diag *diag) {
         t->doc_set_aside += doc->verdict == DOC_SET_ASIDE;
         if (doc->verdict == DOC_OWN_SLIP && t->doc_first_slip < 0)
             t->doc_first_slip = (long)i;
+        if (doc->verdict == DOC_FOLLOWS_EDIT && doc->has_local && !doc->local.agrees && t->doc_first_hidden_slip < 0)
+            t->doc_first_hidden_slip = (long)i;
     }
     util_free(edits.mask);
     return true;

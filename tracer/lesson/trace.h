@@ -173,6 +173,9 @@ typedef struct Trace {
     size_t doc_printed;     // stages that carry document values
     size_t doc_agree;       // of those, how many agree (chained)
     long doc_first_slip;    // index of the first stage that goes wrong by itself, or -1
+    // The first stage that follows the student's edit but is also wrong on the document's own
+    // printed inputs (its slip hidden by the edit), or -1.
+    long doc_first_hidden_slip;
     size_t doc_edited;      // givens whose values differ from the document's (DOC_EDITED)
     size_t doc_follow;      // stages that differ only through an edit (DOC_FOLLOWS_EDIT)
     size_t doc_set_aside;   // stages whose printed shape no longer fits (DOC_SET_ASIDE)

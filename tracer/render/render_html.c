@@ -541,6 +541,18 @@ static void document_summary(StrBuf *out, const Trace *tr) {
         strbuf_puts(out, "<p class=\"verdict inherits\">");
         badge(out, "inherits", "No step goes wrong by itself");
         strbuf_puts(out, "each disagreement comes from rounded numbers the document carried forward.</p>\n");
+    } else if (tr->doc_first_hidden_slip >= 0) {
+        // Every difference follows the edit, but on its own printed inputs the document is also
+        // wrong somewhere (the stage says so).
+        const TraceStage *s = &tr->stages[tr->doc_first_hidden_slip];
+        strbuf_printf(out, "<p class=\"verdict disagrees\">Your edit aside, the document also goes wrong by itself, "
+                           "on its own printed inputs, first <a href=\"#stage-%ld\">at step ", tr->doc_first_hidden_slip);
+        esc(out, s->number);
+        strbuf_puts(out, ": <code>");
+        esc(out, s->name);
+        strbuf_puts(out, " = ");
+        esc(out, s->expr);
+        strbuf_puts(out, "</code></a>.</p>\n");
     } else {
         strbuf_puts(out, "<p class=\"verdict agrees\">");
         badge(out, "agrees", "No step of the document goes wrong by itself.");

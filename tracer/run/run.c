@@ -429,6 +429,7 @@ Trace *run_plan(const Plan *plan, int digits, const ExplainTarget *extra, size_t
     t->file_name = strrchr(lesson->path, '/') ? strrchr(lesson->path, '/') + 1 : lesson->path;
     t->digits = digits;
     t->doc_first_slip = -1;
+    t->doc_first_hidden_slip = -1;
     Runner run = {.plan = plan, .trace = t, .diag = diag, .extra = extra, .n_extra = n_extra,
                   .check_budget = BACKWARD_CHECK_LESSON_WORK, .schedule = schedule, .scheduled = scheduled};
     run.node_labels = arena_array(t->arena, plan->n_nodes + 1, sizeof(*run.node_labels));
