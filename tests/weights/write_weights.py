@@ -40,6 +40,13 @@ def main():
         "transformer.h.0.attn.c_attn.weight": ("F32", np.arange(12, dtype="<f4").tobytes(), [2, 6]),
         "transformer.wte.weight": ("F32", w.tobytes(), [4, 3]),
     })
+    # Two layers, h.0 and h.1, named as GPT2Model saves them (no prefix), and a tensor of none.
+    ones = np.ones(2, dtype="<f4")
+    safetensors(p("two_layers.safetensors"), {
+        "h.0.ln_1.weight": ("F32", ones.tobytes(), [2]),
+        "h.1.ln_1.weight": ("F32", ones.tobytes(), [2]),
+        "ln_f.weight": ("F32", ones.tobytes(), [2]),
+    })
     nan = np.zeros((2, 2), "<f8")
     nan[1, 0] = np.nan
     np.save(p("nan.npy"), nan)

@@ -347,8 +347,10 @@ static bool past_the_layers(OpenFile *slot, const WeightFile *f, const GivenFile
     }
     if (!any || want <= last)
         return false;
-    if (slot->layers_said)
-        return failed_before(p, req->tensor);
+    if (slot->layers_said) {
+        failed_before(p, req->tensor);
+        return true;
+    }
     slot->layers_said = true;
     const char *hint = "the lesson makes a copy of this given for each layer (times:): the number of layers it "
                        "reads, from config.json, must be the model's; take config.json and the weights from the "
