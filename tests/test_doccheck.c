@@ -489,6 +489,38 @@ static void test_given_edited(void **state) {
     fixture_expect_output(f, "\"edited\": [\"x\"], \"follows_edit\": [\"y\"], \"set_aside\": []");
 }
 
+// An edit that hides a slip of the document's own: y = 2x printed [0.2, 1.0] is wrong on the
+// document's own x (0.1, 0.4 give 0.2, 0.8; 1.0 is 0.2 off, past one unit of its last place),
+// and with x edited every difference also follows the edit. The summary says the document
+// still goes wrong by itself at y. A step whose check reads an edited value the document did
+// not print (z = y + w, w unprinted and edited through x) makes no such check.
+static void test_edit_hides_a_slip(void **state) {
+    Fixture *f = *state;
+    const char *yaml = "title: t\n"
+                       "given:\n"
+                       "  x: {values: [0.1, 0.2], document: [0.1, 0.4]}\n"
+                       "steps:\n"
+                       "  - y: x * 2\n"
+                       "    document: [0.2, 1.0]\n"
+                       "  - w: x + 1\n"
+                       "  - z: y + w\n"
+                       "    document: [1.3, 2.1]\n";
+    const Trace *t = trace_yaml(f, yaml);
+    const TraceDocument *y = document(t, "y");
+    assert_int_equal(y->verdict, DOC_FOLLOWS_EDIT);
+    assert_true(y->has_local);
+    assert_false(y->local.agrees);
+    assert_int_equal(t->doc_first_slip, -1);
+    assert_string_equal(t->stages[t->doc_first_hidden_slip].name, "y");
+    // z reads w = x + 1 = [1.1, 1.2], edited and never printed: no check on the document's own.
+    const TraceDocument *z = document(t, "z");
+    assert_int_equal(z->verdict, DOC_FOLLOWS_EDIT);
+    assert_false(z->has_local);
+    assert_int_equal(render(f, yaml, OUTPUT_TEXT), STATUS_OK);
+    fixture_expect_output(f, "Your edit aside, the document also goes wrong by itself, on its own printed inputs, "
+                             "first at step 1: y = x * 2.\n");
+}
+
 // A given's value is the student's own once it is more than half a unit of the printed place
 // from the number the document printed (times 1 + 1e-9, for the rounding of the unit), and
 // the document's rounding up to that. 0.123 printed 0.12 is 0.003 off, within 0.005; 0.27
@@ -697,6 +729,7 @@ int main(int argc, char **argv) {
         cmocka_unit_test_setup_teardown(test_local_check, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_widening_by_hand, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_widening_per_number, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_edit_hides_a_slip, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_given_edited, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_given_edited_past_half_a_unit, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_disagreement_is_not_an_error, fixture_setup, fixture_teardown),

@@ -541,7 +541,7 @@ static void document_summary(StrBuf *out, const Trace *tr) {
         strbuf_puts(out, "<p class=\"verdict inherits\">");
         badge(out, "inherits", "No step goes wrong by itself");
         strbuf_puts(out, "each disagreement comes from rounded numbers the document carried forward.</p>\n");
-    } else if (tr->doc_first_hidden_slip >= 0) {
+    } else if (tr->doc_follow && tr->doc_first_hidden_slip >= 0) {
         // Every difference follows the edit, but on its own printed inputs the document is also
         // wrong somewhere (the stage says so).
         const TraceStage *s = &tr->stages[tr->doc_first_hidden_slip];

@@ -125,7 +125,7 @@ static void document_summary(const TextCtx *c, StrBuf *out) {
         // Disagreements without a slip: the document computed on from its own rounded numbers.
         text_wrapf(c, out, 0, 2, "%sNo step goes wrong by itself%s: each disagreement comes from rounded numbers the "
                             "document carried forward.", st->yellow, st->reset);
-    } else if (tr->doc_first_hidden_slip >= 0) {
+    } else if (tr->doc_follow && tr->doc_first_hidden_slip >= 0) {
         // Every difference follows the edit, but on its own printed inputs the document is
         // also wrong somewhere (the step says so): not "no step goes wrong".
         const TraceStage *s = &tr->stages[tr->doc_first_hidden_slip];
