@@ -746,7 +746,7 @@ FUNCTIONS = {
 
 NUM_HELPER = "_xc_num"
 GRAD_HELPER = "_xc_grad"
-GRAD_CALL = re.compile(r"\bgrad\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)")
+GRAD_CALL = re.compile(r"\bgrad\(\s*([A-Za-z_][\w.]*)\s*,\s*([A-Za-z_][\w.]*)\s*\)")
 FD_RTOL = 1e-6       # finite differences against the largest gradient of the stage
 FD_MAX_ELEMENTS = 256
 LIST_HELPER = "_xc_list"
@@ -818,23 +818,34 @@ def base_namespace():
     return ns
 
 
+def put_names(ns, env, cls):
+    """The lesson's names in ns, each value of class cls (an ndarray or a torch tensor)."""
+    for name, value in env.items():
+        if "." not in name:
+            ns[_name_key(name)] = value
+            continue
+        # layer1.A, a stage of a block's application: an attribute of a namespace layer1
+        # (ablated.layer1.A.original, the stage an intervention replaced, is an attribute of the
+        # value ablated.layer1.A: each holds its own view, so the two never mix)
+        head, *rest = name.split(".")
+        node = ns.setdefault(head, types.SimpleNamespace())
+        if not isinstance(node, types.SimpleNamespace):
+            continue
+        for part in rest[:-1]:
+            node = node.__dict__.setdefault(part, types.SimpleNamespace())
+        there = node.__dict__.get(rest[-1])
+        if isinstance(value, cls):
+            value = value.view_as(value) if hasattr(value, "view_as") else value.view(cls)
+            value.__dict__.update(there.__dict__ if isinstance(there, types.SimpleNamespace) else {})
+        setattr(node, rest[-1], value)
+
+
 def evaluate(text, env, grads=None):
     # grad(y, x) takes names, not values: it becomes a look-up of the gradient already checked
     source = rewrite(GRAD_CALL.sub(r'%s("\1", "\2")' % GRAD_HELPER, text))
     ns = base_namespace()
     ns[GRAD_HELPER] = lambda y, x: (grads or {})[(y, x)]
-    for name, value in env.items():
-        if "." in name:
-            # layer1.A, a stage of a block's application: an attribute of a namespace layer1
-            head, *rest = name.split(".")
-            node = ns.setdefault(head, types.SimpleNamespace())
-            if not isinstance(node, types.SimpleNamespace):
-                continue
-            for part in rest[:-1]:
-                node = node.__dict__.setdefault(part, types.SimpleNamespace())
-            setattr(node, rest[-1], value)
-        else:
-            ns[_name_key(name)] = value
+    put_names(ns, env, T)
     try:
         # numpy before 2 answers == on shapes that do not broadcast with a lone False and a
         # DeprecationWarning, where the tracer (and numpy 2) refuse: the warning is the error
@@ -1014,6 +1025,7 @@ def load_lesson(path):
 # layer1.q, and reads the block's names (x, q) as the lesson names them in that application.
 SCOPES = {}   # step name -> {name in the block: name in the lesson}
 ALIASES = {}  # step name -> the other names results: gives it
+REPLACES = {}  # an intervention's step (replace:) -> the stage it stands in for, NAME.original
 
 
 def expand_blocks(doc, givens):
@@ -1022,7 +1034,9 @@ def expand_blocks(doc, givens):
     out = []
     SCOPES.clear()
     ALIASES.clear()
-    uses = {"as", "times", "inputs", "carry", "results"}
+    REPLACES.clear()
+    uses = {"as", "times", "inputs", "carry", "results", "replace"}
+    targets = {}  # the stages replace: names -> (its key, its expression, the scope it is read in)
 
     def run(items, prefix, scope):
         for item in items:
@@ -1031,6 +1045,20 @@ def expand_blocks(doc, givens):
                 name = "%s.%s" % (prefix, key) if prefix and key else None
                 if name:
                     scope[key] = name
+                if name in targets:  # computed as NAME.original; NAME is the intervention's value
+                    rkey, value, outer, app = targets[name]
+                    original = name + ".original"
+                    out.append((item, original, dict(scope)))
+                    SCOPES[original] = dict(scope)
+                    # read where the application is written, with its stages so far by the
+                    # names the keys use (layer1.z), and the key's own name the stage computed
+                    rscope = dict(outer)
+                    rscope.update({n[len(app) + 1:]: n for _, n, _ in out if n and n.startswith(app + ".")})
+                    rscope[rkey] = original
+                    out.append(({rkey: value}, name, rscope))
+                    SCOPES[name] = rscope
+                    REPLACES[name] = original
+                    continue
                 out.append((item, name, dict(scope)))
                 if name:
                     SCOPES[name] = dict(scope)
@@ -1049,6 +1077,8 @@ def expand_blocks(doc, givens):
                     else:
                         bound = item["inputs"][x].replace("{i}", str(k))
                         inner[x] = scope.get(bound, bound)
+                for rkey, value in (item.get("replace") or {}).items():
+                    targets[name + "." + rkey] = (rkey, value, dict(scope), name)
                 run(block["steps"], name, inner)
                 prev = {r: inner[r] for r in block.get("results") or []}
             for new, r in (item.get("results") or {}).items():
@@ -1069,6 +1099,15 @@ def in_scope(env, name):
     seen = dict(env)
     seen.update({mine: env[theirs] for mine, theirs in scope.items() if theirs in env})
     return seen
+
+
+def step_value(env, name, text, grads):
+    """The value of step `name`: its expression, and for an intervention's step that value in
+    every place of the stage it stands in for (numpy's broadcast_to)."""
+    value = evaluate(text, in_scope(env, name), grads)
+    if name in REPLACES:
+        value = np.array(np.broadcast_to(np.asarray(value), np.shape(env[REPLACES[name]]))).view(T)
+    return value
 
 
 def keep(env, name, value):
@@ -1192,7 +1231,7 @@ def fd_gradient(x_name, y_name, env, steps, step_names, grads, count):
             local = dict(env)
             keep(local, x_name, moved.reshape(x.shape).view(T))
             for name, text in steps[first:last + 1]:
-                keep(local, name, evaluate(text, in_scope(local, name), grads))
+                keep(local, name, step_value(local, name, text, grads))
             sides.append(float(np.asarray(local[y_name]).reshape(-1)[0]))
         out.append((sides[0] - sides[1]) / (2 * h))
     return picks, np.array(out)
@@ -1326,7 +1365,7 @@ def check_lesson(tracer, path):
             fail(st, name, ["expr in the trace %r differs from the lesson's %r"
                             % (st.get("expr"), text)])
         try:
-            value = evaluate(text, in_scope(env, name), grads)
+            value = step_value(env, name, text, grads)
         except CheckError as exc:
             fail(st, name, [str(exc), "(later steps are not checked)"])
             return len(stages), failures

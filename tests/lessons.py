@@ -1,14 +1,13 @@
 #!/usr/bin/env python3
 """The lessons of a folder, for tests/meson.build: one path per line, in name order.
 
-Usage: lessons.py FOLDER [--names] [--trains | --no-trains] [--grad] [--no-blocks] [--with-txt]
+Usage: lessons.py FOLDER [--names] [--trains | --no-trains] [--grad] [--with-txt]
 
 The test lists are read from the folders when the build is configured, so no list of names
 is written by hand; a lesson that downloads its files (a top-level `download:` key) is left
 out, as its files are not here. --trains keeps the lessons with a top-level `train:` section,
---no-trains the others; --grad those whose steps call grad(); --no-blocks those without a
-top-level `blocks:` section (tests/torchcheck.py does not apply blocks); --with-txt those with a
-NAME.txt beside them (a traced case); --names prints NAME instead of FOLDER/NAME.yaml.
+--no-trains the others; --grad those whose steps call grad(); --with-txt those with a NAME.txt
+beside them (a traced case); --names prints NAME instead of FOLDER/NAME.yaml.
 """
 import os
 import re
@@ -30,8 +29,6 @@ def main(argv):
         if "--trains" in flags and not trains or "--no-trains" in flags and trains:
             continue
         if "--grad" in flags and not re.search(r"\bgrad\(", text):
-            continue
-        if "--no-blocks" in flags and re.search(r"^blocks:", text, re.M):
             continue
         if "--with-txt" in flags and not os.path.exists(path[:-5] + ".txt"):
             continue

@@ -35,7 +35,7 @@ from fractions import Fraction
 NUMBER = re.compile(r"^-?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?(e[+-]\d+)?$|^-?inf$|^nan$")
 GAPS = ("…", "⋮")
 SLICE_GAP = re.compile(r"^\s*⋮ \((\d+) more slices\)\s*$")
-STAGE_HEAD = re.compile(r"^(Given (\S+)  \[|Step \S+  (\S+) = )")
+STAGE_HEAD = re.compile(r"^(Given (\S+)  \[|Step \S+  (\S+) =( |$))")  # a long formula wraps after its =
 BAR = re.compile(r"^\s*\S.*? │[^│]*│ +(\S+)\s*$")
 WORK = re.compile(r"^(\S+?)\[([\d, ]+)\] = .* = (\S+)$")
 # The note under a table whose small values print as 0.0000, and under a matrix drawn whole as

@@ -361,8 +361,7 @@ def evaluate(text, env):
     ns[xc.LIST_HELPER] = _list
     # autograd's own gradient: the tracer's backward pass is not used
     ns[xc.GRAD_HELPER] = lambda y, x: _t(torch.autograd.grad(env[y], env[x], retain_graph=True)[0].detach())
-    for name, value in env.items():
-        ns[xc._name_key(name)] = value
+    xc.put_names(ns, env, TT)
     try:
         result = eval(compile(source, "<expr>", "eval"), ns)  # noqa: S307 - restricted namespace
     except Exception as exc:  # noqa: BLE001
@@ -409,7 +408,10 @@ def check_lesson(tracer, path):
         env[name] = given(name, node, by_name[name].get("count", False))
     failures = []
     for name, text in steps:
-        env[name] = evaluate(text, env)
+        value = evaluate(text, xc.in_scope(env, name))
+        if name in xc.REPLACES:  # an intervention: its value in every place of the stage it replaces
+            value = _t(torch.broadcast_to(value, env[xc.REPLACES[name]].shape).clone())
+        xc.keep(env, name, value)
         failures += compare(by_name[name]["values"], env[name], "step " + name)
     checked = 0
     for st in stages:

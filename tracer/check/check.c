@@ -254,6 +254,67 @@ static char *stage_number(Checker *c, size_t step, size_t k) {
     return arena_printf(c->plan->arena, "%zu.%zu", step, k + 1);
 }
 
+// Whether a value of shape `have` broadcasts to `want` as numpy would, without growing it.
+static bool broadcasts_to(const Shape *have, const Shape *want) {
+    if (have->rank > want->rank)
+        return false;
+    for (size_t i = 1; i <= have->rank; i++) {
+        size_t h = have->dim[have->rank - i], w = want->dim[want->rank - i];
+        if (h != w && h != 1)
+            return false;
+    }
+    return true;
+}
+
+// An intervention's step (replace:) stands in for a stage, so it has that stage's shape: a
+// value that broadcasts to it (0, a mean over an axis) fills every place of it, exactly, as
+// where(1, value, stage) does; the gradient then reaches the value and not the stage.
+static size_t fit_replacement(Checker *c, const LessonStep *s, const Expr *e, size_t top) {
+    size_t stage = check_find_name(c, s->replaces);
+    if (stage == NO_NODE || stage == FAILED_NODE) {
+        c->uses_failed = stage == FAILED_NODE;
+        return NO_NODE;  // the stage itself was refused, with its own error
+    }
+    const Shape *want = &c->plan->nodes[stage].shape, *have = &c->plan->nodes[top].shape;
+    if (shape_equal(want, have))
+        return top;
+    if (!broadcasts_to(have, want)) {
+        char hs[64], ws[64];
+        shape_format(have, hs, sizeof(hs));
+        shape_format(want, ws, sizeof(ws));
+        check_expr_error(c, e, "this value has shape %s, but the stage it replaces, %s, has shape %s", hs, s->name, ws);
+        diag_hint(c->diag, "give a value of the stage's shape, or one that broadcasts to it: 0 zeroes the stage, "
+                           "mean(x, axis=0) puts the mean of its rows in every row");
+        return NO_NODE;
+    }
+    ExprError err;
+    const Expr *one = expr_parse(c->plan->arena, "1", &err);
+    if (!one) {
+        diag_no_memory(c->diag);
+        return NO_NODE;
+    }
+    size_t cond = check_add_constant(c, one);
+    if (cond == NO_NODE)
+        return NO_NODE;
+    size_t inputs[3] = {cond, top, stage};
+    OpCheck chk = {0};
+    CallSite site = {.call = e, .inputs = {e, e, e}};
+    size_t fit = check_add_op(c, ops_find_function("where"), inputs, 3, &chk, &site, e);
+    if (fit == NO_NODE)
+        return NO_NODE;
+    char hs[64], ws[64];
+    shape_format(have, hs, sizeof(hs));
+    shape_format(want, ws, sizeof(ws));
+    PlanNode *n = &c->plan->nodes[fit];
+    n->op_line = arena_printf(c->plan->arena, "%s -> %s", hs, ws);
+    n->op_about = "the value in every place of the stage it replaces (numpy broadcasting)";
+    if (!n->op_line) {
+        diag_no_memory(c->diag);
+        return NO_NODE;
+    }
+    return fit;
+}
+
 static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     c->step = s;
     c->step_number = number;
@@ -262,6 +323,8 @@ static bool add_step(Checker *c, const LessonStep *s, size_t number) {
     if (!e)
         return false;
     size_t top = check_compile(c, e);
+    if (top != NO_NODE && s->replaces)
+        top = fit_replacement(c, s, e, top);
     if (top == NO_NODE)
         return false;
     // A step that only names another value, or a constant that is already a stage, gets a

@@ -152,6 +152,9 @@ typedef struct LessonStep {
     const LessonScope *scope;  // a block's step: how its names read in the lesson; else NULL
     const char **aliases;  // other names of a block's result, from its application's results: (out)
     size_t n_aliases;
+    // An intervention's step (an application's replace:): the name of the stage it stands in
+    // for, computed as the block writes it (ablated.layer1.A.original); NULL for any other step.
+    const char *replaces;
 } LessonStep;
 
 // A claim: what must hold, in the lesson's own expression language, ending in a truth value

@@ -10,7 +10,7 @@
 #include "lesson_values.h"
 
 static const char *const BLOCK_KEYS[] = {"inputs", "results", "steps"};
-static const char *const USE_KEYS[] = {"use", "as", "times", "inputs", "carry", "results"};
+static const char *const USE_KEYS[] = {"use", "as", "times", "inputs", "carry", "results", "replace"};
 
 // Applications of one block in a row (times:), and steps all applications may make: a
 // lesson of 12 layers of 30 steps is far below both.
@@ -131,6 +131,20 @@ bool lesson_load_blocks(Loader *L, const Node *node) {
 
 // ---------------------------------------------------------------- scopes
 
+// A stage an application's replace: names (target: ablated.layer1.A), the expression that
+// stands in for it, and how that expression's names read: as where the application is
+// written, with the key's own name (layer1.A) for the stage as the block computed it.
+typedef struct Replacement {
+    const char *application;        // ablated: its stages' names start with it and a dot
+    size_t first_step;              // the application's first step in lesson->steps
+    const char *target, *original;  // original: target.original, once the stage is loaded
+    const Node *key, *value;
+    LessonScope *scope;
+    bool pending;  // the stage was just loaded: its replacement comes next
+    bool found;
+} Replacement;
+
+
 static bool scope_add(Loader *L, LessonScope *scope, const char *from, const char *to) {
     if (scope->n == scope->cap) {
         size_t cap = scope->cap ? 2 * scope->cap : 8;
@@ -169,9 +183,133 @@ const char *lesson_block_name(Loader *L, const Node *key) {
         diag_no_memory(L->diag);
         return NULL;
     }
-    if (!lesson_define_name(L, name, L->scope_at, L->scope_at) || !scope_add(L, L->scope, key->text, name))
+    // A stage that replace: names: the block's step is NAME.original, and the block's later
+    // steps read NAME, the value that stands in for it (lesson_block_replace loads it next).
+    const char *own = name;
+    for (size_t i = 0; i < L->n_replacements; i++) {
+        Replacement *r = &L->replacements[i];
+        if (strcmp(r->target, name) != 0)
+            continue;
+        own = r->original = arena_printf(L->lesson->arena, "%s.original", name);
+        if (!own) {
+            diag_no_memory(L->diag);
+            return NULL;
+        }
+        r->pending = true;
+    }
+    if (!lesson_define_name(L, own, L->scope_at, L->scope_at) || !scope_add(L, L->scope, key->text, name))
         return NULL;
-    return name;
+    return own;
+}
+
+// ---------------------------------------------------------------- replace:
+
+// replace: {layer1.A: 0} of application `name`: each key a stage's name inside it, each value
+// an expression.
+static bool push_replacements(Loader *L, const Node *replace, const char *name, const LessonScope *outer,
+                              const Node *use) {
+    for (size_t i = 0; i < replace->n_pairs; i++) {
+        const Node *key = replace->pairs[i].key, *value = replace->pairs[i].value;
+        bool dotted = key->kind == NODE_SCALAR && key->text_len > 0;
+        for (const char *part = key->text; dotted && part;) {
+            const char *dot = strchr(part, '.');
+            char word[128];
+            size_t len = dot ? (size_t)(dot - part) : strlen(part);
+            dotted = len > 0 && len < sizeof(word);
+            if (dotted) {
+                memcpy(word, part, len);
+                word[len] = '\0';
+                dotted = lesson_is_identifier(word);
+            }
+            part = dot ? dot + 1 : NULL;
+        }
+        if (!dotted)
+            return lesson_fail(L, key, "name a stage of the application as the trace does without its first part: "
+                               "layer1.A for ablated.layer1.A",
+                               "replace: names the stage it replaces, but this is %s", lesson_describe(L, key));
+        const char *hint = "write what stands in for the stage, like `layer1.A: 0` or `layer1.out: clean.layer1.out`";
+        if (lesson_is_null(value) || (value->kind == NODE_SCALAR && value->text[strspn(value->text, " \t\r\n")] == '\0'))
+            return lesson_fail(L, value, hint, "replace: gives '%s' no value", key->text);
+        if (value->kind != NODE_SCALAR)
+            return lesson_fail(L, value, hint, "replace: gives '%s' %s, but it needs an expression", key->text,
+                               lesson_describe(L, value));
+        if (L->n_replacements == L->cap_replacements) {
+            size_t cap = L->cap_replacements ? 2 * L->cap_replacements : 8;
+            Replacement *grown = arena_array(L->lesson->arena, cap, sizeof(Replacement));
+            if (!grown)
+                return diag_no_memory(L->diag);
+            if (L->n_replacements)
+                memcpy(grown, L->replacements, L->n_replacements * sizeof(Replacement));
+            L->replacements = grown;
+            L->cap_replacements = cap;
+        }
+        Replacement *r = &L->replacements[L->n_replacements];
+        memset(r, 0, sizeof(*r));
+        r->application = name;
+        r->first_step = L->lesson->n_steps;
+        r->key = key;
+        r->value = value;
+        r->target = arena_printf(L->lesson->arena, "%s.%s", name, key->text);
+        r->scope = arena_array(L->lesson->arena, 1, sizeof(LessonScope));
+        if (!r->target || !r->scope ||
+            !(r->scope->where = arena_printf(L->lesson->arena, "in replace: of %s, applied on line %zu", name, use->line)))
+            return diag_no_memory(L->diag);
+        for (size_t j = 0; outer && j < outer->n; j++)
+            if (!scope_add(L, r->scope, outer->from[j], outer->to[j]))
+                return false;
+        L->n_replacements++;
+    }
+    return true;
+}
+
+// The replacements of application `name` (those from `base` on) are done: each must have
+// found its stage.
+static bool check_replacements(Loader *L, size_t base, const char *name) {
+    for (size_t i = base; i < L->n_replacements; i++) {
+        const Replacement *r = &L->replacements[i];
+        if (r->found)
+            continue;
+        size_t len = strlen(name), count = 0;
+        const char **stages = arena_array(L->lesson->arena, L->lesson->n_steps + 1, sizeof(char *));
+        if (!stages)
+            return diag_no_memory(L->diag);
+        for (size_t k = 0; k < L->lesson->n_steps; k++) {
+            const char *s = L->lesson->steps[k].name;
+            if (strncmp(s, name, len) == 0 && s[len] == '.' && !L->lesson->steps[k].replaces)
+                stages[count++] = s + len + 1;
+        }
+        const char *list = count ? arena_printf(L->lesson->arena, "its stages are %s%s%s", stages[0],
+                                                count > 1 ? " to " : "", count > 1 ? stages[count - 1] : "")
+                                 : "name one of its stages";
+        if (!list)
+            return diag_no_memory(L->diag);
+        return lesson_fail(L, r->key, lesson_suggest(L, r->key->text, stages, count, list),
+                           "replace: names '%s', but %s has no stage of that name", r->key->text, name);
+    }
+    return true;
+}
+
+bool lesson_block_replace(Loader *L) {
+    for (size_t i = 0; i < L->n_replacements; i++) {
+        Replacement *r = &L->replacements[i];
+        if (!r->pending)
+            continue;
+        r->pending = false;
+        r->found = true;
+        // The application's stages so far read by the names the keys use (layer1.z for
+        // ablated.layer1.z), the key's own name the stage as computed: layer1.out in
+        // `where(at, clean.layer1.out, layer1.out)`.
+        size_t len = strlen(r->application);
+        for (size_t k = r->first_step; k < L->lesson->n_steps; k++) {
+            const char *stage = L->lesson->steps[k].name;
+            if (strncmp(stage, r->application, len) == 0 && stage[len] == '.' &&
+                !scope_add(L, r->scope, stage + len + 1, stage))
+                return false;
+        }
+        return scope_add(L, r->scope, r->key->text, r->original) &&
+               lesson_load_replacement(L, r->key, r->value, r->target, r->original, r->scope);
+    }
+    return true;
 }
 
 // ---------------------------------------------------------------- applications
@@ -214,7 +352,7 @@ static bool load_times(Loader *L, const Node *node, uint64_t *times) {
 
 typedef struct Application {
     const LessonBlock *block;
-    const Node *use, *as, *inputs, *carry, *results;
+    const Node *use, *as, *inputs, *carry, *results, *replace;
     const char *base;
     uint64_t times;
     const Node **bound;       // the binding of each input (inputs: value), NULL before checked
@@ -256,7 +394,7 @@ static bool load_application(Loader *L, const Node *item, Application *a) {
         if (lesson_find_name(key->text, USE_KEYS, ARRAY_LEN(USE_KEYS)) == ARRAY_LEN(USE_KEYS))
             return lesson_fail(L, key,
                                lesson_suggest(L, key->text, USE_KEYS, ARRAY_LEN(USE_KEYS),
-                                              "an application has use:, as:, times:, inputs:, carry: and results:"),
+                                              "an application has use:, as:, times:, inputs:, carry:, results: and replace:"),
                                "unknown key '%s' in an application of a block", key->text);
     }
     a->use = yamldoc_get(item, "use");
@@ -328,6 +466,9 @@ static bool load_application(Loader *L, const Node *item, Application *a) {
             return lesson_fail(L, a->inputs ? a->inputs : a->use,
                                "give every input of the block under inputs:, as `inputs: {x: X}`",
                                "the input '%s' of block '%s' is not given", b->inputs->items[i]->text, b->name);
+    a->replace = yamldoc_get(item, "replace");
+    if (a->replace && !check_mapping(L, a, "replace", a->replace))
+        return false;
     if (a->results) {
         if (!check_mapping(L, a, "results", a->results))
             return false;
@@ -433,6 +574,11 @@ bool lesson_apply_block(Loader *L, const Node *item) {
             if (!bound || !scope_add(L, scope, b->inputs->items[i]->text, bound))
                 return false;
         }
+        size_t base = L->n_replacements;
+        if (a.replace && !push_replacements(L, a.replace, name, outer, a.use)) {
+            L->n_replacements = base;
+            return false;
+        }
         L->prefix = name;
         L->scope = scope;
         L->scope_at = a.as ? a.as : a.use;
@@ -440,6 +586,9 @@ bool lesson_apply_block(Loader *L, const Node *item) {
         for (size_t i = 0; ok && i < b->steps->n_items; i++)
             ok = lesson_load_step(L, b->steps->items[i]);
         b->applying = false;
+        if (ok)
+            ok = check_replacements(L, base, name);
+        L->n_replacements = base;
         for (size_t r = 0; r < n_out; r++)
             a.given_out[r] = scope_find(scope, b->results->items[r]->text);
         L->prefix = prefix;

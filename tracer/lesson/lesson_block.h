@@ -14,6 +14,10 @@
 //         inputs: {x: X, W: W}
 //         carry: {x: y}       # layer2's x is layer1's y
 //         results: {out: y}   # out is layer2.y
+//       - use: layer
+//         as: zeroed
+//         inputs: {x: X, W: W}
+//         replace: {h: 0}     # zeroed.h is 0; the model's own is zeroed.h.original
 #pragma once
 
 #include <stdbool.h>
@@ -35,6 +39,9 @@ bool lesson_load_blocks(Loader *L, const Node *node);
 bool lesson_block_is_use(const Loader *L, const Node *item);
 // Load the block's steps once per application, appended to lesson->steps.
 bool lesson_apply_block(Loader *L, const Node *item);
+// After a block's step is loaded: when an application's replace: names it, the step that
+// stands in for it (lesson_load_replacement); false with a located error.
+bool lesson_block_replace(Loader *L);
 // A block's step key q while an application is loaded: its name in the lesson (layer1.q),
 // defined and added to the application's scope; NULL with a located error.
 const char *lesson_block_name(Loader *L, const Node *key);

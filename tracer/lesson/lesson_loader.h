@@ -49,6 +49,9 @@ typedef struct Loader {
     const char *prefix;
     LessonScope *scope;
     const Node *scope_at;
+    // The replace: of the applications being loaded: each stage it names, and its value.
+    struct Replacement *replacements;
+    size_t n_replacements, cap_replacements;
     size_t cap_steps;  // room in lesson->steps, which grows as blocks are applied
 } Loader;
 

@@ -370,6 +370,30 @@ LessonStep *lesson_next_step(Loader *L) {
     return step;
 }
 
+bool lesson_load_replacement(Loader *L, const Node *key, const Node *value, const char *name, const char *original,
+                             const LessonScope *scope) {
+    LessonStep *step = lesson_next_step(L);
+    if (!step)
+        return false;
+    step->name = name;
+    step->key = key;
+    step->expr = value->text;
+    step->expr_node = value;
+    step->scope = scope;
+    step->replaces = original;
+    step->digits = -1;
+    step->say = arena_printf(L->lesson->arena,
+                             "An intervention (replace:): this stands in for %s, the value the block computed; "
+                             "the steps after it read this one.",
+                             original);
+    if (!step->say)
+        return diag_no_memory(L->diag);
+    if (!locate_expr(L, step, value) || !lesson_define_name(L, name, key, key))
+        return false;
+    L->lesson->n_steps++;
+    return true;
+}
+
 bool lesson_load_step(Loader *L, const Node *item) {
     if (lesson_block_is_use(L, item))
         return lesson_apply_block(L, item);
@@ -377,7 +401,7 @@ bool lesson_load_step(Loader *L, const Node *item) {
     if (!step || !load_step(L, item, step))
         return false;
     L->lesson->n_steps++;
-    return true;
+    return !L->n_replacements || lesson_block_replace(L);
 }
 
 bool lesson_load_steps(Loader *L, const NodePair *pair) {

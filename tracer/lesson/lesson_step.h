@@ -13,6 +13,10 @@ bool lesson_load_steps(Loader *L, const NodePair *pair);
 bool lesson_load_step(Loader *L, const Node *item);
 // The result name of a step item (its key that is not say:, rows:, ...), or NULL.
 const char *lesson_step_name(const Node *item);
+// The step of an application's replace: that stands in for stage `original`: named `name`,
+// its expression `value` read in `scope`.
+bool lesson_load_replacement(Loader *L, const Node *key, const Node *value, const char *name, const char *original,
+                             const LessonScope *scope);
 // Room for one more step at the end of lesson->steps (zeroed), or NULL when memory runs out.
 LessonStep *lesson_next_step(Loader *L);
 // The claims: the steps' claim: keys first, then the items of claims: (node, which may be
