@@ -1265,6 +1265,22 @@ def check_gradient(st, env, grads, steps, step_names):
     return []
 
 
+MODEL_GIVENS = {}  # a lesson's path -> {given name: its values in that lesson's own trace}
+
+
+def model_givens(tracer, path):
+    """The givens of the lesson at path as its own trace shows them (trained, when it trains)."""
+    if path not in MODEL_GIVENS:
+        proc = subprocess.run([tracer, "--format", "json", path], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=600)
+        if proc.returncode != 0:
+            raise CheckError("the lesson %s a given's trained: names does not trace: %s"
+                             % (path, proc.stderr.decode("utf-8", "replace").rstrip()))
+        trace = json.loads(proc.stdout.decode("utf-8"), parse_constant=_reject_constant)
+        MODEL_GIVENS[path] = {st["name"]: st["values"] for st in trace["stages"] if st.get("kind") == "given"}
+    return MODEL_GIVENS[path]
+
+
 def check_lesson(tracer, path):
     """Returns (number of stages, list of failure texts)."""
     doc, givens, steps = load_lesson(path)
@@ -1316,7 +1332,15 @@ def check_lesson(tracer, path):
         if st.get("kind") != "given" or st["name"] != name:
             raise CheckError("stage %d is %s %r; expected given %r"
                              % (pos, st.get("kind"), st["name"], name))
-        value = build_given(name, node)
+        if isinstance(node, dict) and "trained" in node:
+            # trained: LESSON: that lesson's given, as that lesson's own trace holds it
+            model = os.path.join(os.path.dirname(path), node["trained"])
+            theirs = model_givens(tracer, model)
+            if name not in theirs:
+                raise CheckError("given %s: %s has no given of that name" % (name, model))
+            value = to_tensor(parse_values(theirs[name], "given " + name), "given " + name)
+        else:
+            value = build_given(name, node)
         if name in before:
             lines = compare(dict(st, values=before[name]), value, "given %s before training" % name)
             if lines:

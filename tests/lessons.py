@@ -5,7 +5,8 @@ Usage: lessons.py FOLDER [--names] [--trains | --no-trains] [--grad] [--with-txt
 
 The test lists are read from the folders when the build is configured, so no list of names
 is written by hand; a lesson that downloads its files (a top-level `download:` key) is left
-out, as its files are not here. --trains keeps the lessons with a top-level `train:` section,
+out, as its files are not here. --trains keeps the lessons with a top-level `train:` section
+or a given's `trained:`,
 --no-trains the others; --grad those whose steps call grad(); --with-txt those with a NAME.txt
 beside them (a traced case); --names prints NAME instead of FOLDER/NAME.yaml.
 """
@@ -25,7 +26,8 @@ def main(argv):
             text = fh.read()
         if re.search(r"^download:", text, re.M):
             continue
-        trains = re.search(r"^train:", text, re.M) is not None
+        # (a given's trained: trains the lesson it names first, as train: does)
+        trains = re.search(r"^train:|\btrained: ", text, re.M) is not None
         if "--trains" in flags and not trains or "--no-trains" in flags and trains:
             continue
         if "--grad" in flags and not re.search(r"\bgrad\(", text):

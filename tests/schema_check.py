@@ -282,8 +282,12 @@ def check_traces(schema_path, tracer, lessons, load, loaders):
                 return None
             if name in asked:
                 return asked[name]
-            m = re.match(r"(.+?)[0-9]*\.([^.]+)$", name)
-            block = applied.get(m.group(1)) if m else None
+            # (an intervention's step, and the stage it replaces, NAME.original, show as
+            # the block's step does)
+            if name.endswith(".original"):
+                name = name[:-len(".original")]
+            m = re.match(r"(.+)\.([^.]+)$", name)
+            block = (applied.get(m.group(1)) or applied.get(re.sub(r"[0-9]+$", "", m.group(1)))) if m else None
             return blocks.get(block, {}).get(m.group(2)) if block else None
 
         for st in trace["stages"]:

@@ -405,6 +405,10 @@ def check_lesson(tracer, path):
     by_name = {s["name"]: s for s in stages}
     env = {}
     for name, node in givens:
+        if isinstance(node, dict) and "trained" in node:  # another lesson's (tests/crosscheck.py checks it)
+            values = np.array(xc.parse_values(by_name[name]["values"], name), dtype=np.float64)
+            env[name] = torch.tensor(values, dtype=F64).as_subclass(TT).requires_grad_()
+            continue
         env[name] = given(name, node, by_name[name].get("count", False))
     failures = []
     for name, text in steps:

@@ -2,7 +2,8 @@
 # The training cache on whole lessons (run/train_cache.h): every lesson of the course that
 # trains gives its golden trace both when it trains and when it reads its training back; a
 # second run reads the file the first one wrote (the file is not written again); an edit of
-# the narration reads it too, an edit of a number trains anew into another file; a file
+# the narration reads it too, an edit of a number trains anew into another file; a lesson that
+# takes another's trained weights shares that lesson's training; a file
 # changed on disk is passed over and written again whole; TRACER_CACHE=off writes nothing.
 # Usage: train_cache.sh TRACER (run from the project root).
 set -u
@@ -30,6 +31,22 @@ for lesson in lessons/*.yaml; do
     done
     [ "$(inode "$dir")" = "$first" ] || fail "$name: the second run wrote its training again instead of reading it"
 done
+
+# A lesson whose givens take lesson 23's trained weights (trained:) trains lesson 23 once, into
+# lesson 23's own file: lesson 23 then reads it back, and so does the lesson again, each giving
+# its golden trace; TRACER_CACHE=off trains it every time, with the same trace.
+dir=$tmp/shared
+for run in trains reads; do
+    TRACER_CACHE=$dir "$tracer" --color=never lessons/30_ablating_heads.yaml > "$tmp/out" 2>&1 || fail "lesson 30 ($run): exit status $?"
+    cmp -s "$tmp/out" golden/30_ablating_heads.txt || fail "lesson 30 ($run): the trace differs from its golden file"
+    [ $run = trains ] && first=$(inode "$dir")
+done
+[ "$(files "$dir")" = 1 ] || fail "lesson 30 left $(files "$dir") files in the cache, not lesson 23's one"
+TRACER_CACHE=$dir "$tracer" --color=never lessons/23_induction_head.yaml > "$tmp/out" 2>&1
+cmp -s "$tmp/out" golden/23_induction_head.txt || fail "lesson 23 after lesson 30: the trace differs from its golden file"
+[ "$(inode "$dir")" = "$first" ] || fail "lesson 23 trained again after lesson 30 had trained it"
+TRACER_CACHE=off "$tracer" --color=never lessons/30_ablating_heads.yaml > "$tmp/out" 2>&1
+cmp -s "$tmp/out" golden/30_ablating_heads.txt || fail "lesson 30 without the cache: the trace differs"
 
 # Edits of lesson 21: narration and title (read back), a number of train: (another file).
 lesson=lessons/21_previous_token_head.yaml

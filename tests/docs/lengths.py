@@ -5,7 +5,7 @@ Usage: lengths.py LESSONS_README GOLDEN_DIR
 
 Every lesson with a golden file has a row `| `NAME` | BEFORE | NOW |`, and NOW is the number
 of lines of golden/NAME.txt (the default trace at 80 columns): a lesson whose trace grows or
-shrinks updates its row, and a new lesson adds one.
+shrinks updates its row, and a new lesson adds one (BEFORE `new`: it came after the review).
 """
 import os
 import re
@@ -16,7 +16,7 @@ def main():
     readme, golden = sys.argv[1], sys.argv[2]
     rows = {}
     for line in open(readme, encoding="utf-8"):
-        m = re.match(r"\| `([0-9]{2}_[a-z0-9_]+)` \| ([0-9,]+) \| ([0-9,]+) \|$", line.rstrip("\n"))
+        m = re.match(r"\| `([0-9]{2}_[a-z0-9_]+)` \| ([0-9,]+|new) \| ([0-9,]+) \|$", line.rstrip("\n"))
         if m:
             rows[m.group(1)] = int(m.group(3).replace(",", ""))
     bad = 0

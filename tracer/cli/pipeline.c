@@ -343,6 +343,34 @@ static bool resolve_update_requests(LessonRun *r) {
     return true;
 }
 
+// The lessons whose givens a given's trained: takes train first (or read their training back
+// from the cache), and those givens then hold the trained values.
+static bool train_the_models(LessonRun *r) {
+    Lesson *lesson = r->lesson;
+    for (size_t i = 0; i < lesson->n_models; i++) {
+        Lesson *m = lesson->models[i];
+        if (!m->train)
+            continue;
+        Plan *plan = check_within_memory(m, r->opts, r->diag);
+        TraceTraining *training = plan ? train_lesson(m, plan, NULL, 0, r->opts->train_cache, r->diag) : NULL;
+        plan_destroy(plan);
+        if (!training)
+            return false;
+        trace_training_destroy(training);
+    }
+    for (size_t i = 0; i < lesson->n_givens; i++) {
+        LessonGiven *g = &lesson->givens[i];
+        for (size_t k = 0; g->model && k < g->model->n_givens; k++) {
+            const LessonGiven *src = &g->model->givens[k];
+            if (strcmp(src->name, g->name) == 0 && src->init == GIVEN_VALUES) {
+                g->init = GIVEN_VALUES;
+                g->values = src->values;
+            }
+        }
+    }
+    return true;
+}
+
 // A lesson with train: trains first; its trained givens then hold their trained values.
 static bool train_the_model(LessonRun *r) {
     if (!r->lesson->train)
@@ -439,6 +467,7 @@ static const Phase phases[] = {
     {check_narration, NULL},
     {warn_of_likely_slips, NULL},
     {resolve_update_requests, NULL},
+    {train_the_models, NULL},
     {train_the_model, NULL},
     {resolve_explain_requests, NULL},
     {choose_printed_stages, NULL},

@@ -126,7 +126,13 @@ static bool load_lesson(Loader *L, bool title_only) {
            (!train || lesson_load_train(L, train));
 }
 
-static Lesson *create(const char *path, const char *bytes, size_t len, bool title_only, Diag *diag) {
+static void destroy_models(Lesson *lesson) {
+    for (size_t i = 0; i < lesson->n_models; i++)
+        lesson_destroy(lesson->models[i]);
+    lesson->n_models = 0;
+}
+
+static Lesson *create(const char *path, const char *bytes, size_t len, bool title_only, bool as_model, Diag *diag) {
     Lesson *result = NULL, *lesson = NULL;
     Arena *arena = NULL;
     Diag *item = NULL;  // one given's or step's errors at a time
@@ -148,7 +154,7 @@ static Lesson *create(const char *path, const char *bytes, size_t len, bool titl
         diag_out_of_memory(diag);
         goto done;
     }
-    Loader loader = {.lesson = lesson, .diag = diag, .src = &doc->source, .item = item};
+    Loader loader = {.lesson = lesson, .diag = diag, .src = &doc->source, .item = item, .as_model = as_model};
     if (!load_lesson(&loader, title_only))
         goto done;
     warn_documents(&loader);
@@ -160,6 +166,7 @@ done:
         if (lesson) {
             given_files_destroy(lesson->files);
             given_tokenizers_destroy(lesson->tokenizers);
+            destroy_models(lesson);
         }
         yamldoc_destroy(doc);
         arena_destroy(arena);
@@ -168,10 +175,10 @@ done:
 }
 
 Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *diag) {
-    return create(path, bytes, len, false, diag);
+    return create(path, bytes, len, false, false, diag);
 }
 
-static Lesson *load_file(const char *path, bool title_only, Diag *diag) {
+static Lesson *load_file(const char *path, bool title_only, bool as_model, Diag *diag) {
     // One byte past the limit at most, so yamldoc can tell a file that is too large.
     char *bytes;
     size_t len;
@@ -186,17 +193,21 @@ static Lesson *load_file(const char *path, bool title_only, Diag *diag) {
             diag_hint(diag, "a lesson is a YAML file; a pipe is read as standard input: tracer /dev/stdin < lesson.yaml");
         return NULL;
     }
-    Lesson *result = create(path, bytes, len, title_only, diag);
+    Lesson *result = create(path, bytes, len, title_only, as_model, diag);
     util_free(bytes);
     return result;
 }
 
 Lesson *lesson_load_file(const char *path, Diag *diag) {
-    return load_file(path, false, diag);
+    return load_file(path, false, false, diag);
+}
+
+Lesson *lesson_load_model(const char *path, Diag *diag) {
+    return load_file(path, false, true, diag);
 }
 
 Lesson *lesson_load_title(const char *path, Diag *diag) {
-    return load_file(path, true, diag);
+    return load_file(path, true, false, diag);
 }
 
 void lesson_destroy(Lesson *lesson) {
@@ -204,6 +215,7 @@ void lesson_destroy(Lesson *lesson) {
         return;
     given_files_destroy(lesson->files);
     given_tokenizers_destroy(lesson->tokenizers);
+    destroy_models(lesson);
     yamldoc_destroy(lesson->doc);
     arena_destroy(lesson->arena);  // the lesson itself lives in its arena
 }

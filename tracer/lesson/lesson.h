@@ -100,6 +100,9 @@ typedef struct LessonGiven {
     // is NULL for any other given.
     const Node *text_node, *tokenizer_node;
     GivenText text;
+    // trained: LESSON: the lesson whose given of the same name this one is, as that lesson's
+    // training leaves it (the run trains it first); NULL for any other given.
+    const struct Lesson *model;
 } LessonGiven;
 
 typedef enum ExplainKind {
@@ -191,6 +194,9 @@ typedef struct Lesson {
     LessonClaim *claims;  // the steps' claim: in step order, then the lesson's claims:
     size_t n_claims;
     LessonTrain *train;  // train: (lesson_train.h); NULL when absent
+    // The lessons its givens' trained: name, each loaded once and owned here.
+    struct Lesson **models;
+    size_t n_models;
 } Lesson;
 
 // Build a lesson from a file's bytes; NULL with a located error (status 1) on failure.
@@ -198,6 +204,9 @@ Lesson *lesson_create(const char *path, const char *bytes, size_t len, Diag *dia
 // Read the file first: a missing or unreadable file, a directory, or one larger than
 // YAMLDOC_MAX_BYTES is status 2.
 Lesson *lesson_load_file(const char *path, Diag *diag);
+// The same for the lesson a given's trained: names: one whose own givens take nothing from
+// another lesson (a trained: there is refused), so that no chain of lessons can loop.
+Lesson *lesson_load_model(const char *path, Diag *diag);
 // The same file read only as far as its title (the YAML, the top-level keys, title:), for a
 // list of lessons: none of its files, tokenizer, givens or steps is read. Only title, path and
 // doc are set.

@@ -15,7 +15,7 @@
 static const char *const GIVEN_KEYS[] = {"values", "about", "rows",         "cols",  "document",
                                          "shape",  "init",  "distribution", "scale", "seed",
                                          "file",   "tensor", "slice",  "text",         "tokenizer", "times",
-                                         "ids_of", "show"};
+                                         "ids_of", "show", "trained"};
 static const char *const INIT_NAMES[] = {"zeros", "ones", "identity", "random"};
 static const char *const DISTRIBUTION_NAMES[] = {"uniform", "normal"};
 
@@ -234,7 +234,7 @@ typedef struct GivenKeys {
     const NodePair *values, *about, *rows, *cols, *document, *shape, *init, *distribution,
         *scale, *seed, *file, *tensor, *slice, *text, *tokenizer,
         *times,  // read by lesson_load_givens, which makes the given once per layer
-        *ids_of, *show;
+        *ids_of, *show, *trained;
 } GivenKeys;
 
 static bool load_given_init(Loader *L, const GivenKeys *k, LessonGiven *g) {
@@ -463,12 +463,105 @@ static bool bare_copy_number(const Node *node) {
            (strcmp(node->pairs[0].key->text, "i") == 0 || strcmp(node->pairs[0].key->text, "i-1") == 0);
 }
 
+// ---------------------------------------------------------------- trained:
+
+// The error of a lesson named by trained: whose givens take theirs from a third (no chain of
+// lessons can loop): the lesson that names it says so in its own words.
+static const char TRAINED_CHAIN[] = "its givens take theirs from another lesson";
+
+// The lesson at `name` (beside this one, or as written when absolute), loaded once for all the
+// givens that name it; NULL with the error at node.
+static Lesson *model_lesson(Loader *L, const Node *node) {
+    const char *name = node->text, *slash = strrchr(L->lesson->path, '/');
+    int folder = name[0] != '/' && slash ? (int)(slash - L->lesson->path) + 1 : 0;
+    const char *path = arena_printf(L->lesson->arena, "%.*s%s", folder, L->lesson->path, name);
+    if (!path) {
+        diag_no_memory(L->diag);
+        return NULL;
+    }
+    for (size_t i = 0; i < L->lesson->n_models; i++)
+        if (strcmp(L->lesson->models[i]->path, path) == 0)
+            return L->lesson->models[i];
+    Lesson **grown = arena_array(L->lesson->arena, L->lesson->n_models + 1, sizeof(Lesson *));
+    Diag *sub = util_malloc(sizeof(Diag));
+    if (!grown || !sub) {
+        util_free(sub);
+        diag_no_memory(L->diag);
+        return NULL;
+    }
+    diag_init(sub);
+    Lesson *m = lesson_load_model(path, sub);
+    if (!m) {
+        if (sub->out_of_memory)
+            diag_no_memory(L->diag);
+        else if (strncmp(sub->message, TRAINED_CHAIN, sizeof(TRAINED_CHAIN) - 1) == 0)
+            lesson_fail(L, node, "name the lesson that trains these givens, as that lesson does",
+                        "trained: names '%s', but %s (%s)", name, sub->message, sub->path);
+        else
+            lesson_fail(L, node, arena_printf(L->lesson->arena, "trace it on its own to see its errors: tracer %s", path),
+                        "trained: names '%s', which cannot be used: %s%s%s", name, sub->path[0] ? sub->path : "",
+                        sub->path[0] ? ": " : "", sub->message);
+        util_free(sub);
+        return NULL;
+    }
+    util_free(sub);
+    if (L->lesson->n_models)
+        memcpy(grown, L->lesson->models, L->lesson->n_models * sizeof(Lesson *));
+    grown[L->lesson->n_models++] = m;
+    L->lesson->models = grown;
+    return m;
+}
+
+// trained: LESSON: the given of that name in that lesson, as its training leaves it: its shape
+// now, its values once the run has trained that lesson (or read the training back).
+static bool load_given_trained(Loader *L, const GivenKeys *k, LessonGiven *g) {
+    const NodePair *others[] = {k->values, k->shape, k->init, k->distribution, k->scale, k->seed,
+                                k->file,   k->tensor, k->slice, k->document,    k->ids_of};
+    for (size_t i = 0; i < ARRAY_LEN(others); i++)
+        if (others[i])
+            return lesson_fail(L, others[i]->key, "leave it out: the given is the other lesson's, values and shape",
+                               "%s: does not go with trained:", others[i]->key->text);
+    const Node *node = k->trained->value;
+    const char *hint = "trained: names the lesson that trains this given, like trained: 23_induction_head.yaml";
+    if (node->kind != NODE_SCALAR || node->text_len == 0)
+        return lesson_fail(L, node, hint, "trained: must name a lesson file, but this is %s", lesson_describe(L, node));
+    if (L->as_model)  // said in the words of the lesson that names this one (model_lesson)
+        return lesson_fail(L, node, NULL, "%s: '%s' names %s", TRAINED_CHAIN, g->name, node->text);
+    const Lesson *m = model_lesson(L, node);
+    if (!m)
+        return false;
+    const LessonGiven *src = NULL;
+    for (size_t i = 0; i < m->n_givens && !src; i++)
+        if (strcmp(m->givens[i].name, g->name) == 0)
+            src = &m->givens[i];
+    if (!src) {
+        const char **names = arena_array(L->lesson->arena, m->n_givens + 1, sizeof(char *));
+        if (!names)
+            return diag_no_memory(L->diag);
+        for (size_t i = 0; i < m->n_givens; i++)
+            names[i] = m->givens[i].name;
+        return lesson_fail(L, L->copy ? node : g->key,
+                           lesson_suggest(L, g->name, names, m->n_givens,
+                                          "name the given as that lesson does: its givens are listed under its given:"),
+                           "'%s' has no given named '%s'", node->text, g->name);
+    }
+    g->model = m;
+    g->init = src->init;
+    g->shape = src->shape;
+    g->values = src->values;
+    g->distribution = src->distribution;
+    g->scale = src->scale;
+    g->seed = src->seed;
+    g->file = src->file;
+    return true;
+}
+
 static bool load_given_mapping(Loader *L, const Node *key, const Node *node, LessonGiven *g) {
     GivenKeys k = {0};
     const NodePair **slots[] = {&k.values, &k.about, &k.rows,         &k.cols,  &k.document,
                                 &k.shape,  &k.init,  &k.distribution, &k.scale, &k.seed,
                                 &k.file,   &k.tensor, &k.slice,  &k.text,         &k.tokenizer, &k.times,
-                                &k.ids_of, &k.show};
+                                &k.ids_of, &k.show, &k.trained};
     _Static_assert(ARRAY_LEN(slots) == ARRAY_LEN(GIVEN_KEYS), "one slot per given key");
     for (size_t i = 0; i < node->n_pairs; i++) {
         const NodePair *pair = &node->pairs[i];
@@ -478,7 +571,8 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
                                lesson_suggest(L, pair->key->text, GIVEN_KEYS, ARRAY_LEN(GIVEN_KEYS),
                                        "a given takes values:, about:, rows:, cols:, ids_of:, show:, "
                                        "document:, shape: with init:, distribution:, scale:, seed:, "
-                                       "file: with tensor:, slice:, times:, or text: with tokenizer:"),
+                                       "file: with tensor:, slice:, times:, text: with tokenizer:, "
+                                       "or trained:"),
                                "unknown key '%s' in given '%s'", pair->key->text, g->name);
         if (bare_copy_number(pair->value)) {
             const char *name = pair->key->text, *copy = pair->value->pairs[0].key->text;
@@ -495,7 +589,10 @@ static bool load_given_mapping(Loader *L, const Node *key, const Node *node, Les
         return false;
     if (k.text || k.tokenizer)
         return load_given_text(L, key, &k, g);
-    if (k.file) {
+    if (k.trained) {
+        if (!load_given_trained(L, &k, g))
+            return false;
+    } else if (k.file) {
         if (!load_given_file(L, &k, g))
             return false;
     } else if (k.tensor || k.slice) {

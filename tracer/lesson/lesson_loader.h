@@ -53,6 +53,7 @@ typedef struct Loader {
     struct Replacement *replacements;
     size_t n_replacements, cap_replacements;
     size_t cap_steps;  // room in lesson->steps, which grows as blocks are applied
+    bool as_model;     // loaded for another lesson's trained: (lesson_load_model)
 } Loader;
 
 // A lesson error at node (hint may be NULL), or about the file as a whole (line 1, column 1).

@@ -375,13 +375,23 @@ bool lesson_load_replacement(Loader *L, const Node *key, const Node *value, cons
     LessonStep *step = lesson_next_step(L);
     if (!step)
         return false;
+    // shown as the stage it replaces is (show:, digits:, rows: and cols:), just before it
+    const LessonStep *stage = &L->lesson->steps[L->lesson->n_steps - 1];
+    step->show = stage->show;
+    step->view = stage->view;
+    step->show_node = stage->show_node;
+    step->rows = stage->rows;
+    step->cols = stage->cols;
+    step->rows_node = stage->rows_node;
+    step->cols_node = stage->cols_node;
+    step->digits = stage->digits;
+    step->digits_node = stage->digits_node;
     step->name = name;
     step->key = key;
     step->expr = value->text;
     step->expr_node = value;
     step->scope = scope;
     step->replaces = original;
-    step->digits = -1;
     step->say = arena_printf(L->lesson->arena,
                              "An intervention (replace:): this stands in for %s, the value the block computed; "
                              "the steps after it read this one.",
