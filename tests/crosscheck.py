@@ -111,7 +111,8 @@ class T(np.ndarray):
 
 
 class Loose(T):
-    """A result numpy computes by another method (LAPACK's eigenvalues): compared within
+    """A result numpy computes by another method (LAPACK's eigenvalues and singular values,
+    where the tracer has EISPACK's and Jacobi's): compared within
     .tolerance (an array that broadcasts over it), not 1e-12. What is computed from it is a T."""
 
 
@@ -371,7 +372,7 @@ def _ordered(what):
 
 EIG_TIE = 1e-12   # the tracer's KERNEL_EIG_TIE: moduli and real parts this close (times the
                   # largest modulus) count as equal
-EIG_RTOL = 1e-9   # against numpy's eigenvalues, times the matrix's Frobenius norm
+EIG_RTOL = 1e-9   # against numpy's eigenvalues and singular values, times the matrix's Frobenius norm
 
 
 def _eig_order(ev, tie):
@@ -419,6 +420,31 @@ def eigvals(a):
         tolerance[b] = EIG_RTOL * np.linalg.norm(unit) * scale
     result = out.reshape(tuple(shape[:-1]) + (2,)).view(Loose)
     result.tolerance = tolerance.reshape(tuple(shape[:-2]) + (1, 1))
+    return result
+
+
+def svdvals(a):
+    shape = _shape(a)
+    if len(shape) < 2:
+        raise CheckError("svdvals needs matrices, not %s" % list(shape))
+    q = min(shape[-2:])
+    if isinstance(a, S):
+        return S(tuple(shape[:-2]) + (q,))
+    m = _plain(a)
+    if not np.all(np.isfinite(m)):
+        raise CheckError("svdvals of a matrix with inf or nan")
+    if q == 0:
+        return _wrap(np.zeros(tuple(shape[:-2]) + (0,)))
+    flat = m.reshape((-1,) + tuple(shape[-2:]))
+    out = np.zeros((flat.shape[0], q))
+    tolerance = np.zeros((flat.shape[0], 1))
+    for b, matrix in enumerate(flat):
+        scale = np.max(np.abs(matrix))
+        unit = matrix / scale if scale > 0 else matrix   # a Frobenius norm that cannot overflow
+        out[b] = np.linalg.svd(matrix, compute_uv=False)
+        tolerance[b] = EIG_RTOL * np.linalg.norm(unit) * scale
+    result = out.reshape(tuple(shape[:-2]) + (q,)).view(Loose)
+    result.tolerance = tolerance.reshape(tuple(shape[:-2]) + (1,))
     return result
 
 
@@ -749,6 +775,7 @@ FUNCTIONS = {
     "argtopk": _ordered("argtopk"),
     "repeat_interleave": repeat_interleave,
     "eigvals": eigvals,
+    "svdvals": svdvals,
     "layernorm": layernorm,
     "rmsnorm": rmsnorm,
     "batchnorm": batchnorm,

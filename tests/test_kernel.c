@@ -604,6 +604,40 @@ static void test_eigvals(void **state) {
     assert_int_equal(failed, 2);
 }
 
+static void test_svdvals(void **state) {
+    // By hand: [[3, 0], [4, 5]] has σ² = 25 ± 20 (they add up to 50, the squares of its
+    // entries, and multiply to 15², its determinant squared): 3 sqrt 5 and sqrt 5. numpy 1.24's
+    // np.linalg.svd(compute_uv=False) for [[1, 2, 3], [4, 5, 6]], and its transpose the same.
+    Tensor *a = TENSOR(SHAPE(2, 2), 3, 0, 4, 5), *sv = ZEROS(SHAPE(2));
+    size_t failed = 99;
+    assert_int_equal(kernel_svdvals(sv, a, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_tensor_near(sv, SHAPE(2), FEW_FLOPS, 6.708203932499369, 2.23606797749979);
+    Tensor *wide = TENSOR(SHAPE(1, 2, 3), 1, 2, 3, 4, 5, 6), *tall = TENSOR(SHAPE(3, 2), 1, 4, 2, 5, 3, 6);
+    Tensor *wide_sv = ZEROS(SHAPE(1, 2)), *tall_sv = ZEROS(SHAPE(2));
+    assert_int_equal(kernel_svdvals(wide_sv, wide, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_int_equal(kernel_svdvals(tall_sv, tall, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_tensor_near(wide_sv, SHAPE(1, 2), FEW_FLOPS, 9.508032000695724, 0.7728696356734843);
+    assert_tensor_near(tall_sv, SHAPE(2), FEW_FLOPS, 9.508032000695724, 0.7728696356734843);
+    // A diagonal matrix: the sizes of its entries, largest first, a tiny one kept to its last
+    // digit (one-sided Jacobi is accurate relative to each value); zeros give zeros.
+    Tensor *diag = TENSOR(SHAPE(2, 3, 3), 2, 0, 0, 0, -5, 0, 0, 0, 1e-20, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    Tensor *diag_sv = ZEROS(SHAPE(2, 3));
+    assert_int_equal(kernel_svdvals(diag_sv, diag, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_tensor_near(diag_sv, SHAPE(2, 3), EXACT, 5, 2, 1e-20, 0, 0, 0);
+    // Scaled by a power of two first: numpy's for [[1, 2], [3, 4]] × 1e300.
+    Tensor *big = TENSOR(SHAPE(2, 2), 1e300, 2e300, 3e300, 4e300), *big_sv = ZEROS(SHAPE(2));
+    assert_int_equal(kernel_svdvals(big_sv, big, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_double_equal(big_sv->data[0] / 5.464985704219043e+300, 1.0, FEW_FLOPS);
+    assert_double_equal(big_sv->data[1] / 3.659661906262575e+299, 1.0, FEW_FLOPS);
+    // No rows: no singular values. With one sweep allowed, a matrix that needs a rotation is
+    // reported, as only a sweep without one shows it is done; the diagonal ones need none.
+    Tensor *empty = ZEROS(SHAPE(0, 4)), *empty_sv = ZEROS(SHAPE(0));
+    assert_int_equal(kernel_svdvals(empty_sv, empty, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_int_equal(kernel_svdvals(diag_sv, diag, 1, &failed), KERNEL_LINALG_OK);
+    assert_int_equal(kernel_svdvals(wide_sv, wide, 1, &failed), KERNEL_LINALG_NO_CONVERGENCE);
+    assert_int_equal(failed, 0);
+}
+
 static void test_eye_and_triangles(void **state) {
     Tensor *i3 = ZEROS(SHAPE(3, 3));
     kernel_eye(i3);
@@ -1336,6 +1370,7 @@ int main(void) {
         TEST(test_eye_and_triangles),
         TEST(test_sort_and_topk),
         TEST(test_eigvals),
+        TEST(test_svdvals),
         TEST(test_top_p),
         TEST(test_sample),
         TEST(test_repeat_interleave),

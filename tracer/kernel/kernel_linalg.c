@@ -14,9 +14,9 @@ static double with_sign_of(double a, double b) {
     return a >= 0.0 ? fabs(b) : -fabs(b);
 }
 
-// The power of two that brings the largest |value| of a's n × n entries into [0.5, 1): scaling
-// by it is exact, and the iterations then meet no overflow (products of entries stay below n²).
-// 0 when every value is 0.
+// The exponent of the power of two that brings the largest |value| of count entries into
+// [0.5, 1): scaling by it is exact, and the iterations then meet no overflow (products of
+// entries stay small). 0 when every value is 0.
 static int scale_exponent(const double *a, size_t count) {
     double largest = 0.0;
     for (size_t i = 0; i < count; i++)
@@ -377,5 +377,100 @@ KernelLinalg kernel_eigvals(Tensor *out, const Tensor *a, size_t iterations, siz
         }
     }
     util_free(work);
+    return status;
+}
+
+// ---------------------------------------------------------------- singular values
+
+// Σ x[i] y[i] over the p values of two columns, in order.
+static double column_dot(const double *x, const double *y, size_t p) {
+    double sum = 0.0;
+    for (size_t i = 0; i < p; i++)
+        sum += x[i] * y[i];
+    return sum;
+}
+
+// The rotation of columns x and y (p values) that makes them orthogonal, given
+// alpha = |x|², beta = |y|², gamma = x · y (nonzero): t = tan θ, the root of
+// t² + 2 ζ t - 1 = 0 smaller in size, ζ = (beta - alpha) / (2 gamma), written so that ζ² cannot
+// overflow.
+static void rotate(double *x, double *y, size_t p, double alpha, double beta, double gamma) {
+    double zeta = (beta - alpha) / (2.0 * gamma);
+    double t;
+    if (fabs(zeta) > 1.0) {
+        double inv = 1.0 / zeta;
+        t = with_sign_of(zeta, 1.0) / (fabs(zeta) * (1.0 + sqrt(1.0 + inv * inv)));
+    } else {
+        t = with_sign_of(zeta, 1.0) / (fabs(zeta) + sqrt(1.0 + zeta * zeta));
+    }
+    double c = 1.0 / sqrt(1.0 + t * t), s = c * t;
+    for (size_t i = 0; i < p; i++) {
+        double xi = x[i], yi = y[i];
+        x[i] = c * xi - s * yi;
+        y[i] = s * xi + c * yi;
+    }
+}
+
+// The q columns of cols (p values each, p >= q) made orthogonal, sweep by sweep; false when
+// the last of `sweeps` sweeps still rotated.
+static bool orthogonalise(double *cols, size_t p, size_t q, size_t sweeps) {
+    for (size_t sweep = 0; sweep < sweeps; sweep++) {
+        bool rotated = false;
+        for (size_t j = 0; j + 1 < q; j++)
+            for (size_t k = j + 1; k < q; k++) {
+                double *x = cols + j * p, *y = cols + k * p;
+                double alpha = column_dot(x, x, p), beta = column_dot(y, y, p), gamma = column_dot(x, y, p);
+                if (fabs(gamma) <= DBL_EPSILON * sqrt(alpha) * sqrt(beta))
+                    continue;
+                rotate(x, y, p, alpha, beta, gamma);
+                rotated = true;
+            }
+        if (!rotated)
+            return true;
+    }
+    return false;
+}
+
+KernelLinalg kernel_svdvals(Tensor *out, const Tensor *a, size_t sweeps, size_t *failed) {
+    expect_values(a);
+    expect_values(out);
+    size_t rank = a->shape.rank;
+    ASSERT(rank >= 2);
+    size_t m = a->shape.dim[rank - 2], n = a->shape.dim[rank - 1], matrices = dims_product(&a->shape, 0, rank - 2);
+    bool wide = n > m;  // then the columns of the transpose: q = m of them, p = n long
+    size_t p = wide ? n : m, q = wide ? m : n;
+    ASSERT(out->size == matrices * q);
+    if (q == 0)
+        return KERNEL_LINALG_OK;
+    double *cols = util_calloc(p * q + q, sizeof(double));
+    if (!cols)
+        return KERNEL_LINALG_NO_MEMORY;
+    double *sv = cols + p * q;
+    KernelLinalg status = KERNEL_LINALG_OK;
+    for (size_t b = 0; b < matrices; b++) {
+        const double *mat = a->data + b * m * n;
+        int e = scale_exponent(mat, m * n);
+        // column j of what is orthogonalised: column j of a, or row j of a when a is wide
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++)
+                cols[wide ? i * p + j : j * p + i] = ldexp(mat[i * n + j], -e);
+        if (!orthogonalise(cols, p, q, sweeps)) {
+            *failed = b;
+            status = KERNEL_LINALG_NO_CONVERGENCE;
+            break;
+        }
+        for (size_t j = 0; j < q; j++)
+            sv[j] = sqrt(column_dot(cols + j * p, cols + j * p, p));
+        // largest first, by insertion (stable)
+        for (size_t i = 1; i < q; i++)
+            for (size_t j = i; j > 0 && sv[j] > sv[j - 1]; j--) {
+                double t = sv[j];
+                sv[j] = sv[j - 1];
+                sv[j - 1] = t;
+            }
+        for (size_t j = 0; j < q; j++)
+            out->data[b * q + j] = ldexp(sv[j], e);
+    }
+    util_free(cols);
     return status;
 }

@@ -6,6 +6,8 @@
 //     // ev (..., n, 2) = the eigenvalues of a (..., n, n), (real, imaginary), largest |λ| first
 //     size_t failed;
 //     KernelLinalg status = kernel_eigvals(ev, a, KERNEL_EIG_ITERATIONS, &failed);
+//     // sv (..., min(m, n)) = the singular values of b (..., m, n), largest first
+//     status = kernel_svdvals(sv, b, KERNEL_SVD_SWEEPS, &failed);
 #pragma once
 
 #include <stddef.h>
@@ -37,3 +39,17 @@ typedef enum KernelLinalg {
 // double-shift QR iteration (hqr), at most `iterations` steps for each. On
 // KERNEL_LINALG_NO_CONVERGENCE, *failed is the flat number of the matrix that did not converge.
 KernelLinalg kernel_eigvals(Tensor *out, const Tensor *a, size_t iterations, size_t *failed);
+
+// Sweeps allowed over every pair of columns (one-sided Jacobi converges quadratically once the
+// columns are nearly orthogonal: a few sweeps suffice).
+#define KERNEL_SVD_SWEEPS 60
+
+// out (..., min(m, n)) from a (..., m, n), every value finite: each matrix's singular values,
+// largest first. The matrix (or its transpose, so that columns are no longer than rows) is
+// scaled by a power of two to entries below 1, and its columns made orthogonal by plane
+// rotations (one-sided Jacobi, Hestenes's), the pairs (j, k), j < k, in order in each sweep,
+// a pair rotated when |column j · column k| is above DBL_EPSILON times the product of their
+// lengths; after a sweep with no rotation the singular values are the columns' lengths. At
+// most `sweeps` sweeps; on KERNEL_LINALG_NO_CONVERGENCE, *failed is the flat number of the
+// matrix that did not converge.
+KernelLinalg kernel_svdvals(Tensor *out, const Tensor *a, size_t sweeps, size_t *failed);
