@@ -181,6 +181,8 @@ static const OpCase op_cases[] = {
     {"argsort", "argsort(b)"},
     {"topk", "topk(a, 2)"},
     {"argtopk", "argtopk(b, 1)"},
+    {"eigvals", "eigvals(heads)"},
+    {"svdvals", "svdvals(a)"},
     {"ones", "ones([2, 3])"},
     {"zeros", "zeros(4)"},
     {"full", "full([2, 2], -inf)"},

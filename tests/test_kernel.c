@@ -14,6 +14,7 @@
 
 #include "kernel.h"
 #include "kernel_axis.h"
+#include "kernel_linalg.h"
 #include "kernel_sample.h"
 #include "kernel_sort.h"
 #include "kernel_triangle.h"
@@ -549,6 +550,92 @@ static void test_sample(void **state) {
     Tensor *w = TENSOR(SHAPE(2), 1, 3), *pick = ZEROS(SCALAR_SHAPE), *quarter = TENSOR(SCALAR_SHAPE, 0.25);
     kernel_sample(pick, w, quarter);
     assert_double_equal(pick->data[0], 1, EXACT);
+}
+
+static void test_eigvals(void **state) {
+    // numpy 1.24's np.linalg.eigvals, and by hand: [[2, 1], [-1, 2]] has 2 ± i, so the block
+    // upper triangular first matrix has 3, 2 + i, 2 - i; J + I (3 × 3) has 4, 1, 1; the cyclic
+    // permutation has the cube roots of 1, of modulus 1 (the larger real part first); the
+    // triangular fourth has its diagonal, -3 then two zeros (-0 shown as 0).
+    Tensor *a = TENSOR(SHAPE(4, 3, 3), 2, 1, 0, -1, 2, 0.5, 0, 0, 3, 2, 1, 1, 1, 2, 1, 1, 1, 2, 0, 0, 1, 1, 0, 0, 0, 1,
+                       0, 0, 5, 1, 0, -3, 2, 0, 0, -0.0);
+    Tensor *ev = ZEROS(SHAPE(4, 3, 2));
+    size_t failed = 99;
+    assert_int_equal(kernel_eigvals(ev, a, KERNEL_EIG_ITERATIONS, &failed), KERNEL_LINALG_OK);
+    double h = 0.8660254037844386;  // sqrt(3) / 2
+    assert_tensor_near(ev, SHAPE(4, 3, 2), FEW_FLOPS, 3, 0, 2, 1, 2, -1, 4, 0, 1, 0, 1, 0, 1, 0, -0.5, h, -0.5, -h, -3,
+                       0, 0, 0, 0, 0);
+    for (size_t i = 0; i < ev->size; i++)
+        assert_false(signbit(ev->data[i]) && ev->data[i] == 0.0);
+    // Scaled by a power of two first, so that 1e300 neither overflows nor loses digits:
+    // (5 ± sqrt(33)) / 2 × 1e300.
+    Tensor *big = TENSOR(SHAPE(2, 2), 1e300, 2e300, 3e300, 4e300), *big_ev = ZEROS(SHAPE(2, 2));
+    assert_int_equal(kernel_eigvals(big_ev, big, KERNEL_EIG_ITERATIONS, &failed), KERNEL_LINALG_OK);
+    assert_double_equal(big_ev->data[0] / 5.372281323269015e+300, 1.0, FEW_FLOPS);
+    assert_double_equal(big_ev->data[2] / -3.722813232690143e+299, 1.0, FEW_FLOPS);
+    assert_true(big_ev->data[1] == 0.0 && big_ev->data[3] == 0.0);
+    // D M D^-1 for D = diag(1, 2^20, 2^-20): rows and columns a trillion apart, balanced back;
+    // M = [[4, 1, 2], [0.5, 3, 1], [1, -1, 2]] has 3.5 ± sqrt(7) / 2 and 2.
+    Tensor *skew = TENSOR(SHAPE(3, 3), 4.0, 9.5367431640625e-07, 2097152.0, 524288.0, 3.0, 1099511627776.0,
+                          9.5367431640625e-07, -9.094947017729282e-13, 2.0);
+    Tensor *skew_ev = ZEROS(SHAPE(3, 2));
+    assert_int_equal(kernel_eigvals(skew_ev, skew, KERNEL_EIG_ITERATIONS, &failed), KERNEL_LINALG_OK);
+    assert_tensor_near(skew_ev, SHAPE(3, 2), FEW_FLOPS, 4.822875655532296, 0, 2.1771243444677073, 0, 2, 0);
+    // A triangular matrix's eigenvalues are its diagonal, exactly, however often a value repeats
+    // (the iteration would find 3 three times only to about 1e-5); a column alone (the last of
+    // the second) gives its diagonal value, 7, and leaves [[1, 2], [3, 4]], with (5 ± sqrt(33)) / 2
+    // (numpy gives the same bits).
+    Tensor *tri = TENSOR(SHAPE(2, 3, 3), 3, 0, 0, 1, 3, 0, 2, 1, 3, 1, 2, 0, 3, 4, 0, 5, 6, 7);
+    Tensor *tri_ev = ZEROS(SHAPE(2, 3, 2));
+    assert_int_equal(kernel_eigvals(tri_ev, tri, KERNEL_EIG_ITERATIONS, &failed), KERNEL_LINALG_OK);
+    assert_tensor_near(tri_ev, SHAPE(2, 3, 2), EXACT, 3, 0, 3, 0, 3, 0, 7, 0, 5.372281323269014, 0,
+                       -0.3722813232690143, 0);
+    // One number is its own eigenvalue; no matrix has none.
+    Tensor *one = TENSOR(SHAPE(1, 1), -2.5), *one_ev = ZEROS(SHAPE(1, 2));
+    assert_int_equal(kernel_eigvals(one_ev, one, KERNEL_EIG_ITERATIONS, &failed), KERNEL_LINALG_OK);
+    assert_tensor_near(one_ev, SHAPE(1, 2), EXACT, -2.5, 0);
+    Tensor *none = ZEROS(SHAPE(2, 0, 0)), *none_ev = ZEROS(SHAPE(2, 0, 2));
+    assert_int_equal(kernel_eigvals(none_ev, none, KERNEL_EIG_ITERATIONS, &failed), KERNEL_LINALG_OK);
+    // With no QR step allowed, the first two still split into numbers and 2 × 2 blocks (the
+    // first is block triangular; J + I's Hessenberg form is [[2, -sqrt 2, 0], [-sqrt 2, 3, 0],
+    // [0, 0, 1]]), and the cyclic permutation, which needs steps, is the one reported.
+    failed = 99;
+    assert_int_equal(kernel_eigvals(ev, a, 0, &failed), KERNEL_LINALG_NO_CONVERGENCE);
+    assert_int_equal(failed, 2);
+}
+
+static void test_svdvals(void **state) {
+    // By hand: [[3, 0], [4, 5]] has σ² = 25 ± 20 (they add up to 50, the squares of its
+    // entries, and multiply to 15², its determinant squared): 3 sqrt 5 and sqrt 5. numpy 1.24's
+    // np.linalg.svd(compute_uv=False) for [[1, 2, 3], [4, 5, 6]], and its transpose the same.
+    Tensor *a = TENSOR(SHAPE(2, 2), 3, 0, 4, 5), *sv = ZEROS(SHAPE(2));
+    size_t failed = 99;
+    assert_int_equal(kernel_svdvals(sv, a, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_tensor_near(sv, SHAPE(2), FEW_FLOPS, 6.708203932499369, 2.23606797749979);
+    Tensor *wide = TENSOR(SHAPE(1, 2, 3), 1, 2, 3, 4, 5, 6), *tall = TENSOR(SHAPE(3, 2), 1, 4, 2, 5, 3, 6);
+    Tensor *wide_sv = ZEROS(SHAPE(1, 2)), *tall_sv = ZEROS(SHAPE(2));
+    assert_int_equal(kernel_svdvals(wide_sv, wide, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_int_equal(kernel_svdvals(tall_sv, tall, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_tensor_near(wide_sv, SHAPE(1, 2), FEW_FLOPS, 9.508032000695724, 0.7728696356734843);
+    assert_tensor_near(tall_sv, SHAPE(2), FEW_FLOPS, 9.508032000695724, 0.7728696356734843);
+    // A diagonal matrix: the sizes of its entries, largest first, a tiny one kept to its last
+    // digit (one-sided Jacobi is accurate relative to each value); zeros give zeros.
+    Tensor *diag = TENSOR(SHAPE(2, 3, 3), 2, 0, 0, 0, -5, 0, 0, 0, 1e-20, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    Tensor *diag_sv = ZEROS(SHAPE(2, 3));
+    assert_int_equal(kernel_svdvals(diag_sv, diag, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_tensor_near(diag_sv, SHAPE(2, 3), EXACT, 5, 2, 1e-20, 0, 0, 0);
+    // Scaled by a power of two first: numpy's for [[1, 2], [3, 4]] × 1e300.
+    Tensor *big = TENSOR(SHAPE(2, 2), 1e300, 2e300, 3e300, 4e300), *big_sv = ZEROS(SHAPE(2));
+    assert_int_equal(kernel_svdvals(big_sv, big, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_double_equal(big_sv->data[0] / 5.464985704219043e+300, 1.0, FEW_FLOPS);
+    assert_double_equal(big_sv->data[1] / 3.659661906262575e+299, 1.0, FEW_FLOPS);
+    // No rows: no singular values. With one sweep allowed, a matrix that needs a rotation is
+    // reported, as only a sweep without one shows it is done; the diagonal ones need none.
+    Tensor *empty = ZEROS(SHAPE(0, 4)), *empty_sv = ZEROS(SHAPE(0));
+    assert_int_equal(kernel_svdvals(empty_sv, empty, KERNEL_SVD_SWEEPS, &failed), KERNEL_LINALG_OK);
+    assert_int_equal(kernel_svdvals(diag_sv, diag, 1, &failed), KERNEL_LINALG_OK);
+    assert_int_equal(kernel_svdvals(wide_sv, wide, 1, &failed), KERNEL_LINALG_NO_CONVERGENCE);
+    assert_int_equal(failed, 0);
 }
 
 static void test_eye_and_triangles(void **state) {
@@ -1282,6 +1369,8 @@ int main(void) {
         TEST(test_cumsum),
         TEST(test_eye_and_triangles),
         TEST(test_sort_and_topk),
+        TEST(test_eigvals),
+        TEST(test_svdvals),
         TEST(test_top_p),
         TEST(test_sample),
         TEST(test_repeat_interleave),

@@ -213,6 +213,8 @@ static bool grad_way_exists(Checker *c, const Expr *call, size_t y, size_t x) {
     diag_hint(c->diag, "%s", b->kind == PLAN_GRAD
                                  ? "differentiate with respect to the updated tensor itself (W_new), not the one before "
                                    "the step"
+                             : b->op->no_derivative
+                                 ? b->op->no_derivative
                                  : "a position or a count is flat and then jumps: no gradient flows through it; compute "
                                    "the loss without it");
     return false;

@@ -1,6 +1,6 @@
 // op: what one operation is, and the helpers every operation shares. Each family of operations
 // (op_elementwise.c, op_matmul.c, op_reduce.c, op_norm.c, op_softmax.c, op_index.c,
-// op_heads.c, op_positions.c, op_loss.c, op_axis.c, op_fill.c, op_sort.c, op_sample.c, op_list.c) holds, for each of its operations, the shape rule,
+// op_heads.c, op_positions.c, op_loss.c, op_axis.c, op_fill.c, op_sort.c, op_sample.c, op_list.c, op_linalg.c) holds, for each of its operations, the shape rule,
 // the computation (a call into the kernel), the notes and the explanation, and ends in a table
 // of entries written with designated initializers:
 //
@@ -313,6 +313,9 @@ struct OpDef {
     // share of g->dout to g->din; false only when memory runs out. NULL: no derivative, and
     // grad(y, x) refuses to pass back through the operation (argmax).
     bool (*grad)(OpGrad *g);
+    // Without .grad: why, as the hint of grad()'s refusal, in a learner's words; NULL: a
+    // position or a count is flat and then jumps.
+    const char *no_derivative;
     unsigned no_grad;    // bit k: input k carries no gradient (indices, positions, targets)
     // How input k's share is written in a gradient stage's formula: %g the gradient of the
     // result, %y the result, %0 %1 %2 the inputs ("%g @ %1.T" for the left of a matmul), %a
@@ -334,7 +337,7 @@ typedef struct OpFamily {
 // The families, each defined in its own op_<family>.c.
 extern const OpFamily op_family_elementwise, op_family_matmul, op_family_reduce, op_family_norm,
     op_family_softmax, op_family_index, op_family_heads, op_family_positions, op_family_loss, op_family_axis,
-    op_family_fill, op_family_sort, op_family_sample, op_family_list;
+    op_family_fill, op_family_sort, op_family_sample, op_family_list, op_family_linalg;
 
 // Multiply-adds of op for these shapes (0 when op has no .cost); false on overflow.
 bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out, size_t *work);

@@ -8,6 +8,7 @@ static const OpFamily *const families[] = {
     &op_family_softmax, &op_family_norm, &op_family_reduce, &op_family_elementwise, &op_family_matmul,
     &op_family_index,   &op_family_heads, &op_family_positions, &op_family_loss,
     &op_family_axis, &op_family_fill, &op_family_sort, &op_family_sample, &op_family_list,
+    &op_family_linalg,
 };
 
 const OpDef *ops_find_function(const char *name) {
