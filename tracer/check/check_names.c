@@ -150,6 +150,11 @@ bool check_const_eval(Checker *c, const Expr *e, double *out) {
                 *out = n->values[0];
                 return true;
             }
+            // A step of arithmetic on numbers known before the run (group: n_q / n_kv) is one
+            // too, folded as the run would compute it.
+            if (n->kind == PLAN_OP && n->stage_kind == STAGE_STEP && n->shape.rank == 0 && n->expr &&
+                n->expr->kind != EXPR_NAME && check_const_eval(c, n->expr, out))
+                return true;
             // A count from a shape (n: numel(tokens), k: size(x, -1)) is known once the shapes
             // are: a lesson on a text of any length takes its positions and mask from it.
             if (n->kind == PLAN_OP && n->op->from_shapes_only && n->shape.rank == 0) {

@@ -176,8 +176,25 @@ static bool training_plan(Trainer *t, const Plan *plan, Diag *diag) {
     t->batch_lesson.givens = t->batch_givens;
     t->batch_lesson.n_claims = 0;  // judged on the traced run, not on a training batch
     t->batch_lesson.train = NULL;
+    // Training runs the steps up to the loss; those after it run on the traced example only,
+    // whatever shape a training batch would give them.
+    for (size_t i = 0; i < lesson->n_steps; i++) {
+        const LessonStep *s = &lesson->steps[i];
+        bool loss = strcmp(s->name, t->spec->loss) == 0;
+        for (size_t a = 0; a < s->n_aliases && !loss; a++)
+            loss = strcmp(s->aliases[a], t->spec->loss) == 0;
+        if (loss)
+            t->batch_lesson.n_steps = i + 1;
+    }
     t->own_plan = check_lesson(&t->batch_lesson, diag);
     t->plan = t->own_plan;
+    if (!t->plan && diag->status == STATUS_LESSON_ERROR && !diag->out_of_memory) {
+        // The same steps passed with the traced example's shapes: say which shape differs.
+        const LessonTrainData *d = &t->spec->data[0];
+        size_t len = strlen(diag->message);
+        snprintf(diag->message + len, sizeof(diag->message) - len,
+                 " (in training, where '%s' is a batch of %zu rows)", d->name, d->batch);
+    }
     return t->plan != NULL;
 }
 
