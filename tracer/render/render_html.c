@@ -494,6 +494,18 @@ static bool list_line(StrBuf *out, const Trace *tr, DocClass which, const char *
     return !first;
 }
 
+
+// "at step 3: <code>scores = Q @ K.T</code>", where the document's summary points.
+static void step_formula(StrBuf *out, const TraceStage *s) {
+    strbuf_puts(out, "at step ");
+    esc(out, s->number);
+    strbuf_puts(out, ": <code>");
+    esc(out, s->name);
+    strbuf_puts(out, " = ");
+    esc(out, s->expr);
+    strbuf_puts(out, "</code>");
+}
+
 static void document_summary(StrBuf *out, const Trace *tr) {
     if (tr->doc_printed == 0)
         return;
@@ -522,13 +534,7 @@ static void document_summary(StrBuf *out, const Trace *tr) {
             esc(out, s->name);
             strbuf_puts(out, "</code>");
         } else {
-            strbuf_puts(out, "at step ");
-            esc(out, s->number);
-            strbuf_puts(out, ": <code>");
-            esc(out, s->name);
-            strbuf_puts(out, " = ");
-            esc(out, s->expr);
-            strbuf_puts(out, "</code>");
+            step_formula(out, s);
         }
         strbuf_puts(out, "</a>.</p>\n");
     } else if (tr->doc_agree == compared) {
@@ -546,13 +552,9 @@ static void document_summary(StrBuf *out, const Trace *tr) {
         // wrong somewhere (the stage says so).
         const TraceStage *s = &tr->stages[tr->doc_first_hidden_slip];
         strbuf_printf(out, "<p class=\"verdict disagrees\">Your edit aside, the document also goes wrong by itself, "
-                           "on its own printed inputs, first <a href=\"#stage-%ld\">at step ", tr->doc_first_hidden_slip);
-        esc(out, s->number);
-        strbuf_puts(out, ": <code>");
-        esc(out, s->name);
-        strbuf_puts(out, " = ");
-        esc(out, s->expr);
-        strbuf_puts(out, "</code></a>.</p>\n");
+                           "on its own printed inputs, first <a href=\"#stage-%ld\">", tr->doc_first_hidden_slip);
+        step_formula(out, s);
+        strbuf_puts(out, "</a>.</p>\n");
     } else {
         strbuf_puts(out, "<p class=\"verdict agrees\">");
         badge(out, "agrees", "No step of the document goes wrong by itself.");
@@ -767,7 +769,9 @@ static const char style[] =
     ".say{margin:.4rem 0;max-width:48rem}\n"
     "pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:.4rem 0}\n"
     "pre.say,pre.prose{padding-left:1.5rem}\n"
-    ".scroll{overflow-x:auto;max-width:100%;margin:.5rem 0}\n"
+    ".scroll{overflow-x:auto;max-width:100%;margin:.5rem 0}\n";
+// (in parts: C guarantees string literals of 4,095 characters, not more)
+static const char style_tables[] =
     "table.tensor{border-collapse:collapse;font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:.9rem;"
     "font-variant-numeric:tabular-nums}\n"
     "table.tensor th{font-weight:normal;color:var(--dim);padding:.15rem .5rem;white-space:nowrap}\n"
@@ -889,6 +893,7 @@ void render_html(const Trace *tr, StrBuf *out) {
     esc(out, tr->title);
     strbuf_puts(out, "</title>\n");
     strbuf_puts(out, style);
+    strbuf_puts(out, style_tables);
     strbuf_puts(out, style_more);
     strbuf_puts(out, "</head>\n<body>\n<header>\n<h1>");
     esc(out, tr->title);
