@@ -91,6 +91,12 @@ def check_saved(tracer, lesson, folder):
         elif not same_bits(saved, want):  # -0 included: JSON writes it -0.0
             bad = np.argwhere(~((saved == want) | (np.isnan(saved) & np.isnan(want))))
             fail("%s: %s differs from the JSON trace at %s" % (lesson, entry["file"], bad[:3].tolist()))
+        # a block's result under the names results: gives it (out for layer2.y), the same bits
+        for alias, file in (entry.get("aliases") or {}).items():
+            if file != alias + ".npy" or file not in files:
+                fail("%s: stage %s: the file %r of its other name %s is missing" % (lesson, stage["name"], file, alias))
+            elif not same_bits(np.load(os.path.join(folder, file)), want):
+                fail("%s: %s differs from %s" % (lesson, file, entry["file"]))
     # a file written whole is renamed from a temporary name beside it: none may be left
     leftovers = [f for f in files if not f.endswith(".npy") and f != "manifest.json"]
     if leftovers:

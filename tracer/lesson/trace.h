@@ -73,6 +73,8 @@ typedef struct TraceDocument {
 typedef struct TraceStage {
     StageKind kind;
     const char *name;     // "Q", "weights.1"
+    const char *const *aliases;  // a block's result's other names (results: {out: y}), for --save
+    size_t n_aliases;
     const char *number;   // "3", "3a"; "" for givens
     const char *expr;     // the stage's own expression text; NULL for givens
     const char *op;       // "matmul", "softmax"; NULL for givens and constants

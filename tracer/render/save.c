@@ -98,10 +98,11 @@ static bool write_text(FILE *f, const void *what) {
     return fwrite(strbuf_str(sb), 1, sb->len, f) == sb->len;
 }
 
-// The file of a stage, without .npy: its name, with a gradient's '/' written '.'
+// The file of a stage, without .npy: its name (or its alias k, 1 to n_aliases: a block's
+// result saved under the name results: gives it too), with a gradient's '/' written '.'
 // (dloss/dW -> dloss.dW), since a file name cannot hold a '/'.
-static void file_stem(const TraceStage *s, char *buf, size_t cap) {
-    snprintf(buf, cap, "%s", s->name);
+static void file_stem(const TraceStage *s, size_t k, char *buf, size_t cap) {
+    snprintf(buf, cap, "%s", k ? s->aliases[k - 1] : s->name);
     for (char *p = buf; *p; p++)
         if (*p == '/')
             *p = '.';
@@ -126,11 +127,19 @@ static void manifest(const Trace *trace, StrBuf *out) {
             strbuf_printf(out, "%s%zu", d ? ", " : "", t->shape.dim[d]);
         strbuf_puts(out, "], \"file\": ");
         char stem[1024];
-        file_stem(s, stem, sizeof(stem));
+        file_stem(s, 0, stem, sizeof(stem));
         if (t->data)
             strbuf_printf(out, "\"%s.npy\"", stem);
         else
             strbuf_puts(out, "null");
+        if (s->n_aliases && t->data) {  // the same values under each other name
+            strbuf_puts(out, ", \"aliases\": {");
+            for (size_t k = 1; k <= s->n_aliases; k++) {
+                render_json_string(out, s->aliases[k - 1]);
+                file_stem(s, k, stem, sizeof(stem));
+                strbuf_printf(out, ": \"%s.npy\"%s", stem, k < s->n_aliases ? ", " : "}");
+            }
+        }
         strbuf_puts(out, i + 1 < trace->n_stages ? "},\n" : "}\n");
     }
     strbuf_puts(out, "]}\n");
@@ -157,13 +166,15 @@ int save_trace(const Trace *trace, const char *dir, Diag *diag) {
         const TraceStage *s = i < trace->n_stages ? &trace->stages[i] : NULL;
         if (s && !s->value->data)
             continue;
-        if (s)
-            file_stem(s, stem, sizeof(stem));
-        if (s && !join(file, sizeof(file), dir, stem, ".npy"))
-            return save_error(diag, "write", s->name, ENAMETOOLONG);
-        int err = files_may_replace(s ? file : path);
-        if (err)
-            return save_error(diag, s ? "write" : "replace", s ? file : path, err);
+        for (size_t k = 0; k <= (s ? s->n_aliases : 0); k++) {
+            if (s)
+                file_stem(s, k, stem, sizeof(stem));
+            if (s && !join(file, sizeof(file), dir, stem, ".npy"))
+                return save_error(diag, "write", k ? s->aliases[k - 1] : s->name, ENAMETOOLONG);
+            int err = files_may_replace(s ? file : path);
+            if (err)
+                return save_error(diag, s ? "write" : "replace", s ? file : path, err);
+        }
     }
     // The manifest says the folder is complete: gone until the new one is written.
     if (unlink(path) != 0 && errno != ENOENT)
@@ -173,10 +184,12 @@ int save_trace(const Trace *trace, const char *dir, Diag *diag) {
         ASSERT(!s->released);  // --save keeps every value (pipeline.c): none was freed
         if (!s->value->data)
             continue;
-        file_stem(s, stem, sizeof(stem));
-        join(file, sizeof(file), dir, stem, ".npy");  // fits: it did above
-        if (write_whole(file, write_npy, s->value, diag) != STATUS_OK)
-            return diag->status;
+        for (size_t k = 0; k <= s->n_aliases; k++) {
+            file_stem(s, k, stem, sizeof(stem));
+            join(file, sizeof(file), dir, stem, ".npy");  // fits: it did above
+            if (write_whole(file, write_npy, s->value, diag) != STATUS_OK)
+                return diag->status;
+        }
     }
     StrBuf text;
     strbuf_init(&text);

@@ -346,6 +346,10 @@ static bool add_stage(Runner *run, const PlanNode *n, const Tensor *value) {
     // softmax(x, axis=0) makes each column a distribution, not each last-axis row.
     s->distribution = n->op && n->op->distribution && (size_t)n->attrs.axis + 1 == n->shape.rank;
     s->op_line = n->op_line;
+    if (n->stage_kind == STAGE_STEP) {
+        s->aliases = n->step->aliases;
+        s->n_aliases = n->step->n_aliases;
+    }
     s->say = n->stage_kind == STAGE_STEP ? n->step->say : n->say;
     s->show = n->stage_kind == STAGE_STEP ? n->step->show : n->given ? n->given->show : PICTURE_DEFAULT;
     // The intermediates of a quiet step, of one shown as a picture and of one that shows its
