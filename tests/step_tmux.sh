@@ -289,10 +289,11 @@ shows "tracer exited with status 0"
 
 # A window of 3 rows is too short for a page: the pager lays it out for 80 x 24, as for a
 # terminal that cannot say its size, so the first screen (the header and Q_0) fits its page
-# and the status line offers Enter, not scrolling, cut to the 79 columns of an 80-column one.
+# and the status line offers Enter, not scrolling, its keys named in short to fit the 79
+# columns of an 80-column one.
 session tmux-short 100 3 "in 100 x 3" "NO_COLOR=1 '$tracer' --step lessons/01_softmax_weights.yaml"
-shows " given Q_0, before step 1 of 7   Enter/space next, b back, a number and Enter j"
-hides "Enter jumps"
+shows " given Q_0, before step 1 of 7   Enter next, b back, number+Enter jumps, q quit"
+hides "Enter/space"
 hides "lines 1-"
 press q
 shows "tracer exited with status 0"

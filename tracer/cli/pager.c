@@ -154,18 +154,28 @@ static size_t show(const char *text, const Pages *pages, size_t k, size_t top, c
     fwrite(from, 1, (size_t)(to - from), stdout);
     // The status line, cut to the terminal's width: a wrapped one would scroll the screen.
     char status[320], hint[160], label[96];
+    stage_label(pages, k, label, sizeof(label));
+    size_t cols = terminal_size().ws_col;
     if (note[0])
         snprintf(hint, sizeof(hint), "%s", note);
     else if (typed[0])
         snprintf(hint, sizeof(hint), "go to step %s (Enter)", typed);
-    else if (lines > room)
-        snprintf(hint, sizeof(hint), "lines %zu-%zu of %zu: up/down scroll, Enter/space next, b back, q quits",
-                 top + 1, top + room < lines ? top + room : lines, lines);
-    else
-        snprintf(hint, sizeof(hint), "Enter/space next, b back, a number and Enter jumps, q quits");
-    stage_label(pages, k, label, sizeof(label));
+    // The keys in full where they fit beside the stage's label, else in short: every key is
+    // named at 80 columns.
+    for (int full = 1; !note[0] && !typed[0] && full >= 0; full--) {
+        size_t shown = top + room < lines ? top + room : lines;
+        if (lines > room)
+            snprintf(hint, sizeof(hint), "lines %zu-%zu of %zu: %s", top + 1, shown, lines,
+                     full ? "up/down scroll, Enter/space next, b back, q quits" : "up/down, Enter, b, q");
+        else
+            snprintf(hint, sizeof(hint), "%s",
+                     full ? "Enter/space next, b back, a number and Enter jumps, q quits"
+                          : "Enter next, b back, number+Enter jumps, q quit");
+        if (cols <= 1 || strlen(label) + 2 + strlen(hint) <= cols - 1)
+            break;
+    }
     int len = snprintf(status, sizeof(status), "%s  %s", label, hint);
-    size_t cols = terminal_size().ws_col, keep = len > 0 ? (size_t)len : 0;
+    size_t keep = len > 0 ? (size_t)len : 0;
     keep = cols > 1 && keep > cols - 1 ? cols - 1 : keep;
     size_t mark = strlen(label);
     mark = mark < keep ? mark : keep;
