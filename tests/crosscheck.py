@@ -737,6 +737,15 @@ def reshape(x, shape):
     return _wrap(_plain(x).reshape(dims))
 
 
+def transpose(x, axes=None):
+    """numpy's transpose(x, axes): every axis reversed when axes is None (x.T swaps only the last two)."""
+    if axes is not None:
+        axes = tuple(_int(a, "axis") for a in np.asarray(_plain(axes)).reshape(-1))
+    if isinstance(x, S):  # the shape of a stand-in of one value per axis's size, broadcast
+        return S(np.transpose(np.broadcast_to(np.zeros(()), x.shape), axes).shape)
+    return _wrap(np.transpose(_plain(x), axes))
+
+
 def take(table, idx):
     if isinstance(idx, S):
         return S(idx.shape)
@@ -826,6 +835,7 @@ FUNCTIONS = {
     "rope": rope,
     "alibi_slopes": alibi_slopes,
     "take": take,
+    "transpose": transpose,
     "reshape": reshape,
     "cross_entropy": cross_entropy,
 }

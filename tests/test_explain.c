@@ -172,6 +172,7 @@ static const OpCase op_cases[] = {
     {"matmul", "a @ b.T"},
     {"negate", "-a"},
     {"transpose", "a.T"},
+    {"transpose", "transpose(heads, [2, 0, -2])"},
     {"index", "a[ids]"},
     {"softmax", "softmax(a)"},
     {"log_softmax", "log_softmax(a, axis=0)"},

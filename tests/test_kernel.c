@@ -244,6 +244,34 @@ static void test_transpose(void **state) {
     assert_tensor_near(vt, SHAPE(3), EXACT, 7, 8, 9);
 }
 
+static void test_permute(void **state) {
+    Tensor *a = iota(SHAPE(2, 3, 4)), *t = ZEROS(SHAPE(3, 4, 2));
+    kernel_permute(t, a, (const size_t[]){1, 2, 0});
+    // numpy: np.transpose(np.arange(24).reshape(2, 3, 4), (1, 2, 0))
+    assert_tensor_near(t, SHAPE(3, 4, 2), EXACT, 0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17, 6, 18, 7, 19, 8, 20,
+                       9, 21, 10, 22, 11, 23);
+    Tensor *r = ZEROS(SHAPE(4, 3, 2));
+    kernel_permute(r, a, (const size_t[]){2, 1, 0});  // np.transpose(x): every axis reversed
+    assert_tensor_near(r, SHAPE(4, 3, 2), EXACT, 0, 12, 4, 16, 8, 20, 1, 13, 5, 17, 9, 21, 2, 14, 6, 18, 10, 22,
+                       3, 15, 7, 19, 11, 23);
+
+    // np.transpose(np.arange(120).reshape(2, 3, 4, 5), (3, 1, 0, 2)): its first 12 and last 5
+    Tensor *b = iota(SHAPE(2, 3, 4, 5)), *u = ZEROS(SHAPE(5, 3, 2, 4));
+    kernel_permute(u, b, (const size_t[]){3, 1, 0, 2});
+    const double first[] = {0, 5, 10, 15, 60, 65, 70, 75, 20, 25, 30, 35}, last[] = {59, 104, 109, 114, 119};
+    for (size_t i = 0; i < ARRAY_LEN(first); i++)
+        assert_double_equal(u->data[i], first[i], EXACT);
+    for (size_t i = 0; i < ARRAY_LEN(last); i++)
+        assert_double_equal(u->data[115 + i], last[i], EXACT);
+
+    Tensor *s = TENSOR(SCALAR_SHAPE, 7), *so = ZEROS(SCALAR_SHAPE);  // no axes: a copy
+    kernel_permute(so, s, NULL);
+    assert_tensor_near(so, SCALAR_SHAPE, EXACT, 7);
+    Tensor *e = ZEROS(SHAPE(2, 0)), *eo = ZEROS(SHAPE(0, 2));  // nothing to move
+    kernel_permute(eo, e, (const size_t[]){1, 0});
+    assert_int_equal(eo->size, 0);
+}
+
 // ---------------------------------------------------------------- elementwise
 
 static void test_binary_broadcast(void **state) {
@@ -1355,6 +1383,7 @@ int main(void) {
         TEST(test_matmul_vectors),
         TEST(test_matmul_broadcast_batch),
         TEST(test_transpose),
+        TEST(test_permute),
         TEST(test_binary_broadcast),
         TEST(test_binary_ieee),
         TEST(test_binary_apply),

@@ -165,6 +165,13 @@ static void gr_transpose(Tensor *din, size_t k, const Tensor *dout, Tensor *cons
                          const void *ctx) {
     kernel_grad_transpose(din, dout);
 }
+static void fw_permute(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_permute(out, in[0], ctx);
+}
+static void gr_permute(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                       const void *ctx) {
+    kernel_grad_permute(din, dout, ctx);
+}
 static void fw_softmax(Tensor *out, Tensor *const *in, const void *ctx) {
     kernel_softmax(out, in[0]);
 }
@@ -405,6 +412,18 @@ static void test_matmul(void **state) {
 static void test_transpose(void **state) {
     GradCase c = {"transpose", 1, {SHAPE(2, 3, 4)}, SHAPE(2, 4, 3), 0, {0}, {0}, fw_transpose, gr_transpose, NULL};
     check_case(&c);
+}
+
+// transpose(x, axes): every value goes back through the inverse order
+static void test_permute(void **state) {
+    static const size_t three[] = {1, 2, 0}, four[] = {3, 1, 0, 2};
+    GradCase cases[] = {
+        {"transpose(x, [1, 2, 0])", 1, {SHAPE(2, 3, 4)}, SHAPE(3, 4, 2), 0, {0}, {0}, fw_permute, gr_permute, three},
+        {"transpose(x, [3, 1, 0, 2])", 1, {SHAPE(2, 3, 4, 5)}, SHAPE(5, 3, 2, 4), 0, {0}, {0}, fw_permute, gr_permute,
+         four},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++)
+        check_case(&cases[i]);
 }
 
 static void test_along_an_axis(void **state) {
@@ -678,6 +697,7 @@ int main(void) {
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_matmul),
         cmocka_unit_test(test_transpose),
+        cmocka_unit_test(test_permute),
         cmocka_unit_test(test_softmax),
         cmocka_unit_test(test_along_an_axis),
         cmocka_unit_test(test_norms),

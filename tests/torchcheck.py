@@ -268,6 +268,11 @@ def alibi_slopes(h):
     return _t(torch.tensor([2.0 ** (-8.0 * k / h) for k in range(1, h + 1)], dtype=F64))
 
 
+def transpose(x, axes=None):
+    dims = range(_plain(x).dim() - 1, -1, -1) if axes is None else [_int(a) for a in _plain(axes).reshape(-1)]
+    return _t(_plain(x).permute(*dims))
+
+
 def take(table, idx):
     return _t(_plain(table).reshape(-1)[_plain(idx).detach().to(torch.long)])
 
@@ -346,6 +351,7 @@ FUNCTIONS = {
     "rope": rope,
     "alibi_slopes": alibi_slopes,
     "take": take,
+    "transpose": transpose,
     "cross_entropy": cross_entropy,
 }
 

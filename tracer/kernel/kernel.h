@@ -40,6 +40,10 @@ void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b);
 // out [..., m, n] = a [..., n, m]: swap the last two axes (rank < 2: a plain copy).
 void kernel_transpose(Tensor *out, const Tensor *a);
 
+// out [a.dim[axes[0]], ..., a.dim[axes[r - 1]]] = a with its axes in a new order, as numpy's
+// transpose(a, axes): axis k of out is axis axes[k] of a (axes a permutation of 0..rank-1).
+void kernel_permute(Tensor *out, const Tensor *a, const size_t *axes);
+
 // ---------------------------------------------------------------- elementwise
 
 typedef enum KernelBinary {

@@ -411,6 +411,18 @@ void kernel_grad_transpose(Tensor *din, const Tensor *dout) {
     backend_for(blocks * n, min_items(m), transpose_grad_rows, &j);
 }
 
+// da [..] += dout [a.dim[axes[0]], ...]: each value of dout added where kernel_permute read it
+void kernel_grad_permute(Tensor *din, const Tensor *dout, const size_t *axes) {
+    expect_values(din);
+    expect_values(dout);
+    ASSERT(din->size == dout->size && din->shape.rank == dout->shape.rank);
+    size_t idx[TENSOR_MAX_RANK];
+    for (size_t i = 0; i < dout->size; i++) {
+        shape_unflatten(&dout->shape, i, idx);
+        din->data[permuted_offset(&din->shape, axes, idx)] += dout->data[i];
+    }
+}
+
 // ---------------------------------------------------------------- rows
 
 static void softmax_grad_rows(void *ctx, size_t begin, size_t end) {

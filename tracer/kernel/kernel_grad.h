@@ -42,6 +42,8 @@ double kernel_unary_derivative(KernelUnary op, double x);
 void kernel_grad_matmul(Tensor *din, size_t input, const Tensor *dout, const Tensor *a, const Tensor *b);
 // out (..., m, n) = a (..., n, m): da += dout swapped back.
 void kernel_grad_transpose(Tensor *din, const Tensor *dout);
+// out = a with its axes in the order axes (kernel_permute): da += dout with its axes put back.
+void kernel_grad_permute(Tensor *din, const Tensor *dout, const size_t *axes);
 
 // ---------------------------------------------------------------- rows
 

@@ -259,6 +259,21 @@ void kernel_merge_heads(Tensor *out, const Tensor *x) {
     move_heads(out->data, x->data, batch, heads, n, d_head, false);
 }
 
+// out [a.dim[axes[0]], ...] = a, axis k of out being axis axes[k] of a: each value of out, in
+// reading order, read from where it lies in a.
+void kernel_permute(Tensor *out, const Tensor *a, const size_t *axes) {
+    expect_values(a);
+    Shape s = {.rank = a->shape.rank};
+    for (size_t k = 0; k < s.rank; k++)
+        s.dim[k] = a->shape.dim[axes[k]];
+    expect_shape(out, &s);
+    size_t idx[TENSOR_MAX_RANK];
+    for (size_t i = 0; i < out->size; i++) {
+        shape_unflatten(&s, i, idx);
+        out->data[i] = a->data[permuted_offset(&a->shape, axes, idx)];
+    }
+}
+
 // out (idx's shape) = table.flat[idx]
 void kernel_take(Tensor *out, const Tensor *table, const Tensor *idx) {
     expect_shape(out, &idx->shape);

@@ -72,6 +72,19 @@ static inline void expect_norm(const Tensor *out, const Tensor *x, const Tensor 
     expect_param(beta, *d);
 }
 
+// The offset in a of the element at out_idx of a's transpose by axes (numpy's transpose(a,
+// axes)): axis k of the result is axis axes[k] of a.
+static inline size_t permuted_offset(const Shape *a, const size_t *axes, const size_t *out_idx) {
+    size_t step[TENSOR_MAX_RANK], offset = 0, s = 1;
+    for (size_t k = a->rank; k-- > 0;) {
+        step[k] = s;
+        s *= a->dim[k];
+    }
+    for (size_t k = 0; k < a->rank; k++)
+        offset += out_idx[k] * step[axes[k]];
+    return offset;
+}
+
 // An index held in a double (a token id, a class): an exact integer below limit.
 static inline size_t index_value(double v, size_t limit) {
     ASSERT(v >= 0 && v < (double)limit && v == floor(v));
