@@ -746,6 +746,16 @@ def transpose(x, axes=None):
     return _wrap(np.transpose(_plain(x), axes))
 
 
+def take_along_axis(x, indices, axis):
+    axis = _int(axis, "axis")
+    if isinstance(x, S) or isinstance(indices, S):
+        xs, js = _shape(x), _shape(indices)
+        a = axis % len(xs)
+        out = _broadcast(xs[:a] + (1,) + xs[a + 1:], js[:a] + (1,) + js[a + 1:])
+        return S(out[:a] + (js[a],) + out[a + 1:])
+    return _wrap(np.take_along_axis(_plain(x), _int_array(_plain(indices)), axis=axis))
+
+
 def take(table, idx):
     if isinstance(idx, S):
         return S(idx.shape)
@@ -836,6 +846,7 @@ FUNCTIONS = {
     "alibi_slopes": alibi_slopes,
     "take": take,
     "transpose": transpose,
+    "take_along_axis": take_along_axis,
     "reshape": reshape,
     "cross_entropy": cross_entropy,
 }

@@ -1194,6 +1194,31 @@ static void test_take(void **state) {
     assert_tensor_near(o1, SCALAR_SHAPE, EXACT, 30);
 }
 
+static void test_take_along_axis(void **state) {
+    Tensor *x = iota(SHAPE(2, 3, 4));
+    Shape s;
+    // numpy: np.take_along_axis(np.arange(24.).reshape(2, 3, 4), j, 2), j [2, 3, 1], -1 the last
+    Tensor *j = TENSOR(SHAPE(2, 3, 1), 2, 0, -1, 3, 3, 0), *o = ZEROS(SHAPE(2, 3, 1));
+    assert_true(kernel_take_along_axis_shape(&x->shape, &j->shape, 2, &s));
+    assert_shape(&s, SHAPE(2, 3, 1));
+    kernel_take_along_axis(o, x, j, 2);
+    assert_tensor_near(o, SHAPE(2, 3, 1), EXACT, 2, 4, 11, 15, 19, 20);
+    // k [1, 1, 4] along axis 1 broadcasts over axis 0: [2, 1, 4]
+    Tensor *k = TENSOR(SHAPE(1, 1, 4), 2, 0, 1, -1), *ok = ZEROS(SHAPE(2, 1, 4));
+    assert_true(kernel_take_along_axis_shape(&x->shape, &k->shape, 1, &s));
+    assert_shape(&s, SHAPE(2, 1, 4));
+    kernel_take_along_axis(ok, x, k, 1);
+    assert_tensor_near(ok, SHAPE(2, 1, 4), EXACT, 8, 1, 6, 11, 20, 13, 18, 23);
+    // x [1, 3] broadcasts over the indices' [2, 1]
+    Tensor *y = TENSOR(SHAPE(1, 3), 0, 1, 2), *m = TENSOR(SHAPE(2, 1), 0, 2), *om = ZEROS(SHAPE(2, 1));
+    kernel_take_along_axis(om, y, m, 1);
+    assert_tensor_near(om, SHAPE(2, 1), EXACT, 0, 2);
+
+    assert_false(kernel_take_along_axis_shape(&x->shape, &SHAPE(2, 4), 1, &s));     // ranks differ
+    assert_false(kernel_take_along_axis_shape(&x->shape, &SHAPE(3, 3, 4), 2, &s));  // 3 against 2
+    assert_false(kernel_take_along_axis_shape(&x->shape, &SHAPE(2, 3, 4), 3, &s));  // no axis 3
+}
+
 // ---------------------------------------------------------------- builders
 
 static void test_causal_mask(void **state) {
@@ -1425,6 +1450,7 @@ int main(void) {
         TEST(test_split_merge_heads),
         TEST(test_heads_take_column_blocks),
         TEST(test_take),
+        TEST(test_take_along_axis),
         TEST(test_causal_mask),
         TEST(test_relative_positions_arange),
         TEST(test_sinusoidal),

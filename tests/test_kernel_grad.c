@@ -285,6 +285,13 @@ static void gr_take(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in
                     const void *ctx) {
     kernel_grad_take(din, dout, in[1]);
 }
+static void fw_along(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_take_along_axis(out, in[0], in[1], *(const size_t *)ctx);
+}
+static void gr_along(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                     const void *ctx) {
+    kernel_grad_take_along_axis(din, dout, in[1], *(const size_t *)ctx);
+}
 static void fw_concat(Tensor *out, Tensor *const *in, const void *ctx) {
     const Tensor *parts[3] = {in[0], in[1], in[2]};
     kernel_concat(out, parts, 3, *(const size_t *)ctx);
@@ -554,10 +561,19 @@ static void test_indexing(void **state) {
     // x[None, 1:3]: a new axis reads nothing
     IndexCtx fresh = {{{.kind = KERNEL_INDEX_NEW}, {.kind = KERNEL_INDEX_RANGE, .start = 1, .stop = 3}}, 2};
     static const double ids[] = {5, 0, 5, 11};
+    static const double along[] = {3, 3, 0, -1, 2, 1}, picks[] = {0, 3, -1}, down[] = {2, 0, 1, 2, 0, 0, -1, 2};
+    static const size_t zero = 0, one = 1;
     GradCase cases[] = {
         {"rows by a list", 1, {SHAPE(4, 3)}, SHAPE(3, 3), 0, {0}, {0}, fw_index, gr_index, &by_list},
         {"a range and a column", 1, {SHAPE(4, 3)}, SHAPE(2), 0, {0}, {0}, fw_index, gr_index, &mixed},
         {"take", 2, {SHAPE(3, 4), SHAPE(2, 2)}, SHAPE(2, 2), 2, {NULL, ids}, {0}, fw_take, gr_take, NULL},
+        // a repeated pick adds up, a negative one counts from the end, [1, 4] broadcasts over [3, 1]
+        {"take_along_axis, axis 1", 2, {SHAPE(3, 4), SHAPE(3, 2)}, SHAPE(3, 2), 2, {NULL, along}, {0}, fw_along,
+         gr_along, &one},
+        {"take_along_axis, broadcast", 2, {SHAPE(1, 4), SHAPE(3, 1)}, SHAPE(3, 1), 2, {NULL, picks}, {0}, fw_along,
+         gr_along, &one},
+        {"take_along_axis, axis 0", 2, {SHAPE(3, 4), SHAPE(2, 4)}, SHAPE(2, 4), 2, {NULL, down}, {0}, fw_along,
+         gr_along, &zero},
         {"a gathered axis moved first", 1, {SHAPE(2, 2, 3)}, SHAPE(3, 2), 0, {0}, {0}, fw_index, gr_index, &moved},
         {"a new axis", 1, {SHAPE(4, 3)}, SHAPE(1, 2, 3), 0, {0}, {0}, fw_index, gr_index, &fresh},
     };

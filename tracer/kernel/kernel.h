@@ -208,6 +208,14 @@ void kernel_split_heads(Tensor *out, const Tensor *x, size_t heads);
 bool kernel_merge_heads_shape(const Shape *x, Shape *out);
 void kernel_merge_heads(Tensor *out, const Tensor *x);
 
+// numpy's take_along_axis: x and idx of one rank, their sizes broadcast on every axis but `axis`,
+// along which out has idx's size. False when the ranks differ or a size does not broadcast.
+bool kernel_take_along_axis_shape(const Shape *x, const Shape *idx, size_t axis, Shape *out);
+// out[..., j, ...] = x[..., idx[..., j, ...], ...] along axis: each line of x along the axis picks
+// the entries its line of idx names. Every idx value is a whole number from -n to n - 1, n the
+// size of x's axis (the caller checks); a negative one counts from the end.
+void kernel_take_along_axis(Tensor *out, const Tensor *x, const Tensor *idx, size_t axis);
+
 // out = table.flat[idx] elementwise: out has idx's shape. Every idx value is an integer in
 // [0, table->size) (the caller checks).
 void kernel_take(Tensor *out, const Tensor *table, const Tensor *idx);

@@ -694,6 +694,15 @@ void kernel_grad_take(Tensor *din, const Tensor *dout, const Tensor *idx) {
         din->data[index_value(idx->data[i], din->size)] += dout->data[i];
 }
 
+// dx (x's shape) += dout (the result's shape), each value added where the forward pass read it
+void kernel_grad_take_along_axis(Tensor *din, const Tensor *dout, const Tensor *idx, size_t axis) {
+    expect_values(din);
+    expect_values(dout);
+    expect_values(idx);
+    for (size_t i = 0; i < dout->size; i++)
+        din->data[along_axis_offset(&din->shape, idx, &dout->shape, axis, i)] += dout->data[i];
+}
+
 // dpart (..., d_p, ...) += its block of dout (..., d_0 + d_1 + ..., ...), which starts at
 // position `offset` of the axis (the sizes of the parts before it)
 void kernel_grad_concat(Tensor *din, size_t offset, const Tensor *dout, size_t axis) {

@@ -282,3 +282,28 @@ void kernel_take(Tensor *out, const Tensor *table, const Tensor *idx) {
     for (size_t i = 0; i < idx->size; i++)
         out->data[i] = table->data[index_value(idx->data[i], table->size)];
 }
+
+bool kernel_take_along_axis_shape(const Shape *x, const Shape *idx, size_t axis, Shape *out) {
+    if (x->rank != idx->rank || axis >= x->rank)
+        return false;
+    *out = *idx;
+    for (size_t k = 0; k < x->rank; k++) {
+        if (k == axis || x->dim[k] == idx->dim[k] || x->dim[k] == 1)
+            continue;
+        if (idx->dim[k] != 1)
+            return false;
+        out->dim[k] = x->dim[k];
+    }
+    return true;
+}
+
+// out (x and idx broadcast, idx's size along axis) = x picked along axis by idx
+void kernel_take_along_axis(Tensor *out, const Tensor *x, const Tensor *idx, size_t axis) {
+    expect_values(x);
+    expect_values(idx);
+    Shape s;
+    ASSERT(kernel_take_along_axis_shape(&x->shape, &idx->shape, axis, &s));
+    expect_shape(out, &s);
+    for (size_t i = 0; i < out->size; i++)
+        out->data[i] = x->data[along_axis_offset(&x->shape, idx, &s, axis, i)];
+}

@@ -91,6 +91,20 @@ static inline size_t index_value(double v, size_t limit) {
     return (size_t)v;
 }
 
+// The offset in x of element `flat` of take_along_axis(x, idx, axis), of shape out: along axis
+// the index idx holds there (broadcast; a negative one counts from the end, as numpy's), and
+// elsewhere out's position (0 where x has size 1, broadcast).
+static inline size_t along_axis_offset(const Shape *x, const Tensor *idx, const Shape *out, size_t axis,
+                                       size_t flat) {
+    size_t at[TENSOR_MAX_RANK], in_idx[TENSOR_MAX_RANK], in_x[TENSOR_MAX_RANK];
+    shape_unflatten(out, flat, at);
+    shape_broadcast_index(&idx->shape, out, at, in_idx);
+    double v = idx->data[shape_flatten(&idx->shape, in_idx)];
+    shape_broadcast_index(x, out, at, in_x);
+    in_x[axis] = index_value(v < 0 ? v + (double)x->dim[axis] : v, x->dim[axis]);
+    return shape_flatten(x, in_x);
+}
+
 // The sum of x[0], x[step], ..., x[(n - 1) * step], each times scale (1 for the values as
 // they are: x * 1 is x, bit for bit), added in that order.
 static inline double line_sum(const double *x, size_t n, size_t step, double scale) {
