@@ -737,6 +737,25 @@ def reshape(x, shape):
     return _wrap(_plain(x).reshape(dims))
 
 
+def transpose(x, axes=None):
+    """numpy's transpose(x, axes): every axis reversed when axes is None (x.T swaps only the last two)."""
+    if axes is not None:
+        axes = tuple(_int(a, "axis") for a in np.asarray(_plain(axes)).reshape(-1))
+    if isinstance(x, S):  # the shape of a stand-in of one value per axis's size, broadcast
+        return S(np.transpose(np.broadcast_to(np.zeros(()), x.shape), axes).shape)
+    return _wrap(np.transpose(_plain(x), axes))
+
+
+def take_along_axis(x, indices, axis):
+    axis = _int(axis, "axis")
+    if isinstance(x, S) or isinstance(indices, S):
+        xs, js = _shape(x), _shape(indices)
+        a = axis % len(xs)
+        out = _broadcast(xs[:a] + (1,) + xs[a + 1:], js[:a] + (1,) + js[a + 1:])
+        return S(out[:a] + (js[a],) + out[a + 1:])
+    return _wrap(np.take_along_axis(_plain(x), _int_array(_plain(indices)), axis=axis))
+
+
 def take(table, idx):
     if isinstance(idx, S):
         return S(idx.shape)
@@ -826,6 +845,8 @@ FUNCTIONS = {
     "rope": rope,
     "alibi_slopes": alibi_slopes,
     "take": take,
+    "transpose": transpose,
+    "take_along_axis": take_along_axis,
     "reshape": reshape,
     "cross_entropy": cross_entropy,
 }

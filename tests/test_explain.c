@@ -172,6 +172,7 @@ static const OpCase op_cases[] = {
     {"matmul", "a @ b.T"},
     {"negate", "-a"},
     {"transpose", "a.T"},
+    {"transpose", "transpose(heads, [2, 0, -2])"},
     {"index", "a[ids]"},
     {"softmax", "softmax(a)"},
     {"log_softmax", "log_softmax(a, axis=0)"},
@@ -235,6 +236,7 @@ static const OpCase op_cases[] = {
     {"sinusoidal", "sinusoidal(3, 4)"},
     {"rope", "rope(x4, pos)"},
     {"take", "take(b, picks)"},
+    {"take_along_axis", "take_along_axis(a, [[2, 0], [-1, 1]], axis=1)"},
     {"cross_entropy", "cross_entropy(logits, targets)"},
 };
 

@@ -244,6 +244,34 @@ static void test_transpose(void **state) {
     assert_tensor_near(vt, SHAPE(3), EXACT, 7, 8, 9);
 }
 
+static void test_permute(void **state) {
+    Tensor *a = iota(SHAPE(2, 3, 4)), *t = ZEROS(SHAPE(3, 4, 2));
+    kernel_permute(t, a, (const size_t[]){1, 2, 0});
+    // numpy: np.transpose(np.arange(24).reshape(2, 3, 4), (1, 2, 0))
+    assert_tensor_near(t, SHAPE(3, 4, 2), EXACT, 0, 12, 1, 13, 2, 14, 3, 15, 4, 16, 5, 17, 6, 18, 7, 19, 8, 20,
+                       9, 21, 10, 22, 11, 23);
+    Tensor *r = ZEROS(SHAPE(4, 3, 2));
+    kernel_permute(r, a, (const size_t[]){2, 1, 0});  // np.transpose(x): every axis reversed
+    assert_tensor_near(r, SHAPE(4, 3, 2), EXACT, 0, 12, 4, 16, 8, 20, 1, 13, 5, 17, 9, 21, 2, 14, 6, 18, 10, 22,
+                       3, 15, 7, 19, 11, 23);
+
+    // np.transpose(np.arange(120).reshape(2, 3, 4, 5), (3, 1, 0, 2)): its first 12 and last 5
+    Tensor *b = iota(SHAPE(2, 3, 4, 5)), *u = ZEROS(SHAPE(5, 3, 2, 4));
+    kernel_permute(u, b, (const size_t[]){3, 1, 0, 2});
+    const double first[] = {0, 5, 10, 15, 60, 65, 70, 75, 20, 25, 30, 35}, last[] = {59, 104, 109, 114, 119};
+    for (size_t i = 0; i < ARRAY_LEN(first); i++)
+        assert_double_equal(u->data[i], first[i], EXACT);
+    for (size_t i = 0; i < ARRAY_LEN(last); i++)
+        assert_double_equal(u->data[115 + i], last[i], EXACT);
+
+    Tensor *s = TENSOR(SCALAR_SHAPE, 7), *so = ZEROS(SCALAR_SHAPE);  // no axes: a copy
+    kernel_permute(so, s, NULL);
+    assert_tensor_near(so, SCALAR_SHAPE, EXACT, 7);
+    Tensor *e = ZEROS(SHAPE(2, 0)), *eo = ZEROS(SHAPE(0, 2));  // nothing to move
+    kernel_permute(eo, e, (const size_t[]){1, 0});
+    assert_int_equal(eo->size, 0);
+}
+
 // ---------------------------------------------------------------- elementwise
 
 static void test_binary_broadcast(void **state) {
@@ -1166,6 +1194,31 @@ static void test_take(void **state) {
     assert_tensor_near(o1, SCALAR_SHAPE, EXACT, 30);
 }
 
+static void test_take_along_axis(void **state) {
+    Tensor *x = iota(SHAPE(2, 3, 4));
+    Shape s;
+    // numpy: np.take_along_axis(np.arange(24.).reshape(2, 3, 4), j, 2), j [2, 3, 1], -1 the last
+    Tensor *j = TENSOR(SHAPE(2, 3, 1), 2, 0, -1, 3, 3, 0), *o = ZEROS(SHAPE(2, 3, 1));
+    assert_true(kernel_take_along_axis_shape(&x->shape, &j->shape, 2, &s));
+    assert_shape(&s, SHAPE(2, 3, 1));
+    kernel_take_along_axis(o, x, j, 2);
+    assert_tensor_near(o, SHAPE(2, 3, 1), EXACT, 2, 4, 11, 15, 19, 20);
+    // k [1, 1, 4] along axis 1 broadcasts over axis 0: [2, 1, 4]
+    Tensor *k = TENSOR(SHAPE(1, 1, 4), 2, 0, 1, -1), *ok = ZEROS(SHAPE(2, 1, 4));
+    assert_true(kernel_take_along_axis_shape(&x->shape, &k->shape, 1, &s));
+    assert_shape(&s, SHAPE(2, 1, 4));
+    kernel_take_along_axis(ok, x, k, 1);
+    assert_tensor_near(ok, SHAPE(2, 1, 4), EXACT, 8, 1, 6, 11, 20, 13, 18, 23);
+    // x [1, 3] broadcasts over the indices' [2, 1]
+    Tensor *y = TENSOR(SHAPE(1, 3), 0, 1, 2), *m = TENSOR(SHAPE(2, 1), 0, 2), *om = ZEROS(SHAPE(2, 1));
+    kernel_take_along_axis(om, y, m, 1);
+    assert_tensor_near(om, SHAPE(2, 1), EXACT, 0, 2);
+
+    assert_false(kernel_take_along_axis_shape(&x->shape, &SHAPE(2, 4), 1, &s));     // ranks differ
+    assert_false(kernel_take_along_axis_shape(&x->shape, &SHAPE(3, 3, 4), 2, &s));  // 3 against 2
+    assert_false(kernel_take_along_axis_shape(&x->shape, &SHAPE(2, 3, 4), 3, &s));  // no axis 3
+}
+
 // ---------------------------------------------------------------- builders
 
 static void test_causal_mask(void **state) {
@@ -1355,6 +1408,7 @@ int main(void) {
         TEST(test_matmul_vectors),
         TEST(test_matmul_broadcast_batch),
         TEST(test_transpose),
+        TEST(test_permute),
         TEST(test_binary_broadcast),
         TEST(test_binary_ieee),
         TEST(test_binary_apply),
@@ -1396,6 +1450,7 @@ int main(void) {
         TEST(test_split_merge_heads),
         TEST(test_heads_take_column_blocks),
         TEST(test_take),
+        TEST(test_take_along_axis),
         TEST(test_causal_mask),
         TEST(test_relative_positions_arange),
         TEST(test_sinusoidal),

@@ -165,6 +165,13 @@ static void gr_transpose(Tensor *din, size_t k, const Tensor *dout, Tensor *cons
                          const void *ctx) {
     kernel_grad_transpose(din, dout);
 }
+static void fw_permute(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_permute(out, in[0], ctx);
+}
+static void gr_permute(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                       const void *ctx) {
+    kernel_grad_permute(din, dout, ctx);
+}
 static void fw_softmax(Tensor *out, Tensor *const *in, const void *ctx) {
     kernel_softmax(out, in[0]);
 }
@@ -277,6 +284,13 @@ static void fw_take(Tensor *out, Tensor *const *in, const void *ctx) {
 static void gr_take(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
                     const void *ctx) {
     kernel_grad_take(din, dout, in[1]);
+}
+static void fw_along(Tensor *out, Tensor *const *in, const void *ctx) {
+    kernel_take_along_axis(out, in[0], in[1], *(const size_t *)ctx);
+}
+static void gr_along(Tensor *din, size_t k, const Tensor *dout, Tensor *const *in, const Tensor *out,
+                     const void *ctx) {
+    kernel_grad_take_along_axis(din, dout, in[1], *(const size_t *)ctx);
 }
 static void fw_concat(Tensor *out, Tensor *const *in, const void *ctx) {
     const Tensor *parts[3] = {in[0], in[1], in[2]};
@@ -407,6 +421,18 @@ static void test_transpose(void **state) {
     check_case(&c);
 }
 
+// transpose(x, axes): every value goes back through the inverse order
+static void test_permute(void **state) {
+    static const size_t three[] = {1, 2, 0}, four[] = {3, 1, 0, 2};
+    GradCase cases[] = {
+        {"transpose(x, [1, 2, 0])", 1, {SHAPE(2, 3, 4)}, SHAPE(3, 4, 2), 0, {0}, {0}, fw_permute, gr_permute, three},
+        {"transpose(x, [3, 1, 0, 2])", 1, {SHAPE(2, 3, 4, 5)}, SHAPE(5, 3, 2, 4), 0, {0}, {0}, fw_permute, gr_permute,
+         four},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++)
+        check_case(&cases[i]);
+}
+
 static void test_along_an_axis(void **state) {
     // every axis of a [2, 3, 4]: the first, a middle one, the last
     for (size_t axis = 0; axis < 3; axis++) {
@@ -535,10 +561,19 @@ static void test_indexing(void **state) {
     // x[None, 1:3]: a new axis reads nothing
     IndexCtx fresh = {{{.kind = KERNEL_INDEX_NEW}, {.kind = KERNEL_INDEX_RANGE, .start = 1, .stop = 3}}, 2};
     static const double ids[] = {5, 0, 5, 11};
+    static const double along[] = {3, 3, 0, -1, 2, 1}, picks[] = {0, 3, -1}, down[] = {2, 0, 1, 2, 0, 0, -1, 2};
+    static const size_t zero = 0, one = 1;
     GradCase cases[] = {
         {"rows by a list", 1, {SHAPE(4, 3)}, SHAPE(3, 3), 0, {0}, {0}, fw_index, gr_index, &by_list},
         {"a range and a column", 1, {SHAPE(4, 3)}, SHAPE(2), 0, {0}, {0}, fw_index, gr_index, &mixed},
         {"take", 2, {SHAPE(3, 4), SHAPE(2, 2)}, SHAPE(2, 2), 2, {NULL, ids}, {0}, fw_take, gr_take, NULL},
+        // a repeated pick adds up, a negative one counts from the end, [1, 4] broadcasts over [3, 1]
+        {"take_along_axis, axis 1", 2, {SHAPE(3, 4), SHAPE(3, 2)}, SHAPE(3, 2), 2, {NULL, along}, {0}, fw_along,
+         gr_along, &one},
+        {"take_along_axis, broadcast", 2, {SHAPE(1, 4), SHAPE(3, 1)}, SHAPE(3, 1), 2, {NULL, picks}, {0}, fw_along,
+         gr_along, &one},
+        {"take_along_axis, axis 0", 2, {SHAPE(3, 4), SHAPE(2, 4)}, SHAPE(2, 4), 2, {NULL, down}, {0}, fw_along,
+         gr_along, &zero},
         {"a gathered axis moved first", 1, {SHAPE(2, 2, 3)}, SHAPE(3, 2), 0, {0}, {0}, fw_index, gr_index, &moved},
         {"a new axis", 1, {SHAPE(4, 3)}, SHAPE(1, 2, 3), 0, {0}, {0}, fw_index, gr_index, &fresh},
     };
@@ -678,6 +713,7 @@ int main(void) {
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_matmul),
         cmocka_unit_test(test_transpose),
+        cmocka_unit_test(test_permute),
         cmocka_unit_test(test_softmax),
         cmocka_unit_test(test_along_an_axis),
         cmocka_unit_test(test_norms),

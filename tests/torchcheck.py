@@ -268,6 +268,21 @@ def alibi_slopes(h):
     return _t(torch.tensor([2.0 ** (-8.0 * k / h) for k in range(1, h + 1)], dtype=F64))
 
 
+def transpose(x, axes=None):
+    dims = range(_plain(x).dim() - 1, -1, -1) if axes is None else [_int(a) for a in _plain(axes).reshape(-1)]
+    return _t(_plain(x).permute(*dims))
+
+
+def take_along_axis(x, indices, axis):
+    """numpy's take_along_axis with torch.gather, which neither broadcasts nor counts from the end."""
+    x, idx, axis = _plain(x), _plain(indices).detach().to(torch.long), _int(axis) % _plain(x).dim()
+    sizes = [max(a, b) for a, b in zip(x.shape, idx.shape)]
+    n = x.shape[axis]
+    x = x.expand(*[n if k == axis else d for k, d in enumerate(sizes)])
+    idx = idx.expand(*[idx.shape[axis] if k == axis else d for k, d in enumerate(sizes)])
+    return _t(torch.gather(x, axis, idx % n))
+
+
 def take(table, idx):
     return _t(_plain(table).reshape(-1)[_plain(idx).detach().to(torch.long)])
 
@@ -346,6 +361,8 @@ FUNCTIONS = {
     "rope": rope,
     "alibi_slopes": alibi_slopes,
     "take": take,
+    "transpose": transpose,
+    "take_along_axis": take_along_axis,
     "cross_entropy": cross_entropy,
 }
 

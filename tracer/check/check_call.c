@@ -61,7 +61,7 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
                 format_short(chk->constants[p], s, sizeof(s));
                 if (param->kind == PARAM_FLAG)
                     snprintf(s, sizeof(s), "%s", chk->constants[p] != 0 ? "True" : "False");
-                if (param->kind == PARAM_SHAPE) {  // the sizes as written: [2, -1]
+                if (param->kind == PARAM_SHAPE || param->kind == PARAM_AXES) {  // as written: [2, -1]
                     size_t used = (size_t)snprintf(s, sizeof(s), "[");
                     for (size_t k = 0; k < chk->attrs.n_dims && used < sizeof(s); k++)
                         used += (size_t)snprintf(s + used, sizeof(s) - used, "%s%lld", k ? ", " : "",
@@ -199,7 +199,10 @@ size_t check_add_op(Checker *c, const OpDef *op, const size_t *inputs, size_t n_
 
 // A shape argument, [2, -1] or a single number: whole numbers known before running, at most
 // TENSOR_MAX_RANK of them. The operation's shape rule judges what they say.
+// A list of sizes (PARAM_SHAPE) or of axes (PARAM_AXES) known before running, as written: [2, -1].
 static bool shape_argument(Checker *c, const Expr *arg, const OpParam *param, OpAttrs *attrs) {
+    bool axes = param->kind == PARAM_AXES;
+    const char *item = axes ? "an axis" : "a size";
     const Expr *const *items = (const Expr *const *)&arg;
     size_t n = 1;
     if (arg->kind == EXPR_LIST) {
@@ -207,15 +210,16 @@ static bool shape_argument(Checker *c, const Expr *arg, const OpParam *param, Op
         n = arg->n_args;
     }
     if (n > TENSOR_MAX_RANK) {
-        check_expr_error(c, arg, "'%s' has %zu sizes, but a tensor has at most %d axes", param->name, n,
-                         TENSOR_MAX_RANK);
-        diag_hint(c->diag, "give one size per axis, as in [2, 3] or [2, -1]");
+        check_expr_error(c, arg, "'%s' has %zu %s, but a tensor has at most %d axes", param->name, n,
+                         axes ? "axes" : "sizes", TENSOR_MAX_RANK);
+        diag_hint(c->diag, axes ? "name each axis once, in its new order, as in [1, 0, 2]"
+                                : "give one size per axis, as in [2, 3] or [2, -1]");
         return false;
     }
     for (size_t k = 0; k < n; k++) {
         double v;
         bool known = check_const_eval(c, items[k], &v);
-        if (known && check_is_whole(v) && v > (double)TENSOR_MAX_VALUES) {
+        if (known && !axes && check_is_whole(v) && v > (double)TENSOR_MAX_VALUES) {
             char size[64], most[32];
             format_count(v, size, sizeof(size));
             format_count((double)TENSOR_MAX_VALUES, most, sizeof(most));
@@ -226,9 +230,10 @@ static bool shape_argument(Checker *c, const Expr *arg, const OpParam *param, Op
         }
         if (!known || !check_is_whole(v) || fabs(v) > (double)TENSOR_MAX_VALUES) {
             if (!check_already_explained(c)) {
-                check_expr_error(c, items[k], "a size in '%s' must be a whole number known before the lesson runs",
+                check_expr_error(c, items[k], "%s in '%s' must be a whole number known before the lesson runs", item,
                                  param->name);
-                diag_hint(c->diag, "write sizes such as [2, 3], or -1 for the one to work out: [2, -1]");
+                diag_hint(c->diag, axes ? "write the axes in their new order, as [1, 0, 2]; -1 is the last"
+                                        : "write sizes such as [2, 3], or -1 for the one to work out: [2, -1]");
             }
             return false;
         }
@@ -243,7 +248,7 @@ static void signature(const OpDef *op, char *buf, size_t cap) {
     for (size_t p = 0; p < OP_MAX_PARAMS && op->params[p].name && used < cap; p++) {
         const OpParam *param = &op->params[p];
         char v[32] = "";
-        if (param->optional && param->kind == PARAM_AXIS && param->fallback == 0)
+        if (param->optional && ((param->kind == PARAM_AXIS && param->fallback == 0) || param->kind == PARAM_AXES))
             snprintf(v, sizeof(v), "=None");
         else if (param->optional && param->kind == PARAM_FLAG)
             snprintf(v, sizeof(v), "=False");
@@ -377,16 +382,16 @@ static size_t compile_call(Checker *c, const Expr *e) {
             inputs[n_inputs++] = node;
             continue;
         }
-        if (param->kind == PARAM_SHAPE) {
+        // axis=None and axes=None, as numpy writes them: the same as leaving the argument out.
+        if ((param->kind == PARAM_AXIS || param->kind == PARAM_AXES) && arg->kind == EXPR_NAME &&
+            strcmp(arg->name, "None") == 0 && check_find_name(c, "None") == NO_NODE) {
+            chk.constants[p] = param->fallback;
+            continue;
+        }
+        if (param->kind == PARAM_SHAPE || param->kind == PARAM_AXES) {
             if (!shape_argument(c, arg, param, &chk.attrs))
                 return NO_NODE;
             chk.present[p] = true;
-            continue;
-        }
-        // axis=None, as numpy writes it: every axis, the same as leaving axis out.
-        if (param->kind == PARAM_AXIS && arg->kind == EXPR_NAME && strcmp(arg->name, "None") == 0 &&
-            check_find_name(c, "None") == NO_NODE) {
-            chk.constants[p] = param->fallback;
             continue;
         }
         double v;

@@ -40,6 +40,10 @@ void kernel_matmul(Tensor *out, const Tensor *a, const Tensor *b);
 // out [..., m, n] = a [..., n, m]: swap the last two axes (rank < 2: a plain copy).
 void kernel_transpose(Tensor *out, const Tensor *a);
 
+// out [a.dim[axes[0]], ..., a.dim[axes[r - 1]]] = a with its axes in a new order, as numpy's
+// transpose(a, axes): axis k of out is axis axes[k] of a (axes a permutation of 0..rank-1).
+void kernel_permute(Tensor *out, const Tensor *a, const size_t *axes);
+
 // ---------------------------------------------------------------- elementwise
 
 typedef enum KernelBinary {
@@ -203,6 +207,14 @@ bool kernel_split_heads_shape(const Shape *x, size_t heads, Shape *out);
 void kernel_split_heads(Tensor *out, const Tensor *x, size_t heads);
 bool kernel_merge_heads_shape(const Shape *x, Shape *out);
 void kernel_merge_heads(Tensor *out, const Tensor *x);
+
+// numpy's take_along_axis: x and idx of one rank, their sizes broadcast on every axis but `axis`,
+// along which out has idx's size. False when the ranks differ or a size does not broadcast.
+bool kernel_take_along_axis_shape(const Shape *x, const Shape *idx, size_t axis, Shape *out);
+// out[..., j, ...] = x[..., idx[..., j, ...], ...] along axis: each line of x along the axis picks
+// the entries its line of idx names. Every idx value is a whole number from -n to n - 1, n the
+// size of x's axis (the caller checks); a negative one counts from the end.
+void kernel_take_along_axis(Tensor *out, const Tensor *x, const Tensor *idx, size_t axis);
 
 // out = table.flat[idx] elementwise: out has idx's shape. Every idx value is an integer in
 // [0, table->size) (the caller checks).

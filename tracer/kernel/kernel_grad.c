@@ -411,6 +411,18 @@ void kernel_grad_transpose(Tensor *din, const Tensor *dout) {
     backend_for(blocks * n, min_items(m), transpose_grad_rows, &j);
 }
 
+// da [..] += dout [a.dim[axes[0]], ...]: each value of dout added where kernel_permute read it
+void kernel_grad_permute(Tensor *din, const Tensor *dout, const size_t *axes) {
+    expect_values(din);
+    expect_values(dout);
+    ASSERT(din->size == dout->size && din->shape.rank == dout->shape.rank);
+    size_t idx[TENSOR_MAX_RANK];
+    for (size_t i = 0; i < dout->size; i++) {
+        shape_unflatten(&dout->shape, i, idx);
+        din->data[permuted_offset(&din->shape, axes, idx)] += dout->data[i];
+    }
+}
+
 // ---------------------------------------------------------------- rows
 
 static void softmax_grad_rows(void *ctx, size_t begin, size_t end) {
@@ -680,6 +692,15 @@ void kernel_grad_take(Tensor *din, const Tensor *dout, const Tensor *idx) {
     ASSERT(shape_equal(&dout->shape, &idx->shape));
     for (size_t i = 0; i < idx->size; i++)
         din->data[index_value(idx->data[i], din->size)] += dout->data[i];
+}
+
+// dx (x's shape) += dout (the result's shape), each value added where the forward pass read it
+void kernel_grad_take_along_axis(Tensor *din, const Tensor *dout, const Tensor *idx, size_t axis) {
+    expect_values(din);
+    expect_values(dout);
+    expect_values(idx);
+    for (size_t i = 0; i < dout->size; i++)
+        din->data[along_axis_offset(&din->shape, idx, &dout->shape, axis, i)] += dout->data[i];
 }
 
 // dpart (..., d_p, ...) += its block of dout (..., d_0 + d_1 + ..., ...), which starts at

@@ -42,6 +42,8 @@ double kernel_unary_derivative(KernelUnary op, double x);
 void kernel_grad_matmul(Tensor *din, size_t input, const Tensor *dout, const Tensor *a, const Tensor *b);
 // out (..., m, n) = a (..., n, m): da += dout swapped back.
 void kernel_grad_transpose(Tensor *din, const Tensor *dout);
+// out = a with its axes in the order axes (kernel_permute): da += dout with its axes put back.
+void kernel_grad_permute(Tensor *din, const Tensor *dout, const size_t *axes);
 
 // ---------------------------------------------------------------- rows
 
@@ -78,6 +80,8 @@ void kernel_grad_reduce(Tensor *din, const Tensor *dout, const Tensor *x, int ax
 void kernel_grad_index(Tensor *din, const Tensor *dout, const KernelAxisIndex *index, size_t n_index);
 // out = take(table, idx): dtable.flat[idx[i]] += dout[i] (repeated indices add up).
 void kernel_grad_take(Tensor *din, const Tensor *dout, const Tensor *idx);
+// out = take_along_axis(x, idx, axis): dx[where out[i] was read] += dout[i] (repeated picks add up).
+void kernel_grad_take_along_axis(Tensor *din, const Tensor *dout, const Tensor *idx, size_t axis);
 // out = concat(parts, axis): a part += its own block of dout, which starts at position offset
 // of the axis (the sizes of the parts before it, added up).
 void kernel_grad_concat(Tensor *din, size_t offset, const Tensor *dout, size_t axis);

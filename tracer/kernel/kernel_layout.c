@@ -259,6 +259,21 @@ void kernel_merge_heads(Tensor *out, const Tensor *x) {
     move_heads(out->data, x->data, batch, heads, n, d_head, false);
 }
 
+// out [a.dim[axes[0]], ...] = a, axis k of out being axis axes[k] of a: each value of out, in
+// reading order, read from where it lies in a.
+void kernel_permute(Tensor *out, const Tensor *a, const size_t *axes) {
+    expect_values(a);
+    Shape s = {.rank = a->shape.rank};
+    for (size_t k = 0; k < s.rank; k++)
+        s.dim[k] = a->shape.dim[axes[k]];
+    expect_shape(out, &s);
+    size_t idx[TENSOR_MAX_RANK];
+    for (size_t i = 0; i < out->size; i++) {
+        shape_unflatten(&s, i, idx);
+        out->data[i] = a->data[permuted_offset(&a->shape, axes, idx)];
+    }
+}
+
 // out (idx's shape) = table.flat[idx]
 void kernel_take(Tensor *out, const Tensor *table, const Tensor *idx) {
     expect_shape(out, &idx->shape);
@@ -266,4 +281,29 @@ void kernel_take(Tensor *out, const Tensor *table, const Tensor *idx) {
     expect_values(idx);
     for (size_t i = 0; i < idx->size; i++)
         out->data[i] = table->data[index_value(idx->data[i], table->size)];
+}
+
+bool kernel_take_along_axis_shape(const Shape *x, const Shape *idx, size_t axis, Shape *out) {
+    if (x->rank != idx->rank || axis >= x->rank)
+        return false;
+    *out = *idx;
+    for (size_t k = 0; k < x->rank; k++) {
+        if (k == axis || x->dim[k] == idx->dim[k] || x->dim[k] == 1)
+            continue;
+        if (idx->dim[k] != 1)
+            return false;
+        out->dim[k] = x->dim[k];
+    }
+    return true;
+}
+
+// out (x and idx broadcast, idx's size along axis) = x picked along axis by idx
+void kernel_take_along_axis(Tensor *out, const Tensor *x, const Tensor *idx, size_t axis) {
+    expect_values(x);
+    expect_values(idx);
+    Shape s;
+    ASSERT(kernel_take_along_axis_shape(&x->shape, &idx->shape, axis, &s));
+    expect_shape(out, &s);
+    for (size_t i = 0; i < out->size; i++)
+        out->data[i] = x->data[along_axis_offset(&x->shape, idx, &s, axis, i)];
 }

@@ -72,10 +72,37 @@ static inline void expect_norm(const Tensor *out, const Tensor *x, const Tensor 
     expect_param(beta, *d);
 }
 
+// The offset in a of the element at out_idx of a's transpose by axes (numpy's transpose(a,
+// axes)): axis k of the result is axis axes[k] of a.
+static inline size_t permuted_offset(const Shape *a, const size_t *axes, const size_t *out_idx) {
+    size_t step[TENSOR_MAX_RANK], offset = 0, s = 1;
+    for (size_t k = a->rank; k-- > 0;) {
+        step[k] = s;
+        s *= a->dim[k];
+    }
+    for (size_t k = 0; k < a->rank; k++)
+        offset += out_idx[k] * step[axes[k]];
+    return offset;
+}
+
 // An index held in a double (a token id, a class): an exact integer below limit.
 static inline size_t index_value(double v, size_t limit) {
     ASSERT(v >= 0 && v < (double)limit && v == floor(v));
     return (size_t)v;
+}
+
+// The offset in x of element `flat` of take_along_axis(x, idx, axis), of shape out: along axis
+// the index idx holds there (broadcast; a negative one counts from the end, as numpy's), and
+// elsewhere out's position (0 where x has size 1, broadcast).
+static inline size_t along_axis_offset(const Shape *x, const Tensor *idx, const Shape *out, size_t axis,
+                                       size_t flat) {
+    size_t at[TENSOR_MAX_RANK], in_idx[TENSOR_MAX_RANK], in_x[TENSOR_MAX_RANK];
+    shape_unflatten(out, flat, at);
+    shape_broadcast_index(&idx->shape, out, at, in_idx);
+    double v = idx->data[shape_flatten(&idx->shape, in_idx)];
+    shape_broadcast_index(x, out, at, in_x);
+    in_x[axis] = index_value(v < 0 ? v + (double)x->dim[axis] : v, x->dim[axis]);
+    return shape_flatten(x, in_x);
 }
 
 // The sum of x[0], x[step], ..., x[(n - 1) * step], each times scale (1 for the values as

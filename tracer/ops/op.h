@@ -35,6 +35,7 @@ typedef enum ParamKind {
     PARAM_AXIS,     // a whole number, negative counts from the end; absent means every axis
     PARAM_FLAG,     // True or False
     PARAM_SHAPE,    // a list of whole numbers known before running, as in [2, -1] (reshape)
+    PARAM_AXES,     // a list of axes known before running, as in [1, 0, 2] (transpose); absent: None
 } ParamKind;
 
 typedef struct OpParam {
@@ -54,7 +55,8 @@ typedef struct OpAttrs {
     KernelAxisIndex index[KERNEL_MAX_INDEX];  // indexing
     size_t n_index;
     int index_input;  // indexing: which index item comes from tensor argument 1, or OP_NO_INDEX_INPUT
-    long long dims[TENSOR_MAX_RANK];  // a PARAM_SHAPE argument: the sizes, -1 for one to work out
+    long long dims[TENSOR_MAX_RANK];  // a PARAM_SHAPE argument: the sizes, -1 for one to work out;
+                                      // a PARAM_AXES one: the axes as written
     size_t n_dims;
 } OpAttrs;
 

@@ -1,4 +1,5 @@
-// op_index: picking and joining: indexing x[...], take(table, idx) and concat.
+// op_index: picking and joining: indexing x[...], take(table, idx), take_along_axis(x, idx, axis)
+// and concat.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -368,6 +369,113 @@ static void explain_take(OpExplain *e) {
     op_work_line(e, &sb);
 }
 
+// take_along_axis(x, indices, axis), numpy's: indices of x's rank, its sizes broadcasting with
+// x's on every other axis. Axes of x keep their labels where x gives the size, the picking axis
+// takes the indices' (and the picked entries' own labels once the values are known).
+static bool infer_take_along_axis(OpCheck *c) {
+    const Shape *x = c->shapes[0], *idx = c->shapes[1];
+    if (!c->present[2]) {
+        op_error(c->problem, OP_CALL, "take_along_axis picks along one axis, but axis is None");
+        op_hint(c->problem, "give the axis, as take_along_axis(x, indices, axis=-1); to count x's values in "
+                            "reading order, write take(x, indices)");
+        return false;
+    }
+    size_t axis;
+    if (!op_resolve_axis(c, 2, c->constants[2], x->rank, &axis))
+        return false;
+    char sx[64], si[64];
+    shape_format(x, sx, sizeof(sx));
+    shape_format(idx, si, sizeof(si));
+    if (x->rank != idx->rank) {
+        op_error(c->problem, OP_INPUT(1), "the indices have %zu %s, but x has %zu: %s and %s", idx->rank,
+                 idx->rank == 1 ? "axis" : "axes", x->rank, si, sx);
+        op_hint(c->problem, "give the indices one axis for each of x's, a size of 1 where every line picks the same: "
+                            "ids[:, None] picks from each row of a matrix");
+        return false;
+    }
+    if (!kernel_take_along_axis_shape(x, idx, axis, &c->shape)) {
+        op_error(c->problem, OP_INPUT(1), "indices of shape %s do not broadcast with x's %s on the axes other than %zu",
+                 si, sx, axis);
+        op_hint(c->problem, "on every axis but the one picked along, the sizes must be equal, or one of them 1");
+        return false;
+    }
+    for (size_t k = 0; k < x->rank; k++)
+        c->out_labels[k] = k != axis && x->dim[k] == c->shape.dim[k] ? c->labels[0][k] : c->labels[1][k];
+    c->attrs.axis = (int)axis;
+    return true;
+}
+
+static bool compute_take_along_axis(OpRun *r) {
+    const Tensor *x = r->in[0], *idx = r->in[1];
+    size_t axis = (size_t)r->attrs->axis, n = x->shape.dim[axis];
+    for (size_t k = 0; k < idx->size; k++) {
+        double v = idx->data[k];
+        if (v == floor(v) && v >= -(double)n && v < (double)n)
+            continue;
+        // the indices have x's rank, one axis at least: where the index stands is a place in them
+        char s[64], at[INDEX_TEXT_MAX], where[INDEX_TEXT_MAX + 64];
+        size_t i[TENSOR_MAX_RANK];
+        format_short(v, s, sizeof(s));
+        shape_unflatten(&idx->shape, k, i);
+        index_format(i, idx->shape.rank, at, sizeof(at));
+        snprintf(where, sizeof(where), " (at %s of %s)", at, r->in_names[1]);
+        if (v != floor(v))
+            op_error(r->problem, OP_INPUT(1), "index %s%s is not a whole number", s, where);
+        else if (n == 0)
+            op_error(r->problem, OP_INPUT(1), "index %s%s points into nothing: axis %zu of %s has size 0", s, where,
+                     axis, r->in_names[0]);
+        else
+            op_error(r->problem, OP_INPUT(1), "index %s%s is out of range: axis %zu of %s has size %zu, so an index "
+                     "runs from 0 to %zu (or -%zu to -1)", s, where, axis, r->in_names[0], n, n - 1, n);
+        op_hint(r->problem, "an index is a position along axis %zu of %s: 0 the first, -1 the last", axis,
+                r->in_names[0]);
+        return false;
+    }
+    kernel_take_along_axis(r->out, x, idx, axis);
+    return true;
+}
+
+// Labels follow the picked entries when every line picks the same ones: indices whose only size
+// above 1 is along the axis (topk of a vector picks its labels the same way).
+static bool value_labels_take_along_axis(OpLabels *l) {
+    const Tensor *idx = l->in[1];
+    size_t axis = (size_t)l->attrs->axis, n = l->in[0]->shape.dim[axis], k = idx->shape.dim[axis];
+    const Labels *from = &l->in_labels[axis];
+    if (!from->items || from->n != n || k == 0 || idx->size != k || l->out_labels[axis].items)
+        return true;
+    const char **items = arena_array(l->arena, k ? k : 1, sizeof(char *));
+    for (size_t j = 0; items && j < k; j++)
+        items[j] = from->items[(size_t)(idx->data[j] < 0 ? idx->data[j] + (double)n : idx->data[j])];
+    if (items)
+        l->out_labels[axis] = (Labels){items, k};
+    return items != NULL;
+}
+
+// out[i, j] = x[i, ids[i, j]] = x[i, 2]: the index read, then the entry it names.
+static void explain_take_along_axis(OpExplain *e) {
+    const Tensor *x = e->in[0], *idx = e->in[1];
+    size_t axis = (size_t)e->attrs->axis, at_idx[TENSOR_MAX_RANK], at_x[TENSOR_MAX_RANK];
+    op_broadcast_index(idx, e->out, e->index, at_idx);
+    op_broadcast_index(x, e->out, e->index, at_x);
+    double v = idx->data[shape_flatten(&idx->shape, at_idx)];
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    strbuf_printf(&sb, "%s[", e->in_names[0]);
+    for (size_t k = 0; k < x->shape.rank; k++) {
+        strbuf_puts(&sb, k ? ", " : "");
+        if (k == axis)
+            op_work_ref(&sb, e->in_names[1], at_idx, idx->shape.rank);
+        else
+            strbuf_printf(&sb, "%zu", at_x[k]);
+    }
+    strbuf_puts(&sb, "] = ");
+    at_x[axis] = (size_t)(v < 0 ? v + (double)x->shape.dim[axis] : v);
+    op_work_ref(&sb, e->in_names[0], at_x, x->shape.rank);
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
 static bool infer_concat(OpCheck *c) {
     if (c->n_inputs < 2) {
         op_error(c->problem, OP_CALL, "concat joins two or more tensors, but got %zu", c->n_inputs);
@@ -532,6 +640,11 @@ static bool grad_take(OpGrad *g) {
     return true;
 }
 
+static bool grad_take_along_axis(OpGrad *g) {
+    kernel_grad_take_along_axis(g->din, g->dout, g->in[1], (size_t)g->attrs->axis);
+    return true;
+}
+
 static bool grad_concat(OpGrad *g) {
     size_t axis = (size_t)g->attrs->axis, offset = 0;
     for (size_t p = 0; p < g->input; p++)
@@ -550,6 +663,12 @@ static const OpDef ops[] = {
      .params = {OP_TENSOR("table"), OP_TENSOR("indices")}, .infer = infer_take, .compute = compute_take,
      .explain = explain_take, .integers = INTEGERS_IF_FIRST, .grad = grad_take, .no_grad = OP_NO_GRAD(1),
      .grad_formula = {"%g added into the entries taken"}, .explain_grad = explain_grad_take},
+    {.name = "take_along_axis", .keeps_ids = true,
+     .about = "each line along the axis picks the entries its indices name, as numpy's take_along_axis",
+     .params = {OP_X, OP_TENSOR("indices"), {"axis", PARAM_AXIS, false, 0}}, .infer = infer_take_along_axis,
+     .compute = compute_take_along_axis, .value_labels = value_labels_take_along_axis,
+     .explain = explain_take_along_axis, .integers = INTEGERS_IF_FIRST, .grad = grad_take_along_axis,
+     .no_grad = OP_NO_GRAD(1), .grad_formula = {"%g added into the entries of %0 it took"}},
     {.name = "concat", .about = "concatenation along an axis",
      .params = {{"x", PARAM_TENSORS, false, 0}, {"axis", PARAM_AXIS, true, 0}}, .infer = infer_concat,
      .compute = compute_concat, .explain = explain_concat, .integers = INTEGERS_IF_INPUTS, .grad = grad_concat,

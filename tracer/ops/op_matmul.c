@@ -1,4 +1,4 @@
-// op_matmul: the matrix product and the transpose.
+// op_matmul: the matrix product and the transposes (x.T, and transpose(x, axes) as numpy's).
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -244,10 +244,91 @@ static void explain_transpose(OpExplain *e) {
     op_work_line(e, &sb);
 }
 
+// transpose(x, axes): axis k of the result is axis axes[k] of x, as numpy's transpose; without
+// axes, every axis in reverse order (numpy's too), where x.T swaps only the last two.
+// The axes as written (the shape rule wrote them reversed where none were), negative ones counted
+// from the end.
+static void permutation(const OpAttrs *attrs, size_t rank, size_t *axes) {
+    for (size_t k = 0; k < rank; k++)
+        axes[k] = (size_t)(attrs->dims[k] < 0 ? attrs->dims[k] + (long long)rank : attrs->dims[k]);
+}
+
+static bool infer_permute(OpCheck *c) {
+    size_t rank = c->shapes[0]->rank;
+    if (!c->present[1]) {
+        for (size_t k = 0; k < rank; k++)
+            c->attrs.dims[k] = (long long)(rank - 1 - k);
+        c->attrs.n_dims = rank;
+    }
+    if (c->attrs.n_dims != rank) {
+        op_error(c->problem, OP_PARAM(1), "'axes' names %zu axes, but the tensor has %zu", c->attrs.n_dims, rank);
+        op_hint(c->problem, "name every axis of the tensor once, in its new order: [1, 0] for a matrix, [0, 2, 1] to swap "
+                            "the last two of three");
+        return false;
+    }
+    bool seen[TENSOR_MAX_RANK] = {false};
+    for (size_t k = 0; k < rank; k++) {
+        long long a = c->attrs.dims[k];
+        if (a < -(long long)rank || a >= (long long)rank) {
+            op_error(c->problem, OP_PARAM(1), "axis %lld is out of range: the tensor has %zu axes, 0 to %zu (or -%zu to -1)",
+                     a, rank, rank - 1, rank);
+            op_hint(c->problem, "'axes' lists the tensor's axes in their new order, each once");
+            return false;
+        }
+        size_t at = (size_t)(a < 0 ? a + (long long)rank : a);
+        if (seen[at]) {
+            op_error(c->problem, OP_PARAM(1), "axis %zu is named twice in 'axes'", at);
+            op_hint(c->problem, "each axis of the tensor goes somewhere once: 'axes' is an order of 0 to %zu (negative ones count from the end)", rank - 1);
+            return false;
+        }
+        seen[at] = true;
+    }
+    size_t axes[TENSOR_MAX_RANK];
+    permutation(&c->attrs, rank, axes);
+    c->shape.rank = rank;
+    for (size_t k = 0; k < rank; k++) {
+        c->shape.dim[k] = c->shapes[0]->dim[axes[k]];
+        c->out_labels[k] = c->labels[0][axes[k]];
+    }
+    return true;
+}
+
+static bool compute_permute(OpRun *r) {
+    size_t axes[TENSOR_MAX_RANK];
+    permutation(r->attrs, r->in[0]->shape.rank, axes);
+    kernel_permute(r->out, r->in[0], axes);
+    return true;
+}
+
+static void explain_permute(OpExplain *e) {
+    const Tensor *x = e->in[0];
+    size_t r = x->shape.rank, axes[TENSOR_MAX_RANK], idx[TENSOR_MAX_RANK];
+    permutation(e->attrs, r, axes);
+    for (size_t k = 0; k < r; k++)
+        idx[axes[k]] = e->index[k];
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    op_work_ref(&sb, e->in_names[0], idx, r);
+    strbuf_puts(&sb, " (its axes in the order ");
+    for (size_t k = 0; k < r; k++)
+        strbuf_printf(&sb, "%s%zu", k ? ", " : "", axes[k]);
+    strbuf_puts(&sb, ")");
+    op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
 // ---------------------------------------------------------------- the table
 
 static bool grad_matmul(OpGrad *g) {
     kernel_grad_matmul(g->din, g->input, g->dout, g->in[0], g->in[1]);
+    return true;
+}
+
+static bool grad_permute(OpGrad *g) {
+    size_t axes[TENSOR_MAX_RANK];
+    permutation(g->attrs, g->din->shape.rank, axes);
+    kernel_grad_permute(g->din, g->dout, axes);
     return true;
 }
 
@@ -317,6 +398,11 @@ static const OpDef ops[] = {
      .about = "transpose: rows become columns (last two axes swap)", .params = {OP_X}, .infer = infer_transpose,
      .compute = compute_transpose, .explain = explain_transpose, .integers = INTEGERS_IF_FIRST,
      .grad = grad_transpose, .grad_formula = {"%g.T"}},
+    {.name = "transpose", .keeps_ids = true,
+     .about = "the axes in a new order, as numpy's transpose(x, axes): axis k of the result is axis axes[k] of x",
+     .params = {OP_X, {"axes", PARAM_AXES, true, 0}}, .infer = infer_permute, .compute = compute_permute,
+     .explain = explain_permute, .integers = INTEGERS_IF_FIRST, .grad = grad_permute,
+     .grad_formula = {"%g with its axes put back in the order of %0's"}},
 };
 
 const OpFamily op_family_matmul = OP_FAMILY(ops);
