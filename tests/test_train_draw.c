@@ -57,6 +57,30 @@ static void test_repeat(void **state) {
     check_batch(&d, 2, 2, 4, want);
 }
 
+// A text's windows: the places of step s are ids drawn as above, from 0 to len - n, so from
+// seed 5 with 4 places (len 8, n 5) step 0 starts its rows at 1, 3 and 0, step 1 (seed 6) at
+// 2, 1 and 0; each row is the text's bytes from there.
+static void test_text(void **state) {
+    (void)state;
+    const unsigned char text[] = "abcdefgh";
+    LessonTrainData d = {.draw = TRAIN_DRAW_TEXT, .text = text, .text_len = 8, .seed = 5};
+    const double step0[] = {'b', 'c', 'd', 'e', 'f', 'd', 'e', 'f', 'g', 'h', 'a', 'b', 'c', 'd', 'e'};
+    check_batch(&d, 0, 3, 5, step0);
+    d.seed = 6;
+    const double step1[] = {'c', 'd', 'e', 'f', 'g', 'b', 'c', 'd', 'e', 'f', 'a', 'b', 'c', 'd', 'e'};
+    check_batch(&d, 0, 3, 5, step1);
+}
+
+// Rows shorter than the batch is tall: the places are drawn into the batch itself, and no row
+// overwrites a place before it is read. len 5, n 2: 4 places again, rows at 1, 3 and 0.
+static void test_text_short_rows(void **state) {
+    (void)state;
+    const unsigned char text[] = "abcde";
+    LessonTrainData d = {.draw = TRAIN_DRAW_TEXT, .text = text, .text_len = 5, .seed = 5};
+    const double want[] = {'b', 'c', 'd', 'e', 'a', 'b'};
+    check_batch(&d, 0, 3, 2, want);
+}
+
 // Rows written out are taken in turn: step 1 of batch 2 takes rows 2 and 0 of three.
 static void test_sequences(void **state) {
     (void)state;
@@ -72,6 +96,8 @@ int main(void) {
         cmocka_unit_test(test_shifted_one_shift),
         cmocka_unit_test(test_repeat),
         cmocka_unit_test(test_sequences),
+        cmocka_unit_test(test_text),
+        cmocka_unit_test(test_text_short_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
 # trains gives its golden trace both when it trains and when it reads its training back; a
 # second run reads the file the first one wrote (the file is not written again); an edit of
 # the narration reads it too, an edit of a number trains anew into another file; a lesson that
-# takes another's trained weights shares that lesson's training; a file
+# takes another's trained weights shares that lesson's training; an edit of a text trained on
+# trains anew; a file
 # changed on disk is passed over and written again whole; TRACER_CACHE=off writes nothing.
 # Usage: train_cache.sh TRACER (run from the project root).
 set -u
@@ -63,6 +64,16 @@ TRACER_CACHE=$dir "$tracer" "$tmp/lr.yaml" > "$tmp/lr.out" 2>&1 || fail "the lr 
 [ "$(files "$dir")" = 2 ] || fail "an edit of lr did not train into a file of its own ($(files "$dir") files)"
 TRACER_CACHE=off "$tracer" "$tmp/lr.yaml" > "$tmp/lr.fresh" 2>&1
 cmp -s "$tmp/lr.out" "$tmp/lr.fresh" || fail "the lr edit traces otherwise with the cache and without"
+
+# A text trained on is part of the key: the same lesson on an edited text trains again.
+mkdir -p "$tmp/text"
+cp tests/train/text_bigram.yaml tests/train/bytes.text "$tmp/text/"
+dir=$tmp/text/cache
+TRACER_CACHE=$dir "$tracer" "$tmp/text/text_bigram.yaml" > "$tmp/text/before" 2>&1 || fail "text_bigram: exit status $?"
+sed -i 's/tracer/Tracer/' "$tmp/text/bytes.text"
+TRACER_CACHE=$dir "$tracer" "$tmp/text/text_bigram.yaml" > "$tmp/text/after" 2>&1 || fail "text_bigram, edited text: exit status $?"
+[ "$(files "$dir")" = 2 ] || fail "an edit of the text did not train into a file of its own ($(files "$dir") files)"
+cmp -s "$tmp/text/before" "$tmp/text/after" && fail "an edit of the text left the trace as it was"
 
 # A file changed on disk: passed over, trained again, written again whole.
 dir=$tmp/changed

@@ -6,7 +6,8 @@ the same batches (splitmix64, ported below) and stepped by torch.optim's SGD, Ad
 trained weights must agree within a relative 1e-9. Then: the loss training reports at step
 k is, to the bit, the loss of a fresh trace of the model with the weights after k steps
 (read back from --save) on that step's batch; the trace is the same bits at 1, 2 and 3
-threads; and the memory a run holds does not grow with the number of steps.
+threads; and the memory a run holds does not grow with the number of steps. And
+tests/train/text_bigram.yaml, trained on windows of a text's bytes, the same way.
 
 Usage: train_torch.py TRACER LESSON [--no-memory-check] (a sanitizer's quarantine holds freed
 memory, so a sanitized build skips that part). Exit 77 (skipped) when torch cannot be imported."""
@@ -123,12 +124,47 @@ def peak_kib(tracer, lesson):
     return int(p.stderr.strip().splitlines()[-1])
 
 
+def text_windows(text, step, rows, n, seed):
+    """draw from text: row r is the n bytes from a place drawn as ids are, 0 to len - n."""
+    starts = tokens(rows, len(text) - n + 1, seed + step)
+    return np.array([list(text[s:s + n]) for s in starts], dtype=np.int64)
+
+
+def compare_text(tracer, path, failures):
+    """tests/train/text_bigram.yaml: a byte bigram model on windows of bytes.text, with Adam."""
+    trace = json.loads(run(tracer, path, "--format", "json"))
+    tr = trace["training"]
+    w = {g["name"]: torch.tensor(np.array(g["before"], dtype=float), requires_grad=True) for g in tr["trained"]}
+    with open(os.path.join(os.path.dirname(path), "bytes.text"), "rb") as f:
+        text = f.read()
+    opt = torch.optim.Adam([w["E"], w["W_U"]], lr=0.05, foreach=False)
+    worst = 0.0
+    for step, got in enumerate(tr["losses"]):
+        opt.zero_grad()
+        ids = torch.from_numpy(text_windows(text, step, 8, 12, 3))
+        logits = w["E"][ids] @ w["W_U"]
+        loss = torch.nn.functional.cross_entropy(logits[:, 0:11].reshape(-1, 256), ids[:, 1:12].reshape(-1))
+        worst = max(worst, abs(got - loss.item()) / abs(loss.item()))
+        if worst > BOUND:
+            failures.append(f"text_bigram.yaml: step {step}: loss {got!r} here, {loss.item()!r} in torch")
+            return
+        loss.backward()
+        opt.step()
+    trained = {s["name"]: s["values"] for s in trace["stages"] if s["kind"] == "given"}
+    weights = max(relative(trained[k], w[k].detach().numpy()) for k in ("E", "W_U"))
+    if weights > BOUND:
+        failures.append(f"text_bigram.yaml: trained weights differ by {weights:.1e} (relative)")
+    print(f"ok  text_bigram.yaml: {len(tr['losses'])} steps on windows of a text, loss within {worst:.1e}, "
+          f"weights within {weights:.1e} of PyTorch")
+
+
 def main():
     tracer, lesson = sys.argv[1], sys.argv[2]
     memory_check = "--no-memory-check" not in sys.argv[3:]
     with open(lesson) as f:
         base = f.read()
     failures = []
+    compare_text(tracer, os.path.join(os.path.dirname(lesson), "text_bigram.yaml"), failures)
     with tempfile.TemporaryDirectory() as folder:
         cases = [
             ("adam", "  optimizer: adam\n  lr: 0.01\n", lambda p: torch.optim.Adam(p, lr=0.01, foreach=False), 0),

@@ -3,17 +3,21 @@
 // check (run/train.c), once shapes are known.
 #include "lesson_train.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "files.h"
 #include "lesson_loader.h"
 #include "lesson_values.h"
 
 static const char *const TRAIN_KEYS[] = {"loss", "trained", "optimizer", "lr",   "momentum", "weight_decay",
                                          "betas", "eps",    "clip",      "steps", "data",    "show"};
 static const char *const OPTIMIZERS[] = {[TRAIN_SGD] = "sgd", [TRAIN_ADAM] = "adam", [TRAIN_ADAMW] = "adamw"};
-static const char *const DATA_KEYS[] = {"draw", "vocab", "batch", "seed", "shifts", "sequences"};
+static const char *const DATA_KEYS[] = {"draw", "vocab", "batch", "seed", "shifts", "sequences", "text"};
+// A text read for training is at most this large.
+#define TRAIN_TEXT_MAX_BYTES ((size_t)64 << 20)
 // The draws from the generator; sequences: written out is not one of them.
 static const char *const DRAWS[] = {[TRAIN_DRAW_UNIFORM] = "uniform", [TRAIN_DRAW_REPEAT] = "repeat",
                                     [TRAIN_DRAW_SHIFTED] = "shifted"};
@@ -159,6 +163,55 @@ static bool load_shifts(Loader *L, LessonTrainData *d, const Node *shifts, size_
     return true;
 }
 
+// text: FILE (beside the lesson): rows of n bytes, each a window at a random place of it.
+static bool load_text(Loader *L, LessonTrainData *d, const Node *node, const Node *text, const Node *seed, size_t n) {
+    static const char *const others[] = {"draw", "vocab", "shifts", "sequences"};
+    for (size_t i = 0; i < ARRAY_LEN(others); i++)
+        if (yamldoc_get(node, others[i]))
+            return lesson_fail(L, yamldoc_get(node, others[i]),
+                               "a text's ids are its bytes, 0 to 255, in windows at random places: leave out "
+                               "draw:, vocab:, shifts: and sequences:",
+                               "%s: does not go with text:", others[i]);
+    if (text->kind != NODE_SCALAR || text->text_len == 0)
+        return lesson_fail(L, text, "name a text file beside the lesson, as in text: story.txt",
+                           "text: must name a file, but this is %s", lesson_describe(L, text));
+    if (seed && !whole_in(L, seed, "seed", 0, UINT64_MAX, &d->seed))
+        return false;
+    const char *slash = strrchr(L->lesson->path, '/');
+    int folder = text->text[0] != '/' && slash ? (int)(slash - L->lesson->path) + 1 : 0;
+    d->text_path = arena_printf(L->lesson->arena, "%.*s%s", folder, L->lesson->path, text->text);
+    if (!d->text_path)
+        return diag_no_memory(L->diag);
+    char *bytes;
+    size_t len;
+    int err = files_read(d->text_path, 0, TRAIN_TEXT_MAX_BYTES, &bytes, &len);
+    if (err == ENOMEM)
+        return diag_no_memory(L->diag);
+    if (err)
+        return lesson_fail(L, text, files_not_regular(err) ? FILES_NOT_REGULAR_HINT : "check the name: the file is "
+                                                                                      "read from the lesson's folder",
+                           "cannot read the text '%s': %s", d->text_path, files_error_text(err));
+    unsigned char *kept = len > TRAIN_TEXT_MAX_BYTES || len < n ? NULL : arena_alloc(L->lesson->arena, len);
+    if (kept)
+        memcpy(kept, bytes, len);
+    util_free(bytes);
+    if (len > TRAIN_TEXT_MAX_BYTES)
+        return lesson_fail(L, text, "train on a shorter text, or on a part of it",
+                           "the text '%s' is larger than %zu MiB", d->text_path, TRAIN_TEXT_MAX_BYTES >> 20);
+    if (len < n)
+        return lesson_fail(L, text, "train on a longer text, or on shorter rows",
+                           "the text '%s' has %zu bytes, fewer than a row of '%s' takes (%zu)", d->text_path, len,
+                           d->name, n);
+    if (!kept)
+        return diag_no_memory(L->diag);
+    d->draw = TRAIN_DRAW_TEXT;
+    d->vocab = 256;
+    d->text = kept;
+    d->text_len = len;
+    d->text_name = text->text;
+    return true;
+}
+
 static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const Node *node) {
     const LessonGiven *g = find_given(L->lesson, key->text);
     d->name = key->text;
@@ -181,8 +234,8 @@ static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const 
         const Node *k = node->pairs[i].key;
         if (lesson_find_name(k->text, DATA_KEYS, ARRAY_LEN(DATA_KEYS)) == ARRAY_LEN(DATA_KEYS))
             return lesson_fail(L, k, lesson_suggest(L, k->text, DATA_KEYS, ARRAY_LEN(DATA_KEYS),
-                                                   "the keys of a batch are draw, vocab, batch, seed, shifts and "
-                                                   "sequences"),
+                                                   "the keys of a batch are draw, vocab, batch, seed, shifts, "
+                                                   "sequences and text"),
                                "unknown key '%s' in data: %s", k->text, key->text);
     }
     const Node *draw = yamldoc_get(node, "draw"), *seqs = yamldoc_get(node, "sequences");
@@ -207,6 +260,9 @@ static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const 
                                g->shape.dim[1]);
         return true;
     }
+    const Node *text = yamldoc_get(node, "text");
+    if (text)
+        return load_text(L, d, node, text, seed, g->shape.dim[1]);
     if (!draw || !vocab)
         return lesson_fail(L, node, "as in ids: {draw: uniform, vocab: 16, batch: 64, seed: 1}",
                            "data: %s needs draw: and vocab: (or sequences: written out)", key->text);

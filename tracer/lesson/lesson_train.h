@@ -42,6 +42,7 @@ typedef enum TrainDraw {
     TRAIN_DRAW_REPEAT,     // the first half drawn so, the second half a copy of it
     TRAIN_DRAW_SHIFTED,    // each row its first s ids over and over, s running through shifts:
     TRAIN_DRAW_SEQUENCES,  // the rows written out, taken in turn, batch rows a step
+    TRAIN_DRAW_TEXT,       // windows of a text file's bytes, each at a random place
 } TrainDraw;
 
 // One given drawn afresh at every step, [batch, n]; its own values are the example batch that
@@ -57,6 +58,10 @@ typedef struct LessonTrainData {
     double *rows;     // SEQUENCES: n_rows rows of `length` ids
     size_t n_rows, length;
     const Node *rows_node;
+    const unsigned char *text;  // TEXT: the file's bytes, each an id from 0 to 255
+    size_t text_len;
+    const char *text_path;  // TEXT: the file as it is read, and its name as the lesson writes it
+    const char *text_name;
 } LessonTrainData;
 
 typedef struct LessonTrain {

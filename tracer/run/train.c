@@ -483,6 +483,10 @@ static const char *describe_data(Arena *a, const LessonTrainData *d, const Shape
     shape_format(shape, s, sizeof(s));
     if (d->draw == TRAIN_DRAW_SEQUENCES)
         return arena_printf(a, "%s %s a step: the %zu sequences written out, taken in turn", d->name, s, d->n_rows);
+    if (d->draw == TRAIN_DRAW_TEXT)
+        return arena_printf(a, "%s %s a step: windows of the %zu bytes of %s, each at a place drawn from seed %llu + "
+                               "the step",
+                            d->name, s, d->text_len, d->text_name, (unsigned long long)d->seed);
     const char *copies = d->draw == TRAIN_DRAW_REPEAT ? ", the second half of each row a copy of the first" : "";
     if (d->draw == TRAIN_DRAW_SHIFTED)
         copies = arena_printf(a, ", each row its first s ids over and over, s from %zu to %zu in turn",

@@ -182,6 +182,12 @@ bool train_cache_key(const Lesson *lesson, const Plan *plan, const bool *needed,
             sha256_add(&h, values[i]->data, values[i]->size * sizeof(double));
         }
     }
+    // A text drawn from is read from its file, which the lesson only names.
+    for (size_t k = 0; lesson->train && k < lesson->train->n_data; k++) {
+        const LessonTrainData *d = &lesson->train->data[k];
+        if (d->draw == TRAIN_DRAW_TEXT)
+            add_text(&h, (const char *)d->text, d->text_len);
+    }
     sha256_finish(&h, key);
     return true;
 }

@@ -1,4 +1,4 @@
-// train_draw: each drawn batch, from the generator or the rows written out.
+// train_draw: each drawn batch, from the generator, the rows written out, or a text.
 #include "train_draw.h"
 
 #include <string.h>
@@ -10,6 +10,20 @@ void train_draw_batch(Tensor *out, const LessonTrainData *d, size_t step) {
     if (d->draw == TRAIN_DRAW_SEQUENCES) {
         for (size_t r = 0; r < rows; r++)
             memcpy(out->data + r * n, d->rows + ((step * rows + r) % d->n_rows) * n, n * sizeof(double));
+        return;
+    }
+    if (d->draw == TRAIN_DRAW_TEXT) {
+        // Row r starts at a place drawn uniformly from 0 to len - n, the places of a step drawn
+        // from seed + step as a row of ids is. They are drawn into the first `rows` values of
+        // out, and the rows written from the last: row r overwrites only places of rows r and
+        // after, and reads its own first.
+        Tensor places = {.shape = {.rank = 1, .dim = {rows}}, .size = rows, .data = out->data};
+        kernel_fill_tokens(&places, d->text_len - n + 1, d->seed + step);
+        for (size_t r = rows; r-- > 0;) {
+            size_t start = (size_t)out->data[r];
+            for (size_t j = 0; j < n; j++)
+                out->data[r * n + j] = d->text[start + j];
+        }
         return;
     }
     kernel_fill_tokens(out, d->vocab, d->seed + step);

@@ -1,6 +1,6 @@
 // train_draw: the batch one training step sees in a drawn given: ids from the seeded generator
-// of init: random (uniform, a second half repeating the first, or shifted copies), or the
-// rows a lesson writes out, taken in turn. Step s's batch depends on s alone, so training is
+// of init: random (uniform, a second half repeating the first, or shifted copies), the rows a
+// lesson writes out, taken in turn, or windows of a text's bytes at places drawn so. Step s's batch depends on s alone, so training is
 // the same bits however it is run.
 //
 //     Tensor *ids = ...;                 // [batch, n], allocated once
