@@ -28,8 +28,9 @@ printed as its expected output (read the diff like a code change). The kinds:
   html     golden/html/NAME.html: the web page of lessons/NAME.yaml
 
 Every case runs in a process of its own, several at once (--jobs, or $TRACER_TEST_JOBS, or
-the number of processors). A case that runs past $TRACER_CASE_TIMEOUT seconds (300) is
-stopped and fails by name. The exit status is 0 only when every case passed.
+the number of processors); a lesson that takes another's trained weights (trained:) runs after
+the others, so that the training it needs is cached once. A case that runs past
+$TRACER_CASE_TIMEOUT seconds (300) is stopped and fails by name. The exit status is 0 only when every case passed.
 """
 import argparse
 import concurrent.futures
@@ -281,8 +282,19 @@ def main():
     check = getattr(runner, args.kind)
     print(f"1..{len(names) + bool(stray)}", flush=True)
     failed = 0
+    # A lesson whose givens take another's trained weights (trained: LESSON) waits until the
+    # others have run, so that the training it needs is in the cache once, not trained by
+    # several cases at the same time.
+    def takes_trained(name):
+        path = os.path.join(folder, name + ".yaml")
+        return os.path.exists(path) and re.search(r"\btrained:[ \t]*[^\s\[]", open(path, encoding="utf-8",
+                                                                                   errors="replace").read())
+    later = [n for n in names if takes_trained(n)]
+    results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for i, (name, problems) in enumerate(zip(names, pool.map(lambda n: check(folder, n), names)), 1):
+        for wave in ([n for n in names if n not in later], later):
+            results.update(zip(wave, pool.map(lambda n: check(folder, n), wave)))
+        for i, (name, problems) in enumerate(((n, results[n]) for n in names), 1):
             if isinstance(problems, str):
                 print(f"ok {i} - {name} # {problems}", flush=True)
                 continue
