@@ -1,7 +1,7 @@
 // Tests of train_cache's files: a training stored is read back bit for bit, and a file that is
 // cut short, changed, of another key or of other sizes is passed over with nothing changed.
 // The key itself (the same for a narration edit, another for a number) is tested on whole
-// lessons by tests/train_cache.sh.
+// lessons by tests/train_cache.sh. A second tracer waits for the first's lock.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "train_cache.h"
@@ -267,12 +269,56 @@ static void test_a_cache_that_cannot_be_written_is_passed_over(void **state) {
     assert_int_equal(entries, 2);  // the folder named like the file, and the file
 }
 
+// A second tracer that asks for the lock while the first holds it waits until the first has
+// stored its training and unlocked, then reads it: the child process takes the lock only after
+// the parent, holding it, has slept and then stored. Without the lock the child would find
+// nothing stored. A lock under a file that is no folder cannot be taken: -1, and unlocking
+// it does nothing.
+static void test_a_second_tracer_waits_for_the_first(void **state) {
+    Fixture *f = *state;
+    fill(f);
+    int lock = train_cache_lock(f->dir, f->key);
+    assert_true(lock >= 0);
+    fflush(NULL);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        close(lock);  // the parent's, inherited: a flock lasts while any copy is open
+        int mine = train_cache_lock(f->dir, f->key);
+        Target t;
+        target_init(&t, f);
+        bool found = mine >= 0 && train_cache_load(f->dir, f->key, &t.record, t.w, 2) && t.record.steps_done == 3;
+        train_cache_unlock(mine);
+        _exit(found ? 0 : 1);
+    }
+    nanosleep(&(struct timespec){.tv_nsec = 300 * 1000 * 1000}, NULL);
+    train_cache_store(f->dir, f->key, &f->record, f->w, 2);
+    train_cache_unlock(lock);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    // The lock can be taken again once released, and a second time by the same tracer.
+    lock = train_cache_lock(f->dir, f->key);
+    assert_true(lock >= 0);
+    train_cache_unlock(lock);
+    char blocked[128], under[160];
+    snprintf(blocked, sizeof(blocked), "%s/file", f->dir);
+    FILE *fp = fopen(blocked, "w");
+    assert_non_null(fp);
+    fclose(fp);
+    snprintf(under, sizeof(under), "%s/cache", blocked);
+    assert_int_equal(train_cache_lock(under, f->key), -1);
+    train_cache_unlock(-1);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_stored_then_read_bit_for_bit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nothing_stored_is_a_miss, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_file_that_does_not_fit_is_passed_over, setup, teardown),
         cmocka_unit_test_setup_teardown(test_a_cache_that_cannot_be_written_is_passed_over, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_a_second_tracer_waits_for_the_first, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

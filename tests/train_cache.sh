@@ -5,7 +5,8 @@
 # the narration reads it too, an edit of a number trains anew into another file; a lesson that
 # takes another's trained weights shares that lesson's training; an edit of a text trained on
 # trains anew; a file
-# changed on disk is passed over and written again whole; TRACER_CACHE=off writes nothing.
+# changed on disk is passed over and written again whole; two tracers at once keep one file;
+# TRACER_CACHE=off writes nothing.
 # Usage: train_cache.sh TRACER (run from the project root).
 set -u
 tracer=$1
@@ -87,6 +88,17 @@ TRACER_CACHE=$dir "$tracer" --color=never "$lesson" > /dev/null 2>&1
 before=$(inode "$dir")
 TRACER_CACHE=$dir "$tracer" --color=never "$lesson" > /dev/null 2>&1
 [ "$(inode "$dir")" = "$before" ] || fail "the file written again after a change is not read back"
+
+# Two tracers at once on a cold cache: both trace the golden file and one file is kept (the
+# second waits for the first's lock, then reads; tests/test_train_cache.c tests the wait).
+dir=$tmp/together
+TRACER_CACHE=$dir "$tracer" --color=never "$lesson" > "$tmp/first" 2>&1 &
+TRACER_CACHE=$dir "$tracer" --color=never "$lesson" > "$tmp/second" 2>&1 || fail "the second of two at once: exit status $?"
+wait $! || fail "the first of two at once: exit status $?"
+for run in first second; do
+    cmp -s "$tmp/$run" "golden/21_previous_token_head.txt" || fail "two at once: the $run trace differs from its golden file"
+done
+[ "$(files "$dir")" = 1 ] || fail "two at once left $(files "$dir") files in the cache, not 1"
 
 # Off: nothing written, anywhere under HOME either.
 HOME=$tmp/home TRACER_CACHE=off "$tracer" "$lesson" > /dev/null 2>&1

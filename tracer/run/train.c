@@ -624,10 +624,16 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
     uint8_t key[SHA256_BYTES];
     Tensor **trained = NULL;
     bool cached = false, keyed = false;
+    int lock = -1;
     if (ok && cache_dir && !n_explain) {
         keyed = train_cache_key(lesson, t.plan, t.needed, t.values, t.loss, key);
         ok = (trained = trained_tensors(&t)) != NULL || diag_no_memory(diag);
         cached = ok && keyed && train_cache_load(cache_dir, key, record, trained, t.spec->n_trained);
+        // Not there: wait for any other tracer training the same, which then stored it.
+        if (ok && keyed && !cached) {
+            lock = train_cache_lock(cache_dir, key);
+            cached = lock >= 0 && train_cache_load(cache_dir, key, record, trained, t.spec->n_trained);
+        }
     }
     Progress progress;  // shown on a terminal while a long training runs (progress.h)
     progress_begin(&progress, "training", "steps", t.spec->steps, "loss");
@@ -672,6 +678,7 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
         record->n_shown = choose_shown(t.spec, record->steps_done, (size_t *)record->shown);
     if (ok && keyed && !cached)
         train_cache_store(cache_dir, key, record, trained, t.spec->n_trained);
+    train_cache_unlock(lock);
     util_free(trained);
     ok = ok && keep_trained(lesson, &t, diag);
     trainer_finish(&t);

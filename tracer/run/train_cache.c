@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -376,4 +377,31 @@ void train_cache_store(const char *dir, const uint8_t key[SHA256_BYTES], const T
     }
     util_free(path);
     util_free(temp);
+}
+
+// ---------------------------------------------------------------- the lock
+
+int train_cache_lock(const char *dir, const uint8_t key[SHA256_BYTES]) {
+    char *path = cache_path(dir, key, ".lock");
+    int fd = path && make_folders(dir) ? open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600) : -1;
+    util_free(path);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        return -1;
+    }
+    int r;
+    do
+        r = fd >= 0 ? flock(fd, LOCK_EX) : 0;
+    while (r != 0 && errno == EINTR);
+    if (fd >= 0 && r != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+void train_cache_unlock(int lock) {
+    if (lock >= 0)
+        close(lock);  // closing the only descriptor releases the flock
 }

@@ -10,10 +10,18 @@
 // file holds is checked whole (its own digest at its end) before anything is taken from it:
 // a file that is cut short, changed or of another version is passed over, and training runs.
 //
+//
+// Two tracers that need the same training at once (two terminals, or tests run side by side)
+// train it once: the one that finds no file takes the key's lock, and the other waits for it,
+// then reads what it stored.
+//
 //     uint8_t key[SHA256_BYTES];
 //     if (train_cache_key(lesson, plan, needed, values, loss, key) &&
 //         train_cache_load(dir, key, record, trained, n_trained)) ... no training needed
+//     int lock = train_cache_lock(dir, key);
+//     if (train_cache_load(...)) ... trained meanwhile by another tracer
 //     ... else train, then train_cache_store(dir, key, record, trained, n_trained);
+//     train_cache_unlock(lock);
 #pragma once
 
 #include <stdbool.h>
@@ -43,3 +51,12 @@ bool train_cache_load(const char *dir, const uint8_t key[SHA256_BYTES], TraceTra
 // cannot be written is passed over: training has already run.
 void train_cache_store(const char *dir, const uint8_t key[SHA256_BYTES], const TraceTraining *record,
                        Tensor *const *trained, size_t n_trained);
+
+// Wait until no other tracer is training under key in dir, then hold the key until
+// train_cache_unlock: the lock is a file beside the training's (KEY.lock, empty, left in
+// place), locked with flock, so a tracer that ends without unlocking releases it too. -1 when
+// the lock cannot be taken (a folder that cannot be written, say): then training runs unlocked.
+int train_cache_lock(const char *dir, const uint8_t key[SHA256_BYTES]);
+
+// Release what train_cache_lock took (nothing for -1).
+void train_cache_unlock(int lock);
