@@ -53,8 +53,10 @@ bool plan_index_stages(Plan *plan) {
 
 void plan_operands(const PlanNode *n, Tensor *const *values, const Tensor **in) {
     ASSERT(n->n_args <= EXPR_MAX_ARGS);
-    for (size_t k = 0; k < EXPR_MAX_ARGS; k++)
-        in[k] = k < n->n_args ? values[n->args[k]] : NULL;
+    for (size_t k = 0; k < n->n_args; k++)
+        in[k] = values[n->args[k]];
+    if (n->n_args < EXPR_MAX_ARGS)
+        in[n->n_args] = NULL;
 }
 
 const PlanNode *plan_find_stage(const Plan *plan, const char *name, size_t *index) {

@@ -132,8 +132,10 @@ void plan_destroy(Plan *plan);  // accepts NULL
 bool plan_index_stages(Plan *plan);
 
 // The operands of node n from the values of the nodes before it, into in[EXPR_MAX_ARGS]: in[k]
-// is the value of n's argument k, and every entry past n's arguments is NULL, so that an
+// is the value of n's argument k, and the entry after the last argument is NULL, so that an
 // operation reading an operand it does not have stops at once instead of reading a stale one.
+// (Only that one: the finite-difference checks call this by the million, and clearing all 64
+// was an eighth of their time.)
 void plan_operands(const PlanNode *n, Tensor *const *values, const Tensor **in);
 
 // The node that holds the stage called name ("scores", "weights.1"), or NULL.

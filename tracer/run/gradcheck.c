@@ -34,6 +34,9 @@ typedef struct Passes {
     Tensor **scratch;  // the values a pass reads: own where a node moved, values where not
     Tensor **own;      // made on the first pass that needs them
     bool *dirty;
+    // The operations between v and y that move with v, in order: the same for every element
+    // moved, so found once.
+    size_t *moving, n_moving;
 } Passes;
 
 static bool passes_init(Passes *p, const Plan *plan, Trace *trace, size_t i, Tensor *const *values) {
@@ -42,7 +45,14 @@ static bool passes_init(Passes *p, const Plan *plan, Trace *trace, size_t i, Ten
     p->scratch = util_calloc(p->y + 1, sizeof(Tensor *));
     p->own = util_calloc(p->y + 1, sizeof(Tensor *));
     p->dirty = util_calloc(p->y + 1, sizeof(bool));
-    return p->scratch && p->own && p->dirty;
+    p->moving = util_calloc(p->y + 1, sizeof(size_t));
+    if (!p->scratch || !p->own || !p->dirty || !p->moving)
+        return false;
+    p->dirty[p->v] = true;
+    for (size_t u = p->v + 1; u <= p->y; u++)
+        if (moves(plan, u, p->dirty))
+            p->moving[p->n_moving++] = u;
+    return true;
 }
 
 static void passes_finish(Passes *p) {
@@ -51,6 +61,7 @@ static void passes_finish(Passes *p) {
     util_free(p->scratch);
     util_free(p->own);
     util_free(p->dirty);
+    util_free(p->moving);
 }
 
 // y computed again with node v's element e moved by h: every node between v and y that
@@ -64,19 +75,16 @@ static double perturbed_loss(Passes *p, size_t e, double h, Diag *diag) {
     Tensor **scratch = p->scratch, **own = p->own;
     size_t v = p->v, y = p->y;
     memcpy(scratch, values, (y + 1) * sizeof(Tensor *));
-    memset(p->dirty, 0, (y + 1) * sizeof(bool));
     if (!own[v] && !(own[v] = tensor_copy(values[v]))) {
         diag_out_of_memory(diag);
         return NAN;
     }
     own[v]->data[e] = values[v]->data[e] + h;
     scratch[v] = own[v];
-    p->dirty[v] = true;
     bool ok = true;
-    for (size_t u = v + 1; u <= y && ok; u++) {
+    for (size_t m = 0; m < p->n_moving && ok; m++) {
+        size_t u = p->moving[m];
         const PlanNode *n = &plan->nodes[u];
-        if (!moves(plan, u, p->dirty))
-            continue;
         if (!own[u]) {
             own[u] = n->has_values ? tensor_create(&n->shape) : tensor_create_shape_only(&n->shape);
             if (!own[u]) {
