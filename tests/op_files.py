@@ -14,10 +14,11 @@ each data file this builds a small lesson from each of its cases,
       - loss: sum(y * upstream)         (when the case has a gradient)
       - d_x: grad(loss, x)              (for each given the case has a gradient for)
 
-runs `TRACER --format json` on it and compares: y's stage runs the operation (its "op" is the
-file's), y's values with the case's `value`, each d_x with the case's `grad`, within
+runs `TRACER --format json --explain y` on it and compares: y's stage runs the operation (its
+"op" is the file's), y's values with the case's `value`, each d_x with the case's `grad`, within
 |a - b| <= tolerance * max(1, |b|) (tolerance 1e-12, or the case's `tolerance:`; inf, -inf and
-nan must match exactly). Each error case is traced the same way and must be refused: exit
+nan must match exactly), and the work shown for every element ends in the last element's value
+as printed; the first case's first element is explained alone too (--explain y[0, 0]). Each error case is traced the same way and must be refused: exit
 status 1, nothing on standard output, and standard error holding `error: ` and each of the
 case's words (`error:` a text, or a list of texts).
 
@@ -190,7 +191,7 @@ def check_case(tracer, name, i, case):
     if "value" not in case:
         return [f"{what} has no value: work it out with tests/op_expect.py"]
     text = lesson(f"{name}, case {i}", case.get("given"), case["step"], wrt, shape_of(case["value"]))
-    status, out, err = trace(tracer, text, ["--format", "json"])
+    status, out, err = trace(tracer, text, ["--format", "json", "--explain", "y"])
     if status != 0:
         return [f"{what}: the tracer exited with status {status}:"] + err.splitlines()[:20]
     stages = {s["name"]: s for s in json.loads(out)["stages"]}
@@ -201,7 +202,35 @@ def check_case(tracer, name, i, case):
     problems += compare(f"{what} value", stages["y"]["values"], case["value"], tolerance)
     for x in wrt:
         problems += compare(f"{what} gradient for {x}", stages["d_" + x]["values"], case["grad"][x], tolerance)
+    problems += check_work(f"{what} --explain y", stages["y"]["work"], flat(case["value"])[-1])
+    rank = len(shape_of(case["value"]))
+    if i == 1 and rank:
+        # the first element alone, as `explain: [0, 0]` asks
+        first = "y[" + ", ".join(["0"] * rank) + "]"
+        status, out, err = trace(tracer, text, ["--format", "json", "--explain", first])
+        if status != 0:
+            return problems + [f"{what}: --explain {first} exited with status {status}:"] + err.splitlines()[:20]
+        y = next(s for s in json.loads(out)["stages"] if s["name"] == "y")
+        problems += check_work(f"{what} --explain {first}", y["work"], flat(case["value"])[0])
     return problems
+
+
+def check_work(what, work, want):
+    """The work shown ends in the value of the element explained last, as printed (to the
+    lesson's 4 decimals)."""
+    if not work:
+        return [f"{what} shows no work"]
+    last = work[-1].rsplit(" = ", 1)
+    if len(last) != 2:
+        return [f"{what}: the work's last line has no ' = ': {work[-1]}"]
+    shown = re.split(r"[ :]", last[1], maxsplit=1)[0].replace(",", "")
+    try:
+        got = float(shown)
+    except ValueError:
+        return [f"{what}: the work's last line ends in {shown!r}, not a number: {work[-1]}"]
+    if not (got == want or (math.isnan(got) and math.isnan(want)) or abs(got - want) <= 0.51e-4 * max(1.0, abs(want))):
+        return [f"{what}: the work ends in {shown}, but the last element is {want!r}: {work[-1]}"]
+    return []
 
 
 def check_error(tracer, name, i, case):
