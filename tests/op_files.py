@@ -24,8 +24,10 @@ case's words (`error:` a text, or a list of texts).
 
 The first test checks the op table's side: every entry has its data file, an entry in the
 fuzz dictionary (tests/fuzz/lesson.dict) and its documentation in doc/lesson-format.md (a row
-of the table of functions, or, for an operator, its symbol in the expressions' list); and every
-data file names an entry of the table. Then one test per data file, through TAP.
+of the table of functions, or, for an operator, its symbol in the expressions' list); every
+function a numpy version for tests/crosscheck.py and, with a derivative, a PyTorch one for
+tests/torchcheck.py (`numpy:` and `torch:` in its data file, or their FUNCTIONS); an entry with
+a derivative a case with a gradient; and every data file names an entry of the table. Then one test per data file, through TAP.
 
 The expected numbers are worked out by tests/op_expect.py with numpy and PyTorch, never from
 the tracer's output.
@@ -296,6 +298,15 @@ def code_spans(markdown):
     return re.findall(r"`([^`]+)`", markdown)
 
 
+def functions_of(script):
+    """The names of a cross-check's FUNCTIONS = {...}, read from its text (it needs numpy or torch
+    to import)."""
+    with open(script, encoding="utf-8") as f:
+        text = f.read()
+    start = text.index("\nFUNCTIONS = {")
+    return set(re.findall(r'^\s+"(\w+)":', text[start:text.index("\n}\n", start)], re.M))
+
+
 def check_table(program, names):
     with open(FORMAT, encoding="utf-8") as f:
         doc = f.read()
@@ -320,6 +331,23 @@ def check_table(program, names):
                 problems.append(f"{DICTIONARY} lacks the operator {name!r}: add a line kwN=\" {symbol} \"")
             if not any(symbol in span.split() or symbol in span for span in spans):
                 problems.append(f"{FORMAT}'s list of expressions does not write the operator {name!r} ({symbol})")
+    # each function written again without the tracer: numpy for its values (tests/crosscheck.py),
+    # PyTorch for its gradient (tests/torchcheck.py); an elementwise one in its data file
+    versions = {}
+    for key, script in (("numpy", "tests/crosscheck.py"), ("torch", "tests/torchcheck.py")):
+        versions[key] = functions_of(script)
+        for name in names:
+            try:
+                if key in read_data(name):
+                    versions[key].add(name)
+            except (Problem, yaml.YAMLError):
+                pass  # its own test says why
+    for name, syntax, text, grad in listed:
+        if syntax == "function" and name not in versions["numpy"]:
+            problems.append(f"{name!r} has no numpy version: numpy: in {OPS}/{name}.yaml, or FUNCTIONS of tests/crosscheck.py")
+        if syntax == "function" and grad and name not in versions["torch"]:
+            problems.append(f"{name!r} has a derivative but no PyTorch version: torch: in {OPS}/{name}.yaml, "
+                            "or FUNCTIONS of tests/torchcheck.py")
     known = {name for name, *_ in listed}
     problems += [f"{OPS}/{n}.yaml names no entry of the op table" for n in sorted(set(names) - known)]
     # an operation with a derivative has a gradient in its file, one without says so by having none
@@ -346,7 +374,7 @@ def main(argv):
         sys.exit(f"no data file in {OPS} for: {', '.join(unknown)}")
     print(f"1..{len(run) + (not only)}", flush=True)
     failed = 0
-    tests = ([("every entry of the op table has its data file, dictionary entry and documentation",
+    tests = ([("every entry of the op table has its data file, dictionary entry, documentation and cross-check versions",
                lambda: check_table(program, names))] if not only else [])
     tests += [(name, lambda name=name: check_file(tracer, name)) for name in run]
     for i, (title, test) in enumerate(tests, 1):
