@@ -18,16 +18,19 @@ runs `TRACER --format json --explain y` on it and compares: y's stage runs the o
 "op" is the file's), y's values with the case's `value`, each d_x with the case's `grad`, within
 |a - b| <= tolerance * max(1, |b|) (tolerance 1e-12, or the case's `tolerance:`; inf, -inf and
 nan must match exactly), and the work shown for every element ends in the last element's value
-as printed; the first case's first element is explained alone too (--explain y[0, 0]). Each error case is traced the same way and must be refused: exit
-status 1, nothing on standard output, and standard error holding `error: ` and each of the
-case's words (`error:` a text, or a list of texts).
+as printed; the first case's first element is explained alone too (--explain y[0, 0]). Each
+error case is traced the same way and must be refused: exit status 1, nothing on standard
+output, and standard error holding `error: ` and each of the case's words (`error:` a text,
+or a list of texts).
 
-The first test checks the op table's side: every entry has its data file, an entry in the
-fuzz dictionary (tests/fuzz/lesson.dict) and its documentation in doc/lesson-format.md (a row
-of the table of functions, or, for an operator, its symbol in the expressions' list); every
-function a numpy version for tests/crosscheck.py and, with a derivative, a PyTorch one for
-tests/torchcheck.py (`numpy:` and `torch:` in its data file, or their FUNCTIONS); an entry with
-a derivative a case with a gradient; and every data file names an entry of the table. Then one test per data file, through TAP.
+The first test checks the op table's side: every entry has its data file and its
+documentation in doc/lesson-format.md (a row of the table of functions, whose parameters
+tests/docs/reference.py compares, or for an operator its symbol in the list of expressions);
+every function has a numpy version for tests/crosscheck.py and, with a derivative, a PyTorch
+one for tests/torchcheck.py (`numpy:` and `torch:` in its data file, or their FUNCTIONS); an
+entry with a derivative has a case with a gradient; and every data file names an entry of the
+table. Then one test per data file, through TAP. (The fuzz dictionary takes the operations'
+names from the table itself: tests/fuzz/dictionary.py.)
 
 The expected numbers are worked out by tests/op_expect.py with numpy and PyTorch, never from
 the tracer's output.
@@ -43,7 +46,6 @@ import tempfile
 import yaml
 
 OPS = "tests/ops"
-DICTIONARY = "tests/fuzz/lesson.dict"
 FORMAT = "doc/lesson-format.md"
 TOLERANCE = 1e-12
 RESERVED = {"y", "loss", "upstream"}  # names the built lesson gives its own stages
@@ -284,16 +286,6 @@ def entries(program):
     return [(n, syntax, text, grad == "grad") for n, syntax, text, grad in rows]
 
 
-def dictionary_words():
-    words = set()
-    with open(DICTIONARY, encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r'\s*\w+="(.*)"\s*$', line)
-            if m:
-                words.add(m.group(1).encode().decode("unicode_escape"))
-    return words
-
-
 def code_spans(markdown):
     return re.findall(r"`([^`]+)`", markdown)
 
@@ -313,23 +305,18 @@ def check_table(program, names):
     functions = set(re.findall(r"^\| `(\w+)\(", doc, re.M))
     # the expressions' list: the bullets that say how operators are written
     spans = code_spans(doc[doc.index("## Expressions"):doc.index("Every operation inside an expression")])
-    words = dictionary_words()
     problems = []
     listed = entries(program)
     for name, syntax, text, grad in listed:
         if name not in names:
             problems.append(f"the op table's {name!r} has no data file {OPS}/{name}.yaml")
-        # an operator's symbol, as it stands between spaces; the brackets of indexing and lists
+        # an operator's symbol, as the list writes it (`+ - * /`, `x.T`); brackets for indexing and lists
         symbol = "[" if syntax in ("indexing", "list") else text
         if syntax == "function":
-            if text not in words:
-                problems.append(f"{DICTIONARY} lacks {name!r}: add a line kwN=\"{text}\"")
             if name not in functions:
                 problems.append(f"{FORMAT} has no row for {name!r} in its table of functions")
         else:
-            if not any(w.strip() == symbol for w in words):
-                problems.append(f"{DICTIONARY} lacks the operator {name!r}: add a line kwN=\" {symbol} \"")
-            if not any(symbol in span.split() or symbol in span for span in spans):
+            if not any(symbol in span for span in spans):
                 problems.append(f"{FORMAT}'s list of expressions does not write the operator {name!r} ({symbol})")
     # each function written again without the tracer: numpy for its values (tests/crosscheck.py),
     # PyTorch for its gradient (tests/torchcheck.py); an elementwise one in its data file
@@ -374,7 +361,7 @@ def main(argv):
         sys.exit(f"no data file in {OPS} for: {', '.join(unknown)}")
     print(f"1..{len(run) + (not only)}", flush=True)
     failed = 0
-    tests = ([("every entry of the op table has its data file, dictionary entry, documentation and cross-check versions",
+    tests = ([("every entry of the op table has its data file, documentation and cross-check versions",
                lambda: check_table(program, names))] if not only else [])
     tests += [(name, lambda name=name: check_file(tracer, name)) for name in run]
     for i, (title, test) in enumerate(tests, 1):
