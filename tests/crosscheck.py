@@ -16,7 +16,8 @@ trace here with numpy and compares:
     Python -- or shape: alone = shape-only);
   * every intermediate and step: its expression is evaluated with Python's eval in a namespace
     holding only the lesson's names and the functions doc/lesson-format.md lists, each written again
-    here with numpy. Steps are evaluated from the YAML text and the results of *this* script
+    with numpy: here, or for an elementwise operation in its data file (tests/ops/NAME.yaml,
+    `numpy:`). Steps are evaluated from the YAML text and the results of *this* script
     (never the tracer's) feed later steps.
   * shapes must be equal; values must agree within |a - b| <= 1e-12 * max(1, |b|) (b = numpy);
     inf, -inf and nan must match exactly; shape-only results (values null) compare shapes.
@@ -273,27 +274,15 @@ def _any_shape_only(*xs):
 
 # ============================================================ the functions of spec.md
 
-def _elementwise(fn):
-    def f(x):
-        if isinstance(x, S):
-            return x
-        with np.errstate(all="ignore"):
-            return _wrap(fn(_plain(x)))
-    return f
-
-
 def _picking(fn):
-    """A numpy function of several tensors broadcast together (maximum, where, clip)."""
+    """A numpy function of tensors broadcast together: every elementwise operation (exp, maximum,
+    where, clip), read from its data file."""
     def f(*args):
         if _any_shape_only(*args):
             return S(_broadcast(*[_shape(a) for a in args]))
         with np.errstate(all="ignore"):
             return _wrap(fn(*[_plain(a) for a in args]))
     return f
-
-
-def _gelu(x):
-    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x ** 3)))
 
 
 def _along(x, axis, what):
@@ -501,10 +490,6 @@ def rmsnorm(x, gamma, eps=1e-5):
         return a / np.sqrt(ms + e), (ms,)
 
     return _wrap(_wide_where_overflow(xhat, _plain(x)) * _plain(gamma))
-
-
-def _silu(x):
-    return x * (1.0 / (1.0 + np.exp(-x)))
 
 
 def batchnorm(x, gamma, beta, eps=1e-5):
@@ -805,26 +790,7 @@ FUNCTIONS = {
     "max": _reduction(np.max),
     "min": _reduction(np.min),
     "argmax": argmax,
-    "exp": _elementwise(np.exp),
-    "log": _elementwise(np.log),
-    "sqrt": _elementwise(np.sqrt),
-    "abs": _elementwise(np.abs),
-    "relu": _elementwise(lambda a: np.maximum(a, 0.0)),
-    "tanh": _elementwise(np.tanh),
-    "sin": _elementwise(np.sin),
-    "cos": _elementwise(np.cos),
-    "gelu": _elementwise(_gelu),
-    "silu": _elementwise(_silu),
-    "sigmoid": _elementwise(lambda a: 1.0 / (1.0 + np.exp(-a))),
-    "floor": _elementwise(np.floor),
-    "ceil": _elementwise(np.ceil),
-    "round": _elementwise(np.round),
     "concat": concat,
-    "copy": _elementwise(np.copy),
-    "maximum": _picking(np.maximum),
-    "minimum": _picking(np.minimum),
-    "where": _picking(lambda c, a, b: np.where(c != 0, a, b)),
-    "clip": _picking(np.clip),
     "numel": numel,
     "size": size,
     "split_heads": split_heads,
@@ -850,6 +816,29 @@ FUNCTIONS = {
     "reshape": reshape,
     "cross_entropy": cross_entropy,
 }
+
+
+
+def functions_of_data_files(key, wrap, names):
+    """The functions whose data file (tests/ops/NAME.yaml) writes them in one line of numpy or
+    torch (`numpy: np.exp`), each wrapped by wrap: for an elementwise operation its version here
+    is there, beside its cases, and nowhere else. names: the scope the line is read in."""
+    folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ops")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    found = {}
+    for f in sorted(os.listdir(folder)):
+        if not f.endswith(".yaml"):
+            continue
+        with open(os.path.join(folder, f), encoding="utf-8") as fh:
+            data = yaml.load(fh, Loader=loader)  # noqa: S506 - a safe loader
+        if key in data:
+            found[data["op"]] = wrap(eval(data[key], dict(names, __builtins__={})))  # noqa: S307 - the project's files
+    return found
+
+
+_DATA_FUNCTIONS = functions_of_data_files("numpy", _picking, {"np": np, "math": math})
+assert not set(_DATA_FUNCTIONS) & set(FUNCTIONS), "an operation written both here and in its data file"
+FUNCTIONS.update(_DATA_FUNCTIONS)
 
 NUM_HELPER = "_xc_num"
 GRAD_HELPER = "_xc_grad"

@@ -178,11 +178,6 @@ def rmsnorm(x, gamma, eps=1e-5):
     return _t(x / torch.sqrt(ms + float(_plain(eps))) * _plain(gamma))
 
 
-def _gelu(x):
-    x = _plain(x)
-    return _t(0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3))))
-
-
 def argmax(x, axis=None):
     x = _plain(x)
     r = torch.argmax(x) if axis is None else torch.argmax(x, dim=_int(axis))
@@ -295,10 +290,6 @@ def cross_entropy(logits, target):
     return _t(lse - picked)
 
 
-def _elementwise(fn):
-    return lambda x: _t(fn(_plain(x)))
-
-
 def _broadcast(fn):
     return lambda *args: _t(fn(*[_plain(a) for a in args]))
 
@@ -323,26 +314,7 @@ FUNCTIONS = {
     "max": _reduction(_max),
     "min": _reduction(_min),
     "argmax": argmax,
-    "exp": _elementwise(torch.exp),
-    "log": _elementwise(torch.log),
-    "sqrt": _elementwise(torch.sqrt),
-    "abs": _elementwise(torch.abs),
-    "relu": _elementwise(torch.relu),
-    "tanh": _elementwise(torch.tanh),
-    "sin": _elementwise(torch.sin),
-    "cos": _elementwise(torch.cos),
-    "gelu": _gelu,
-    "silu": _elementwise(torch.nn.functional.silu),
-    "sigmoid": _elementwise(torch.sigmoid),
-    "floor": _elementwise(torch.floor),
-    "ceil": _elementwise(torch.ceil),
-    "round": _elementwise(torch.round),
     "concat": concat,
-    "copy": _elementwise(torch.clone),
-    "maximum": _broadcast(torch.maximum),
-    "minimum": _broadcast(torch.minimum),
-    "where": _broadcast(lambda c, a, b: torch.where(c != 0, a, b)),
-    "clip": _broadcast(lambda x, lo, hi: torch.clamp(x, min=lo, max=hi)),
     "numel": numel,
     "size": size,
     "split_heads": split_heads,
@@ -365,6 +337,10 @@ FUNCTIONS = {
     "take_along_axis": take_along_axis,
     "cross_entropy": cross_entropy,
 }
+
+_DATA_FUNCTIONS = xc.functions_of_data_files("torch", _broadcast, {"torch": torch, "math": math})
+assert not set(_DATA_FUNCTIONS) & set(FUNCTIONS), "an operation written both here and in its data file"
+FUNCTIONS.update(_DATA_FUNCTIONS)
 
 
 def evaluate(text, env):

@@ -8,7 +8,7 @@
 //         -Db_lundef=false -Dc_args=-fno-sanitize-recover=all
 //     ninja -C build-fuzz
 //     sh tests/fuzz/seed.sh build-fuzz/corpus
-//     build-fuzz/tests/fuzz/fuzz_pipeline -dict=tests/fuzz/lesson.dict -max_len=4096 \
+//     build-fuzz/tests/fuzz/fuzz_pipeline -dict=build-fuzz/tests/fuzz/lesson.dict -max_len=4096 \
 //         -timeout=20 -rss_limit_mb=4096 build-fuzz/corpus
 //
 // Then the other modes of the command line on the same bytes: --save into a folder of its own,

@@ -106,6 +106,9 @@ typedef enum KernelUnary {
 
 void kernel_unary(Tensor *out, const Tensor *a, KernelUnary op);
 double kernel_unary_apply(KernelUnary op, double x);
+// op'(x), for kernel_grad_unary (kernel_grad.h): abs'(0) = relu'(0) = 0, as PyTorch takes them.
+// floor, ceil and round have none: their entries have no .grad, and asking is a programming error.
+double kernel_unary_derivative(KernelUnary op, double x);
 
 // ---------------------------------------------------------------- rows
 

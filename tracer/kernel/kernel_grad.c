@@ -190,53 +190,6 @@ void kernel_grad_clip(Tensor *din, size_t input, const Tensor *dout, const Tenso
     grad_ternary(din, input, dout, x, lo, hi, grad_clip_one);
 }
 
-double kernel_unary_derivative(KernelUnary op, double x) {
-    switch (op) {
-    case KERNEL_NEG:
-        return -1.0;
-    case KERNEL_EXP:
-        return exp(x);
-    case KERNEL_LOG:
-        return 1.0 / x;
-    case KERNEL_SQRT:
-        return 0.5 / sqrt(x);
-    case KERNEL_ABS:
-        return x > 0 ? 1.0 : x < 0 ? -1.0 : isnan(x) ? x : 0.0;
-    case KERNEL_RELU:
-        return x > 0 ? 1.0 : isnan(x) ? x : 0.0;
-    case KERNEL_GELU: {
-        // y = 0.5 x (1 + t), t = tanh(u), u = c (x + 0.044715 x^3), c = sqrt(2/pi):
-        // y' = 0.5 (1 + t) + 0.5 x (1 - t^2) c (1 + 3 * 0.044715 x^2)
-        double c = sqrt(2.0 / PI);
-        double t = tanh(c * (x + 0.044715 * x * x * x));
-        return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3.0 * 0.044715 * x * x);
-    }
-    case KERNEL_TANH: {
-        double t = tanh(x);
-        return 1.0 - t * t;
-    }
-    case KERNEL_SIN:
-        return cos(x);
-    case KERNEL_COS:
-        return -sin(x);
-    case KERNEL_SILU: {
-        // y = x s, s = 1 / (1 + e^-x): y' = s + x s (1 - s)
-        double sig = 1.0 / (1.0 + exp(-x));
-        return sig + x * sig * (1.0 - sig);
-    }
-    case KERNEL_SIGMOID: {
-        double sig = 1.0 / (1.0 + exp(-x));
-        return sig * (1.0 - sig);
-    }
-    case KERNEL_FLOOR:
-    case KERNEL_CEIL:
-    case KERNEL_ROUND:
-        break;  // flat, then a jump: their entries leave .grad NULL, and grad() refuses them
-    }
-    ASSERT(!"unknown KernelUnary");
-    return NAN;
-}
-
 static void unary_grad_values(void *ctx, size_t begin, size_t end) {
     const GradJob *j = ctx;
     for (size_t i = begin; i < end; i++)

@@ -32,7 +32,6 @@ void kernel_grad_where(Tensor *din, size_t input, const Tensor *dout, const Tens
 void kernel_grad_clip(Tensor *din, size_t input, const Tensor *dout, const Tensor *x, const Tensor *lo,
                       const Tensor *hi);
 void kernel_grad_unary(Tensor *din, const Tensor *dout, const Tensor *x, KernelUnary op);
-double kernel_unary_derivative(KernelUnary op, double x);
 
 // ---------------------------------------------------------------- matrix product
 

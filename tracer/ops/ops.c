@@ -40,6 +40,20 @@ size_t ops_function_names(const char **names, size_t cap) {
     return n;
 }
 
+size_t ops_count(void) {
+    size_t n = 0;
+    for (size_t f = 0; f < ARRAY_LEN(families); f++)
+        n += families[f]->n;
+    return n;
+}
+
+const OpDef *ops_entry(size_t i) {
+    for (size_t f = 0; f < ARRAY_LEN(families); i -= families[f]->n, f++)
+        if (i < families[f]->n)
+            return &families[f]->ops[i];
+    return NULL;
+}
+
 size_t ops_function_count(void) {
     size_t n = 0;
     for (size_t f = 0; f < ARRAY_LEN(families); f++)

@@ -14,6 +14,10 @@ const OpDef *ops_find_function(const char *name);
 // The operator written with `token` in this syntax (OP_INFIX '+', OP_PREFIX '-', OP_POSTFIX
 // 'T', OP_INDEXING '['), or NULL.
 const OpDef *ops_operator(OpSyntax syntax, char token);
+// Every entry, functions and operators: entry i for i < ops_count(), NULL past the last (for
+// the tests that check that each operation has its cases and documents).
+size_t ops_count(void);
+const OpDef *ops_entry(size_t i);
 // How many functions there are, and their names in the table's order (for suggestions).
 size_t ops_function_count(void);
 size_t ops_function_names(const char **names, size_t cap);
