@@ -1,5 +1,7 @@
 #!/bin/sh
-# --save when the files cannot be written, or links are planted where they go: a file size limit standing in for a full disk
+# --save's file names first: a gradient's '/' written '.', and a block's result saved under its
+# name and again under the name results: gives it, listed as an alias in manifest.json.
+# Then --save when the files cannot be written, or links are planted where they go: a file size limit standing in for a full disk
 # (ulimit -f, with SIGXFSZ ignored so that write() fails with EFBIG instead of killing the
 # tracer), a read-only folder, a link or a folder where a file goes, and a stage whose file is
 # one the lesson reads. Each must end in exit status 2, the exact error, nothing on stdout, no
@@ -20,6 +22,37 @@ fail() {
     echo "FAIL $1"
     failures=$((failures + 1))
 }
+
+cat > names.yaml <<'LESSON'
+title: The names of saved files
+given:
+  W: [[1.0, 2.0], [3.0, 4.0]]
+  x: [[1.0, -1.0]]
+blocks:
+  layer:
+    inputs: [x, W]
+    results: [y]
+    steps:
+      - y: x @ W
+steps:
+  - use: layer
+    as: first
+    inputs: {x: x, W: W}
+    results: {out: y}
+  - loss: sum(out * out)
+  - g: grad(loss, W)
+LESSON
+"$tracer" --save names names.yaml > /dev/null 2>&1 || fail "names: exit status $?"
+# the stages: W, x, first.y (= out), loss.1 = out * out, loss, and the gradients of loss by
+# loss.1, first.y and W, then g
+expected="W.npy dloss.dW.npy dloss.dfirst.y.npy dloss.dloss.1.npy first.y.npy g.npy loss.1.npy loss.npy manifest.json out.npy x.npy"
+[ "$(ls names | tr '\n' ' ')" = "$expected " ] || fail "names: the files are $(ls names | tr '\n' ' ')"
+cmp -s names/out.npy names/first.y.npy || fail "names: out.npy is not first.y.npy's values"
+cmp -s names/g.npy names/dloss.dW.npy || fail "names: g.npy is not dloss.dW.npy's values"
+grep -q '"name": "first.y", .*"aliases": {"out": "out.npy"}' names/manifest.json ||
+    fail "names: manifest.json does not list out.npy as first.y's alias"
+grep -q '"name": "dloss/dW", .*"file": "dloss.dW.npy"' names/manifest.json ||
+    fail "names: manifest.json does not name dloss/dW's file dloss.dW.npy"
 
 # small.npy (2 values, 144 bytes) fits in 8 KiB; big.npy (10,000 values, 80 KiB) does not
 cat > big.yaml <<'LESSON'
