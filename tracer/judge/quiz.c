@@ -110,7 +110,85 @@ static void put_nested(StrBuf *sb, const Tensor *t, const FormatStyle *style, si
     strbuf_putc(sb, ']');
 }
 
-// "Q = [[...]]" for each tensor input; a number written in the formula needs no line.
+// The values an index reads, nested as put_nested writes them: "1, :" of a [3, 4] tensor is its
+// row 1, ":, 2" its column 2. Each of the index's parts (at most the tensor's axes; those left
+// out are whole) is a whole number below its axis's length or ':'. False, with nothing
+// written, for any other index (a range, a negative position): the whole tensor shows instead.
+static bool parse_index(const Tensor *t, const char *index, size_t len, long *fixed) {
+    size_t axis = 0;
+    for (size_t i = 0; i <= len; axis++) {
+        size_t end = i;
+        while (end < len && index[end] != ',')
+            end++;
+        size_t a = i, b = end;
+        while (a < b && index[a] == ' ')
+            a++;
+        while (b > a && index[b - 1] == ' ')
+            b--;
+        if (axis >= t->shape.rank || a == b)
+            return false;
+        if (b - a == 1 && index[a] == ':') {
+            fixed[axis] = -1;
+        } else {
+            long v = 0;
+            for (size_t k = a; k < b; k++) {
+                if (!isdigit((unsigned char)index[k]) || v > 1000000)
+                    return false;
+                v = 10 * v + (index[k] - '0');
+            }
+            if ((size_t)v >= t->shape.dim[axis])
+                return false;
+            fixed[axis] = v;
+        }
+        i = end + 1;
+    }
+    for (; axis < t->shape.rank; axis++)
+        fixed[axis] = -1;
+    return true;
+}
+
+static void put_slice(StrBuf *sb, const Tensor *t, const FormatStyle *style, const long *fixed, size_t axis,
+                      size_t offset) {
+    if (axis == t->shape.rank) {
+        char buf[FORMAT_NUMBER_CAP];
+        format_with(style, t->data[offset], buf, sizeof(buf));
+        strbuf_puts(sb, buf);
+        return;
+    }
+    size_t stride = 1;
+    for (size_t a = axis + 1; a < t->shape.rank; a++)
+        stride *= t->shape.dim[a];
+    if (fixed[axis] >= 0) {
+        put_slice(sb, t, style, fixed, axis + 1, offset + (size_t)fixed[axis] * stride);
+        return;
+    }
+    strbuf_putc(sb, '[');
+    for (size_t i = 0; i < t->shape.dim[axis]; i++) {
+        if (i)
+            strbuf_puts(sb, ", ");
+        put_slice(sb, t, style, fixed, axis + 1, offset + i * stride);
+    }
+    strbuf_putc(sb, ']');
+}
+
+// The first "name[index]" the element's formula reads of an input: its index's text and
+// length, or NULL. The name must stand alone ("X[" in "X[1, :]", not in "dX[").
+static const char *index_read(const char *formula, const char *name, size_t *len) {
+    const char *rhs = formula ? strstr(formula, " = ") : NULL;
+    size_t n = strlen(name);
+    for (const char *p = rhs ? strstr(rhs, name) : NULL; p; p = strstr(p + 1, name)) {
+        bool alone = !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.');
+        const char *close = p[n] == '[' ? strchr(p + n, ']') : NULL;
+        if (alone && close) {
+            *len = (size_t)(close - (p + n + 1));
+            return p + n + 1;
+        }
+    }
+    return NULL;
+}
+
+// "Q = [[...]]" for each tensor input, or only the part the element reads, "X[1, :] = [...]",
+// when the element's formula names it; a number written in the formula needs no line.
 static bool add_inputs(Quiz *quiz, const Plan *plan, const Trace *trace, const PlanNode *n, QuizQuestion *q) {
     q->inputs = arena_array(quiz->arena, n->n_args ? n->n_args : 1, sizeof(char *));
     if (!q->inputs)
@@ -122,14 +200,25 @@ static bool add_inputs(Quiz *quiz, const Plan *plan, const Trace *trace, const P
             continue;
         StrBuf sb;
         strbuf_init(&sb);
-        strbuf_printf(&sb, "%s = ", in->display);
-        size_t at = 0;
-        if (t->size > QUIZ_MAX_INPUT_VALUES) {
+        size_t at = 0, len = 0;
+        long fixed[TENSOR_MAX_RANK];
+        const char *index = index_read(q->formula, in->display, &len);
+        FormatStyle style = format_style(t->data, t->size, trace->digits, t->is_count);
+        size_t read = 1;  // the values the index reads
+        bool indexed = index && parse_index(t, index, len, fixed);
+        for (size_t a = 0; indexed && a < t->shape.rank; a++)
+            read *= fixed[a] < 0 ? t->shape.dim[a] : 1;
+        if (indexed && read > QUIZ_MAX_INPUT_VALUES) {
+            strbuf_printf(&sb, "%s[%.*s] = %zu values (see the trace for them)", in->display, (int)len, index, read);
+        } else if (indexed) {
+            strbuf_printf(&sb, "%s[%.*s] = ", in->display, (int)len, index);
+            put_slice(&sb, t, &style, fixed, 0, 0);
+        } else if (t->size > QUIZ_MAX_INPUT_VALUES) {
             char shape[64];
             shape_format(&t->shape, shape, sizeof(shape));
-            strbuf_printf(&sb, "a %s tensor (see the trace for its values)", shape);
+            strbuf_printf(&sb, "%s = a %s tensor (see the trace for its values)", in->display, shape);
         } else {
-            FormatStyle style = format_style(t->data, t->size, trace->digits, t->is_count);
+            strbuf_printf(&sb, "%s = ", in->display);
             put_nested(&sb, t, &style, 0, &at);
         }
         const char *line = sb.failed ? NULL : arena_strdup(quiz->arena, strbuf_str(&sb));

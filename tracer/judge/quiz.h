@@ -26,7 +26,8 @@ typedef struct QuizQuestion {
     const char *stage;    // "Step 3  scores = Q @ K.T"
     const char *asked;    // "scores[0, 1]"
     const char *formula;  // "scores[0, 1] = Q[0] · K.T[:, 1]", or NULL when the work has none
-    const char **inputs;  // "Q = [[0.2000, 0.1600], [0.5200, 0.4000]]", one per tensor input
+    const char **inputs;  // "X[1, :] = [0.5000, 0.6000]", the part of each tensor input the
+                          // element reads, or "Q = [[0.2000, 0.1600], [0.5200, 0.4000]]", whole
     size_t n_inputs;
     const char **work;    // the worked expansion, as --explain writes it
     size_t n_work;
