@@ -198,6 +198,43 @@ static void test_loss_curve_points(void **state) {
     strbuf_finish(&out);
 }
 
+// Narration beside a claim that fails is marked, between the narration and the values, as the
+// text trace marks it; beside a claim that holds, or under another stage, it is not.
+static void test_narration_beside_a_failed_claim_is_marked(void **state) {
+    (void)state;
+    double values[] = {1, 2};
+    Tensor t = {.shape = {1, {2}}, .size = 2, .data = values};
+    TraceStage stage[2] = {
+        {.kind = STAGE_STEP, .name = "w", .number = "1", .expr = "e", .value = &t, .say = "w grows."},
+        {.kind = STAGE_STEP, .name = "v", .number = "2", .expr = "e", .value = &t, .say = "v is calm."},
+    };
+    TraceClaim claim = {.text = "w grows", .expr = "w[1] > w[0]", .holds = false, .detail = "1 <= 2", .stage = 0};
+    Trace tr = {.title = "T", .file_name = "t.yaml", .digits = 4, .stages = stage, .n_stages = 2,
+                .doc_first_slip = -1, .claims = &claim, .n_claims = 1, .n_claims_failed = 1};
+    for (int holds = 0; holds < 2; holds++) {
+        claim.holds = holds;
+        tr.n_claims_failed = !holds;
+        StrBuf out;
+        strbuf_init(&out);
+        render_html(&tr, &out);
+        assert_false(out.failed);
+        const char *page = strbuf_str(&out);
+        const char *say = strstr(page, "w grows.");
+        const char *careful = strstr(page, "the claim below fails on these numbers");
+        const char *calm = strstr(page, "v is calm.");
+        assert_non_null(say);
+        assert_non_null(calm);
+        if (holds) {
+            assert_null(careful);
+        } else {
+            assert_non_null(careful);
+            assert_true(say < careful && careful < calm);
+            assert_null(strstr(careful + 1, "the claim below fails on these numbers"));  // once
+        }
+        strbuf_finish(&out);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corners_of_many_slices),
@@ -207,6 +244,7 @@ int main(void) {
         cmocka_unit_test(test_slices_wrap),
         cmocka_unit_test(test_prose_drops_spaces_and_carriage_returns_at_line_ends),
         cmocka_unit_test(test_loss_curve_points),
+        cmocka_unit_test(test_narration_beside_a_failed_claim_is_marked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

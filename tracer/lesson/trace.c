@@ -39,3 +39,10 @@ PictureKind trace_picture(const TraceStage *s, bool every_tensor, bool colour) {
     }
     return want == PICTURE_BARS && t->shape.rank != 1 ? PICTURE_TABLE : want;
 }
+
+bool trace_claim_fails_under(const Trace *tr, size_t i) {
+    for (size_t k = 0; k < tr->n_claims; k++)
+        if (tr->claims[k].stage == i && !tr->claims[k].holds)
+            return true;
+    return false;
+}

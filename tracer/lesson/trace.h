@@ -192,6 +192,10 @@ typedef struct Trace {
 void trace_destroy(Trace *trace);  // accepts NULL
 void trace_training_destroy(TraceTraining *t);  // accepts NULL
 
+// Whether a claim that fails prints under stage i: the narration beside it was written for
+// numbers on which it held, and every page of the trace says so beside it.
+bool trace_claim_fails_under(const Trace *tr, size_t i);
+
 // The picture the text trace draws for a stage: the step's show: when it asks for one;
 // otherwise, for a softmax's output in colour (or for every tensor with `every_tensor`,
 // --heatmap), bars for a distribution that is a vector and a heatmap for the rest; otherwise

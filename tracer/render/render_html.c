@@ -612,6 +612,12 @@ static void stage_body(StrBuf *out, const Trace *tr, const TraceStage *s) {
     }
     if (s->say)
         prose(out, s->say, "say");
+    if (s->say && trace_claim_fails_under(tr, (size_t)(s - tr->stages))) {
+        strbuf_puts(out, "<p class=\"careful\">");
+        badge(out, "disagrees", "careful");
+        strbuf_puts(out, " this narration describes the lesson as written; the claim below fails on these "
+                         "numbers</p>\n");
+    }
     values(out, tr, s, s->value, NULL, "result");
     if (s->n_notes) {
         strbuf_puts(out, "<ul class=\"notes\">\n");

@@ -173,15 +173,6 @@ bool render_text_prints_values(const RenderOptions *opts, StageKind kind, bool c
     return chosen && !(opts->brief && (kind == STAGE_INTERMEDIATE || kind == STAGE_GIVEN));
 }
 
-// Whether a claim that fails prints under stage i: the narration beside it was written for
-// numbers on which it held.
-static bool claim_fails_under(const Trace *tr, size_t i) {
-    for (size_t k = 0; k < tr->n_claims; k++)
-        if (tr->claims[k].stage == i && !tr->claims[k].holds)
-            return true;
-    return false;
-}
-
 static void stage(const TextCtx *c, StrBuf *out, const TraceStage *s) {
     const TextStyle *st = &c->st;
     char shape[64];
@@ -205,7 +196,7 @@ static void stage(const TextCtx *c, StrBuf *out, const TraceStage *s) {
         text_wrapf(c, out, indent, indent + 2, "%s%s%s", st->cyan, shape, st->reset);
     if (s->say)
         textwrap_paragraph(out, s->say, indent, c->width);
-    if (s->say && claim_fails_under(c->tr, (size_t)(s - c->tr->stages)))
+    if (s->say && trace_claim_fails_under(c->tr, (size_t)(s - c->tr->stages)))
         text_wrapf(c, out, indent, indent + 2,
                    "%scareful:%s this narration describes the lesson as written; the claim below fails on these "
                    "numbers", st->red, st->reset);
