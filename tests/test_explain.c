@@ -265,8 +265,8 @@ static void test_every_op_has_a_case(void **state) {
         ops_operator(OP_INFIX, '+'),  ops_operator(OP_INFIX, '-'),   ops_operator(OP_INFIX, '*'),
         ops_operator(OP_INFIX, '/'),  ops_operator(OP_INFIX, '^'),   ops_operator(OP_INFIX, '@'),
         ops_operator(OP_PREFIX, '-'), ops_operator(OP_POSTFIX, 'T'), ops_operator(OP_INDEXING, '['),
-        ops_operator(OP_INFIX, EXPR_EQ), ops_operator(OP_INFIX, EXPR_NE), ops_operator(OP_INFIX, '<'),
-        ops_operator(OP_INFIX, EXPR_LE), ops_operator(OP_INFIX, '>'), ops_operator(OP_INFIX, EXPR_GE),
+        ops_operator(OP_INFIX, OP_TOKEN_EQ), ops_operator(OP_INFIX, OP_TOKEN_NE), ops_operator(OP_INFIX, '<'),
+        ops_operator(OP_INFIX, OP_TOKEN_LE), ops_operator(OP_INFIX, '>'), ops_operator(OP_INFIX, OP_TOKEN_GE),
         ops_operator(OP_LIST, '['),
     };
     for (size_t i = 0; i < ARRAY_LEN(operators); i++) {

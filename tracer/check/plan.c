@@ -52,8 +52,8 @@ bool plan_index_stages(Plan *plan) {
 }
 
 void plan_operands(const PlanNode *n, Tensor *const *values, const Tensor **in) {
-    ASSERT(n->n_args <= EXPR_MAX_ARGS);
-    for (size_t k = 0; k < EXPR_MAX_ARGS; k++)
+    ASSERT(n->n_args <= OP_MAX_ARGS);
+    for (size_t k = 0; k < OP_MAX_ARGS; k++)
         in[k] = k < n->n_args ? values[n->args[k]] : NULL;
 }
 
@@ -263,7 +263,7 @@ bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec
 bool plan_relabel(const Plan *plan, size_t node, const Labels *const *in_labels, Labels out[TENSOR_MAX_RANK],
                   Arena *arena) {
     const PlanNode *n = &plan->nodes[node];
-    ASSERT(n->kind == PLAN_OP && n->constants && n->n_args <= EXPR_MAX_ARGS);
+    ASSERT(n->kind == PLAN_OP && n->constants && n->n_args <= OP_MAX_ARGS);
     OpProblem problem = {0};
     OpCheck chk = {.op = n->op, .n_inputs = n->n_args, .attrs = n->attrs, .arena = arena, .problem = &problem};
     memcpy(chk.constants, n->constants, sizeof(chk.constants));
