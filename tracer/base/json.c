@@ -1,4 +1,4 @@
-// json: owns reading JSON text (RFC 8259) into a tree of JsonValue in an arena.
+// json: owns reading JSON text (RFC 8259), into a tree in an arena or a piece at a time.
 #include "json.h"
 
 #include <stdarg.h>
@@ -6,38 +6,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Reader {
-    Arena *arena;
-    const char *text;
-    size_t len, at;
-    char *problem;
-    size_t cap;
-    size_t *problem_at;
-    bool failed;
-    size_t values;  // read so far
-} Reader;
+// ---------------------------------------------------------------- a piece at a time
 
-static bool fail(Reader *r, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool fail(Reader *r, size_t at, const char *fmt, ...) {
-    if (r->failed)
+static bool fail(JsonCursor *c, JsonError error, size_t at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool fail(JsonCursor *c, JsonError error, size_t at, const char *fmt, ...) {
+    if (c->error)
         return false;
-    r->failed = true;
+    c->error = error;
+    c->error_at = at;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->problem, r->cap, fmt, ap);
+    vsnprintf(c->problem, sizeof(c->problem), fmt, ap);
     va_end(ap);
-    *r->problem_at = at;
     return false;
 }
 
-static bool no_memory(Reader *r) {
-    return fail(r, SIZE_MAX, "out of memory");
+static bool no_memory(JsonCursor *c) {
+    return fail(c, JSON_ERROR_MEMORY, SIZE_MAX, "out of memory");
 }
 
-static void skip_space(Reader *r) {
-    while (r->at < r->len && (r->text[r->at] == ' ' || r->text[r->at] == '\t' ||
-                              r->text[r->at] == '\n' || r->text[r->at] == '\r'))
-        r->at++;
+static void skip_space(JsonCursor *c) {
+    while (c->at < c->len && (c->text[c->at] == ' ' || c->text[c->at] == '\t' ||
+                              c->text[c->at] == '\n' || c->text[c->at] == '\r'))
+        c->at++;
 }
 
 int json_hex_digit(char c) {
@@ -50,17 +42,17 @@ int json_hex_digit(char c) {
     return -1;
 }
 
-static bool read_hex4(Reader *r, unsigned *out) {
-    if (r->len - r->at < 4)
-        return fail(r, r->at, "a \\u escape needs 4 hexadecimal digits");
+static bool read_hex4(JsonCursor *c, unsigned *out) {
+    if (c->len - c->at < 4)
+        return fail(c, JSON_ERROR_HEX, c->at, "a \\u escape needs 4 hexadecimal digits");
     unsigned v = 0;
     for (int i = 0; i < 4; i++) {
-        int d = json_hex_digit(r->text[r->at + i]);
+        int d = json_hex_digit(c->text[c->at + i]);
         if (d < 0)
-            return fail(r, r->at + i, "a \\u escape needs 4 hexadecimal digits");
+            return fail(c, JSON_ERROR_HEX, c->at + i, "a \\u escape needs 4 hexadecimal digits");
         v = v * 16 + (unsigned)d;
     }
-    r->at += 4;
+    c->at += 4;
     *out = v;
     return true;
 }
@@ -88,117 +80,240 @@ static size_t put_utf8(char *out, unsigned c) {
     return 4;
 }
 
-// A string at r->at (its opening quote). Escapes never grow the text (\uXXXX is 6 bytes for at
-// most 4, a surrogate pair 12 for 4), so the raw length bounds the decoded one.
-static bool read_string(Reader *r, JsonValue *v) {
-    size_t start = r->at++;
-    size_t end = r->at;
-    while (end < r->len && r->text[end] != '"')
-        end += r->text[end] == '\\' ? 2 : 1;
-    if (end >= r->len)
-        return fail(r, start, "a string has no closing quote");
-    char *out = arena_alloc(r->arena, end - r->at + 1);
-    if (!out)
-        return no_memory(r);
-    size_t n = 0;
-    while (r->at < end) {
-        unsigned char c = (unsigned char)r->text[r->at];
-        if (c < 0x20)
-            return fail(r, r->at, "a string holds a control character; write it as an escape");
-        if (c != '\\') {
-            out[n++] = (char)c;
-            r->at++;
-            continue;
-        }
-        char e = r->text[r->at + 1];
-        const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
-        const char *p = e ? strchr(from, e) : NULL;
-        if (p) {
-            out[n++] = to[p - from];
-            r->at += 2;
-            continue;
-        }
-        if (e != 'u')
-            return fail(r, r->at, "unknown escape \\%c in a string", e >= 0x20 && e < 0x7F ? e : '?');
-        r->at += 2;
-        unsigned code;
-        if (!read_hex4(r, &code))
-            return false;
-        if (code >= 0xD800 && code < 0xDC00) {
-            unsigned low;
-            if (r->len - r->at < 2 || r->text[r->at] != '\\' || r->text[r->at + 1] != 'u')
-                return fail(r, r->at, "a \\u escape of a high surrogate needs its low surrogate");
-            r->at += 2;
-            if (!read_hex4(r, &low))
-                return false;
-            if (low < 0xDC00 || low >= 0xE000)
-                return fail(r, r->at - 6, "a \\u escape of a high surrogate needs its low surrogate");
-            code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-        } else if (code >= 0xDC00 && code < 0xE000) {
-            return fail(r, r->at - 6, "a \\u escape of a low surrogate without its high one");
-        }
-        n += put_utf8(out + n, code);
+// The closing quote of the string that opens at c->at: the first '"' after it that no
+// backslash escapes, that is with an even number of backslashes right before it; c->len when
+// there is none.
+static size_t closing_quote(const JsonCursor *c) {
+    const char *t = c->text;
+    size_t open = c->at;
+    for (size_t from = open + 1; from < c->len;) {
+        const char *quote = memchr(t + from, '"', c->len - from);
+        if (!quote)
+            break;
+        size_t at = (size_t)(quote - t), run = at;
+        while (run > open + 1 && t[run - 1] == '\\')
+            run--;
+        if ((at - run) % 2 == 0)
+            return at;
+        from = at + 1;
     }
-    out[n] = '\0';
-    r->at = end + 1;
-    v->kind = JSON_STRING;
-    v->text = out;
-    v->len = n;
+    return c->len;
+}
+
+// The character of the \u escape at c->at (its backslash), a surrogate pair joined into one.
+static bool read_escaped_char(JsonCursor *c, unsigned *code) {
+    size_t escape = c->at;
+    c->at += 2;
+    if (!read_hex4(c, code))
+        return false;
+    if (*code >= 0xD800 && *code < 0xDC00) {
+        unsigned low;
+        if (c->len - c->at < 2 || c->text[c->at] != '\\' || c->text[c->at + 1] != 'u')
+            return fail(c, JSON_ERROR_HIGH_SURROGATE, escape,
+                        "a \\u escape of a high surrogate needs its low surrogate");
+        c->at += 2;
+        if (!read_hex4(c, &low))
+            return false;
+        if (low < 0xDC00 || low >= 0xE000)
+            return fail(c, JSON_ERROR_HIGH_SURROGATE, escape,
+                        "a \\u escape of a high surrogate needs its low surrogate");
+        *code = 0x10000 + ((*code - 0xD800) << 10) + (low - 0xDC00);
+    } else if (*code >= 0xDC00 && *code < 0xE000) {
+        return fail(c, JSON_ERROR_LOW_SURROGATE, escape,
+                    "a \\u escape of a low surrogate without its high one");
+    }
     return true;
 }
 
-static bool read_number(Reader *r, JsonValue *v) {
-    size_t start = r->at, i = r->at;
-    const char *t = r->text;
+// The string from c->at (its opening quote) to its closing quote at end into out, escapes
+// undone: out has room for end - c->at bytes, as escapes never grow the text (\uXXXX is 6
+// bytes for at most 4, a surrogate pair 12 for 4).
+static bool read_string_to(JsonCursor *c, size_t end, char *out, size_t *n) {
+    size_t len = 0;
+    c->at++;
+    while (c->at < end) {
+        unsigned char ch = (unsigned char)c->text[c->at];
+        if (ch < 0x20)
+            return fail(c, JSON_ERROR_CONTROL, c->at,
+                        "a string holds a control character; write it as an escape");
+        if (ch != '\\') {
+            out[len++] = (char)ch;
+            c->at++;
+            continue;
+        }
+        char e = c->text[c->at + 1];
+        const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
+        const char *p = e ? strchr(from, e) : NULL;
+        if (p) {
+            out[len++] = to[p - from];
+            c->at += 2;
+            continue;
+        }
+        if (e != 'u')
+            return fail(c, JSON_ERROR_ESCAPE, c->at, "unknown escape \\%c in a string",
+                        e >= 0x20 && e < 0x7F ? e : '?');
+        unsigned code;
+        if (!read_escaped_char(c, &code))
+            return false;
+        len += put_utf8(out + len, code);
+    }
+    out[len] = '\0';
+    c->at = end + 1;
+    *n = len;
+    return true;
+}
+
+// Where the string at c->at closes; false when no string is there or it does not close.
+static bool string_end(JsonCursor *c, size_t *end) {
+    if (c->error)
+        return false;
+    if (c->at >= c->len || c->text[c->at] != '"')
+        return fail(c, JSON_ERROR_KEY, c->at, "an object's key must be a string in double quotes");
+    *end = closing_quote(c);
+    if (*end >= c->len)
+        return fail(c, JSON_ERROR_UNCLOSED, c->at, "a string has no closing quote");
+    return true;
+}
+
+bool json_read_string(JsonCursor *c, char *out, size_t *n) {
+    size_t end;
+    return string_end(c, &end) && read_string_to(c, end, out, n);
+}
+
+bool json_open(JsonCursor *c, char open) {
+    if (c->error)
+        return false;
+    skip_space(c);
+    if (c->at >= c->len || c->text[c->at] != open)
+        return fail(c, JSON_ERROR_OPEN, c->at, "expected '%c'", open);
+    c->at++;
+    skip_space(c);
+    return true;
+}
+
+bool json_next_item(JsonCursor *c, char close, size_t done) {
+    if (c->error)
+        return false;
+    skip_space(c);
+    if (c->at < c->len && c->text[c->at] == close) {
+        c->at++;
+        return false;
+    }
+    if (done > 0) {
+        if (c->at >= c->len || c->text[c->at] != ',')
+            return fail(c, JSON_ERROR_SEPARATOR, c->at, "expected ',' or '%c'", close);
+        c->at++;
+        skip_space(c);
+    }
+    return true;
+}
+
+bool json_colon(JsonCursor *c) {
+    if (c->error)
+        return false;
+    skip_space(c);
+    if (c->at >= c->len || c->text[c->at] != ':')
+        return fail(c, JSON_ERROR_COLON, c->at, "a ':' must follow an object's key");
+    c->at++;
+    skip_space(c);
+    return true;
+}
+
+bool json_end(JsonCursor *c) {
+    if (c->error)
+        return false;
+    skip_space(c);
+    if (c->at != c->len)
+        return fail(c, JSON_ERROR_TRAILING, c->at, "text follows the value");
+    return true;
+}
+
+static bool is_digit(const JsonCursor *c, size_t i) {
+    return i < c->len && c->text[i] >= '0' && c->text[i] <= '9';
+}
+
+bool json_read_number(JsonCursor *c, JsonValue *v) {
+    if (c->error)
+        return false;
+    size_t start = c->at, i = c->at;
+    const char *t = c->text;
     bool whole = true;
-    if (i < r->len && t[i] == '-')
+    if (i < c->len && t[i] == '-')
         i++, whole = false;
-    if (i >= r->len || t[i] < '0' || t[i] > '9')
-        return fail(r, start, "a number needs a digit here");
-    if (t[i] == '0' && i + 1 < r->len && t[i + 1] >= '0' && t[i + 1] <= '9')
-        return fail(r, start, "a number does not start with 0 in JSON");
-    while (i < r->len && t[i] >= '0' && t[i] <= '9')
+    if (!is_digit(c, i))
+        return fail(c, JSON_ERROR_NUMBER, start, "a number needs a digit here");
+    if (t[i] == '0' && is_digit(c, i + 1))
+        return fail(c, JSON_ERROR_NUMBER, start, "a number does not start with 0 in JSON");
+    while (is_digit(c, i))
         i++;
-    if (i < r->len && t[i] == '.') {
+    if (i < c->len && t[i] == '.') {
         whole = false;
-        if (++i >= r->len || t[i] < '0' || t[i] > '9')
-            return fail(r, i, "a number needs a digit after its point");
-        while (i < r->len && t[i] >= '0' && t[i] <= '9')
+        if (!is_digit(c, ++i))
+            return fail(c, JSON_ERROR_NUMBER, i, "a number needs a digit after its point");
+        while (is_digit(c, i))
             i++;
     }
-    if (i < r->len && (t[i] == 'e' || t[i] == 'E')) {
+    if (i < c->len && (t[i] == 'e' || t[i] == 'E')) {
         whole = false;
         i++;
-        if (i < r->len && (t[i] == '+' || t[i] == '-'))
+        if (i < c->len && (t[i] == '+' || t[i] == '-'))
             i++;
-        if (i >= r->len || t[i] < '0' || t[i] > '9')
-            return fail(r, i, "a number needs a digit in its exponent");
-        while (i < r->len && t[i] >= '0' && t[i] <= '9')
+        if (!is_digit(c, i))
+            return fail(c, JSON_ERROR_NUMBER, i, "a number needs a digit in its exponent");
+        while (is_digit(c, i))
             i++;
     }
-    char *copy = arena_strndup(r->arena, t + start, i - start);  // strtod needs a NUL
-    if (!copy)
-        return no_memory(r);
-    v->kind = JSON_NUMBER;
-    v->number = strtod(copy, NULL);
-    v->count = 0;
-    v->whole = whole;
-    for (size_t k = start; whole && k < i; k++) {
+    *v = (JsonValue){.kind = JSON_NUMBER, .whole = whole, .offset = start};
+    for (size_t k = start; v->whole && k < i; k++) {
         unsigned d = (unsigned)(t[k] - '0');
         if (v->count > (UINT64_MAX - d) / 10)
             v->whole = false;  // too large to count exactly
         else
             v->count = v->count * 10 + d;
     }
-    r->at = i;
+    if (v->whole && v->count <= (uint64_t)1 << 53) {
+        v->number = (double)v->count;  // exact, as strtod would read it
+    } else {
+        char copy[64], *text = i - start < sizeof(copy) ? copy : util_malloc(i - start + 1);
+        if (!text)
+            return no_memory(c);
+        memcpy(text, t + start, i - start);  // strtod needs a NUL
+        text[i - start] = '\0';
+        v->number = strtod(text, NULL);
+        if (text != copy)
+            util_free(text);
+    }
+    c->at = i;
     return true;
 }
 
-static bool read_word(Reader *r, const char *word) {
-    size_t n = strlen(word);
-    if (r->len - r->at < n || memcmp(r->text + r->at, word, n) != 0)
+// ---------------------------------------------------------------- the tree
+
+typedef struct Reader {
+    JsonCursor c;
+    Arena *arena;
+    size_t values;  // read so far
+} Reader;
+
+// A string at r->c.at (its opening quote), in the arena.
+static bool read_string(Reader *r, JsonValue *v) {
+    size_t end;
+    if (!string_end(&r->c, &end))
         return false;
-    r->at += n;
+    char *out = arena_alloc(r->arena, end - r->c.at + 1);
+    if (!out)
+        return no_memory(&r->c);
+    v->kind = JSON_STRING;
+    v->text = out;
+    return read_string_to(&r->c, end, out, &v->len);
+}
+
+static bool read_word(Reader *r, const char *word) {
+    JsonCursor *c = &r->c;
+    size_t n = strlen(word);
+    if (c->len - c->at < n || memcmp(c->text + c->at, word, n) != 0)
+        return false;
+    c->at += n;
     return true;
 }
 
@@ -206,20 +321,14 @@ static bool read_value(Reader *r, JsonValue *v, int depth);
 
 // An array or an object: items gathered in a growing buffer, then copied to the arena.
 static bool read_items(Reader *r, JsonValue *v, int depth, bool object) {
+    JsonCursor *c = &r->c;
     char close = object ? '}' : ']';
-    r->at++;
+    c->at++;
     size_t cap = 0;
     JsonValue *items = NULL;
     const char **keys = NULL;
-    bool ok = false;
     v->n = 0;
-    skip_space(r);
-    if (r->at < r->len && r->text[r->at] == close) {
-        r->at++;
-        ok = true;
-        goto done;
-    }
-    for (;;) {
+    for (; json_next_item(c, close, v->n); v->n++) {
         if (v->n == cap) {
             size_t more = cap ? cap * 2 : 8;
             JsonValue *grown = util_calloc(more, sizeof(JsonValue));
@@ -227,8 +336,8 @@ static bool read_items(Reader *r, JsonValue *v, int depth, bool object) {
             if (!grown || (object && !grown_keys)) {
                 util_free(grown);
                 util_free(grown_keys);
-                no_memory(r);
-                goto done;
+                no_memory(c);
+                break;
             }
             if (v->n) {
                 memcpy(grown, items, v->n * sizeof(JsonValue));
@@ -239,45 +348,21 @@ static bool read_items(Reader *r, JsonValue *v, int depth, bool object) {
             util_free(keys);
             items = grown, keys = grown_keys, cap = more;
         }
-        skip_space(r);
         if (object) {
             JsonValue key = {0};
-            if (r->at >= r->len || r->text[r->at] != '"') {
-                fail(r, r->at, "an object's key must be a string in double quotes");
-                goto done;
-            }
-            if (!read_string(r, &key))
-                goto done;
+            if (!read_string(r, &key) || !json_colon(c))
+                break;
             keys[v->n] = key.text;
-            skip_space(r);
-            if (r->at >= r->len || r->text[r->at] != ':') {
-                fail(r, r->at, "a ':' must follow an object's key");
-                goto done;
-            }
-            r->at++;
         }
         if (!read_value(r, &items[v->n], depth + 1))
-            goto done;
-        v->n++;
-        skip_space(r);
-        if (r->at < r->len && r->text[r->at] == ',') {
-            r->at++;
-            continue;
-        }
-        if (r->at < r->len && r->text[r->at] == close) {
-            r->at++;
-            ok = true;
             break;
-        }
-        fail(r, r->at, "expected ',' or '%c'", close);
-        goto done;
     }
-done:
+    bool ok = !c->error;
     if (ok && v->n) {
         v->items = arena_array(r->arena, v->n, sizeof(JsonValue));
         v->keys = object ? arena_array(r->arena, v->n, sizeof(char *)) : NULL;
         if (!v->items || (object && !v->keys))
-            ok = no_memory(r);
+            ok = no_memory(c);
         else {
             memcpy(v->items, items, v->n * sizeof(JsonValue));
             if (object)
@@ -291,49 +376,48 @@ done:
 }
 
 static bool read_value(Reader *r, JsonValue *v, int depth) {
-    skip_space(r);
-    *v = (JsonValue){.offset = r->at};
-    if (r->at >= r->len)
-        return fail(r, r->at, "the text ends where a value should be");
-    if (++r->values > JSON_MAX_VALUES)
-        return fail(r, JSON_AT_TOO_MANY, "it holds more than %zu values", JSON_MAX_VALUES);  // callers say it
+    JsonCursor *c = &r->c;
+    skip_space(c);
+    *v = (JsonValue){.offset = c->at};
+    if (c->at >= c->len)
+        return fail(c, JSON_ERROR_VALUE, c->at, "the text ends where a value should be");
+    if (++r->values > JSON_MAX_VALUES)  // callers say it in their words
+        return fail(c, JSON_ERROR_TOO_MANY, JSON_AT_TOO_MANY, "it holds more than %zu values",
+                    JSON_MAX_VALUES);
     if (depth > JSON_MAX_DEPTH)
-        return fail(r, r->at, "arrays and objects nest more than %d deep", JSON_MAX_DEPTH);
-    char c = r->text[r->at];
-    if (c == '{' || c == '[')
-        return read_items(r, v, depth, c == '{');
-    if (c == '"')
+        return fail(c, JSON_ERROR_DEPTH, c->at, "arrays and objects nest more than %d deep",
+                    JSON_MAX_DEPTH);
+    char first = c->text[c->at];
+    if (first == '{' || first == '[')
+        return read_items(r, v, depth, first == '{');
+    if (first == '"')
         return read_string(r, v);
-    if (c == '-' || (c >= '0' && c <= '9'))
-        return read_number(r, v);
+    if (first == '-' || (first >= '0' && first <= '9'))
+        return json_read_number(c, v);
     if (read_word(r, "true") || read_word(r, "false")) {
         v->kind = JSON_BOOL;
-        v->truth = c == 't';
+        v->truth = first == 't';
         return true;
     }
     if (read_word(r, "null")) {
         v->kind = JSON_NULL;
         return true;
     }
-    return fail(r, r->at, "expected a value (a number, a string, [...], {...}, true, false or null)");
+    return fail(c, JSON_ERROR_VALUE, c->at,
+                "expected a value (a number, a string, [...], {...}, true, false or null)");
 }
 
 const JsonValue *json_parse(Arena *arena, const char *text, size_t len, char *problem, size_t cap,
                             size_t *at) {
-    Reader r = {.arena = arena, .text = text, .len = len, .problem = problem, .cap = cap, .problem_at = at};
+    Reader r = {.c = {.text = text, .len = len}, .arena = arena};
     JsonValue *v = arena_alloc(arena, sizeof(JsonValue));
-    if (!v) {
-        no_memory(&r);
-        return NULL;
-    }
-    if (!read_value(&r, v, 0))
-        return NULL;
-    skip_space(&r);
-    if (r.at != len) {
-        fail(&r, r.at, "text follows the value");
-        return NULL;
-    }
-    return v;
+    if (!v)
+        no_memory(&r.c);
+    else if (read_value(&r, v, 0) && json_end(&r.c))
+        return v;
+    snprintf(problem, cap, "%s", r.c.problem);
+    *at = r.c.error_at;
+    return NULL;
 }
 
 const JsonValue *json_get(const JsonValue *object, const char *key) {
