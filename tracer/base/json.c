@@ -27,12 +27,14 @@ static bool no_memory(JsonCursor *c) {
 }
 
 static void skip_space(JsonCursor *c) {
-    while (c->at < c->len && (c->text[c->at] == ' ' || c->text[c->at] == '\t' ||
-                              c->text[c->at] == '\n' || c->text[c->at] == '\r'))
-        c->at++;
+    const char *t = c->text;
+    size_t at = c->at;
+    while (at < c->len && (t[at] == ' ' || t[at] == '\t' || t[at] == '\n' || t[at] == '\r'))
+        at++;
+    c->at = at;
 }
 
-int json_hex_digit(char c) {
+static int hex_digit(char c) {
     if (c >= '0' && c <= '9')
         return c - '0';
     if (c >= 'a' && c <= 'f')
@@ -42,19 +44,23 @@ int json_hex_digit(char c) {
     return -1;
 }
 
-static bool read_hex4(JsonCursor *c, unsigned *out) {
-    if (c->len - c->at < 4)
-        return fail(c, JSON_ERROR_HEX, c->at, "a \\u escape needs 4 hexadecimal digits");
+// The four hexadecimal digits at t[*at] into *out, moving *at past them; false with *at at the
+// first that is not one (or where fewer than four are left).
+static bool read_hex4(const JsonCursor *c, size_t *at, unsigned *out) {
+    size_t i = *at;
+    if (c->len - i < 4)
+        return false;
     unsigned v = 0;
-    for (int i = 0; i < 4; i++) {
-        int d = json_hex_digit(c->text[c->at + i]);
+    for (size_t end = i + 4; i < end; i++) {
+        int d = hex_digit(c->text[i]);
         if (d < 0)
-            return fail(c, JSON_ERROR_HEX, c->at + i, "a \\u escape needs 4 hexadecimal digits");
+            break;
         v = v * 16 + (unsigned)d;
     }
-    c->at += 4;
+    bool whole = i == *at + 4;
+    *at = i;
     *out = v;
-    return true;
+    return whole;
 }
 
 static size_t put_utf8(char *out, unsigned c) {
@@ -80,12 +86,11 @@ static size_t put_utf8(char *out, unsigned c) {
     return 4;
 }
 
-// The closing quote of the string that opens at c->at: the first '"' after it that no
+// The closing quote of the string that opens at t[open]: the first '"' after it that no
 // backslash escapes, that is with an even number of backslashes right before it; c->len when
 // there is none.
-static size_t closing_quote(const JsonCursor *c) {
+static size_t closing_quote(const JsonCursor *c, size_t open) {
     const char *t = c->text;
-    size_t open = c->at;
     for (size_t from = open + 1; from < c->len;) {
         const char *quote = memchr(t + from, '"', c->len - from);
         if (!quote)
@@ -100,84 +105,104 @@ static size_t closing_quote(const JsonCursor *c) {
     return c->len;
 }
 
-// The character of the \u escape at c->at (its backslash), a surrogate pair joined into one.
-static bool read_escaped_char(JsonCursor *c, unsigned *code) {
-    size_t escape = c->at;
-    c->at += 2;
-    if (!read_hex4(c, code))
-        return false;
+// The character of the \u escape at t[*at] (its backslash), a surrogate pair joined into one,
+// moving *at past it; else the problem, and where it is in *at.
+static JsonError read_escaped_char(const JsonCursor *c, size_t *at, unsigned *code) {
+    const char *t = c->text;
+    size_t escape = *at;
+    *at += 2;
+    if (!read_hex4(c, at, code))
+        return JSON_ERROR_HEX;
     if (*code >= 0xD800 && *code < 0xDC00) {
         unsigned low;
-        if (c->len - c->at < 2 || c->text[c->at] != '\\' || c->text[c->at + 1] != 'u')
-            return fail(c, JSON_ERROR_HIGH_SURROGATE, escape,
-                        "a \\u escape of a high surrogate needs its low surrogate");
-        c->at += 2;
-        if (!read_hex4(c, &low))
-            return false;
-        if (low < 0xDC00 || low >= 0xE000)
-            return fail(c, JSON_ERROR_HIGH_SURROGATE, escape,
-                        "a \\u escape of a high surrogate needs its low surrogate");
+        if (c->len - *at < 2 || t[*at] != '\\' || t[*at + 1] != 'u') {
+            *at = escape;
+            return JSON_ERROR_HIGH_SURROGATE;
+        }
+        *at += 2;
+        if (!read_hex4(c, at, &low))
+            return JSON_ERROR_HEX;
+        if (low < 0xDC00 || low >= 0xE000) {
+            *at = escape;
+            return JSON_ERROR_HIGH_SURROGATE;
+        }
         *code = 0x10000 + ((*code - 0xD800) << 10) + (low - 0xDC00);
     } else if (*code >= 0xDC00 && *code < 0xE000) {
-        return fail(c, JSON_ERROR_LOW_SURROGATE, escape,
-                    "a \\u escape of a low surrogate without its high one");
+        *at = escape;
+        return JSON_ERROR_LOW_SURROGATE;
     }
-    return true;
+    return JSON_OK;
 }
 
-// The string from c->at (its opening quote) to its closing quote at end into out, escapes
-// undone: out has room for end - c->at bytes, as escapes never grow the text (\uXXXX is 6
-// bytes for at most 4, a surrogate pair 12 for 4).
-static bool read_string_to(JsonCursor *c, size_t end, char *out, size_t *n) {
-    size_t len = 0;
-    c->at++;
-    while (c->at < end) {
-        unsigned char ch = (unsigned char)c->text[c->at];
-        if (ch < 0x20)
-            return fail(c, JSON_ERROR_CONTROL, c->at,
-                        "a string holds a control character; write it as an escape");
-        if (ch != '\\') {
-            out[len++] = (char)ch;
-            c->at++;
-            continue;
-        }
-        char e = c->text[c->at + 1];
+// A problem at `at` inside the string that opens at t[open]; told as the string's missing
+// closing quote when it has none, which comes first.
+static bool string_problem(JsonCursor *c, size_t open, JsonError error, size_t at) {
+    if (closing_quote(c, open) == c->len)
+        return fail(c, JSON_ERROR_UNCLOSED, open, "a string has no closing quote");
+    switch (error) {
+    case JSON_ERROR_CONTROL:
+        return fail(c, error, at, "a string holds a control character; write it as an escape");
+    case JSON_ERROR_ESCAPE: {
+        char e = c->text[at + 1];  // the string closes after it
+        return fail(c, error, at, "unknown escape \\%c in a string",
+                    e >= 0x20 && e < 0x7F ? e : '?');
+    }
+    case JSON_ERROR_HEX:
+        return fail(c, error, at, "a \\u escape needs 4 hexadecimal digits");
+    case JSON_ERROR_HIGH_SURROGATE:
+        return fail(c, error, at, "a \\u escape of a high surrogate needs its low surrogate");
+    default:
+        return fail(c, error, at, "a \\u escape of a low surrogate without its high one");
+    }
+}
+
+// Whether a string opens at c->at; JSON_ERROR_KEY when not, as an object's key is the one place
+// where JSON asks for a string.
+static bool at_string(JsonCursor *c) {
+    if (c->at < c->len && c->text[c->at] == '"')
+        return true;
+    return fail(c, JSON_ERROR_KEY, c->at, "an object's key must be a string in double quotes");
+}
+
+// The string at c->at (its opening quote) into out, escapes undone, up to its closing quote:
+// out has room for the string as written, as escapes never grow it (\uXXXX is 6 bytes for at
+// most 4, a surrogate pair 12 for 4).
+static bool read_string_to(JsonCursor *c, char *out, size_t *n) {
+    const char *t = c->text;
+    size_t open = c->at, len = 0, at = open + 1;  // not in *c, which a byte written may alias
+    for (;;) {
+        while (at < c->len && (unsigned char)t[at] >= 0x20 && t[at] != '\\' && t[at] != '"')
+            out[len++] = t[at++];
+        if (at < c->len && t[at] == '"')
+            break;
+        if (at == c->len || (t[at] == '\\' && at + 1 == c->len))  // the text ends in it
+            return string_problem(c, open, JSON_ERROR_UNCLOSED, at);
+        if ((unsigned char)t[at] < 0x20)
+            return string_problem(c, open, JSON_ERROR_CONTROL, at);
+        char e = t[at + 1];
         const char *from = "\"\\/bfnrt", *to = "\"\\/\b\f\n\r\t";
-        const char *p = e ? strchr(from, e) : NULL;
+        const char *p = e && e != 'u' ? strchr(from, e) : NULL;  // \u is most of GPT-2's
         if (p) {
             out[len++] = to[p - from];
-            c->at += 2;
+            at += 2;
             continue;
         }
         if (e != 'u')
-            return fail(c, JSON_ERROR_ESCAPE, c->at, "unknown escape \\%c in a string",
-                        e >= 0x20 && e < 0x7F ? e : '?');
+            return string_problem(c, open, JSON_ERROR_ESCAPE, at);
         unsigned code;
-        if (!read_escaped_char(c, &code))
-            return false;
+        JsonError error = read_escaped_char(c, &at, &code);
+        if (error)
+            return string_problem(c, open, error, at);
         len += put_utf8(out + len, code);
     }
     out[len] = '\0';
-    c->at = end + 1;
+    c->at = at + 1;
     *n = len;
     return true;
 }
 
-// Where the string at c->at closes; false when no string is there or it does not close.
-static bool string_end(JsonCursor *c, size_t *end) {
-    if (c->error)
-        return false;
-    if (c->at >= c->len || c->text[c->at] != '"')
-        return fail(c, JSON_ERROR_KEY, c->at, "an object's key must be a string in double quotes");
-    *end = closing_quote(c);
-    if (*end >= c->len)
-        return fail(c, JSON_ERROR_UNCLOSED, c->at, "a string has no closing quote");
-    return true;
-}
-
 bool json_read_string(JsonCursor *c, char *out, size_t *n) {
-    size_t end;
-    return string_end(c, &end) && read_string_to(c, end, out, n);
+    return !c->error && at_string(c) && read_string_to(c, out, n);
 }
 
 bool json_open(JsonCursor *c, char open) {
@@ -232,47 +257,59 @@ static bool is_digit(const JsonCursor *c, size_t i) {
     return i < c->len && c->text[i] >= '0' && c->text[i] <= '9';
 }
 
+// The digits t[from, to), more than 19 of them, as a count; false when it needs more than 64
+// bits.
+static bool count_many_digits(const char *t, size_t from, size_t to, uint64_t *count) {
+    uint64_t n = 0;
+    for (size_t i = from; i < to; i++) {
+        unsigned d = (unsigned)(t[i] - '0');
+        if (n > (UINT64_MAX - d) / 10)
+            return false;
+        n = n * 10 + d;
+    }
+    *count = n;
+    return true;
+}
+
 bool json_read_number(JsonCursor *c, JsonValue *v) {
     if (c->error)
         return false;
-    size_t start = c->at, i = c->at;
     const char *t = c->text;
-    bool whole = true;
-    if (i < c->len && t[i] == '-')
-        i++, whole = false;
-    if (!is_digit(c, i))
+    size_t start = c->at, i = start, len = c->len;
+    bool minus = i < len && t[i] == '-';
+    size_t first = i += minus;  // the first digit
+    uint64_t count = 0;  // exact up to 19 digits (below 10^19), which most numbers have
+    for (; i < len && t[i] >= '0' && t[i] <= '9'; i++)
+        count = count * 10 + (unsigned)(t[i] - '0');
+    if (i == first)
         return fail(c, JSON_ERROR_NUMBER, start, "a number needs a digit here");
-    if (t[i] == '0' && is_digit(c, i + 1))
+    if (t[first] == '0' && i - first > 1)
         return fail(c, JSON_ERROR_NUMBER, start, "a number does not start with 0 in JSON");
-    while (is_digit(c, i))
-        i++;
-    if (i < c->len && t[i] == '.') {
+    bool fits = i - first <= 19 || count_many_digits(t, first, i, &count);
+    bool whole = !minus && fits;  // digits alone, and few enough for 64 bits
+    if (i < len && t[i] == '.') {
         whole = false;
         if (!is_digit(c, ++i))
             return fail(c, JSON_ERROR_NUMBER, i, "a number needs a digit after its point");
         while (is_digit(c, i))
             i++;
     }
-    if (i < c->len && (t[i] == 'e' || t[i] == 'E')) {
+    if (i < len && (t[i] == 'e' || t[i] == 'E')) {
         whole = false;
         i++;
-        if (i < c->len && (t[i] == '+' || t[i] == '-'))
+        if (i < len && (t[i] == '+' || t[i] == '-'))
             i++;
         if (!is_digit(c, i))
             return fail(c, JSON_ERROR_NUMBER, i, "a number needs a digit in its exponent");
         while (is_digit(c, i))
             i++;
     }
-    *v = (JsonValue){.kind = JSON_NUMBER, .whole = whole, .offset = start};
-    for (size_t k = start; v->whole && k < i; k++) {
-        unsigned d = (unsigned)(t[k] - '0');
-        if (v->count > (UINT64_MAX - d) / 10)
-            v->whole = false;  // too large to count exactly
-        else
-            v->count = v->count * 10 + d;
-    }
-    if (v->whole && v->count <= (uint64_t)1 << 53) {
-        v->number = (double)v->count;  // exact, as strtod would read it
+    v->kind = JSON_NUMBER;
+    v->whole = whole;
+    v->count = whole ? count : 0;
+    v->offset = start;
+    if (whole && count <= (uint64_t)1 << 53) {
+        v->number = (double)count;  // exact, as strtod would read it
     } else {
         char copy[64], *text = i - start < sizeof(copy) ? copy : util_malloc(i - start + 1);
         if (!text)
@@ -295,17 +332,21 @@ typedef struct Reader {
     size_t values;  // read so far
 } Reader;
 
-// A string at r->c.at (its opening quote), in the arena.
+// A string at r->c.at (its opening quote), in the arena: as many bytes as it takes up to its
+// closing quote.
 static bool read_string(Reader *r, JsonValue *v) {
-    size_t end;
-    if (!string_end(&r->c, &end))
+    JsonCursor *c = &r->c;
+    if (!at_string(c))
         return false;
-    char *out = arena_alloc(r->arena, end - r->c.at + 1);
+    size_t end = closing_quote(c, c->at);
+    if (end == c->len)
+        return string_problem(c, c->at, JSON_ERROR_UNCLOSED, end);
+    char *out = arena_alloc(r->arena, end - c->at + 1);
     if (!out)
-        return no_memory(&r->c);
+        return no_memory(c);
     v->kind = JSON_STRING;
     v->text = out;
-    return read_string_to(&r->c, end, out, &v->len);
+    return read_string_to(c, out, &v->len);
 }
 
 static bool read_word(Reader *r, const char *word) {

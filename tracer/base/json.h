@@ -58,7 +58,6 @@ const JsonValue *json_parse(Arena *arena, const char *text, size_t len, char *pr
 // Python's json and JavaScript's JSON.parse read it); NULL when absent or not an object.
 const JsonValue *json_get(const JsonValue *object, const char *key);
 const char *json_kind_name(JsonKind kind);  // "a string", "an object", ...
-int json_hex_digit(char c);  // the value of a hexadecimal digit, either case; -1 for none
 
 // ---------------------------------------------------------------- a piece at a time
 //
@@ -116,7 +115,8 @@ bool json_next_item(JsonCursor *c, char close, size_t done);
 bool json_read_string(JsonCursor *c, char *out, size_t *n);
 // Spaces, the ':' after an object's key, and the spaces after it.
 bool json_colon(JsonCursor *c);
-// The number at c->at into v (kind, number, whole, count, offset).
+// The number at c->at into v's kind, number, whole, count and offset (its other fields as they
+// were).
 bool json_read_number(JsonCursor *c, JsonValue *v);
 // Whether only spaces are left; JSON_ERROR_TRAILING where something else starts.
 bool json_end(JsonCursor *c);
