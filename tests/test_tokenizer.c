@@ -262,6 +262,9 @@ static void test_utf8_end(void **state) {
         // second eight, at the end; a character that straddles the eighth byte.
         {"abcdefgh\xFF", 8}, {"abcdefghijklmno\x80xyz", 15}, {"abcdefghijklmnop", 16},
         {"abcdefg\xC3\xA9hijklmnopq\xC3", 19}, {"abcdefg\xC3\xA9", 9},
+        // Two bytes, read without a call: U+0080 and U+07FF, their ends, and C1 BF, the
+        // overlong U+007F just below them.
+        {"\xC2\x80\xDF\xBF", 4}, {"\xC1\xBF", 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         if (tokenizer_utf8_end(cases[i].text, strlen(cases[i].text)) != cases[i].end)
