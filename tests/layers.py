@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 # Lowest first, as in tracer/meson.build.
-FOLDERS = ["base", "kernel", "lesson", "ops", "check", "run", "judge", "render", "fast", "cli"]
+FOLDERS = ["base", "kernel", "ops", "tokenizer", "lesson", "check", "run", "judge", "render", "fast", "cli"]
 # Folders built only with an option: without it they have no library and no source to check.
 OPTIONAL_FOLDERS = {"fast"}  # -Dfast=false builds none of it
 
@@ -37,13 +37,14 @@ LAYERS = [
     "util", "files", "safetext", "format", "tensor", "diag", "json", "weightfile", "sha256", "progress",
     "backend", "kernel", "kernel_layout", "kernel_grad", "kernel_axis", "kernel_triangle", "kernel_sort", "kernel_sample",
     "kernel_linalg",
-    "yamldoc", "yamldiff", "given_file", "unicode_classes", "utf8", "bpe_files", "tokenizer", "given_text",
-    ("lesson_loader", "lesson_values", "lesson_given", "lesson_download", "lesson_step", "lesson_block",
-     "lesson_train", "lesson"), "expr", "trace",
     "op",
     "op_elementwise", "op_matmul", "op_reduce", "op_norm", "op_softmax", "op_index", "op_heads",
     "op_positions", "op_loss", "op_axis", "op_fill", "op_sort", "op_sample", "op_list", "op_linalg",
     "ops", "ieee",
+    "unicode_classes", "utf8", "bpe_files", "tokenizer",
+    "yamldoc", "yamldiff", "given_file", "given_text",
+    ("lesson_loader", "lesson_values", "lesson_given", "lesson_download", "lesson_step", "lesson_block",
+     "lesson_train", "lesson"), "expr", "trace",
     "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",
     "eval", "gradcheck", "schedule", "run", "optimizer", "train_explain", "train_draw", "train_cache", "train",
     "doccheck", "claim", "quiz", "narrate", "verdict",

@@ -639,12 +639,12 @@ static void test_op_text(void **state) {
     assert_string_equal(expr_op_text('-'), "-");
     assert_string_equal(expr_op_text('*'), "*");
     assert_string_equal(expr_op_text('/'), "/");
-    assert_string_equal(expr_op_text(EXPR_EQ), "==");
-    assert_string_equal(expr_op_text(EXPR_NE), "!=");
+    assert_string_equal(expr_op_text(OP_TOKEN_EQ), "==");
+    assert_string_equal(expr_op_text(OP_TOKEN_NE), "!=");
     assert_string_equal(expr_op_text('<'), "<");
-    assert_string_equal(expr_op_text(EXPR_LE), "<=");
+    assert_string_equal(expr_op_text(OP_TOKEN_LE), "<=");
     assert_string_equal(expr_op_text('>'), ">");
-    assert_string_equal(expr_op_text(EXPR_GE), ">=");
+    assert_string_equal(expr_op_text(OP_TOKEN_GE), ">=");
     assert_string_equal(expr_op_text('x'), "?");
 }
 

@@ -159,6 +159,17 @@ static void test_broken_files(void **state) {
         // token with two characters that stand for no byte, the first is named.
         {"", NULL, "a \xC2\xAD\n", "m.txt", 1, 3, "the character U+00AD in this token stands for no byte"},
         {NULL, "{\"a\\u00AD\\u20AC\": 0}", "", "v.json", 1, 2, "the character U+00AD in this token stands for no byte"},
+        // Ids are JSON's numbers: a leading zero is refused as JSON refuses it, a fraction or an
+        // exponent is no id, and thirty digits are more than any vocabulary's.
+        {NULL, "{\"a\": 01}", "", "v.json", 1, 7, "a number does not start with 0 in JSON"},
+        {NULL, "{\"a\": 1.5}", "", "v.json", 1, 7, "a token's id (a whole number from 0) should be here"},
+        {NULL, "{\"a\": 1e3}", "", "v.json", 1, 7, "a token's id (a whole number from 0) should be here"},
+        {NULL, "{\"a\": 123456789012345678901234567890}", "", "v.json", 1, 7,
+         "this id is larger than any vocabulary's (16777216 tokens at most)"},
+        // A byte that is not UTF-8 is found beside an escape (C3 then \u00A9's C2 A9 is no
+        // character) and at a token's end (E2 82 is two bytes of a character of three).
+        {NULL, "{\"\xC3\\u00A9\": 0}", "", "v.json", 1, 3, "this byte is not UTF-8"},
+        {NULL, "{\"ab\xE2\x82\": 0}", "", "v.json", 1, 5, "this byte is not UTF-8"},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const Broken *c = &cases[i];
@@ -251,6 +262,9 @@ static void test_utf8_end(void **state) {
         // second eight, at the end; a character that straddles the eighth byte.
         {"abcdefgh\xFF", 8}, {"abcdefghijklmno\x80xyz", 15}, {"abcdefghijklmnop", 16},
         {"abcdefg\xC3\xA9hijklmnopq\xC3", 19}, {"abcdefg\xC3\xA9", 9},
+        // Two bytes, read without a call: U+0080 and U+07FF, their ends, and C1 BF, the
+        // overlong U+007F just below them.
+        {"\xC2\x80\xDF\xBF", 4}, {"\xC1\xBF", 0},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         if (tokenizer_utf8_end(cases[i].text, strlen(cases[i].text)) != cases[i].end)

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -77,8 +78,9 @@ static void test_json_refusals(void **state) {
         {"\"\\x\"", 1, "unknown escape \\x in a string"},
         {"\"\\u12g4\"", 5, "a \\u escape needs 4 hexadecimal digits"},
         {"\"\\u12\"", 3, "a \\u escape needs 4 hexadecimal digits"},
-        {"\"\\ud83d\"", 7, "a \\u escape of a high surrogate needs its low surrogate"},
-        {"\"\\ud83d\\u0041\"", 7, "a \\u escape of a high surrogate needs its low surrogate"},
+        // A surrogate without its other half is refused at its own escape, whatever follows it.
+        {"\"\\ud83d\"", 1, "a \\u escape of a high surrogate needs its low surrogate"},
+        {"\"\\ud83d\\u0041\"", 1, "a \\u escape of a high surrogate needs its low surrogate"},
         {"\"\\ude00\"", 1, "a \\u escape of a low surrogate without its high one"},
         {"-", 0, "a number needs a digit here"},
         {"012", 0, "a number does not start with 0 in JSON"},
@@ -89,10 +91,10 @@ static void test_json_refusals(void **state) {
         {"\"\\u0!41\"", 4, "a \\u escape needs 4 hexadecimal digits"},  // '!' sorts below '0'
         {"\"\\u0:41\"", 4, "a \\u escape needs 4 hexadecimal digits"},  // ':' between '9' and 'A'
         {"\"\\\x7f\"", 1, "unknown escape \\? in a string"},
-        {"\"\\ud83dx\"", 7, "a \\u escape of a high surrogate needs its low surrogate"},
-        {"\"\\ud83d\\n\"", 7, "a \\u escape of a high surrogate needs its low surrogate"},
+        {"\"\\ud83dx\"", 1, "a \\u escape of a high surrogate needs its low surrogate"},
+        {"\"\\ud83d\\n\"", 1, "a \\u escape of a high surrogate needs its low surrogate"},
         {"\"\\ud83d\\uzzzz\"", 9, "a \\u escape needs 4 hexadecimal digits"},
-        {"\"\\ud83d\\ue000\"", 7, "a \\u escape of a high surrogate needs its low surrogate"},
+        {"\"\\ud83d\\ue000\"", 1, "a \\u escape of a high surrogate needs its low surrogate"},
         {"-a", 0, "a number needs a digit here"},
         {"-.5", 0, "a number needs a digit here"},
         {"1.x", 2, "a number needs a digit after its point"},
@@ -133,7 +135,9 @@ static void test_json_refusals(void **state) {
 
 static void test_json_out_of_memory(void **state) {
     (void)state;
-    const char *text = "{\"a\": [1, 2, 3, 4, 5, 6, 7, 8, 9, \"x\"], \"b\": {\"c\": 1.5}}";
+    // "d" is a number too long to be read on the stack (64 characters and more).
+    const char *text = "{\"a\": [1, 2, 3, 4, 5, 6, 7, 8, 9, \"x\"], \"b\": {\"c\": 1.5}, \"d\": "
+                       "0.000000000000000000000000000000000000000000000000000000000000000001}";
     util_arena_block_size(1);  // every arena allocation its own, so each can fail
     util_fail_allocation(0);
     Arena *a = arena_create();
@@ -547,6 +551,106 @@ static void test_json_corners(void **state) {
     arena_destroy(a);
 }
 
+// Numbers read the way strtod reads them, whole ones counted exactly: 2^53 + 1 is a whole
+// count whose nearest double is 2^53 (a tie, to the even one), 2^64 - 1 the largest count (its
+// double 2^64), 2^64 one too many; 10^24 and 10^-66 (written with 67 digits) are read by strtod.
+static void test_json_numbers(void **state) {
+    (void)state;
+    Arena *a = arena_create();
+    char problem[128];
+    size_t at;
+    static const struct {
+        const char *text;
+        bool whole;
+        uint64_t count;
+        double number;
+    } numbers[] = {
+        {"9007199254740992", true, 9007199254740992u, 9007199254740992.0},
+        {"9007199254740993", true, 9007199254740993u, 9007199254740992.0},
+        {"12345678901234567890", true, 12345678901234567890u, 12345678901234567890.0},
+        {"18446744073709551615", true, UINT64_MAX, 18446744073709551616.0},
+        {"18446744073709551616", false, 0, 18446744073709551616.0},
+        {"1000000000000000000000000", false, 0, 1e24},
+        {"-12", false, 0, -12.0},
+        {"0.000000000000000000000000000000000000000000000000000000000000000001", false, 0, 1e-66},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(numbers); i++) {
+        const JsonValue *v = parse(a, numbers[i].text, problem, &at);
+        assert_non_null(v);
+        assert_int_equal(v->whole, numbers[i].whole);
+        assert_true(v->count == numbers[i].count);
+        assert_true(v->number == numbers[i].number);
+    }
+    arena_destroy(a);
+}
+
+// The pieces json_parse reads with, read one at a time as a caller with no tree reads them:
+// each problem with its kind and where it is, and nothing read after the first.
+static void test_json_cursor(void **state) {
+    (void)state;
+    const char *text = " {\"a\\u0120\": 12,\n \"b\" : 3 } ";
+    JsonCursor c = {.text = text, .len = strlen(text)};
+    char key[32];
+    size_t n;
+    JsonValue v;
+    assert_true(json_open(&c, '{'));
+    assert_true(json_next_item(&c, '}', 0));
+    assert_true(json_read_string(&c, key, &n));
+    assert_int_equal(n, 3);
+    assert_memory_equal(key, "a\xC4\xA0", 4);  // U+0120 is C4 A0, and a NUL follows
+    assert_true(json_colon(&c) && json_read_number(&c, &v));
+    assert_true(v.whole && v.count == 12 && v.offset == 13);  // the 1 of 12
+    assert_true(json_next_item(&c, '}', 1));
+    assert_true(json_read_string(&c, key, &n) && json_colon(&c) && json_read_number(&c, &v));
+    assert_true(n == 1 && key[0] == 'b' && v.count == 3);
+    assert_false(json_next_item(&c, '}', 2));
+    assert_int_equal(c.error, JSON_OK);
+    assert_true(json_end(&c));
+
+    static const struct {
+        const char *text;
+        JsonError error;
+        size_t at;
+    } broken[] = {
+        {"[1]", JSON_ERROR_OPEN, 0},
+        {"{1: 2}", JSON_ERROR_KEY, 1},
+        {"{\"a\" 1}", JSON_ERROR_COLON, 5},
+        {"{\"a\": 1 \"b\": 2}", JSON_ERROR_SEPARATOR, 8},
+        {"{\"a\": 01}", JSON_ERROR_NUMBER, 6},
+        {"{\"a\x01\": 1}", JSON_ERROR_CONTROL, 3},
+        {"{\"a\x01", JSON_ERROR_UNCLOSED, 1},  // told before what is inside
+        {"{\"\\x\": 1}", JSON_ERROR_ESCAPE, 2},
+        {"{\"\\u00g0\": 1}", JSON_ERROR_HEX, 6},
+        {"{\"\\ud800x\": 1}", JSON_ERROR_HIGH_SURROGATE, 2},
+        {"{\"\\udc00\": 1}", JSON_ERROR_LOW_SURROGATE, 2},
+        {"{\"a\": 1} x", JSON_ERROR_TRAILING, 9},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(broken); i++) {
+        c = (JsonCursor){.text = broken[i].text, .len = strlen(broken[i].text)};
+        if (json_open(&c, '{'))
+            for (size_t k = 0; json_next_item(&c, '}', k); k++)
+                if (!json_read_string(&c, key, &n) || !json_colon(&c) || !json_read_number(&c, &v))
+                    break;
+        if (!c.error)
+            json_end(&c);
+        if (c.error != broken[i].error || c.error_at != broken[i].at)
+            fail_msg("case %zu: error %d at %zu", i, (int)c.error, c.error_at);
+        assert_true(c.problem[0] != '\0');
+        assert_false(json_next_item(&c, '}', 1) || json_colon(&c) || json_end(&c));
+    }
+    // A text that ends in a backslash inside a string: nothing past its end is read (a block
+    // of its exact length, for AddressSanitizer).
+    char *cut = malloc(4);
+    assert_non_null(cut);
+    memcpy(cut, "{\"a\\", 4);
+    c = (JsonCursor){.text = cut, .len = 4};
+    assert_true(json_open(&c, '{') && json_next_item(&c, '}', 0));
+    assert_false(json_read_string(&c, key, &n));
+    assert_int_equal(c.error, JSON_ERROR_UNCLOSED);
+    assert_int_equal(c.error_at, 1);
+    free(cut);
+}
+
 // ---------------------------------------------------------------- .npy and .safetensors, corners
 
 static void test_npy_corners(void **state) {
@@ -689,6 +793,8 @@ int main(void) {
         cmocka_unit_test(test_open),
         cmocka_unit_test(test_cut_short_while_read),
         cmocka_unit_test(test_json_corners),
+        cmocka_unit_test(test_json_numbers),
+        cmocka_unit_test(test_json_cursor),
         cmocka_unit_test(test_npy_corners),
         cmocka_unit_test(test_safetensors_corners),
         cmocka_unit_test(test_parse_out_of_memory),

@@ -400,7 +400,7 @@ static Backward *build_backward(Checker *c, const Expr *call, size_t y, size_t x
             const PlanNode *u = &plan->nodes[use[count[v] + j]];
             args[j] = b->gradient[use[count[v] + j]];
             // the share passed back costs what the product cost forwards
-            const Shape *in_shapes[EXPR_MAX_ARGS];
+            const Shape *in_shapes[OP_MAX_ARGS];
             for (size_t a = 0; a < u->n_args; a++)
                 in_shapes[a] = &plan->nodes[u->args[a]].shape;
             size_t work;
@@ -551,7 +551,7 @@ Tensor *backward_gradient(const Plan *plan, size_t i, Tensor *const *values) {
     kernel_fill(d, 0.0);
     for (size_t k = 0; k < n->n_args; k++) {
         const PlanNode *use = &plan->nodes[n->grad_use[k]];
-        const Tensor *in[EXPR_MAX_ARGS];
+        const Tensor *in[OP_MAX_ARGS];
         plan_operands(use, values, in);
         OpGrad g = {.op = use->op, .din = d, .input = n->grad_use_input[k], .dout = values[n->args[k]],
                     .out = values[n->grad_use[k]], .in = in, .n_in = use->n_args, .attrs = &use->attrs};

@@ -305,7 +305,7 @@ static size_t compile_call(Checker *c, const Expr *e) {
         n_params++;
     // Bind the arguments to parameters: positional first, then keywords.
     const Expr *bound[OP_MAX_PARAMS] = {0};
-    const Expr *tensors_list[EXPR_MAX_ARGS];
+    const Expr *tensors_list[OP_MAX_ARGS];
     size_t n_tensors_list = 0;
     size_t next = 0;
     for (size_t i = 0; i < e->n_args; i++) {
@@ -349,7 +349,7 @@ static size_t compile_call(Checker *c, const Expr *e) {
     }
     OpCheck chk = {0};
     CallSite site = {.call = e};
-    size_t inputs[EXPR_MAX_ARGS];
+    size_t inputs[OP_MAX_ARGS];
     size_t n_inputs = 0;
     for (size_t p = 0; p < n_params; p++) {
         const OpParam *param = &op->params[p];
@@ -443,7 +443,7 @@ static bool list_is_known(Checker *c, const Expr *e) {
 static size_t compile_list(Checker *c, const Expr *e) {
     if (list_is_known(c, e))
         return check_add_constant(c, e);
-    size_t inputs[EXPR_MAX_ARGS];
+    size_t inputs[OP_MAX_ARGS];
     CallSite site = {.call = e};
     for (size_t i = 0; i < e->n_args; i++) {
         if ((inputs[i] = check_compile(c, e->args[i])) == NO_NODE)

@@ -12,7 +12,7 @@
 // Where an op's arguments stand, to locate the problems its shape rule reports.
 typedef struct CallSite {
     const Expr *call;
-    const Expr *inputs[EXPR_MAX_ARGS];
+    const Expr *inputs[OP_MAX_ARGS];
     const Expr *params[OP_MAX_PARAMS];
 } CallSite;
 

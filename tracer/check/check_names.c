@@ -46,8 +46,8 @@ bool check_is_whole(double v) {
 // shapes: the inputs hold no values. False when memory runs out or it refuses them.
 static bool shape_op_value(const OpDef *op, const Shape *const *shapes, size_t n_in, const OpAttrs *attrs,
                            OpProblem *problem, double *out) {
-    Tensor in[EXPR_MAX_ARGS];
-    const Tensor *in_ptrs[EXPR_MAX_ARGS];
+    Tensor in[OP_MAX_ARGS];
+    const Tensor *in_ptrs[OP_MAX_ARGS];
     for (size_t k = 0; k < n_in; k++) {
         in[k] = (Tensor){.shape = *shapes[k]};  // no values: a shape-only operation reads none
         shape_size(shapes[k], &in[k].size);
@@ -158,7 +158,7 @@ bool check_const_eval(Checker *c, const Expr *e, double *out) {
             // A count from a shape (n: numel(tokens), k: size(x, -1)) is known once the shapes
             // are: a lesson on a text of any length takes its positions and mask from it.
             if (n->kind == PLAN_OP && n->op->from_shapes_only && n->shape.rank == 0) {
-                const Shape *shapes[EXPR_MAX_ARGS];
+                const Shape *shapes[OP_MAX_ARGS];
                 for (size_t k = 0; k < n->n_args; k++)
                     shapes[k] = &c->plan->nodes[n->args[k]].shape;
                 OpProblem problem;
@@ -255,7 +255,7 @@ size_t check_add_constant(Checker *c, const Expr *e) {
         return NO_NODE;
     size_t size;
     bool fits = shape_size(&shape, &size);
-    ASSERT(fits);  // at most EXPR_MAX_ARGS items on each of TENSOR_MAX_RANK axes
+    ASSERT(fits);  // at most OP_MAX_ARGS items on each of TENSOR_MAX_RANK axes
     double *values = arena_array(c->plan->arena, size, sizeof(double));
     if (!values) {
         diag_out_of_memory(c->diag);

@@ -52,10 +52,10 @@ bool plan_index_stages(Plan *plan) {
 }
 
 void plan_operands(const PlanNode *n, Tensor *const *values, const Tensor **in) {
-    ASSERT(n->n_args <= EXPR_MAX_ARGS);
+    ASSERT(n->n_args <= OP_MAX_ARGS);
     for (size_t k = 0; k < n->n_args; k++)
         in[k] = values[n->args[k]];
-    if (n->n_args < EXPR_MAX_ARGS)
+    if (n->n_args < OP_MAX_ARGS)
         in[n->n_args] = NULL;
 }
 
@@ -265,7 +265,7 @@ bool plan_resolve_explain(const Plan *plan, size_t node, const ExplainSpec *spec
 bool plan_relabel(const Plan *plan, size_t node, const Labels *const *in_labels, Labels out[TENSOR_MAX_RANK],
                   Arena *arena) {
     const PlanNode *n = &plan->nodes[node];
-    ASSERT(n->kind == PLAN_OP && n->constants && n->n_args <= EXPR_MAX_ARGS);
+    ASSERT(n->kind == PLAN_OP && n->constants && n->n_args <= OP_MAX_ARGS);
     OpProblem problem = {0};
     OpCheck chk = {.op = n->op, .n_inputs = n->n_args, .attrs = n->attrs, .arena = arena, .problem = &problem};
     memcpy(chk.constants, n->constants, sizeof(chk.constants));

@@ -131,7 +131,7 @@ void plan_destroy(Plan *plan);  // accepts NULL
 // runs out. Where two stages share a name, the first is found.
 bool plan_index_stages(Plan *plan);
 
-// The operands of node n from the values of the nodes before it, into in[EXPR_MAX_ARGS]: in[k]
+// The operands of node n from the values of the nodes before it, into in[OP_MAX_ARGS]: in[k]
 // is the value of n's argument k, and the entry after the last argument is NULL, so that an
 // operation reading an operand it does not have stops at once instead of reading a stale one.
 // (Only that one: the finite-difference checks call this by the million, and clearing all 64

@@ -101,7 +101,7 @@ static const DocValues *node_document(const PlanNode *n) {
 static Tensor *evaluate(const Plan *plan, Trace *t, Tensor **env, size_t first, size_t top, bool *oom) {
     Diag scratch;
     diag_init(&scratch);
-    const Tensor *in[EXPR_MAX_ARGS];
+    const Tensor *in[OP_MAX_ARGS];
     for (size_t k = first; k <= top; k++) {
         env[k] = eval_node(plan, k, env, in, t->arena, &scratch);
         if (!env[k]) {
@@ -211,7 +211,7 @@ static bool local_check(const Plan *plan, Trace *t, size_t top, TraceDocument *d
         // An operation that counts multiply-adds (a matrix product) costs those; anything else
         // about one per value.
         const PlanNode *n = &nodes[k];
-        const Shape *shapes[EXPR_MAX_ARGS];
+        const Shape *shapes[OP_MAX_ARGS];
         for (size_t a = 0; a < n->n_args; a++)
             shapes[a] = &t->tensors[n->args[a]]->shape;
         size_t multiply_adds = 0;

@@ -65,12 +65,12 @@ const char *expr_op_text(char op) {
     case '/': return "/";
     case '@': return "@";
     case '^': return "**";
-    case EXPR_EQ: return "==";
-    case EXPR_NE: return "!=";
+    case OP_TOKEN_EQ: return "==";
+    case OP_TOKEN_NE: return "!=";
     case '<': return "<";
-    case EXPR_LE: return "<=";
+    case OP_TOKEN_LE: return "<=";
     case '>': return ">";
-    case EXPR_GE: return ">=";
+    case OP_TOKEN_GE: return ">=";
     default: return "?";
     }
 }
@@ -160,7 +160,7 @@ static bool scan(Parser *p) {
     }
     // Two-character comparisons first, so that "==" is not read as a keyword's '='.
     static const struct { char text[3], punct; } pairs[] = {
-        {"==", EXPR_EQ}, {"!=", EXPR_NE}, {"<=", EXPR_LE}, {">=", EXPR_GE}};
+        {"==", OP_TOKEN_EQ}, {"!=", OP_TOKEN_NE}, {"<=", OP_TOKEN_LE}, {">=", OP_TOKEN_GE}};
     for (size_t k = 0; k < ARRAY_LEN(pairs); k++)
         if (c == pairs[k].text[0] && s[p->at + 1] == pairs[k].text[1]) {
             t->kind = TOK_PUNCT;
@@ -275,16 +275,16 @@ static bool grow(Parser *p, Expr *e) {
 
 // A growable list of children, copied into the arena at the end.
 typedef struct ExprList {
-    Expr *items[EXPR_MAX_ARGS];
-    const char *names[EXPR_MAX_ARGS];
-    size_t name_pos[EXPR_MAX_ARGS];
+    Expr *items[OP_MAX_ARGS];
+    const char *names[OP_MAX_ARGS];
+    size_t name_pos[OP_MAX_ARGS];
     size_t n;
 } ExprList;
 
 static bool list_push(Parser *p, ExprList *list, Expr *e, const char *name, size_t name_pos) {
     if (list->n == ARRAY_LEN(list->items))
         return fail(p, e->start, e->end - e->start, "write a long list of numbers under given: and use its name here",
-                    "more than %d items in one list or call", EXPR_MAX_ARGS);
+                    "more than %d items in one list or call", OP_MAX_ARGS);
     list->items[list->n] = e;
     list->names[list->n] = name;
     list->name_pos[list->n] = name_pos;
@@ -517,7 +517,7 @@ static Expr *parse_postfix(Parser *p) {
                 return NULL;
             ExprList list = {0};
             bool pushed = list_push(p, &list, e, NULL, 0);
-            ASSERT(pushed);  // the first of EXPR_MAX_ARGS places
+            ASSERT(pushed);  // the first of OP_MAX_ARGS places
             for (;;) {
                 Expr *item = parse_index_item(p);
                 if (!item || !list_push(p, &list, item, NULL, 0))
@@ -704,7 +704,7 @@ static Expr *parse_sum(Parser *p) {
 }
 
 static bool is_comparison(const Parser *p) {
-    static const char comparisons[] = {EXPR_EQ, EXPR_NE, '<', EXPR_LE, '>', EXPR_GE, '\0'};
+    static const char comparisons[] = {OP_TOKEN_EQ, OP_TOKEN_NE, '<', OP_TOKEN_LE, '>', OP_TOKEN_GE, '\0'};
     return p->tok.kind == TOK_PUNCT && strchr(comparisons, p->tok.punct);  // punct is never '\0'
 }
 

@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "op.h"
 #include "util.h"
 
 #define EXPR_MAX_DEPTH 64  // nesting of parentheses, brackets, calls, unary minus and **
@@ -27,9 +28,7 @@
 // 1 + 1 + ... + 1 nests no bracket but is as deep as it is long, and checking it recurses once
 // per level: the limit keeps a hostile lesson from exhausting the stack.
 #define EXPR_MAX_HEIGHT 256
-// Items in one list or arguments in one call ([1, 2, 3], concat(a, b, c)): longer lists of
-// numbers belong under given:. Every later stage sizes its per-argument arrays by it.
-#define EXPR_MAX_ARGS 64
+// A list or a call holds at most OP_MAX_ARGS items or arguments (op.h: the operations own it).
 
 typedef enum ExprKind {
     EXPR_NUMBER,     // number
@@ -45,19 +44,13 @@ typedef enum ExprKind {
 
 typedef struct Expr Expr;
 
-// Expr.op for the comparisons written with two characters ('<' and '>' stand for themselves).
-#define EXPR_EQ 'E'  // ==
-#define EXPR_NE 'N'  // !=
-#define EXPR_LE 'L'  // <=
-#define EXPR_GE 'G'  // >=
-
 struct Expr {
     ExprKind kind;
     size_t start, end;      // byte range [start, end) in the text
     size_t op_pos, op_len;  // the operator or name token, for carets
     double number;
     const char *name;  // NAME, CALL
-    char op;           // BINARY: + - * / @ < >, '^' for **, and EXPR_EQ, EXPR_NE, EXPR_LE, EXPR_GE
+    char op;           // BINARY: + - * / @ < >, '^' for **, OP_TOKEN_EQ (==), ... (op.h)
     Expr **args;
     const char **arg_names;  // CALL: NULL entries for positional arguments
     size_t *arg_name_pos;    // CALL: where each keyword argument's name starts
@@ -76,7 +69,7 @@ Expr *expr_parse(Arena *arena, const char *text, ExprError *err);
 // Every name in e (not a function's, not a keyword's) that is from[i] made to[i]: a block's
 // step read in one application (layer1.q for q). Positions in the text are kept.
 void expr_rename(Expr *e, const char *const *from, const char *const *to, size_t n);
-// "+" for '+', "**" for '^', "==" for EXPR_EQ.
+// "+" for '+', "**" for '^', "==" for OP_TOKEN_EQ.
 const char *expr_op_text(char op);
 
 // ---------------------------------------------------------------- narration

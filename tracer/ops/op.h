@@ -17,11 +17,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "expr.h"
 #include "kernel.h"
 #include "tensor.h"
 #include "util.h"
 
+// Arguments of one call or items of one list ([1, 2, 3], concat(a, b, c)): the expression
+// parser refuses more (longer lists of numbers belong under given:), and every stage sizes its
+// per-argument arrays by it.
+#define OP_MAX_ARGS 64
 #define OP_MAX_PARAMS 5
 #define OP_MAX_NOTES 8          // lines of notes one stage may print
 #define OP_MESSAGE_MAX 1024     // an error's message or hint, as a Diag holds it
@@ -110,8 +113,8 @@ typedef struct OpDef OpDef;
 typedef struct OpCheck {
     const OpDef *op;
     size_t n_inputs;
-    const Shape *shapes[EXPR_MAX_ARGS];  // of the tensor arguments
-    const Labels *labels[EXPR_MAX_ARGS];  // each points at TENSOR_MAX_RANK axis labels
+    const Shape *shapes[OP_MAX_ARGS];  // of the tensor arguments
+    const Labels *labels[OP_MAX_ARGS];  // each points at TENSOR_MAX_RANK axis labels
     double constants[OP_MAX_PARAMS];  // by parameter index
     bool present[OP_MAX_PARAMS];
     Shape shape;
@@ -236,6 +239,13 @@ typedef enum OpSyntax {
     OP_INDEXING,     // a[...]:     "[3, 4] indexed -> [4]"
     OP_LIST,         // [a, b]:     "[[3], [3]] stacked -> [2, 3]"
 } OpSyntax;
+
+// OpDef.token of the comparisons written with two characters, as the expression parser gives
+// them in Expr.op ('<' and '>' stand for themselves, '^' for **).
+#define OP_TOKEN_EQ 'E'  // ==
+#define OP_TOKEN_NE 'N'  // !=
+#define OP_TOKEN_LE 'L'  // <=
+#define OP_TOKEN_GE 'G'  // >=
 
 // When a result holds only whole numbers, printed without decimals (and exact as a count).
 typedef enum OpIntegers {

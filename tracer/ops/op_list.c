@@ -45,8 +45,8 @@ static Tensor as_part(const Tensor *t) {
 }
 
 static bool compute_list(OpRun *r) {
-    Tensor parts[EXPR_MAX_ARGS];
-    const Tensor *views[EXPR_MAX_ARGS];
+    Tensor parts[OP_MAX_ARGS];
+    const Tensor *views[OP_MAX_ARGS];
     for (size_t i = 0; i < r->n_in; i++) {
         parts[i] = as_part(r->in[i]);
         views[i] = &parts[i];

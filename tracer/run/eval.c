@@ -100,7 +100,7 @@ bool eval_op_into(const Plan *plan, size_t i, Tensor *const *values, const Tenso
 bool eval_op_on(const Plan *plan, size_t i, const Tensor *const *in, Tensor *out, Arena *arena, Diag *diag) {
     const PlanNode *n = &plan->nodes[i];
     ASSERT(n->kind == PLAN_OP && n->has_values);
-    const char *names[EXPR_MAX_ARGS];
+    const char *names[OP_MAX_ARGS];
     for (size_t k = 0; k < n->n_args; k++)
         names[k] = plan->nodes[n->args[k]].display;
     OpProblem problem;

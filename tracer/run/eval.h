@@ -1,7 +1,7 @@
 // eval: the value of one node of a plan, from the values of the nodes before it. The runner
 // builds the trace with it; the document check re-runs steps on printed numbers with it.
 //
-//     const Tensor *in[EXPR_MAX_ARGS];
+//     const Tensor *in[OP_MAX_ARGS];
 //     Tensor *v = eval_node(plan, i, values, in, arena, &diag);   // NULL: diag says why
 #pragma once
 
@@ -11,7 +11,7 @@
 #include "util.h"
 
 // Compute node i of plan: values holds one tensor per earlier node; in receives the node's
-// inputs (room for EXPR_MAX_ARGS). Index lists built while running go in arena. NULL with a
+// inputs (room for OP_MAX_ARGS). Index lists built while running go in arena. NULL with a
 // located error when a value known only now is wrong (an index out of range), or out of memory.
 Tensor *eval_node(const Plan *plan, size_t i, Tensor *const *values, const Tensor **in, Arena *arena, Diag *diag);
 // Compute operation node i of plan into out, made by the caller in the node's shape (the fast

@@ -98,7 +98,7 @@ static double perturbed_loss(Passes *p, size_t e, double h, Diag *diag) {
             // A memset on this thread: a hand-sized lesson zeroes small tensors here by the ten
             // thousand, and each is the first pass's again, its pages already faulted in.
             memset(own[u]->data, 0, own[u]->size * sizeof(double));
-            const Tensor *in[EXPR_MAX_ARGS];
+            const Tensor *in[OP_MAX_ARGS];
             ok = eval_op_into(plan, u, scratch, in, own[u], p->trace->arena, diag);
         }
         scratch[u] = own[u];
@@ -142,7 +142,7 @@ static size_t forward_work(const Plan *plan, size_t v, size_t y, bool *dirty, si
         const PlanNode *n = &plan->nodes[u];
         if (!moves(plan, u, dirty))
             continue;
-        const Shape *in[EXPR_MAX_ARGS];
+        const Shape *in[OP_MAX_ARGS];
         for (size_t k = 0; k < n->n_args; k++)
             in[k] = &plan->nodes[n->args[k]].shape;
         size_t macs, size;

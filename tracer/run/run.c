@@ -49,8 +49,8 @@ static void explain_gradient_element(Runner *run, const PlanNode *n, Tensor *con
     strbuf_init(&total);
     for (size_t k = 0; k < n->n_args; k++) {
         const PlanNode *u = &plan->nodes[n->grad_use[k]];
-        const char *names[EXPR_MAX_ARGS];
-        const Tensor *in[EXPR_MAX_ARGS];
+        const char *names[OP_MAX_ARGS];
+        const Tensor *in[OP_MAX_ARGS];
         plan_operands(u, values, in);
         for (size_t a = 0; a < u->n_args; a++)
             names[a] = plan->nodes[u->args[a]].display;
@@ -111,7 +111,7 @@ static bool explain_gradient(Runner *run, const PlanNode *n, const Tensor *out, 
     // each use's share alone, as the backward pass added them up
     for (size_t k = 0; ok && k < n->n_args; k++) {
         const PlanNode *u = &plan->nodes[n->grad_use[k]];
-        const Tensor *in[EXPR_MAX_ARGS];
+        const Tensor *in[OP_MAX_ARGS];
         plan_operands(u, values, in);
         shares[k] = tensor_create(&n->shape);
         OpGrad g = {.op = u->op, .din = shares[k], .input = n->grad_use_input[k], .dout = values[n->args[k]],
@@ -150,7 +150,7 @@ static bool explain_target(Runner *run, const PlanNode *n, const Tensor *out, co
         return explain_gradient(run, n, out, t);
     if (n->kind != PLAN_OP)
         return true;  // a step that is only a number: nothing was computed
-    const char *names[EXPR_MAX_ARGS];
+    const char *names[OP_MAX_ARGS];
     for (size_t k = 0; k < n->n_args; k++)
         names[k] = run->plan->nodes[n->args[k]].display;
     OpExplain e = {.op = n->op, .out = out, .in = in, .n_in = n->n_args, .attrs = &n->attrs,
@@ -238,7 +238,7 @@ static bool same_labels(const Labels *a, const Labels *b) {
 // False when memory runs out.
 static bool run_labels(Runner *run, size_t i, const Tensor *const *in, const Tensor *out) {
     const PlanNode *n = &run->plan->nodes[i];
-    const Labels *in_labels[EXPR_MAX_ARGS], *check_labels[EXPR_MAX_ARGS];
+    const Labels *in_labels[OP_MAX_ARGS], *check_labels[OP_MAX_ARGS];
     bool upstream = false;
     for (size_t k = 0; k < n->n_args; k++) {
         in_labels[k] = run->node_labels[n->args[k]];
@@ -265,7 +265,7 @@ static bool run_labels(Runner *run, size_t i, const Tensor *const *in, const Ten
 
 static Tensor *node_tensor(Runner *run, size_t i) {
     const PlanNode *n = &run->plan->nodes[i];
-    const Tensor *in[EXPR_MAX_ARGS];
+    const Tensor *in[OP_MAX_ARGS];
     Tensor *out = node_value(run, i, in);
     if (out && n->kind == PLAN_GRAD && n->is_stage) {
         // the values so far, this gradient's included, for the check to read

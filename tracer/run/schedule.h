@@ -26,7 +26,7 @@ typedef struct ScheduleNode {
     const Plan *plan;
     size_t i;              // the node
     Trace *trace;
-    const Tensor **in;     // receives the node's inputs (room for EXPR_MAX_ARGS)
+    const Tensor **in;     // receives the node's inputs (room for OP_MAX_ARGS)
     Diag *diag;
 } ScheduleNode;
 

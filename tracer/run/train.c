@@ -120,7 +120,7 @@ static bool check_training_work(const Trainer *t, Diag *diag) {
         const PlanNode *n = &plan->nodes[i];
         if (n->kind != PLAN_OP)
             continue;
-        const Shape *in[EXPR_MAX_ARGS];
+        const Shape *in[OP_MAX_ARGS];
         for (size_t a = 0; a < n->n_args; a++)
             in[a] = &plan->nodes[n->args[a]].shape;
         size_t work;
@@ -213,7 +213,7 @@ static bool prepare(Trainer *t, Diag *diag) {
     t->m = util_calloc(t->spec->n_trained, sizeof(Tensor *));
     t->v = util_calloc(t->spec->n_trained, sizeof(Tensor *));
     t->last = util_calloc(t->spec->n_trained, sizeof(Tensor *));
-    t->in = util_calloc(EXPR_MAX_ARGS, sizeof(Tensor *));
+    t->in = util_calloc(OP_MAX_ARGS, sizeof(Tensor *));
     t->scratch = arena_create();
     t->raw_g = util_calloc(t->n_explain + 1, sizeof(double));
     if (!t->param || !t->data || !t->needed || !t->on || !t->values || !t->grads || !t->use_start || !t->m ||

@@ -140,10 +140,9 @@ static SpellingSlot *spelling_slot(const Reading *g, uint64_t hash, const char *
 
 // ---------------------------------------------------------------- located errors
 
-// Where a parser stands in one file, to locate what it finds wrong.
+// One file being read, to locate what is wrong in it.
 typedef struct Reader {
     Source src;
-    size_t pos;
     Diag *diag;
 } Reader;
 
@@ -174,151 +173,119 @@ static bool fail_no_byte(Reader *r, size_t at, uint32_t cp) {
 static const char JSON_HINT[] =
     "the vocabulary is one JSON object of tokens and their ids, as {\"!\": 0, \"\\\"\": 1, ...}";
 
-static bool is_json_space(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n';
-}
-
-static void skip_json_space(Reader *r) {
-    while (r->pos < r->src.len && is_json_space(r->src.text[r->pos]))
-        r->pos++;
-}
-
-static bool json_hex4(Reader *r, uint32_t *out) {
-    *out = 0;
-    for (int k = 0; k < 4; k++) {
-        int d = r->pos < r->src.len ? json_hex_digit(r->src.text[r->pos]) : -1;
-        if (d < 0)
-            return fail_at(r, r->pos, "\\u is followed by four hexadecimal digits, as \\u0120",
-                           "a \\u escape needs four hexadecimal digits");
-        *out = *out << 4 | (uint32_t)d;
-        r->pos++;
+// What base's JSON reader found wrong in the vocabulary, in the words of tokens and ids.
+static bool fail_json(Reader *r, const JsonCursor *c) {
+    size_t at = c->error_at;
+    switch (c->error) {
+    case JSON_ERROR_MEMORY:
+        return diag_no_memory(r->diag);
+    case JSON_ERROR_OPEN:
+        return fail_at(r, at, JSON_HINT, "the vocabulary should open with '{'");
+    case JSON_ERROR_SEPARATOR:
+        return fail_at(r, at, JSON_HINT, "a ',' or the closing '}' should be here");
+    case JSON_ERROR_KEY:
+        return fail_at(r, at, JSON_HINT, "a token in double quotes should be here");
+    case JSON_ERROR_COLON:
+        return fail_at(r, at, JSON_HINT, "a ':' and the token's id should be here");
+    case JSON_ERROR_TRAILING:
+        return fail_at(r, at, JSON_HINT, "the vocabulary goes on after its closing '}'");
+    case JSON_ERROR_UNCLOSED:
+        return fail_at(r, at, "close the token with a double quote",
+                       "this token has no closing quote");
+    case JSON_ERROR_CONTROL:
+        return fail_at(r, at, "JSON writes a control character in a string as \\u00XX",
+                       "a control character inside a token");
+    case JSON_ERROR_ESCAPE: {
+        char x = c->text[at + 1];  // the backslash is inside the token: its closing quote follows
+        return fail_at(r, at, "JSON's escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX",
+                       "'\\%c' is not an escape of JSON", x >= 0x20 && x < 0x7F ? x : '?');
     }
+    case JSON_ERROR_HEX:
+        return fail_at(r, at, "\\u is followed by four hexadecimal digits, as \\u0120",
+                       "a \\u escape needs four hexadecimal digits");
+    case JSON_ERROR_HIGH_SURROGATE:
+    case JSON_ERROR_LOW_SURROGATE:
+        return fail_at(r, at, "a high surrogate \\uD800-\\uDBFF is followed by a low one",
+                       "this \\u escape is half a character");
+    default:  // a number JSON does not allow, as 012
+        return fail_at(r, at, JSON_HINT, "%s", c->problem);
+    }
+}
+
+// The bytes the characters of a token's spelling stand for, into bytes, NUL-terminated, with
+// their count in *len; the first character that stands for none in *stray (UINT32_MAX: none).
+// False when the spelling is not UTF-8, which its escapes cannot make it (each writes a whole
+// character): a byte of the file is not.
+static bool token_bytes(const int16_t byte_of[BYTE_CHARS], const char *spelling, size_t n,
+                        char *bytes, size_t *len, uint32_t *stray) {
+    const unsigned char *u = (const unsigned char *)spelling;
+    size_t k = 0;
+    uint32_t first = UINT32_MAX;  // here, not in *stray, which every byte written may alias
+    for (size_t i = 0; i < n;) {
+        uint32_t cp = u[i];
+        if (cp < 0x80) {  // most of GPT-2's vocabulary
+            i++;
+        } else if (cp >= 0xC2 && cp <= 0xDF && i + 1 < n && (u[i + 1] & 0xC0) == 0x80) {
+            cp = (cp & 0x1F) << 6 | (u[i + 1] & 0x3F);  // U+0080 to U+07FF: the other bytes'
+            i += 2;                                     // characters are among them
+        } else if (utf8_len(u + i, n - i) == 0) {
+            return false;
+        } else {
+            cp = utf8_next(spelling, &i);
+        }
+        int b = cp < BYTE_CHARS ? byte_of[cp] : -1;
+        if (b < 0 && first == UINT32_MAX)
+            first = cp;
+        bytes[k++] = (char)b;
+    }
+    bytes[k] = '\0';
+    *len = k;
+    *stray = first;
     return true;
 }
 
-// The character of a \u escape at r->pos (just past its backslash and u), a surrogate pair
-// joined into one; esc is where the escape starts, end the string's closing quote.
-static bool json_escaped_char(Reader *r, size_t esc, size_t end, uint32_t *cp) {
-    const char *t = r->src.text;
-    uint32_t low;
-    if (!json_hex4(r, cp))
-        return false;
-    if (*cp >= 0xD800 && *cp <= 0xDBFF && r->pos + 1 < end && t[r->pos] == '\\' &&
-        t[r->pos + 1] == 'u') {
-        r->pos += 2;
-        if (!json_hex4(r, &low))
-            return false;
-        if (low >= 0xDC00 && low <= 0xDFFF) {
-            *cp = 0x10000 + ((*cp - 0xD800) << 10) + (low - 0xDC00);
-            return true;
-        }
-    } else if (*cp < 0xD800 || *cp > 0xDFFF) {
-        return true;
-    }
-    return fail_at(r, esc, "a high surrogate \\uD800-\\uDBFF is followed by a low one",
-                   "this \\u escape is half a character");
-}
-
-// The closing quote of the string that opens at t[open]: the first '"' after it that no
-// backslash escapes, that is with an even number of backslashes right before it; len when
-// there is none.
-static size_t closing_quote(const char *t, size_t len, size_t open) {
-    for (size_t from = open + 1; from < len;) {
-        const char *quote = memchr(t + from, '"', len - from);
-        if (!quote)
-            break;
-        size_t at = (size_t)(quote - t), run = at;
-        while (run > open + 1 && t[run - 1] == '\\')
-            run--;
-        if ((at - run) % 2 == 0)
-            return at;
-        from = at + 1;
-    }
-    return len;
-}
-
-// The token in double quotes at r->pos: its characters (JSON's escapes undone) into
-// e->spelling as UTF-8, and the byte each stands for into e->bytes, NUL-terminated. A
-// character that stands for no byte is refused at the opening quote once the whole string
-// is read, so that a broken escape further on is told first.
-static bool json_token(Reader *r, const int16_t byte_of[BYTE_CHARS], Entry *e, char *spelling,
+// The token at c->at: its characters (JSON's escapes undone) into spelling as UTF-8, and the
+// byte each stands for into bytes. A character that stands for no byte is refused at the
+// opening quote once the whole string is read, so that a broken escape further on is told
+// first.
+static bool read_token(const Reading *g, Reader *r, JsonCursor *c, Entry *e, char *spelling,
                        char *bytes) {
-    const char *t = r->src.text;
-    if (r->pos >= r->src.len || t[r->pos] != '"')
-        return fail_at(r, r->pos, JSON_HINT, "a token in double quotes should be here");
-    size_t open = r->pos++;
-    size_t end = closing_quote(t, r->src.len, open);
-    if (end >= r->src.len)
-        return fail_at(r, open, "close the token with a double quote",
-                       "this token has no closing quote");
-    size_t n = 0, len = 0;
-    uint32_t stray = UINT32_MAX;  // the first character that stands for no byte
-    while (r->pos < end) {
-        unsigned char c = (unsigned char)t[r->pos];
-        uint32_t cp;
-        size_t at = n;
-        if (c >= 0x20 && c < 0x80 && c != '\\') {  // most of GPT-2's vocabulary
-            spelling[n++] = (char)c;
-            cp = c;
-            r->pos++;
-        } else if (c < 0x20) {
-            return fail_at(r, r->pos, "JSON writes a control character in a string as \\u00XX",
-                           "a control character inside a token");
-        } else if (c != '\\') {
-            size_t k = utf8_len((const unsigned char *)t + r->pos, end - r->pos);
-            if (k == 0)
-                return fail_at(r, r->pos, "save the vocabulary as UTF-8, as GPT-2's files are",
-                               "this byte is not UTF-8");
-            memcpy(spelling + n, t + r->pos, k);
-            n += k;
-            r->pos += k;
-            size_t i = 0;
-            cp = utf8_next(spelling + at, &i);
-        } else {
-            size_t esc = r->pos++;
-            char x = t[r->pos++];
-            const char *simple = strchr("\"\\/bfnrt", x);
-            if (x && simple) {
-                cp = (unsigned char)"\"\\/\b\f\n\r\t"[simple - "\"\\/bfnrt"];
-                spelling[n++] = (char)cp;
-            } else if (x != 'u') {
-                return fail_at(r, esc, "JSON's escapes are \\\" \\\\ \\/ \\b \\f \\n \\r \\t and \\uXXXX",
-                               "'\\%c' is not an escape of JSON", x >= 0x20 && x < 0x7F ? x : '?');
-            } else if (!json_escaped_char(r, esc, end, &cp)) {
-                return false;
-            } else {
-                utf8_put(spelling, &n, cp);
-            }
-        }
-        int b = cp < BYTE_CHARS ? byte_of[cp] : -1;
-        if (b < 0 && stray == UINT32_MAX)
-            stray = cp;
-        bytes[len++] = (char)b;
+    size_t open = c->at, n, len;
+    uint32_t stray;
+    if (!json_read_string(c, spelling, &n))
+        return fail_json(r, c);
+    if (!token_bytes(g->byte_of, spelling, n, bytes, &len, &stray)) {
+        size_t bad = open + 1 + utf8_end(c->text + open + 1, c->at - open - 2);
+        return fail_at(r, bad, "save the vocabulary as UTF-8, as GPT-2's files are",
+                       "this byte is not UTF-8");
     }
-    r->pos++;  // the closing quote
     if (stray != UINT32_MAX)
         return fail_no_byte(r, open, stray);
-    bytes[len] = '\0';
     *e = (Entry){.spelling = spelling, .bytes = bytes, .spelling_len = (uint32_t)n,
                  .len = (uint32_t)len, .offset = (uint32_t)open,
                  .hash = hash_more(FNV_START, spelling, n)};
     return true;
 }
 
-static bool json_id(Reader *r, uint32_t *id) {
-    const char *t = r->src.text;
-    size_t start = r->pos;
-    uint64_t v = 0;
-    while (r->pos < r->src.len && t[r->pos] >= '0' && t[r->pos] <= '9') {
-        v = v * 10 + (uint64_t)(t[r->pos++] - '0');
-        if (v >= TOKENIZER_MAX_TOKENS)
-            return fail_at(r, start, "ids count the tokens from 0",
-                           "this id is larger than any vocabulary's (%zu tokens at most)",
-                           TOKENIZER_MAX_TOKENS);
-    }
-    if (r->pos == start)
+// The id after a token's colon: a whole number from 0, below TOKENIZER_MAX_TOKENS.
+static bool read_id(Reader *r, JsonCursor *c, uint32_t *id) {
+    size_t start = c->at;
+    const char *t = c->text;
+    JsonValue v;
+    if (start >= c->len || t[start] < '0' || t[start] > '9')
         return fail_at(r, start, JSON_HINT, "a token's id (a whole number from 0) should be here");
-    *id = (uint32_t)v;
+    if (!json_read_number(c, &v))
+        return fail_json(r, c);
+    size_t digits = start;  // not whole: a fraction, an exponent, or more than 64 bits count
+    while (!v.whole && digits < c->at && t[digits] >= '0' && t[digits] <= '9')
+        digits++;
+    if (!v.whole && digits < c->at)
+        return fail_at(r, start, JSON_HINT, "a token's id (a whole number from 0) should be here");
+    if (!v.whole || v.count >= TOKENIZER_MAX_TOKENS)
+        return fail_at(r, start, "ids count the tokens from 0",
+                       "this id is larger than any vocabulary's (%zu tokens at most)",
+                       TOKENIZER_MAX_TOKENS);
+    *id = (uint32_t)v.count;
     return true;
 }
 
@@ -336,43 +303,28 @@ static bool more_entries(Reading *g) {
 
 // One "token": id entry after another, kept in file order.
 static bool read_entries(Reading *g, Reader *r) {
-    const char *t = r->src.text;
+    JsonCursor c = {.text = r->src.text, .len = r->src.len};
     char *spelling = g->spellings, *bytes = g->bytes;
-    skip_json_space(r);
-    if (r->pos >= r->src.len || t[r->pos] != '{')
-        return fail_at(r, r->pos, JSON_HINT, "the vocabulary should open with '{'");
-    r->pos++;
-    skip_json_space(r);
-    for (bool first = true; r->pos >= r->src.len || t[r->pos] != '}'; first = false) {
-        if (!first) {
-            if (r->pos >= r->src.len || t[r->pos] != ',')
-                return fail_at(r, r->pos, JSON_HINT, "a ',' or the closing '}' should be here");
-            r->pos++;
-            skip_json_space(r);
-        }
+    if (!json_open(&c, '{'))
+        return fail_json(r, &c);
+    while (json_next_item(&c, '}', g->n)) {
         if (!more_entries(g))
             return false;
         Entry *e = &g->entry[g->n];
-        if (!json_token(r, g->byte_of, e, spelling, bytes))
+        if (!read_token(g, r, &c, e, spelling, bytes))
             return false;
         spelling += e->spelling_len;  // a token's spelling and bytes are never longer than
         bytes += e->len + 1;          // it is in quotes: the blocks hold the whole file
-        skip_json_space(r);
-        if (r->pos >= r->src.len || t[r->pos] != ':')
-            return fail_at(r, r->pos, JSON_HINT, "a ':' and the token's id should be here");
-        r->pos++;
-        skip_json_space(r);
-        if (!json_id(r, &e->id))
+        if (!json_colon(&c))
+            return fail_json(r, &c);
+        if (!read_id(r, &c, &e->id))
             return false;
         if (++g->n > TOKENIZER_MAX_TOKENS)
             return fail_at(r, e->offset, "GPT-2's vocabulary has 50,257 tokens",
                            "more than %zu tokens", TOKENIZER_MAX_TOKENS);
-        skip_json_space(r);
     }
-    r->pos++;
-    skip_json_space(r);
-    if (r->pos < r->src.len)
-        return fail_at(r, r->pos, JSON_HINT, "the vocabulary goes on after its closing '}'");
+    if (c.error || !json_end(&c))
+        return fail_json(r, &c);
     if (g->n == 0)
         return fail_at(r, 0, "GPT-2's vocabulary has a token for each of the 256 bytes and more",
                        "the vocabulary has no tokens");

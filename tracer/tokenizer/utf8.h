@@ -15,5 +15,3 @@ size_t utf8_len(const unsigned char *s, size_t len);
 uint32_t utf8_next(const char *text, size_t *i);
 // The offset of the first byte of text that is not UTF-8 (len when all of it is).
 size_t utf8_end(const char *text, size_t len);
-// Writes cp (at most U+10FFFF) as UTF-8 at out + *n, moving *n past it (4 bytes at most).
-void utf8_put(char *out, size_t *n, uint32_t cp);

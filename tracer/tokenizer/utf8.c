@@ -1,4 +1,4 @@
-// utf8: reads, checks and writes UTF-8, for the tokenizer's files and texts.
+// utf8: reads and checks UTF-8, for the tokenizer's files and texts.
 #include "utf8.h"
 
 #include <string.h>
@@ -62,28 +62,16 @@ size_t utf8_end(const char *text, size_t len) {
                 continue;
             }
         }
-        size_t n = utf8_len(s + i, len - i);
-        if (n == 0)
-            return i;
-        i += n;
+        if (s[i] < 0x80) {
+            i++;
+        } else if (s[i] >= 0xC2 && s[i] <= 0xDF && len - i >= 2 && (s[i + 1] & 0xC0) == 0x80) {
+            i += 2;  // U+0080 to U+07FF, as GPT-2's files write most bytes: here, not in a call
+        } else {
+            size_t n = utf8_len(s + i, len - i);
+            if (n == 0)
+                return i;
+            i += n;
+        }
     }
     return len;
-}
-
-void utf8_put(char *out, size_t *n, uint32_t cp) {
-    if (cp < 0x80) {
-        out[(*n)++] = (char)cp;
-    } else if (cp < 0x800) {
-        out[(*n)++] = (char)(0xC0 | cp >> 6);
-        out[(*n)++] = (char)(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-        out[(*n)++] = (char)(0xE0 | cp >> 12);
-        out[(*n)++] = (char)(0x80 | (cp >> 6 & 0x3F));
-        out[(*n)++] = (char)(0x80 | (cp & 0x3F));
-    } else {
-        out[(*n)++] = (char)(0xF0 | cp >> 18);
-        out[(*n)++] = (char)(0x80 | (cp >> 12 & 0x3F));
-        out[(*n)++] = (char)(0x80 | (cp >> 6 & 0x3F));
-        out[(*n)++] = (char)(0x80 | (cp & 0x3F));
-    }
 }

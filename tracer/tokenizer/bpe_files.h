@@ -7,9 +7,10 @@
 //     if (!bpe_files_read(&t, arena, &vocab, &merges, &diag)) ...   // a located error
 //     const BpeMerge *m = bpe_merge_find(&t, t.byte_id['a'], t.byte_id['t']);  // "at", or NULL
 //
-// The vocabulary is one flat JSON object of tokens and their ids, read as it streams by (no
-// tree of JSON values): every token's bytes go into one block of the arena, and the tokens are
-// looked up by their spelling in the files while the merges are read, in a table sized once.
+// The vocabulary is one flat JSON object of tokens and their ids, read a piece at a time with
+// base's JSON reader (no tree of JSON values): every token's bytes go into one block of the
+// arena, and the tokens are looked up by their spelling in the files while the merges are
+// read, in a table sized once.
 #pragma once
 
 #include <stdbool.h>
