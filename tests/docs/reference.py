@@ -117,9 +117,11 @@ def check_commands(readme_path, ci_path):
         ci_form = command.replace("meson setup ", "setup ")
         if command not in ci and ci_form not in ci:
             problems.append(f"the README's command '{command}' is not one .ci/run runs")
-    tests = re.search(r"```sh not-run\n(meson test [^\n]*)\n```", readme)
-    if not tests or tests.group(1) not in ci:
+    tests = re.search(r"```sh not-run\n(npm install [^\n]*)\n(meson test [^\n]*)\n```", readme)
+    if not tests or tests.group(2) not in ci:
         problems.append("the README's test command (meson test ...) is not one .ci/run runs")
+    if not tests or tests.group(1) not in ci:
+        problems.append("the README's npm install before its tests is not one .ci/run runs")
     return problems
 
 
