@@ -42,7 +42,7 @@ LAYERS = [
     "op_positions", "op_loss", "op_axis", "op_fill", "op_sort", "op_sample", "op_list", "op_linalg",
     "ops", "ieee",
     "unicode_classes", "utf8", "bpe_files", "tokenizer",
-    "yamldoc", "yamldiff", "given_file", "given_text",
+    "yamldoc", "yamldiff", "lesson_outline", "given_file", "given_text",
     ("lesson_loader", "lesson_values", "lesson_given", "lesson_download", "lesson_step", "lesson_block",
      "lesson_train", "lesson"), "expr", "trace",
     "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",

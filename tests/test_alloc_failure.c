@@ -20,7 +20,9 @@
 // After --program ORIGINAL EDITED, the rest of what the command line does with a lesson fails
 // the same way: --step's pages with --only, --from and --to, --save, --list with a lesson,
 // --diff ORIGINAL EDITED, --quiz with its conversation, --watch's start, and the course of
-// $TRACER_COURSE: --list and a lesson named by its number. --lint=LESSON sweeps --lint of a
+// $TRACER_COURSE: --list and a lesson named by its number. --list=LESSON sweeps --list of a
+// lesson (one whose downloaded files are missing lists its names from its YAML alone).
+// --lint=LESSON sweeps --lint of a
 // lesson whose report has stale numbers and an edit that does not run.
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,7 +272,7 @@ static int sweep_program(const char *path, const char *edited) {
 int main(int argc, char **argv) {
     test_install_fast_layer();
     if (argc < 2) {
-        fprintf(stderr, "usage: test_alloc_failure [--only=STAGE] LESSON.yaml... [--lint=LESSON] [--program ORIGINAL EDITED]\n");
+        fprintf(stderr, "usage: test_alloc_failure [--only=STAGE] LESSON.yaml... [--list=LESSON] [--lint=LESSON] [--program ORIGINAL EDITED]\n");
         return 2;
     }
     int failures = 0;
@@ -285,6 +287,10 @@ int main(int argc, char **argv) {
         }
         if (strcmp(argv[i], "--small-arenas") == 0) {
             small_arenas = true;
+            continue;
+        }
+        if (strncmp(argv[i], "--list=", 7) == 0) {
+            failures += sweep(&(Job){.path = argv[i] + 7, .run = run_list, .printed_on_success = true}, "--list");
             continue;
         }
         if (strncmp(argv[i], "--lint=", 7) == 0) {

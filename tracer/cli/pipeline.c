@@ -6,8 +6,11 @@
 #include "claim.h"
 #include "lesson_diff.h"
 #include "doccheck.h"
+#include "files.h"
 #include "format.h"
 #include "lesson.h"
+#include "lesson_download.h"
+#include "lesson_outline.h"
 #include "lint.h"
 #include "narrate.h"
 #include "plan.h"
@@ -743,8 +746,52 @@ done:
 // The columns --list's lines fit in: a terminal of 80, one left free.
 #define LIST_WIDTH 79
 
+// Memory ran out after diag had its first error: the error now is that.
+static int out_of_memory_instead(Diag *diag) {
+    diag_init(diag);
+    return diag_out_of_memory(diag);
+}
+
+// --list of a lesson refused only because the files it downloads are not there: its givens and
+// steps as its YAML writes them (lesson_outline.h), under a line that says why there are no
+// shapes. Any other problem of the file is left to the loader's error, kept in diag.
+static int list_without_files(const char *path, StrBuf *out, Diag *diag) {
+    char *bytes = NULL;
+    size_t len = 0;
+    int err = files_read(path, 0, YAMLDOC_MAX_BYTES, &bytes, &len);
+    if (err == ENOMEM)
+        return out_of_memory_instead(diag);
+    if (err || len > YAMLDOC_MAX_BYTES) {
+        util_free(bytes);
+        return load_failed(diag);
+    }
+    Diag quiet;
+    diag_init(&quiet);
+    YamlDoc *doc = yamldoc_create(path, bytes, len, &quiet);
+    util_free(bytes);
+    const char *files = strstr(diag->message, "': ");
+    StrBuf list;
+    strbuf_init(&list);
+    bool listed = doc && files && lesson_outline(doc, &list);
+    bool no_memory = quiet.out_of_memory || (doc && files && !listed);
+    yamldoc_destroy(doc);
+    if (listed) {
+        strbuf_printf(out, "(its shapes come from files that are not here:\n %s;\n its givens and steps, as "
+                           "the lesson writes them:)\n%s",
+                      files + 3, strbuf_str(&list));
+        diag_init(diag);
+    }
+    no_memory |= list.failed || out->failed;
+    strbuf_finish(&list);
+    if (no_memory)
+        return out_of_memory_instead(diag);
+    return listed ? STATUS_OK : load_failed(diag);
+}
+
 int pipeline_list_stages(const char *path, StrBuf *out, Diag *diag) {
     Lesson *lesson = lesson_load_file(path, diag);
+    if (!lesson && lesson_download_missing(diag))
+        return list_without_files(path, out, diag);
     if (!lesson)
         return load_failed(diag);
     Plan *plan = check_lesson(lesson, diag);

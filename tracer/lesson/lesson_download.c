@@ -118,3 +118,8 @@ bool lesson_check_download(Loader *L, const Node *node) {
         return diag_no_memory(L->diag);
     return n_missing == 0;
 }
+
+bool lesson_download_missing(const Diag *diag) {
+    return diag->status != STATUS_OK &&
+           strncmp(diag->message, LESSON_DOWNLOAD_MISSING, strlen(LESSON_DOWNLOAD_MISSING)) == 0;
+}

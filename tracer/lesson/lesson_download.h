@@ -14,6 +14,9 @@
 // title, as what the lesson needs rather than what is wrong with it.
 #define LESSON_DOWNLOAD_MISSING "this lesson reads files that are not in"
 
+// Whether diag's error is that one: the lesson was refused only because its files are not there.
+bool lesson_download_missing(const Diag *diag);
+
 // Checks the download: node (NULL when absent) and that its files are there. False with the
 // error set: located (status 1) when the key is written wrong, status 2 when a file is missing.
 bool lesson_check_download(Loader *L, const Node *node);
