@@ -12,6 +12,7 @@
 #include "op.h"
 #include "optimizer.h"
 #include "progress.h"
+#include "train_baseline.h"
 #include "train_cache.h"
 #include "train_draw.h"
 
@@ -364,6 +365,33 @@ static bool forward(Trainer *t, Diag *diag) {
     return ok;
 }
 
+// The validation loss: the lesson's loss on each validation batch of every text with a held-out
+// tail (the other drawn givens as at step s), their mean; the training batch of step s is
+// drawn afresh after it.
+static bool validate(Trainer *t, size_t s, double *loss, Diag *diag) {
+    draw_batches(t, s);
+    size_t batches = TRAIN_VALIDATION_MAX_BATCHES;
+    for (size_t k = 0; k < t->spec->n_data; k++) {
+        const LessonTrainData *d = &t->spec->data[k];
+        const Tensor *x = t->values[t->data[k]];
+        if (d->held && x) {
+            size_t b = train_validation_batches(d, x->shape.dim[0], x->shape.dim[1]);
+            batches = b < batches ? b : batches;
+        }
+    }
+    double sum = 0;
+    for (size_t b = 0; b < batches; b++) {
+        for (size_t k = 0; k < t->spec->n_data; k++)
+            if (t->spec->data[k].held && t->values[t->data[k]])
+                train_validation_batch(t->values[t->data[k]], &t->spec->data[k], b, batches);
+        if (!forward(t, diag))
+            return false;
+        sum += t->values[t->loss]->data[0];
+    }
+    *loss = sum / (double)batches;
+    return true;
+}
+
 // Every gradient on the way, from the loss down: d loss / d loss = 1, and each node gathers
 // its uses' shares in the order of the uses, as backward_gradient does.
 static bool backward(Trainer *t, Diag *diag) {
@@ -483,6 +511,10 @@ static const char *describe_data(Arena *a, const LessonTrainData *d, const Shape
     shape_format(shape, s, sizeof(s));
     if (d->draw == TRAIN_DRAW_SEQUENCES)
         return arena_printf(a, "%s %s a step: the %zu sequences written out, taken in turn", d->name, s, d->n_rows);
+    if (d->draw == TRAIN_DRAW_TEXT && d->held)
+        return arena_printf(a, "%s %s a step: windows of the first %zu of the %zu bytes of %s, each at a place drawn "
+                               "from seed %llu + the step",
+                            d->name, s, d->text_len - d->held, d->text_len, d->text_name, (unsigned long long)d->seed);
     if (d->draw == TRAIN_DRAW_TEXT)
         return arena_printf(a, "%s %s a step: windows of the %zu bytes of %s, each at a place drawn from seed %llu + "
                                "the step",
@@ -513,6 +545,37 @@ static size_t choose_shown(const LessonTrain *s, size_t done, size_t *shown) {
     if (done && shown[n - 1] != done - 1)
         shown[n++] = done - 1;
     return n;
+}
+
+// What the validation loss is measured on, and the counting baselines of the first text with
+// a held-out tail that the loss reads; r->validation stays NULL when there is none.
+static bool validation_create(Trainer *t, TraceTraining *r) {
+    for (size_t k = 0; k < t->spec->n_data; k++) {
+        const LessonTrainData *d = &t->spec->data[k];
+        if (!d->held || !t->needed[t->data[k]])
+            continue;
+        Arena *a = r->arena;
+        TraceValidation *v = arena_alloc(a, sizeof(TraceValidation));
+        if (!v)
+            return false;
+        const Shape *x = &t->plan->nodes[t->data[k]].shape;
+        size_t rows = x->dim[0], n = x->dim[1], batches = train_validation_batches(d, rows, n);
+        TrainBaseline counts;
+        *v = (TraceValidation){
+            .steps = arena_array(a, LESSON_TRAIN_MAX_SHOWN, sizeof(size_t)),
+            .losses = arena_array(a, LESSON_TRAIN_MAX_SHOWN, sizeof(double)),
+            .about = arena_printf(a, "the loss on %zu fixed windows of %zu bytes, spread evenly over the last %zu "
+                                     "bytes of %s (held out from training), in %zu batch%s of %zu",
+                                  rows * batches, n, d->held, d->text_name, batches, batches > 1 ? "es" : "",
+                                  rows)};
+        if (!v->steps || !v->losses || !v->about || !train_baseline(d->text, d->text_len, d->held, &counts))
+            return false;
+        v->bigram = counts.bigram;
+        v->trigram = counts.trigram;
+        r->validation = v;
+        return true;
+    }
+    return true;
 }
 
 static TraceTraining *record_create(Trainer *t, Diag *diag) {
@@ -558,6 +621,7 @@ static TraceTraining *record_create(Trainer *t, Diag *diag) {
                       a, "the loss does not depend on %s: training leaves it as it was", s->trained[k])) != NULL;
     for (size_t k = 0; ok && k < s->n_data; k++)
         ok = (r->data[k] = describe_data(a, &s->data[k], &t->plan->nodes[t->data[k]].shape)) != NULL;
+    ok = ok && validation_create(t, r);
     for (size_t k = 0; ok && k < s->n_trained; k++) {
         r->trained[k].name = s->trained[k];
         ok = (r->trained[k].before = tensor_copy(t->values[t->param[k]])) != NULL;
@@ -637,7 +701,18 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
     }
     Progress progress;  // shown on a terminal while a long training runs (progress.h)
     progress_begin(&progress, "training", "steps", t.spec->steps, "loss");
+    // The validation loss is measured at the steps the table would list if every step is
+    // taken (as each step begins), and after the last.
+    TraceValidation *val = ok ? record->validation : NULL;
+    size_t measured[LESSON_TRAIN_MAX_SHOWN], n_measured = val ? choose_shown(t.spec, t.spec->steps, measured) : 0;
     for (size_t s = 0; ok && !cached && s < t.spec->steps; s++) {
+        if (val && val->n < n_measured && measured[val->n] == s) {
+            val->steps[val->n] = s;
+            ok = validate(&t, s, &val->losses[val->n], diag);
+            val->n += ok;
+        }
+        if (!ok)
+            break;
         draw_batches(&t, s);
         ok = forward(&t, diag);
         if (!ok && !diag->out_of_memory && t.spec->n_data)
@@ -674,6 +749,8 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
             progress_update(&progress, s + 1, record->losses[s], NULL);
     }
     progress_end(&progress);
+    if (ok && val && !cached)
+        ok = validate(&t, t.spec->steps, &val->after, diag);
     if (ok)
         record->n_shown = choose_shown(t.spec, record->steps_done, (size_t *)record->shown);
     if (ok && keyed && !cached)
