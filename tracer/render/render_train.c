@@ -202,6 +202,12 @@ void render_train_svg(const TraceTraining *t, int digits, StrBuf *out) {
         lo = fmin(lo, t->losses[s]);
         hi = fmax(hi, t->losses[s]);
     }
+    const TraceValidation *v = t->validation;
+    for (size_t i = 0; v && i < v->n; i++)
+        if (isfinite(v->losses[i])) {
+            lo = fmin(lo, v->losses[i]);
+            hi = fmax(hi, v->losses[i]);
+        }
     char top[FORMAT_NUMBER_CAP], bottom[FORMAT_NUMBER_CAP];
     format_number(hi, digits, top, sizeof(top));
     format_number(lo, digits, bottom, sizeof(bottom));
@@ -222,7 +228,19 @@ void render_train_svg(const TraceTraining *t, int digits, StrBuf *out) {
         double y = hi > lo ? 10 + 180 * (hi - t->losses[s]) / (hi - lo) : 100;
         strbuf_printf(out, "%s%.1f,%.1f", s ? " " : "", x, y);
     }
-    strbuf_puts(out, "\"/>\n</svg>\n");
+    strbuf_puts(out, "\"/>\n");
+    // The validation loss: a dot at each step it was measured at.
+    for (size_t i = 0; v && i < v->n; i++) {
+        if (!isfinite(v->losses[i]))
+            continue;
+        double x = 60 + 530 * (done > 1 ? (double)v->steps[i] / (double)(done - 1) : 0.5);
+        double y = hi > lo ? 10 + 180 * (hi - v->losses[i]) / (hi - lo) : 100;
+        char num[FORMAT_NUMBER_CAP];
+        format_number(v->losses[i], digits, num, sizeof(num));
+        strbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#d9480f\"><title>the validation loss at "
+                           "step %zu: %s</title></circle>\n", x, y, v->steps[i], num);
+    }
+    strbuf_puts(out, "</svg>\n");
 }
 
 TraceStage render_train_before(const Trace *tr, const TraceTrainGiven *g) {
