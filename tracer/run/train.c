@@ -657,15 +657,21 @@ static bool keep_trained(Lesson *lesson, const Trainer *t, Diag *diag) {
 
 // A value known only while running was wrong (an id past its table): the error is at the
 // step that used it; the hint says it came from a drawn batch, and from which.
-static void say_which_batch(const Trainer *t, size_t step, Diag *diag) {
+static void say_which_batch(const Trainer *t, size_t step, bool validating, Diag *diag) {
     const LessonTrainData *d = &t->spec->data[0];
     double most = (double)d->vocab - 1;
     for (size_t i = 0; d->draw == TRAIN_DRAW_SEQUENCES && i < d->n_rows * d->length; i++)
         most = i ? fmax(most, d->rows[i]) : d->rows[i];
+    char when[96];
+    if (validating && step == t->spec->steps)
+        snprintf(when, sizeof(when), "the validation loss after training");
+    else
+        snprintf(when, sizeof(when), "%s %zu", validating ? "the validation loss before training step" :
+                                                             "training step", step);
     snprintf(diag->hint, sizeof(diag->hint),
-             "this is training step %zu, on a batch drawn for '%s' with ids from 0 to %.0f: draw only ids the "
-             "tables they pick from have rows for",
-             step, d->name, most);
+             "this is %s, on a batch %s '%s' with ids from 0 to %.0f: draw only ids the tables they pick from "
+             "have rows for",
+             when, validating ? "of the held-out windows of" : "drawn for", d->name, most);
 }
 
 // The trained tensors, in the order of the lesson's trained: (the cache's order).
@@ -710,13 +716,15 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
             val->steps[val->n] = s;
             ok = validate(&t, s, &val->losses[val->n], diag);
             val->n += ok;
+            if (!ok && !diag->out_of_memory)
+                say_which_batch(&t, s, true, diag);
         }
         if (!ok)
             break;
         draw_batches(&t, s);
         ok = forward(&t, diag);
         if (!ok && !diag->out_of_memory && t.spec->n_data)
-            say_which_batch(&t, s, diag);
+            say_which_batch(&t, s, false, diag);
         double loss = ok ? t.values[t.loss]->data[0] : 0;
         if (ok && !isfinite(loss)) {
             char num[32];
@@ -749,8 +757,11 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
             progress_update(&progress, s + 1, record->losses[s], NULL);
     }
     progress_end(&progress);
-    if (ok && val && !cached)
+    if (ok && val && !cached) {
         ok = validate(&t, t.spec->steps, &val->after, diag);
+        if (!ok && !diag->out_of_memory)
+            say_which_batch(&t, t.spec->steps, true, diag);
+    }
     if (ok)
         record->n_shown = choose_shown(t.spec, record->steps_done, (size_t *)record->shown);
     if (ok && keyed && !cached)
