@@ -110,9 +110,43 @@ static bool check_train(Trainer *t, const Plan *plan, Diag *diag) {
     return true;
 }
 
+// The steps the table lists: the lesson's, or about eight spread over the run, and the last.
+static size_t choose_shown(const LessonTrain *s, size_t done, size_t *shown) {
+    size_t n = 0;
+    if (s->n_shown) {
+        for (size_t k = 0; k < s->n_shown; k++)
+            if (s->shown[k] < done)
+                shown[n++] = s->shown[k];
+        return n;
+    }
+    size_t every = done / 8 ? done / 8 : 1;
+    for (size_t k = 0; k < done && n < LESSON_TRAIN_MAX_SHOWN - 1; k += every)
+        shown[n++] = k;
+    if (done && shown[n - 1] != done - 1)
+        shown[n++] = done - 1;
+    return n;
+}
+
+// The forward passes the validation loss takes: its batches at each step it is measured at
+// (those the table lists) and after training; 0 without a held-out text.
+static double validation_passes(const Trainer *t) {
+    size_t shown[LESSON_TRAIN_MAX_SHOWN];
+    for (size_t k = 0; k < t->spec->n_data; k++) {
+        const LessonTrainData *d = &t->spec->data[k];
+        size_t x;
+        if (!d->held || !plan_find_stage(t->plan, d->name, &x))
+            continue;
+        const Shape *shape = &t->plan->nodes[x].shape;
+        size_t batches = train_validation_batches(d, shape->dim[0], shape->dim[1]);
+        return (double)batches * (double)(choose_shown(t->spec, t->spec->steps, shown) + 1);
+    }
+    return 0;
+}
+
 // Training repeats the products up to the loss at every step, forwards and back (each product
 // passes a share back to each of its two inputs, at its own cost each): its steps x 3 x the
-// forward's multiply-adds count against the budget of every lesson, PLAN_MAX_MULTIPLY_ADDS.
+// forward's multiply-adds, and a forward for each validation batch measured, count against the
+// budget of every lesson, PLAN_MAX_MULTIPLY_ADDS.
 static bool check_training_work(const Trainer *t, Diag *diag) {
     const Plan *plan = t->plan;
     size_t y = node_named(plan, t->spec->loss);
@@ -128,7 +162,8 @@ static bool check_training_work(const Trainer *t, Diag *diag) {
         if (op_multiply_adds(n->op, in, &n->shape, &work))
             forward += (double)work;
     }
-    double per_step = 3 * forward, total = per_step * (double)t->spec->steps;
+    double passes = validation_passes(t);
+    double per_step = 3 * forward, total = per_step * (double)t->spec->steps + forward * passes;
     if (total <= (double)PLAN_MAX_MULTIPLY_ADDS)
         return true;
     char need[64], each[64], limit[64];
@@ -137,11 +172,13 @@ static bool check_training_work(const Trainer *t, Diag *diag) {
     format_count((double)PLAN_MAX_MULTIPLY_ADDS, limit, sizeof(limit));
     const Node *at = t->spec->steps_node ? t->spec->steps_node : t->spec->node;
     diag_error(diag, STATUS_LESSON_ERROR, &t->lesson->doc->source, at->line, at->col, yamldoc_node_width(at),
-               "this training needs about %s multiply-adds (%zu steps of %s each, forward and back); a "
+               "this training needs about %s multiply-adds (%zu steps of %s each, forward and back%s); a "
                "training, like a lesson's own products, may need at most %s",
-               need, t->spec->steps, each, limit);
+               need, t->spec->steps, each, passes ? ", and the validation loss's forward passes" : "", limit);
+    // the validation loss is measured about as often at any number of steps
+    double most = (double)PLAN_MAX_MULTIPLY_ADDS - forward * passes;
     diag_hint(diag, "that is more than a minute of arithmetic; train for at most %.0f steps, or use smaller shapes",
-              floor((double)PLAN_MAX_MULTIPLY_ADDS / per_step));
+              most > 0 ? floor(most / per_step) : 0);
     return false;
 }
 
@@ -528,23 +565,6 @@ static const char *describe_data(Arena *a, const LessonTrainData *d, const Shape
     return arena_printf(a, "%s %s a step: ids drawn at random from 0 to %llu%s, from seed %llu + the step",
                         d->name, s, (unsigned long long)(d->vocab - 1), copies,
                         (unsigned long long)d->seed);
-}
-
-// The steps the table lists: the lesson's, or about eight spread over the run, and the last.
-static size_t choose_shown(const LessonTrain *s, size_t done, size_t *shown) {
-    size_t n = 0;
-    if (s->n_shown) {
-        for (size_t k = 0; k < s->n_shown; k++)
-            if (s->shown[k] < done)
-                shown[n++] = s->shown[k];
-        return n;
-    }
-    size_t every = done / 8 ? done / 8 : 1;
-    for (size_t k = 0; k < done && n < LESSON_TRAIN_MAX_SHOWN - 1; k += every)
-        shown[n++] = k;
-    if (done && shown[n - 1] != done - 1)
-        shown[n++] = done - 1;
-    return n;
 }
 
 // What the validation loss is measured on, and the counting baselines of the first text with
