@@ -80,5 +80,15 @@ if [ -w /dev/full ]; then
         { echo "a full disk:"; cat "$tmp/err"; fail=1; }
 fi
 
+# A text with its last quarter held out against the same lesson without it: the validation
+# loss after training on one side only (2.4002, the value train_torch.py measures again in
+# PyTorch), beside the last training losses.
+cp tests/train/text_validation.yaml tests/train/bytes.text "$tmp/"
+sed 's/, validation: 0.25//' tests/train/text_validation.yaml > "$tmp/whole.yaml"
+"$tracer" --diff "$tmp/text_validation.yaml" "$tmp/whole.yaml" > "$tmp/held" 2> "$tmp/err"
+[ $? = 1 ] || { echo "validation left out: exit status is not 1"; fail=1; }
+expect_line "$tmp/held" "  train.data.ids.validation: removed (was 0.25)"
+expect_line "$tmp/held" "  validation after training: 2.4002 -> none"
+
 [ "$fail" = 0 ] && echo "ok: --diff reports what an edit changed"
 exit $fail

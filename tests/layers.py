@@ -46,7 +46,7 @@ LAYERS = [
     ("lesson_loader", "lesson_values", "lesson_given", "lesson_download", "lesson_step", "lesson_block",
      "lesson_train", "lesson"), "expr", "trace",
     "plan", "check_state", "check_names", "backward", ("check_index", "check_call"), "check", "lint",
-    "eval", "gradcheck", "schedule", "run", "optimizer", "train_explain", "train_draw", "train_cache", "train",
+    "eval", "gradcheck", "schedule", "run", "optimizer", "train_explain", "train_draw", "train_baseline", "train_cache", "train",
     "doccheck", "claim", "quiz", "narrate", "verdict",
     "notation", "heatmap", "corners", "textwrap", "render_train", ("render_values", "render_text"), "render_json", "render_html", "save",
     # The fast layer: each replaces a part of the reference below it with the same bits.

@@ -235,6 +235,29 @@ static void test_narration_beside_a_failed_claim_is_marked(void **state) {
     }
 }
 
+// The validation loss, a dot at each step it was measured at, on the same scale: losses 2, 1,
+// 1.5 and a validation loss of 2.5 at step 0 and 1.25 at step 2 make the scale 1 to 2.5, so
+// the curve's y = 10 + 180 (2.5 - loss) / 1.5: 70, 190, 130, and the dots (60, 10), (590, 160).
+static void test_validation_dots(void **state) {
+    (void)state;
+    double losses[] = {2, 1, 1.5}, val[] = {2.5, 1.25};
+    size_t steps[] = {0, 2};
+    TraceValidation v = {.steps = steps, .losses = val, .n = 2};
+    TraceTraining t = {.steps = 3, .steps_done = 3, .losses = losses, .validation = &v};
+    StrBuf out;
+    strbuf_init(&out);
+    render_train_svg(&t, 4, &out);
+    assert_false(out.failed);
+    const char *want[] = {" points=\"60.0,70.0 325.0,190.0 590.0,130.0\"/>",
+                          "<circle cx=\"60.0\" cy=\"10.0\" r=\"3\" fill=\"#d9480f\"><title>the validation loss at "
+                          "step 0: 2.5000</title></circle>",
+                          "<circle cx=\"590.0\" cy=\"160.0\" r=\"3\""};
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        if (!strstr(strbuf_str(&out), want[i]))
+            fail_msg("the picture lacks\n%s\npicture:\n%s", want[i], strbuf_str(&out));
+    strbuf_finish(&out);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corners_of_many_slices),
@@ -245,6 +268,7 @@ int main(void) {
         cmocka_unit_test(test_prose_drops_spaces_and_carriage_returns_at_line_ends),
         cmocka_unit_test(test_loss_curve_points),
         cmocka_unit_test(test_narration_beside_a_failed_claim_is_marked),
+        cmocka_unit_test(test_validation_dots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,6 +81,51 @@ static void test_text_short_rows(void **state) {
     check_batch(&d, 0, 3, 2, want);
 }
 
+// A text with its last 4 of 12 bytes held out draws its windows from the first 8 only: the
+// places are those of test_text (0 to 8 - 5, 4 places), none reaching into the tail.
+static void test_text_held_out(void **state) {
+    (void)state;
+    const unsigned char text[] = "abcdefghWXYZ";
+    LessonTrainData d = {.draw = TRAIN_DRAW_TEXT, .text = text, .text_len = 12, .held = 4, .seed = 5};
+    const double step0[] = {'b', 'c', 'd', 'e', 'f', 'd', 'e', 'f', 'g', 'h', 'a', 'b', 'c', 'd', 'e'};
+    check_batch(&d, 0, 3, 5, step0);
+}
+
+// The validation batches of a tail of 30 bytes (after 10), rows of 4, 2 rows a batch: 30 / 4 / 2
+// gives 3 batches, 6 windows, window i at 10 + floor(i x 26 / 5): 10, 15, 20, 25, 30, 36.
+static void test_validation_windows(void **state) {
+    (void)state;
+    unsigned char text[40];
+    for (size_t i = 0; i < sizeof(text); i++)
+        text[i] = (unsigned char)i;
+    LessonTrainData d = {.draw = TRAIN_DRAW_TEXT, .text = text, .text_len = 40, .held = 30};
+    assert_int_equal(train_validation_batches(&d, 2, 4), 3);
+    Shape s = {.rank = 2, .dim = {2, 4}};
+    Tensor *out = tensor_create(&s);
+    assert_non_null(out);
+    const size_t starts[] = {10, 15, 20, 25, 30, 36};
+    for (size_t b = 0; b < 3; b++) {
+        train_validation_batch(out, &d, b, 3);
+        for (size_t i = 0; i < 8; i++)
+            assert_int_equal(out->data[i], starts[b * 2 + i / 4] + i % 4);
+    }
+    tensor_destroy(out);
+    // A tail too short for a batch without overlap still gives one: 7 bytes, 2 rows of 4 at 33
+    // and 36, the last ending at the text's end.
+    d.held = 7;
+    assert_int_equal(train_validation_batches(&d, 2, 4), 1);
+    out = tensor_create(&s);
+    assert_non_null(out);
+    train_validation_batch(out, &d, 0, 1);
+    assert_int_equal(out->data[0], 33);
+    assert_int_equal(out->data[4], 36);
+    assert_int_equal(out->data[7], 39);
+    tensor_destroy(out);
+    // A long tail: at most TRAIN_VALIDATION_MAX_BATCHES.
+    d.held = 30;
+    assert_int_equal(train_validation_batches(&d, 1, 1), TRAIN_VALIDATION_MAX_BATCHES);
+}
+
 // Rows written out are taken in turn: step 1 of batch 2 takes rows 2 and 0 of three.
 static void test_sequences(void **state) {
     (void)state;
@@ -98,6 +143,8 @@ int main(void) {
         cmocka_unit_test(test_sequences),
         cmocka_unit_test(test_text),
         cmocka_unit_test(test_text_short_rows),
+        cmocka_unit_test(test_text_held_out),
+        cmocka_unit_test(test_validation_windows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

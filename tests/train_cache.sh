@@ -4,7 +4,7 @@
 # second run reads the file the first one wrote (the file is not written again); an edit of
 # the narration reads it too, an edit of a number trains anew into another file; a lesson that
 # takes another's trained weights shares that lesson's training; an edit of a text trained on
-# trains anew; a file
+# trains anew; a text's validation losses are read back with its training; a file
 # changed on disk is passed over and written again whole; two tracers at once keep one file;
 # TRACER_CACHE=off writes nothing.
 # Usage: train_cache.sh TRACER (run from the project root).
@@ -76,6 +76,27 @@ sed -i 's/tracer/Tracer/' "$tmp/text/bytes.text"
 TRACER_CACHE=$dir "$tracer" "$tmp/text/text_bigram.yaml" > "$tmp/text/after" 2>&1 || fail "text_bigram, edited text: exit status $?"
 [ "$(files "$dir")" = 2 ] || fail "an edit of the text did not train into a file of its own ($(files "$dir") files)"
 cmp -s "$tmp/text/before" "$tmp/text/after" && fail "an edit of the text left the trace as it was"
+
+# A text with a held-out tail: its validation losses are stored with the training and read
+# back, the same to the bit (the JSON trace) and the same text trace as its golden file; another
+# fraction held out trains anew.
+cp tests/train/text_validation.yaml "$tmp/text/"
+cp tests/train/bytes.text "$tmp/text/bytes.text"
+dir=$tmp/text/validation
+for run in trains reads; do
+    TRACER_CACHE=$dir "$tracer" --color=never "$tmp/text/text_validation.yaml" > "$tmp/out" 2>&1 ||
+        fail "text_validation ($run): exit status $?"
+    cmp -s "$tmp/out" tests/train/text_validation.txt || fail "text_validation ($run): the trace differs from its golden file"
+    TRACER_CACHE=$dir "$tracer" --format json "$tmp/text/text_validation.yaml" > "$tmp/text/$run.json" 2>&1
+    [ $run = trains ] && first=$(inode "$dir")
+done
+[ "$(inode "$dir")" = "$first" ] || fail "text_validation: the second run wrote its training again instead of reading it"
+TRACER_CACHE=off "$tracer" --format json "$tmp/text/text_validation.yaml" > "$tmp/text/fresh.json" 2>&1
+cmp -s "$tmp/text/reads.json" "$tmp/text/fresh.json" || fail "text_validation: the JSON read back differs from a fresh training"
+grep -q '"validation": {' "$tmp/text/reads.json" || fail "text_validation: no validation in the JSON read back"
+sed -i 's/validation: 0.25/validation: 0.3/' "$tmp/text/text_validation.yaml"
+TRACER_CACHE=$dir "$tracer" "$tmp/text/text_validation.yaml" > /dev/null 2>&1 || fail "text_validation 0.3: exit status $?"
+[ "$(files "$dir")" = 2 ] || fail "another validation: did not train into a file of its own ($(files "$dir") files)"
 
 # A file changed on disk: passed over, trained again, written again whole.
 dir=$tmp/changed

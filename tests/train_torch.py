@@ -7,7 +7,8 @@ trained weights must agree within a relative 1e-9. Then: the loss training repor
 k is, to the bit, the loss of a fresh trace of the model with the weights after k steps
 (read back from --save) on that step's batch; the trace is the same bits at 1, 2 and 3
 threads; and the memory a run holds does not grow with the number of steps. And
-tests/train/text_bigram.yaml, trained on windows of a text's bytes, the same way.
+tests/train/text_bigram.yaml, trained on windows of a text's bytes, the same way, and
+text_validation.yaml, with its validation losses and counting baselines.
 
 Usage: train_torch.py TRACER LESSON [--no-memory-check] (a sanitizer's quarantine holds freed
 memory, so a sanitized build skips that part). Exit 77 (skipped) when torch cannot be imported."""
@@ -124,38 +125,96 @@ def peak_kib(tracer, lesson):
     return int(p.stderr.strip().splitlines()[-1])
 
 
-def text_windows(text, step, rows, n, seed):
-    """draw from text: row r is the n bytes from a place drawn as ids are, 0 to len - n."""
-    starts = tokens(rows, len(text) - n + 1, seed + step)
+def text_windows(text, step, rows, n, seed, held=0):
+    """draw from text: row r is the n bytes from a place drawn as ids are, 0 to len - held - n."""
+    starts = tokens(rows, len(text) - held - n + 1, seed + step)
     return np.array([list(text[s:s + n]) for s in starts], dtype=np.int64)
 
 
-def compare_text(tracer, path, failures):
-    """tests/train/text_bigram.yaml: a byte bigram model on windows of bytes.text, with Adam."""
+def validation_batches(text, rows, n, held):
+    """validation: the held-out tail's fixed windows, batches of `rows`: as many batches as fit
+    without overlap (1 to 8), the windows spread evenly, the first at the tail's start and the
+    last at the text's end."""
+    count = min(max(held // n // rows, 1), 8)
+    windows, tail = rows * count, len(text) - held
+    starts = [tail + (i * (held - n) // (windows - 1) if windows > 1 else 0) for i in range(windows)]
+    ids = np.array([list(text[s:s + n]) for s in starts], dtype=np.int64)
+    return [ids[b * rows:(b + 1) * rows] for b in range(count)]
+
+
+def counting_baselines(text, held):
+    """Add-one byte bigram and trigram models counted on the text before its tail, each in nats
+    per byte of the tail (doc/training.md), from dictionaries of counts."""
+    fit = len(text) - held
+    pairs, after, triples, context = {}, {}, {}, {}
+    for j in range(1, fit):
+        pairs[text[j - 1:j + 1]] = pairs.get(text[j - 1:j + 1], 0) + 1
+        after[text[j - 1]] = after.get(text[j - 1], 0) + 1
+        if j >= 2:
+            triples[text[j - 2:j + 1]] = triples.get(text[j - 2:j + 1], 0) + 1
+            context[text[j - 2:j]] = context.get(text[j - 2:j], 0) + 1
+    two = [np.log((pairs.get(text[j - 1:j + 1], 0) + 1) / (after.get(text[j - 1], 0) + 256)) for j in range(fit, len(text))]
+    three = [np.log((triples.get(text[j - 2:j + 1], 0) + 1) / (context.get(text[j - 2:j], 0) + 256))
+             for j in range(fit, len(text))]
+    return -math.fsum(two) / held, -math.fsum(three) / held
+
+
+def compare_text(tracer, path, failures, validation=0.0):
+    """tests/train/text_bigram.yaml: a byte bigram model on windows of bytes.text, with Adam;
+    text_validation.yaml: the same with the last quarter held out, its validation loss measured
+    in PyTorch on the same weights and its counting baselines counted again here."""
+    name = os.path.basename(path)
     trace = json.loads(run(tracer, path, "--format", "json"))
     tr = trace["training"]
     w = {g["name"]: torch.tensor(np.array(g["before"], dtype=float), requires_grad=True) for g in tr["trained"]}
     with open(os.path.join(os.path.dirname(path), "bytes.text"), "rb") as f:
         text = f.read()
+    held = int(validation * len(text))
     opt = torch.optim.Adam([w["E"], w["W_U"]], lr=0.05, foreach=False)
-    worst = 0.0
-    for step, got in enumerate(tr["losses"]):
-        opt.zero_grad()
-        ids = torch.from_numpy(text_windows(text, step, 8, 12, 3))
+
+    def loss_of(ids):
+        ids = torch.from_numpy(ids)
         logits = w["E"][ids] @ w["W_U"]
-        loss = torch.nn.functional.cross_entropy(logits[:, 0:11].reshape(-1, 256), ids[:, 1:12].reshape(-1))
+        return torch.nn.functional.cross_entropy(logits[:, 0:11].reshape(-1, 256), ids[:, 1:12].reshape(-1))
+
+    def validation_loss():
+        with torch.no_grad():
+            return sum(loss_of(b).item() for b in validation_batches(text, 8, 12, held)) / len(
+                validation_batches(text, 8, 12, held))
+
+    val = tr.get("validation")
+    if held and not val:
+        failures.append(f"{name}: no validation in the trace")
+        return
+    measured = dict(zip(val["steps"], val["losses"])) if held else {}
+    worst = worst_val = 0.0
+    for step, got in enumerate(tr["losses"]):
+        if step in measured:
+            want = validation_loss()
+            worst_val = max(worst_val, abs(measured[step] - want) / want)
+        opt.zero_grad()
+        loss = loss_of(text_windows(text, step, 8, 12, 3, held))
         worst = max(worst, abs(got - loss.item()) / abs(loss.item()))
         if worst > BOUND:
-            failures.append(f"text_bigram.yaml: step {step}: loss {got!r} here, {loss.item()!r} in torch")
+            failures.append(f"{name}: step {step}: loss {got!r} here, {loss.item()!r} in torch")
             return
         loss.backward()
         opt.step()
     trained = {s["name"]: s["values"] for s in trace["stages"] if s["kind"] == "given"}
     weights = max(relative(trained[k], w[k].detach().numpy()) for k in ("E", "W_U"))
     if weights > BOUND:
-        failures.append(f"text_bigram.yaml: trained weights differ by {weights:.1e} (relative)")
-    print(f"ok  text_bigram.yaml: {len(tr['losses'])} steps on windows of a text, loss within {worst:.1e}, "
-          f"weights within {weights:.1e} of PyTorch")
+        failures.append(f"{name}: trained weights differ by {weights:.1e} (relative)")
+    if held:
+        if len(measured) < 5:
+            failures.append(f"{name}: the validation loss was measured at only {len(measured)} steps")
+        worst_val = max(worst_val, abs(val["after"] - validation_loss()) / val["after"])
+        two, three = counting_baselines(text, held)
+        worst_val = max(worst_val, abs(val["bigram"] - two) / two, abs(val["trigram"] - three) / three)
+        if worst_val > BOUND:
+            failures.append(f"{name}: the validation losses or baselines differ by {worst_val:.1e} (relative)")
+    print(f"ok  {name}: {len(tr['losses'])} steps on windows of a text, loss within {worst:.1e}, "
+          f"weights within {weights:.1e}" + (f", validation and baselines within {worst_val:.1e}" if held else "")
+          + " of PyTorch")
 
 
 def main():
@@ -165,6 +224,7 @@ def main():
         base = f.read()
     failures = []
     compare_text(tracer, os.path.join(os.path.dirname(lesson), "text_bigram.yaml"), failures)
+    compare_text(tracer, os.path.join(os.path.dirname(lesson), "text_validation.yaml"), failures, validation=0.25)
     with tempfile.TemporaryDirectory() as folder:
         cases = [
             ("adam", "  optimizer: adam\n  lr: 0.01\n", lambda p: torch.optim.Adam(p, lr=0.01, foreach=False), 0),

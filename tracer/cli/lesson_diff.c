@@ -151,12 +151,12 @@ static void changed_keys(Report *r, const Node *a, const Node *b) {
 // ---------------------------------------------------------------- training
 
 static bool same_losses(const TraceTraining *a, const TraceTraining *b) {
-    if (a->steps_done != b->steps_done)
+    if (a->steps_done != b->steps_done || !a->validation != !b->validation)
         return false;
     for (size_t s = 0; s < a->steps_done; s++)
         if (!same_value(a->losses[s], b->losses[s]))
             return false;
-    return true;
+    return !a->validation || same_value(a->validation->after, b->validation->after);
 }
 
 // One side's curve under its title, on the scale lo to hi, in `width` columns.
@@ -225,6 +225,20 @@ static void last_losses(Report *r, const TraceTraining *ta, const TraceTraining 
     if (tb && tb->steps_done)
         strbuf_printf(&r->line, " (step %zu)", tb->steps_done - 1);
     emit(r, 2, 4);
+    if ((ta && ta->validation) || (tb && tb->validation)) {
+        // "validation after training: 2.4002 -> none"
+        strbuf_puts(&r->line, "validation after training: ");
+        for (size_t k = 0; k < 2; k++) {
+            const TraceValidation *v = t[k] ? t[k]->validation : NULL;
+            if (v && t[k]->steps_done)
+                format_number(v->after, r->digits, num[k], sizeof(num[k]));
+            else
+                snprintf(num[k], sizeof(num[k]), "none");
+            strbuf_puts(&r->line, k ? " -> " : "");
+            coloured(&r->line, k ? r->st.after : r->st.before, num[k], &r->st);
+        }
+        emit(r, 2, 4);
+    }
     for (size_t k = 0; k < 2; k++)
         if (t[k] && t[k]->stopped) {
             strbuf_printf(&r->line, "%s: %s", k ? "after" : "before", t[k]->stopped);

@@ -15,7 +15,8 @@
 static const char *const TRAIN_KEYS[] = {"loss", "trained", "optimizer", "lr",   "momentum", "weight_decay",
                                          "betas", "eps",    "clip",      "steps", "data",    "show"};
 static const char *const OPTIMIZERS[] = {[TRAIN_SGD] = "sgd", [TRAIN_ADAM] = "adam", [TRAIN_ADAMW] = "adamw"};
-static const char *const DATA_KEYS[] = {"draw", "vocab", "batch", "seed", "shifts", "sequences", "text"};
+static const char *const DATA_KEYS[] = {"draw", "vocab", "batch", "seed", "shifts", "sequences", "text",
+                                        "validation"};
 // A text read for training is at most this large.
 #define TRAIN_TEXT_MAX_BYTES ((size_t)64 << 20)
 // The draws from the generator; sequences: written out is not one of them.
@@ -165,6 +166,17 @@ static bool load_shifts(Loader *L, LessonTrainData *d, const Node *shifts, size_
 
 // text: FILE (beside the lesson): rows of n bytes, each a window at a random place of it.
 static bool load_text(Loader *L, LessonTrainData *d, const Node *node, const Node *text, const Node *seed, size_t n) {
+    const Node *validation = yamldoc_get(node, "validation");
+    if (validation) {
+        if (!lesson_parse_number(L, validation, &d->validation, NULL))
+            return false;
+        if (!(d->validation > 0 && d->validation < 1))
+            return lesson_fail(L, validation, "validation: is the part of the text held out at its end, as in "
+                                              "validation: 0.1 for the last tenth",
+                               "validation: must be a number above 0 and below 1, but this is %s",
+                               lesson_describe(L, validation));
+        d->validation_node = validation;
+    }
     static const char *const others[] = {"draw", "vocab", "shifts", "sequences"};
     for (size_t i = 0; i < ARRAY_LEN(others); i++)
         if (yamldoc_get(node, others[i]))
@@ -204,6 +216,19 @@ static bool load_text(Loader *L, LessonTrainData *d, const Node *node, const Nod
                            d->name, n);
     if (!kept)
         return diag_no_memory(L->diag);
+    if (validation) {
+        // the tail: the last F of the bytes, rounded down
+        d->held = (size_t)(d->validation * (double)len);
+        if (d->held < n)
+            return lesson_fail(L, validation, "hold out a larger part of the text, or train on shorter rows",
+                               "the held-out tail of '%s' has %zu byte%s, fewer than a row of '%s' takes (%zu)",
+                               d->text_path, d->held, d->held == 1 ? "" : "s", d->name, n);
+        if (len - d->held < n || len - d->held < 2)
+            return lesson_fail(L, validation, "hold out a smaller part of the text, or train on a longer one",
+                               "the %zu bytes of '%s' before its held-out tail are fewer than a row of '%s' "
+                               "takes (%zu)",
+                               len - d->held, d->text_path, d->name, n < 2 ? 2 : n);
+    }
     d->draw = TRAIN_DRAW_TEXT;
     d->vocab = 256;
     d->text = kept;
@@ -235,7 +260,7 @@ static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const 
         if (lesson_find_name(k->text, DATA_KEYS, ARRAY_LEN(DATA_KEYS)) == ARRAY_LEN(DATA_KEYS))
             return lesson_fail(L, k, lesson_suggest(L, k->text, DATA_KEYS, ARRAY_LEN(DATA_KEYS),
                                                    "the keys of a batch are draw, vocab, batch, seed, shifts, "
-                                                   "sequences and text"),
+                                                   "sequences, text and validation"),
                                "unknown key '%s' in data: %s", k->text, key->text);
     }
     const Node *draw = yamldoc_get(node, "draw"), *seqs = yamldoc_get(node, "sequences");
@@ -245,6 +270,12 @@ static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const 
     if (batch && !whole_in(L, batch, "batch", 1, 1u << 20, &v))
         return false;
     d->batch = (size_t)v;
+    const Node *text = yamldoc_get(node, "text");
+    const Node *validation = yamldoc_get(node, "validation");
+    if (validation && !text)
+        return lesson_fail(L, validation, "a validation loss is measured on the end of a text: give text: FILE, or "
+                                          "leave validation: out",
+                           "validation: holds out the end of a text, but this batch is not drawn from one");
     if (seqs) {
         const Node *shifts = yamldoc_get(node, "shifts");
         if (draw || vocab || seed || shifts)
@@ -260,7 +291,6 @@ static bool load_one_data(Loader *L, LessonTrainData *d, const Node *key, const 
                                g->shape.dim[1]);
         return true;
     }
-    const Node *text = yamldoc_get(node, "text");
     if (text)
         return load_text(L, d, node, text, seed, g->shape.dim[1]);
     if (!draw || !vocab)

@@ -42,7 +42,7 @@ typedef enum TrainDraw {
     TRAIN_DRAW_REPEAT,     // the first half drawn so, the second half a copy of it
     TRAIN_DRAW_SHIFTED,    // each row its first s ids over and over, s running through shifts:
     TRAIN_DRAW_SEQUENCES,  // the rows written out, taken in turn, batch rows a step
-    TRAIN_DRAW_TEXT,       // windows of a text file's bytes, each at a random place
+    TRAIN_DRAW_TEXT,       // windows of a text file's bytes, each at a random place (before a held-out tail)
 } TrainDraw;
 
 // One given drawn afresh at every step, [batch, n]; its own values are the example batch that
@@ -62,6 +62,12 @@ typedef struct LessonTrainData {
     size_t text_len;
     const char *text_path;  // TEXT: the file as it is read, and its name as the lesson writes it
     const char *text_name;
+    // TEXT with validation: F: the last held bytes of the text are held out; windows are drawn
+    // from the first text_len - held only, and the lesson's loss is measured on fixed windows
+    // of the tail (train_validation.h). 0: nothing held out.
+    double validation;
+    const Node *validation_node;
+    size_t held;
 } LessonTrainData;
 
 typedef struct LessonTrain {

@@ -133,6 +133,17 @@ typedef struct TraceUpdate {
     size_t n_values;
 } TraceUpdate;
 
+// The loss measured on a text's held-out tail (data: {text: FILE, validation: F}), and what
+// counting bytes scores there.
+typedef struct TraceValidation {
+    const char *about;      // what it is measured on: "8 fixed windows of 12 bytes, spread over ..."
+    size_t *steps;          // the steps it was measured at, as each began (before its update)
+    double *losses;
+    size_t n;
+    double after;           // after the last update: on the weights the trace uses
+    double bigram, trigram; // the counting models' nats per byte of the tail (train_baseline.h)
+} TraceValidation;
+
 typedef struct TraceTraining {
     Arena *arena;           // owns all below but the before tensors
     const char *loss;       // the loss stage's name
@@ -152,6 +163,7 @@ typedef struct TraceTraining {
     size_t n_shown;
     TraceUpdate *updates;   // the updates the command line asked to see, in its order
     size_t n_updates;
+    TraceValidation *validation;  // NULL: no text held out
 } TraceTraining;
 
 typedef struct Trace {

@@ -259,6 +259,16 @@ static void json_updates(StrBuf *out, const TraceTraining *t) {
     strbuf_putc(out, ']');
 }
 
+// [1.5, 2] as JSON numbers.
+static void json_numbers(StrBuf *out, const double *v, size_t n) {
+    strbuf_putc(out, '[');
+    for (size_t i = 0; i < n; i++) {
+        strbuf_puts(out, i ? ", " : "");
+        json_number(out, v[i]);
+    }
+    strbuf_putc(out, ']');
+}
+
 // What train: did: the setup, each trained given before the first step, and the loss at
 // every step taken (and the updates asked for).
 static void json_training(StrBuf *out, const TraceTraining *t) {
@@ -281,18 +291,31 @@ static void json_training(StrBuf *out, const TraceTraining *t) {
     }
     strbuf_printf(out, "], \"steps\": %zu, \"steps_done\": %zu, \"stopped\": ", t->steps, t->steps_done);
     render_json_string(out, t->stopped);
-    strbuf_puts(out, ",\n  \"losses\": [");
-    for (size_t s = 0; s < t->steps_done; s++) {
-        strbuf_puts(out, s ? ", " : "");
-        json_number(out, t->losses[s]);
-    }
-    strbuf_putc(out, ']');
+    strbuf_puts(out, ",\n  \"losses\": ");
+    json_numbers(out, t->losses, t->steps_done);
     if (t->n_notes) {
         strbuf_puts(out, ",\n  \"notes\": ");
         json_strings(out, t->notes, t->n_notes);
     }
     if (t->n_updates)
         json_updates(out, t);
+    const TraceValidation *v = t->validation;
+    if (v) {
+        strbuf_puts(out, ",\n  \"validation\": {\"about\": ");
+        render_json_string(out, v->about);
+        strbuf_puts(out, ", \"steps\": [");
+        for (size_t i = 0; i < v->n; i++)
+            strbuf_printf(out, "%s%zu", i ? ", " : "", v->steps[i]);
+        strbuf_puts(out, "], \"losses\": ");
+        json_numbers(out, v->losses, v->n);
+        strbuf_puts(out, ", \"after\": ");
+        json_number(out, v->after);
+        strbuf_puts(out, ", \"bigram\": ");
+        json_number(out, v->bigram);
+        strbuf_puts(out, ", \"trigram\": ");
+        json_number(out, v->trigram);
+        strbuf_putc(out, '}');
+    }
     strbuf_putc(out, '}');
 }
 

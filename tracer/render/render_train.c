@@ -109,6 +109,11 @@ static void train_text(const TraceTraining *t, int digits, size_t indent, size_t
         snprintf(buf, sizeof(buf), "data: %s", t->data[k]);
         line(out, indent, width, buf);
     }
+    const TraceValidation *v = t->validation;
+    if (v) {
+        snprintf(buf, sizeof(buf), "validation: %s", v->about);
+        line(out, indent, width, buf);
+    }
     if (t->clip) {
         snprintf(buf, sizeof(buf), "clipping: %s", t->clip);
         line(out, indent, width, buf);
@@ -126,13 +131,41 @@ static void train_text(const TraceTraining *t, int digits, size_t indent, size_t
             strbuf_putc(out, '\n');
         }
         strbuf_repeat(out, " ", indent);
-        strbuf_puts(out, "  step  loss\n");
+        strbuf_puts(out, v ? "  step  loss" : "  step  loss\n");
+        size_t column = 4;  // the loss column's width, for the validation column beside it
+        for (size_t k = 0; v && k < t->n_shown; k++) {
+            char num[FORMAT_NUMBER_CAP];
+            format_number(t->losses[t->shown[k]], digits, num, sizeof(num));
+            column = strlen(num) > column ? strlen(num) : column;
+        }
+        if (v)
+            strbuf_printf(out, "%*s  validation\n", (int)(column - 4), "");
         for (size_t k = 0; k < t->n_shown; k++) {
             char num[FORMAT_NUMBER_CAP];
             format_number(t->losses[t->shown[k]], digits, num, sizeof(num));
             strbuf_repeat(out, " ", indent);
-            strbuf_printf(out, "%6zu  %s\n", t->shown[k], num);
+            strbuf_printf(out, "%6zu  %s", t->shown[k], num);
+            for (size_t i = 0; v && i < v->n; i++)
+                if (v->steps[i] == t->shown[k]) {
+                    char val[FORMAT_NUMBER_CAP];
+                    format_number(v->losses[i], digits, val, sizeof(val));
+                    strbuf_printf(out, "%*s  %s", (int)(column - strlen(num)), "", val);
+                }
+            strbuf_putc(out, '\n');
         }
+    }
+    if (v && t->steps_done) {
+        char after[FORMAT_NUMBER_CAP], two[FORMAT_NUMBER_CAP], three[FORMAT_NUMBER_CAP];
+        format_number(v->after, digits, after, sizeof(after));
+        format_number(v->bigram, digits, two, sizeof(two));
+        format_number(v->trigram, digits, three, sizeof(three));
+        strbuf_putc(out, '\n');
+        snprintf(buf, sizeof(buf), "validation after training: %s", after);
+        line(out, indent, width, buf);
+        snprintf(buf, sizeof(buf), "counting bytes, in nats per byte of the held-out tail: bigram %s, trigram %s "
+                                   "(add-one smoothing over the 256 byte values, counted on the bytes before the tail)",
+                 two, three);
+        line(out, indent, width, buf);
     }
     if (t->stopped) {
         snprintf(buf, sizeof(buf), "note: %s", t->stopped);
@@ -169,6 +202,12 @@ void render_train_svg(const TraceTraining *t, int digits, StrBuf *out) {
         lo = fmin(lo, t->losses[s]);
         hi = fmax(hi, t->losses[s]);
     }
+    const TraceValidation *v = t->validation;
+    for (size_t i = 0; v && i < v->n; i++)
+        if (isfinite(v->losses[i])) {
+            lo = fmin(lo, v->losses[i]);
+            hi = fmax(hi, v->losses[i]);
+        }
     char top[FORMAT_NUMBER_CAP], bottom[FORMAT_NUMBER_CAP];
     format_number(hi, digits, top, sizeof(top));
     format_number(lo, digits, bottom, sizeof(bottom));
@@ -189,7 +228,19 @@ void render_train_svg(const TraceTraining *t, int digits, StrBuf *out) {
         double y = hi > lo ? 10 + 180 * (hi - t->losses[s]) / (hi - lo) : 100;
         strbuf_printf(out, "%s%.1f,%.1f", s ? " " : "", x, y);
     }
-    strbuf_puts(out, "\"/>\n</svg>\n");
+    strbuf_puts(out, "\"/>\n");
+    // The validation loss: a dot at each step it was measured at.
+    for (size_t i = 0; v && i < v->n; i++) {
+        if (!isfinite(v->losses[i]))
+            continue;
+        double x = 60 + 530 * (done > 1 ? (double)v->steps[i] / (double)(done - 1) : 0.5);
+        double y = hi > lo ? 10 + 180 * (hi - v->losses[i]) / (hi - lo) : 100;
+        char num[FORMAT_NUMBER_CAP];
+        format_number(v->losses[i], digits, num, sizeof(num));
+        strbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#d9480f\"><title>the validation loss at "
+                           "step %zu: %s</title></circle>\n", x, y, v->steps[i], num);
+    }
+    strbuf_puts(out, "</svg>\n");
 }
 
 TraceStage render_train_before(const Trace *tr, const TraceTrainGiven *g) {

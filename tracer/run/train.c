@@ -12,6 +12,7 @@
 #include "op.h"
 #include "optimizer.h"
 #include "progress.h"
+#include "train_baseline.h"
 #include "train_cache.h"
 #include "train_draw.h"
 
@@ -109,9 +110,43 @@ static bool check_train(Trainer *t, const Plan *plan, Diag *diag) {
     return true;
 }
 
+// The steps the table lists: the lesson's, or about eight spread over the run, and the last.
+static size_t choose_shown(const LessonTrain *s, size_t done, size_t *shown) {
+    size_t n = 0;
+    if (s->n_shown) {
+        for (size_t k = 0; k < s->n_shown; k++)
+            if (s->shown[k] < done)
+                shown[n++] = s->shown[k];
+        return n;
+    }
+    size_t every = done / 8 ? done / 8 : 1;
+    for (size_t k = 0; k < done && n < LESSON_TRAIN_MAX_SHOWN - 1; k += every)
+        shown[n++] = k;
+    if (done && shown[n - 1] != done - 1)
+        shown[n++] = done - 1;
+    return n;
+}
+
+// The forward passes the validation loss takes: its batches at each step it is measured at
+// (those the table lists) and after training; 0 without a held-out text.
+static double validation_passes(const Trainer *t) {
+    size_t shown[LESSON_TRAIN_MAX_SHOWN];
+    for (size_t k = 0; k < t->spec->n_data; k++) {
+        const LessonTrainData *d = &t->spec->data[k];
+        size_t x;
+        if (!d->held || !plan_find_stage(t->plan, d->name, &x))
+            continue;
+        const Shape *shape = &t->plan->nodes[x].shape;
+        size_t batches = train_validation_batches(d, shape->dim[0], shape->dim[1]);
+        return (double)batches * (double)(choose_shown(t->spec, t->spec->steps, shown) + 1);
+    }
+    return 0;
+}
+
 // Training repeats the products up to the loss at every step, forwards and back (each product
 // passes a share back to each of its two inputs, at its own cost each): its steps x 3 x the
-// forward's multiply-adds count against the budget of every lesson, PLAN_MAX_MULTIPLY_ADDS.
+// forward's multiply-adds, and a forward for each validation batch measured, count against the
+// budget of every lesson, PLAN_MAX_MULTIPLY_ADDS.
 static bool check_training_work(const Trainer *t, Diag *diag) {
     const Plan *plan = t->plan;
     size_t y = node_named(plan, t->spec->loss);
@@ -127,7 +162,8 @@ static bool check_training_work(const Trainer *t, Diag *diag) {
         if (op_multiply_adds(n->op, in, &n->shape, &work))
             forward += (double)work;
     }
-    double per_step = 3 * forward, total = per_step * (double)t->spec->steps;
+    double passes = validation_passes(t);
+    double per_step = 3 * forward, total = per_step * (double)t->spec->steps + forward * passes;
     if (total <= (double)PLAN_MAX_MULTIPLY_ADDS)
         return true;
     char need[64], each[64], limit[64];
@@ -136,11 +172,13 @@ static bool check_training_work(const Trainer *t, Diag *diag) {
     format_count((double)PLAN_MAX_MULTIPLY_ADDS, limit, sizeof(limit));
     const Node *at = t->spec->steps_node ? t->spec->steps_node : t->spec->node;
     diag_error(diag, STATUS_LESSON_ERROR, &t->lesson->doc->source, at->line, at->col, yamldoc_node_width(at),
-               "this training needs about %s multiply-adds (%zu steps of %s each, forward and back); a "
+               "this training needs about %s multiply-adds (%zu steps of %s each, forward and back%s); a "
                "training, like a lesson's own products, may need at most %s",
-               need, t->spec->steps, each, limit);
+               need, t->spec->steps, each, passes ? ", and the validation loss's forward passes" : "", limit);
+    // the validation loss is measured about as often at any number of steps
+    double most = (double)PLAN_MAX_MULTIPLY_ADDS - forward * passes;
     diag_hint(diag, "that is more than a minute of arithmetic; train for at most %.0f steps, or use smaller shapes",
-              floor((double)PLAN_MAX_MULTIPLY_ADDS / per_step));
+              most > 0 ? floor(most / per_step) : 0);
     return false;
 }
 
@@ -364,6 +402,33 @@ static bool forward(Trainer *t, Diag *diag) {
     return ok;
 }
 
+// The validation loss: the lesson's loss on each validation batch of every text with a held-out
+// tail (the other drawn givens as at step s), their mean; the training batch of step s is
+// drawn afresh after it.
+static bool validate(Trainer *t, size_t s, double *loss, Diag *diag) {
+    draw_batches(t, s);
+    size_t batches = TRAIN_VALIDATION_MAX_BATCHES;
+    for (size_t k = 0; k < t->spec->n_data; k++) {
+        const LessonTrainData *d = &t->spec->data[k];
+        const Tensor *x = t->values[t->data[k]];
+        if (d->held && x) {
+            size_t b = train_validation_batches(d, x->shape.dim[0], x->shape.dim[1]);
+            batches = b < batches ? b : batches;
+        }
+    }
+    double sum = 0;
+    for (size_t b = 0; b < batches; b++) {
+        for (size_t k = 0; k < t->spec->n_data; k++)
+            if (t->spec->data[k].held && t->values[t->data[k]])
+                train_validation_batch(t->values[t->data[k]], &t->spec->data[k], b, batches);
+        if (!forward(t, diag))
+            return false;
+        sum += t->values[t->loss]->data[0];
+    }
+    *loss = sum / (double)batches;
+    return true;
+}
+
 // Every gradient on the way, from the loss down: d loss / d loss = 1, and each node gathers
 // its uses' shares in the order of the uses, as backward_gradient does.
 static bool backward(Trainer *t, Diag *diag) {
@@ -483,6 +548,10 @@ static const char *describe_data(Arena *a, const LessonTrainData *d, const Shape
     shape_format(shape, s, sizeof(s));
     if (d->draw == TRAIN_DRAW_SEQUENCES)
         return arena_printf(a, "%s %s a step: the %zu sequences written out, taken in turn", d->name, s, d->n_rows);
+    if (d->draw == TRAIN_DRAW_TEXT && d->held)
+        return arena_printf(a, "%s %s a step: windows of the first %zu of the %zu bytes of %s, each at a place drawn "
+                               "from seed %llu + the step",
+                            d->name, s, d->text_len - d->held, d->text_len, d->text_name, (unsigned long long)d->seed);
     if (d->draw == TRAIN_DRAW_TEXT)
         return arena_printf(a, "%s %s a step: windows of the %zu bytes of %s, each at a place drawn from seed %llu + "
                                "the step",
@@ -498,21 +567,35 @@ static const char *describe_data(Arena *a, const LessonTrainData *d, const Shape
                         (unsigned long long)d->seed);
 }
 
-// The steps the table lists: the lesson's, or about eight spread over the run, and the last.
-static size_t choose_shown(const LessonTrain *s, size_t done, size_t *shown) {
-    size_t n = 0;
-    if (s->n_shown) {
-        for (size_t k = 0; k < s->n_shown; k++)
-            if (s->shown[k] < done)
-                shown[n++] = s->shown[k];
-        return n;
+// What the validation loss is measured on, and the counting baselines of the first text with
+// a held-out tail that the loss reads; r->validation stays NULL when there is none.
+static bool validation_create(Trainer *t, TraceTraining *r) {
+    for (size_t k = 0; k < t->spec->n_data; k++) {
+        const LessonTrainData *d = &t->spec->data[k];
+        if (!d->held || !t->needed[t->data[k]])
+            continue;
+        Arena *a = r->arena;
+        TraceValidation *v = arena_alloc(a, sizeof(TraceValidation));
+        if (!v)
+            return false;
+        const Shape *x = &t->plan->nodes[t->data[k]].shape;
+        size_t rows = x->dim[0], n = x->dim[1], batches = train_validation_batches(d, rows, n);
+        TrainBaseline counts;
+        *v = (TraceValidation){
+            .steps = arena_array(a, LESSON_TRAIN_MAX_SHOWN, sizeof(size_t)),
+            .losses = arena_array(a, LESSON_TRAIN_MAX_SHOWN, sizeof(double)),
+            .about = arena_printf(a, "the loss on %zu fixed windows of %zu bytes, spread evenly over the last %zu "
+                                     "bytes of %s (held out from training), in %zu batch%s of %zu",
+                                  rows * batches, n, d->held, d->text_name, batches, batches > 1 ? "es" : "",
+                                  rows)};
+        if (!v->steps || !v->losses || !v->about || !train_baseline(d->text, d->text_len, d->held, &counts))
+            return false;
+        v->bigram = counts.bigram;
+        v->trigram = counts.trigram;
+        r->validation = v;
+        return true;
     }
-    size_t every = done / 8 ? done / 8 : 1;
-    for (size_t k = 0; k < done && n < LESSON_TRAIN_MAX_SHOWN - 1; k += every)
-        shown[n++] = k;
-    if (done && shown[n - 1] != done - 1)
-        shown[n++] = done - 1;
-    return n;
+    return true;
 }
 
 static TraceTraining *record_create(Trainer *t, Diag *diag) {
@@ -558,6 +641,7 @@ static TraceTraining *record_create(Trainer *t, Diag *diag) {
                       a, "the loss does not depend on %s: training leaves it as it was", s->trained[k])) != NULL;
     for (size_t k = 0; ok && k < s->n_data; k++)
         ok = (r->data[k] = describe_data(a, &s->data[k], &t->plan->nodes[t->data[k]].shape)) != NULL;
+    ok = ok && validation_create(t, r);
     for (size_t k = 0; ok && k < s->n_trained; k++) {
         r->trained[k].name = s->trained[k];
         ok = (r->trained[k].before = tensor_copy(t->values[t->param[k]])) != NULL;
@@ -593,15 +677,21 @@ static bool keep_trained(Lesson *lesson, const Trainer *t, Diag *diag) {
 
 // A value known only while running was wrong (an id past its table): the error is at the
 // step that used it; the hint says it came from a drawn batch, and from which.
-static void say_which_batch(const Trainer *t, size_t step, Diag *diag) {
+static void say_which_batch(const Trainer *t, size_t step, bool validating, Diag *diag) {
     const LessonTrainData *d = &t->spec->data[0];
     double most = (double)d->vocab - 1;
     for (size_t i = 0; d->draw == TRAIN_DRAW_SEQUENCES && i < d->n_rows * d->length; i++)
         most = i ? fmax(most, d->rows[i]) : d->rows[i];
+    char when[96];
+    if (validating && step == t->spec->steps)
+        snprintf(when, sizeof(when), "the validation loss after training");
+    else
+        snprintf(when, sizeof(when), "%s %zu", validating ? "the validation loss before training step" :
+                                                             "training step", step);
     snprintf(diag->hint, sizeof(diag->hint),
-             "this is training step %zu, on a batch drawn for '%s' with ids from 0 to %.0f: draw only ids the "
-             "tables they pick from have rows for",
-             step, d->name, most);
+             "this is %s, on a batch %s '%s' with ids from 0 to %.0f: draw only ids the tables they pick from "
+             "have rows for",
+             when, validating ? "of the held-out windows of" : "drawn for", d->name, most);
 }
 
 // The trained tensors, in the order of the lesson's trained: (the cache's order).
@@ -637,11 +727,24 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
     }
     Progress progress;  // shown on a terminal while a long training runs (progress.h)
     progress_begin(&progress, "training", "steps", t.spec->steps, "loss");
+    // The validation loss is measured at the steps the table would list if every step is
+    // taken (as each step begins), and after the last.
+    TraceValidation *val = ok ? record->validation : NULL;
+    size_t measured[LESSON_TRAIN_MAX_SHOWN], n_measured = val ? choose_shown(t.spec, t.spec->steps, measured) : 0;
     for (size_t s = 0; ok && !cached && s < t.spec->steps; s++) {
+        if (val && val->n < n_measured && measured[val->n] == s) {
+            val->steps[val->n] = s;
+            ok = validate(&t, s, &val->losses[val->n], diag);
+            val->n += ok;
+            if (!ok && !diag->out_of_memory)
+                say_which_batch(&t, s, true, diag);
+        }
+        if (!ok)
+            break;
         draw_batches(&t, s);
         ok = forward(&t, diag);
         if (!ok && !diag->out_of_memory && t.spec->n_data)
-            say_which_batch(&t, s, diag);
+            say_which_batch(&t, s, false, diag);
         double loss = ok ? t.values[t.loss]->data[0] : 0;
         if (ok && !isfinite(loss)) {
             char num[32];
@@ -674,6 +777,11 @@ TraceTraining *train_lesson(Lesson *lesson, const Plan *plan, const TrainExplain
             progress_update(&progress, s + 1, record->losses[s], NULL);
     }
     progress_end(&progress);
+    if (ok && val && !cached) {
+        ok = validate(&t, t.spec->steps, &val->after, diag);
+        if (!ok && !diag->out_of_memory)
+            say_which_batch(&t, t.spec->steps, true, diag);
+    }
     if (ok)
         record->n_shown = choose_shown(t.spec, record->steps_done, (size_t *)record->shown);
     if (ok && keyed && !cached)

@@ -13,7 +13,7 @@
 #include "util.h"
 
 // The first bytes of every file; the number changes whenever what follows them does.
-static const char MAGIC[] = "tracer training cache 1\n";
+static const char MAGIC[] = "tracer training cache 2\n";
 
 // A training stored is at most this large (its trained values and losses): past it, passed over.
 #define CACHE_MAX_BYTES ((size_t)1 << 31)
@@ -288,7 +288,18 @@ bool train_cache_load(const char *dir, const uint8_t key[SHA256_BYTES], TraceTra
         if (ok)
             r.at += size * sizeof(double);
     }
-    ok = ok && (size_t)(r.end - r.at) == steps_done * sizeof(double);
+    // The losses, then with a held-out text the validation losses: how many, their steps and
+    // values, and the one after training.
+    TraceValidation *v = record->validation;
+    uint64_t n_val = 0;
+    ok = ok && (size_t)(r.end - r.at) / sizeof(double) >= steps_done;
+    if (ok)
+        r.at += steps_done * sizeof(double);
+    if (ok && v)
+        ok = take_u64(&r, &n_val) && n_val <= LESSON_TRAIN_MAX_SHOWN &&
+             (size_t)(r.end - r.at) == n_val * 2 * sizeof(uint64_t) + sizeof(double);
+    else
+        ok = ok && r.at == r.end;
     char *stopped_copy = NULL;
     if (ok && stopped_len)
         ok = (stopped_copy = arena_strndup(record->arena, stopped, stopped_len)) != NULL;
@@ -299,6 +310,17 @@ bool train_cache_load(const char *dir, const uint8_t key[SHA256_BYTES], TraceTra
             take(&r, trained[k]->data, trained[k]->size * sizeof(double));
         }
         take(&r, record->losses, steps_done * sizeof(double));
+        if (v) {
+            r.at += sizeof(uint64_t);  // n_val, read above
+            for (size_t i = 0; i < n_val; i++) {
+                uint64_t step = 0;
+                take_u64(&r, &step);
+                v->steps[i] = (size_t)step;
+            }
+            take(&r, v->losses, n_val * sizeof(double));
+            take(&r, &v->after, sizeof(double));
+            v->n = (size_t)n_val;
+        }
         record->steps_done = steps_done;
         record->stopped = stopped_copy;
     }
@@ -368,6 +390,14 @@ void train_cache_store(const char *dir, const uint8_t key[SHA256_BYTES], const T
             put(&w, trained[k]->data, trained[k]->size * sizeof(double));
         }
         put(&w, record->losses, record->steps_done * sizeof(double));
+        const TraceValidation *v = record->validation;
+        if (v) {
+            put_u64(&w, v->n);
+            for (size_t i = 0; i < v->n; i++)
+                put_u64(&w, v->steps[i]);
+            put(&w, v->losses, v->n * sizeof(double));
+            put(&w, &v->after, sizeof(double));
+        }
         uint8_t digest[SHA256_BYTES];
         sha256_finish(&w.h, digest);
         w.ok = w.ok && fwrite(digest, 1, sizeof(digest), f) == sizeof(digest);

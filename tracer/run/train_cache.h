@@ -9,7 +9,9 @@
 // values of its givens and constants (those read from files or from --text included). What a
 // file holds is checked whole (its own digest at its end) before anything is taken from it:
 // a file that is cut short, changed or of another version is passed over, and training runs.
-//
+// It holds the trained values, the loss at every step and, when a text is held out for
+// validation, the validation losses (the counting baselines are worked out again: they
+// depend on the text alone).
 //
 // Two tracers that need the same training at once (two terminals, or tests run side by side)
 // train it once: the one that finds no file takes the key's lock, and the other waits for it,

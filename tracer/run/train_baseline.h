@@ -1,0 +1,26 @@
+// train_baseline: what counting bytes scores on a text's held-out tail, the mark a trained
+// model's validation loss is read against. Two models are fitted on the bytes before the tail
+// (the part training draws from) with add-one (Laplace) smoothing over the 256 byte values:
+//
+//     bigram   P(c | b)    = (count(b c) + 1)   / (count(b as a context) + 256)
+//     trigram  P(c | a b)  = (count(a b c) + 1) / (count(a b as a context) + 256)
+//
+// where a context is counted once for each byte that follows it in the training part. Each
+// is scored in nats per byte, -(1 / held) x the sum of log P over the tail's bytes in order,
+// each byte's context the bytes before it (the first of the tail's read from the training part).
+//
+//     TrainBaseline b;
+//     if (!train_baseline(text, len, held, &b)) ... out of memory
+//     // b.bigram, b.trigram
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct TrainBaseline {
+    double bigram, trigram;  // nats per byte of the tail
+} TrainBaseline;
+
+// The baselines of the last `held` bytes of text[0 .. len - 1], fitted on the len - held bytes
+// before them (at least 2, and held at least 1); false when out of memory.
+bool train_baseline(const unsigned char *text, size_t len, size_t held, TrainBaseline *out);
