@@ -1,4 +1,4 @@
-// Tests of train_baseline: the add-one bigram and trigram scores of a held-out tail, worked
+// Tests of train_baseline: the Witten-Bell bigram and trigram scores of a held-out tail, worked
 // out by hand from the counts and evaluated with numpy (np.log on the same quotients).
 #include <math.h>
 #include <setjmp.h>
@@ -11,34 +11,35 @@
 
 #include "train_baseline.h"
 
-// "abcabcab" then the tail "cabd". Counted on the first 8 bytes: the pairs ab 3, bc 2, ca 2
-// (a is followed 3 times, b and c twice each); the triples abc, bca, cab twice each, after the
-// contexts ab, bc, ca twice each. The tail's bytes and their contexts (the first read from the
-// training part):
-//   bigram:  c after b (2+1)/(2+256), a after c (2+1)/(2+256), b after a (3+1)/(3+256),
-//            d after b (0+1)/(2+256)
-//   trigram: c after ab 3/258, a after bc 3/258, b after ca 3/258, d after ab 1/258
-// numpy: -(2 log(3/258) + log(4/259) + log(1/258)) / 4 = 4.658046969502069
-//        -(3 log(3/258) + log(1/258)) / 4             = 4.729000368420535
+// "abcabcab" then the tail "cabd". Counted on the first 8 bytes: a 3, b 3, c 2 times, so
+// P1 = 4/264, 4/264, 3/264 and d 1/264; the pairs ab 3, bc 2, ca 2 (each context followed by
+// one byte only: T = 1); the triples abc, bca, cab twice each (T = 1). The tail's bytes and
+// their contexts (the first read from the training part):
+//   bigram:  c after b (2 + 3/264)/3, a after c (2 + 4/264)/3, b after a (3 + 4/264)/4,
+//            d after b (0 + 1/264)/3
+//   trigram: c after ab (2 + P2(c|b))/3, a after bc (2 + P2(a|c))/3, b after ca
+//            (2 + P2(b|a))/3, d after ab (0 + P2(d|b))/3
+// numpy: -sum(log(bigram)) / 4 = 1.9387307358203794, -sum(log(trigram)) / 4 = 2.022765767817486
 static void test_small_text(void **state) {
     (void)state;
     const unsigned char text[] = "abcabcabcabd";
     TrainBaseline b;
     assert_true(train_baseline(text, 12, 4, &b));
-    assert_double_equal(b.bigram, 4.658046969502069, 1e-14);
-    assert_double_equal(b.trigram, 4.729000368420535, 1e-14);
+    assert_double_equal(b.bigram, 1.9387307358203794, 1e-14);
+    assert_double_equal(b.trigram, 2.022765767817486, 1e-14);
 }
 
-// A byte never seen in training still has its one count in 256 + the context's: the scores
-// stay finite. Training "aa", tail "z": the pair aa once, so P(z | a) = 1/257, and the context
-// aa is never followed in training (its only triple would need a third byte): P(z | aa) = 1/256.
+// A byte never seen in training still has its share: the scores stay finite. Training "aa",
+// tail "z": P1(z) = 1/258; the pair aa once (T = 1), so P2(z | a) = (0 + 1/258)/2 = 1/516; the
+// context aa is never followed in training (its only triple would need a third byte), so
+// P3(z | aa) = P2(z | a) = 1/516.
 static void test_unseen(void **state) {
     (void)state;
     const unsigned char text[] = "aaz";
     TrainBaseline b;
     assert_true(train_baseline(text, 3, 1, &b));
-    assert_double_equal(b.bigram, log(257.0), 1e-14);
-    assert_double_equal(b.trigram, log(256.0), 1e-14);
+    assert_double_equal(b.bigram, log(516.0), 1e-14);
+    assert_double_equal(b.trigram, log(516.0), 1e-14);
 }
 
 int main(void) {

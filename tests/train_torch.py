@@ -143,19 +143,34 @@ def validation_batches(text, rows, n, held):
 
 
 def counting_baselines(text, held):
-    """Add-one byte bigram and trigram models counted on the text before its tail, each in nats
-    per byte of the tail (doc/training.md), from dictionaries of counts."""
+    """Witten-Bell byte bigram and trigram models (interpolated down to add-one byte counts)
+    counted on the text before its tail, each in nats per byte of the tail (doc/training.md),
+    from dictionaries of counts."""
     fit = len(text) - held
-    pairs, after, triples, context = {}, {}, {}, {}
+    unigram = {}
+    for j in range(fit):
+        unigram[text[j]] = unigram.get(text[j], 0) + 1
+    counts = {}  # context -> {next byte: count}
     for j in range(1, fit):
-        pairs[text[j - 1:j + 1]] = pairs.get(text[j - 1:j + 1], 0) + 1
-        after[text[j - 1]] = after.get(text[j - 1], 0) + 1
-        if j >= 2:
-            triples[text[j - 2:j + 1]] = triples.get(text[j - 2:j + 1], 0) + 1
-            context[text[j - 2:j]] = context.get(text[j - 2:j], 0) + 1
-    two = [np.log((pairs.get(text[j - 1:j + 1], 0) + 1) / (after.get(text[j - 1], 0) + 256)) for j in range(fit, len(text))]
-    three = [np.log((triples.get(text[j - 2:j + 1], 0) + 1) / (context.get(text[j - 2:j], 0) + 256))
-             for j in range(fit, len(text))]
+        for k in (1, 2):
+            if j >= k:
+                row = counts.setdefault(text[j - k:j], {})
+                row[text[j]] = row.get(text[j], 0) + 1
+
+    def mixed(context, c, shorter):
+        row = counts.get(context)
+        if not row:
+            return shorter
+        return (row.get(c, 0) + len(row) * shorter) / (sum(row.values()) + len(row))
+
+    two, three = [], []
+    for j in range(fit, len(text)):
+        c = text[j]
+        p1 = (unigram.get(c, 0) + 1) / (fit + 256)
+        p2 = mixed(text[j - 1:j], c, p1)
+        p3 = mixed(text[j - 2:j], c, p2)
+        two.append(np.log(p2))
+        three.append(np.log(p3))
     return -math.fsum(two) / held, -math.fsum(three) / held
 
 

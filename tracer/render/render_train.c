@@ -163,7 +163,7 @@ static void train_text(const TraceTraining *t, int digits, size_t indent, size_t
         snprintf(buf, sizeof(buf), "validation after training: %s", after);
         line(out, indent, width, buf);
         snprintf(buf, sizeof(buf), "counting bytes, in nats per byte of the held-out tail: bigram %s, trigram %s "
-                                   "(add-one smoothing over the 256 byte values, counted on the bytes before the tail)",
+                                   "(Witten-Bell smoothing down to add-one byte counts, counted on the bytes before the tail)",
                  two, three);
         line(out, indent, width, buf);
     }
