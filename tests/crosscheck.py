@@ -246,6 +246,7 @@ class S:
 
     __add__ = __radd__ = __sub__ = __rsub__ = _bin
     __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _bin
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _bin
     __pow__ = __rpow__ = _bin
 
     def __neg__(self):

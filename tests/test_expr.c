@@ -123,6 +123,7 @@ static void test_left_associative(void **state) {
     expect_tree(*state, "a / b * c", "(* (/ a b) c)");
     expect_tree(*state, "a @ b @ c", "(@ (@ a b) c)");
     expect_tree(*state, "a / b / c", "(/ (/ a b) c)");
+    expect_tree(*state, "a // b % c * d", "(* (% (// a b) c) d)");
 }
 
 static void test_matmul_is_a_product(void **state) {
@@ -130,6 +131,14 @@ static void test_matmul_is_a_product(void **state) {
     expect_tree(*state, "a @ b + c", "(+ (@ a b) c)");
     expect_tree(*state, "a + b @ c", "(+ a (@ b c))");
     expect_tree(*state, "a * b @ c", "(@ (* a b) c)");
+}
+
+static void test_floor_divide_and_remainder_are_products(void **state) {
+    // Python puts // and % with * and /, above + and -, below ** and a unary minus.
+    expect_tree(*state, "a + b // c", "(+ a (// b c))");
+    expect_tree(*state, "a % b - c", "(- (% a b) c)");
+    expect_tree(*state, "-a // b", "(// (neg a) b)");
+    expect_tree(*state, "-7 % 2 ** 2", "(% -7 (** 2 2))");
 }
 
 static void test_power_binds_tighter_than_unary_minus(void **state) {
@@ -375,8 +384,8 @@ static void test_syntax_error(void **state) {
 #define NOT_CALLABLE "this value cannot be called; is an operator missing before '('?"
 #define ONLY_FUNCTIONS "only functions can be called, as in softmax(x)"
 #define ATTRIBUTE_HINT "the only attribute is .T (the transpose); functions are called as f(x)"
-#define ASCII_HINT "expressions use ASCII: names, numbers and + - * / @ ** == < > ( ) [ ] , : ."
-#define CHAR_HINT "expressions use names, numbers and + - * / @ ** == < > ( ) [ ] , : ."
+#define ASCII_HINT "expressions use ASCII: names, numbers and + - * / // % @ ** == < > ( ) [ ] , : ."
+#define CHAR_HINT "expressions use names, numbers and + - * / // % @ ** == < > ( ) [ ] , : ."
 #define EXPECTED_VALUE "expected a value (a name, a number, '(' or '['), found "
 #define NESTS "the expression nests more than 64 levels deep"
 #define SPLIT "split the expression into several steps"
@@ -427,7 +436,11 @@ static void test_syntax_error(void **state) {
     X(bang, "!a", "'!' is not an operator here", 0, 1, "write 'not equal' as a != b")              \
     X(chained_comparison, "a < b < c", "comparisons do not chain here", 6, 1,                        \
       "write each comparison apart, as in all(a < b) and all(b < c)")                                \
-    X(percent, "a % 2", "'%' cannot appear in an expression", 2, 1, CHAR_HINT)                     \
+    X(trailing_floor_divide, "a //", EXPECTED_VALUE "the end of the expression", 4, 1, VALUE_HINT_END) \
+    X(floor_divide_spaced, "a / / b", EXPECTED_VALUE "'/'", 4, 1,                                  \
+      "two operators in a row: a value must stand between them, as in a + b * c")                  \
+    X(remainder_then_floor_divide, "a % // b", EXPECTED_VALUE "'//'", 4, 2,                        \
+      "two operators in a row: a value must stand between them, as in a + b * c")                  \
     X(digit_then_letters, "1abc", "'1abc' is neither a number nor a name", 0, 4,                   \
       "names start with a letter or '_'; to multiply, write 1 * abc")                              \
     X(implicit_product, "a + 2x", "'2x' is neither a number nor a name", 4, 2,                     \
@@ -639,6 +652,8 @@ static void test_op_text(void **state) {
     assert_string_equal(expr_op_text('-'), "-");
     assert_string_equal(expr_op_text('*'), "*");
     assert_string_equal(expr_op_text('/'), "/");
+    assert_string_equal(expr_op_text(OP_TOKEN_FLOOR_DIV), "//");
+    assert_string_equal(expr_op_text('%'), "%");
     assert_string_equal(expr_op_text(OP_TOKEN_EQ), "==");
     assert_string_equal(expr_op_text(OP_TOKEN_NE), "!=");
     assert_string_equal(expr_op_text('<'), "<");
@@ -801,6 +816,7 @@ int main(void) {
         TEST(test_product_binds_tighter_than_sum),
         TEST(test_left_associative),
         TEST(test_matmul_is_a_product),
+        TEST(test_floor_divide_and_remainder_are_products),
         TEST(test_power_binds_tighter_than_unary_minus),
         TEST(test_power_takes_a_signed_exponent),
         TEST(test_power_is_right_associative),

@@ -69,7 +69,9 @@ static void test_lookup(void **state) {
     assert_string_equal(ops_operator(OP_INFIX, '^')->symbol, "**");
     assert_string_equal(ops_operator(OP_POSTFIX, 'T')->name, "transpose");
     assert_string_equal(ops_operator(OP_INDEXING, '[')->name, "index");
-    assert_null(ops_operator(OP_INFIX, '%'));
+    assert_string_equal(ops_operator(OP_INFIX, '%')->name, "remainder");
+    assert_string_equal(ops_operator(OP_INFIX, OP_TOKEN_FLOOR_DIV)->symbol, "//");
+    assert_null(ops_operator(OP_INFIX, '$'));
     assert_null(ops_operator(OP_FUNCTION, 0));
 }
 

@@ -52,6 +52,11 @@ typedef enum KernelBinary {
     KERNEL_MUL,
     KERNEL_DIV,  // x / 0 is inf, -inf or nan as IEEE says: values, not errors
     KERNEL_POW,  // pow(a, b)
+    // numpy's floor_divide and remainder (Python's // and %): a // b is floor(a / b) and a % b
+    // is a - (a // b) * b with b's sign, each worked out from fmod(a, b) as npy_divmod does, so
+    // that their values are numpy's to the bit; by 0, a // 0 is a / 0 and a % 0 is nan.
+    KERNEL_FLOOR_DIV,
+    KERNEL_MOD,
     // Comparisons give 1 (true) or 0 (false), as numpy's do; nan compares false except with !=.
     KERNEL_EQ,
     KERNEL_NE,

@@ -14,7 +14,7 @@ typedef enum TokenKind {
     TOK_END,
     TOK_NUMBER,
     TOK_NAME,
-    TOK_PUNCT,  // one of + - * / @ ( ) [ ] , : = . < > and "**" "==" "!=" "<=" ">="
+    TOK_PUNCT,  // one of + - * / % @ ( ) [ ] , : = . < > and "**" "//" "==" "!=" "<=" ">="
 } TokenKind;
 
 typedef struct Token {
@@ -63,6 +63,8 @@ const char *expr_op_text(char op) {
     case '-': return "-";
     case '*': return "*";
     case '/': return "/";
+    case OP_TOKEN_FLOOR_DIV: return "//";
+    case '%': return "%";
     case '@': return "@";
     case '^': return "**";
     case OP_TOKEN_EQ: return "==";
@@ -158,9 +160,12 @@ static bool scan(Parser *p) {
         p->at += 2;
         return true;
     }
-    // Two-character comparisons first, so that "==" is not read as a keyword's '='.
-    static const struct { char text[3], punct; } pairs[] = {
-        {"==", OP_TOKEN_EQ}, {"!=", OP_TOKEN_NE}, {"<=", OP_TOKEN_LE}, {">=", OP_TOKEN_GE}};
+    // Two-character operators first, so that "==" is not read as a keyword's '=' nor "//" as two '/'.
+    static const struct { char text[3], punct; } pairs[] = {{"==", OP_TOKEN_EQ},
+                                                           {"!=", OP_TOKEN_NE},
+                                                           {"<=", OP_TOKEN_LE},
+                                                           {">=", OP_TOKEN_GE},
+                                                           {"//", OP_TOKEN_FLOOR_DIV}};
     for (size_t k = 0; k < ARRAY_LEN(pairs); k++)
         if (c == pairs[k].text[0] && s[p->at + 1] == pairs[k].text[1]) {
             t->kind = TOK_PUNCT;
@@ -171,7 +176,7 @@ static bool scan(Parser *p) {
         }
     if (c == '!')
         return fail(p, p->at, 1, "write 'not equal' as a != b", "'!' is not an operator here");
-    if (strchr("+-*/@()[],:=.<>", c)) {
+    if (strchr("+-*/%@()[],:=.<>", c)) {
         t->kind = TOK_PUNCT;
         t->punct = c;
         t->len = 1;
@@ -192,12 +197,12 @@ static bool scan(Parser *p) {
                     "the invisible character U+%04X (%s) cannot appear in an expression", (unsigned)code,
                     safetext_invisible_name(code));
     if ((unsigned char)c >= 0x80)
-        return fail(p, p->at, 1, "expressions use ASCII: names, numbers and + - * / @ ** == < > ( ) [ ] , : .",
+        return fail(p, p->at, 1, "expressions use ASCII: names, numbers and + - * / // % @ ** == < > ( ) [ ] , : .",
                     "this character cannot appear in an expression");
     if (c == '\'' || c == '"')
         return fail(p, p->at, 1, "an expression has no text in quotes: write names and numbers plainly",
                     "a quote (%c) cannot appear inside an expression", c);
-    return fail(p, p->at, 1, "expressions use names, numbers and + - * / @ ** == < > ( ) [ ] , : .",
+    return fail(p, p->at, 1, "expressions use names, numbers and + - * / // % @ ** == < > ( ) [ ] , : .",
                 "'%c' cannot appear in an expression", c);
 }
 
@@ -326,7 +331,7 @@ static bool after_operator(const Parser *p) {
     size_t i = p->tok.pos;
     while (i > 0 && p->text[i - 1] == ' ')
         i--;
-    return i > 0 && strchr("+-*/@", p->text[i - 1]);
+    return i > 0 && strchr("+-*/%@", p->text[i - 1]);
 }
 
 static Expr *parse_atom(Parser *p) {
@@ -409,7 +414,7 @@ static Expr *parse_atom(Parser *p) {
         hint = "the expression stops where a value should follow";
     else if (is_punct(p, ')') || is_punct(p, ']'))
         hint = "a value is missing before this bracket";
-    else if (p->tok.kind == TOK_PUNCT && strchr("*/@+", p->text[p->tok.pos]) && after_operator(p))
+    else if (p->tok.kind == TOK_PUNCT && strchr("*/%@+", p->text[p->tok.pos]) && after_operator(p))
         hint = "two operators in a row: a value must stand between them, as in a + b * c";
     fail(p, p->tok.pos, p->tok.len, hint, "expected a value (a name, a number, '(' or '['), found %s",
          token_text(p, buf, sizeof(buf)));
@@ -673,15 +678,16 @@ static Expr *parse_unary(Parser *p) {
 
 static Expr *parse_product(Parser *p) {
     Expr *lhs = parse_unary(p);
-    while (lhs && (is_punct(p, '*') || is_punct(p, '/') || is_punct(p, '@'))) {
+    while (lhs && (is_punct(p, '*') || is_punct(p, '/') || is_punct(p, '@') || is_punct(p, OP_TOKEN_FLOOR_DIV) ||
+                   is_punct(p, '%'))) {
         char op = p->tok.punct;
-        size_t op_pos = p->tok.pos;
+        size_t op_pos = p->tok.pos, op_len = p->tok.len;
         if (!scan(p))
             return NULL;
         Expr *rhs = parse_unary(p);
         if (!rhs)
             return NULL;
-        lhs = make_binary(p, op, op_pos, 1, lhs, rhs);
+        lhs = make_binary(p, op, op_pos, op_len, lhs, rhs);
     }
     return lhs;
 }

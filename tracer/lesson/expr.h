@@ -8,7 +8,7 @@
 // Grammar, with Python's and numpy's precedence (low to high):
 //     expr    := sum (('==' | '!=' | '<' | '<=' | '>' | '>=') sum)?
 //     sum     := product (('+' | '-') product)*
-//     product := unary (('*' | '/' | '@') unary)*
+//     product := unary (('*' | '/' | '//' | '%' | '@') unary)*
 //     unary   := '-' unary | power
 //     power   := postfix ('**' unary)?
 //     postfix := atom ('.T' | '[' index ']' | '(' args ')')*
@@ -50,7 +50,7 @@ struct Expr {
     size_t op_pos, op_len;  // the operator or name token, for carets
     double number;
     const char *name;  // NAME, CALL
-    char op;           // BINARY: + - * / @ < >, '^' for **, OP_TOKEN_EQ (==), ... (op.h)
+    char op;           // BINARY: + - * / % @ < >, '^' for **, OP_TOKEN_EQ (==), OP_TOKEN_FLOOR_DIV (//), ... (op.h)
     Expr **args;
     const char **arg_names;  // CALL: NULL entries for positional arguments
     size_t *arg_name_pos;    // CALL: where each keyword argument's name starts

@@ -240,12 +240,13 @@ typedef enum OpSyntax {
     OP_LIST,         // [a, b]:     "[[3], [3]] stacked -> [2, 3]"
 } OpSyntax;
 
-// OpDef.token of the comparisons written with two characters, as the expression parser gives
-// them in Expr.op ('<' and '>' stand for themselves, '^' for **).
+// OpDef.token of the operators written with two characters, as the expression parser gives
+// them in Expr.op ('<', '>' and '%' stand for themselves, '^' for **).
 #define OP_TOKEN_EQ 'E'  // ==
 #define OP_TOKEN_NE 'N'  // !=
 #define OP_TOKEN_LE 'L'  // <=
 #define OP_TOKEN_GE 'G'  // >=
+#define OP_TOKEN_FLOOR_DIV 'D'  // //
 
 // When a result holds only whole numbers, printed without decimals (and exact as a count).
 typedef enum OpIntegers {

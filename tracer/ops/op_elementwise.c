@@ -1,4 +1,4 @@
-// op_elementwise: elementwise operations: + - * / ** and the comparisons == != < <= > >= with
+// op_elementwise: elementwise operations: + - * / // % ** and the comparisons == != < <= > >= with
 // numpy broadcasting, allclose, the functions of two or three tensors broadcast together
 // (maximum, minimum, where, clip), negation and the functions applied to each value alone (exp,
 // log, sqrt, ..., gelu), and copy.
@@ -75,6 +75,63 @@ static void explain_binary(OpExplain *e) {
     op_work_result(&sb, e);
     if (e->op->truth)
         strbuf_puts(&sb, e->out->data[e->flat] != 0 ? " (true)" : " (false)");
+    op_work_line(e, &sb);
+}
+
+// A number of shown work in brackets when it is negative: 7.5 - (-4) × (-2); whole: a
+// quotient a // b, written without decimals.
+static void work_operand(StrBuf *sb, const OpExplain *e, const Tensor *t, double v, bool whole) {
+    bool bracket = v < 0;
+    strbuf_puts(sb, bracket ? "(" : "");
+    if (whole) {
+        char buf[FORMAT_NUMBER_CAP];
+        format_whole(v, e->digits, buf, sizeof(buf));
+        strbuf_puts(sb, buf);
+    } else {
+        op_work_num(sb, e, t, v);
+    }
+    strbuf_puts(sb, bracket ? ")" : "");
+}
+
+// q[0] = a[0] // b[0] = 7.5 // -2 = (7.5 - (-0.5)) / (-2) = -4, through the remainder a % b;
+// r[0] = a[0] % b[0] = 7.5 % -2 = 7.5 - (-4) × (-2) = -0.5, through the quotient a // b. An inf
+// or a nan among the numbers (a division by 0) leaves only the operation and its value.
+static void explain_divmod(OpExplain *e) {
+    const Tensor *a = e->in[0], *b = e->in[1];
+    size_t ia[TENSOR_MAX_RANK], ib[TENSOR_MAX_RANK];
+    op_broadcast_index(a, e->out, e->index, ia);
+    op_broadcast_index(b, e->out, e->index, ib);
+    double x = a->data[shape_flatten(&a->shape, ia)], y = b->data[shape_flatten(&b->shape, ib)];
+    bool remainder = e->op->variant == KERNEL_MOD;
+    double other = kernel_binary_apply(remainder ? KERNEL_FLOOR_DIV : KERNEL_MOD, x, y);
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    op_work_ref(&sb, e->in_names[0], ia, a->shape.rank);
+    strbuf_puts(&sb, e->op->work_symbol);
+    op_work_ref(&sb, e->in_names[1], ib, b->shape.rank);
+    strbuf_puts(&sb, " = ");
+    op_work_num(&sb, e, a, x);
+    strbuf_puts(&sb, e->op->work_symbol);
+    op_work_num(&sb, e, b, y);
+    if (isfinite(x) && isfinite(y) && isfinite(other) && isfinite(e->out->data[e->flat])) {
+        strbuf_puts(&sb, " = ");
+        if (remainder) {  // a - (a // b) × b
+            op_work_num(&sb, e, a, x);
+            strbuf_puts(&sb, " - ");
+            work_operand(&sb, e, NULL, other, true);
+            strbuf_puts(&sb, " × ");
+            work_operand(&sb, e, b, y, false);
+        } else {  // (a - a % b) / b
+            strbuf_puts(&sb, "(");
+            op_work_num(&sb, e, a, x);
+            strbuf_puts(&sb, " - ");
+            work_operand(&sb, e, NULL, other, false);
+            strbuf_puts(&sb, ") / ");
+            work_operand(&sb, e, b, y, false);
+        }
+    }
+    op_work_result(&sb, e);
     op_work_line(e, &sb);
 }
 
@@ -354,6 +411,23 @@ static const OpDef ops[] = {
      .binds_before_minus = true,
      .domain = {.zero_gives_inf = " divides by zero (a negative power of 0): IEEE arithmetic gives inf",
                 .negative_gives_nan = " has no value: a negative number has no real power with a fraction"}},
+    // a // b is a whole number, flat between the jumps at multiples of b: no derivative, as floor
+    // (and PyTorch's floor_divide) has none.
+    {.name = "floor_divide", .syntax = OP_INFIX, .token = OP_TOKEN_FLOOR_DIV, .symbol = "//", .work_symbol = " // ",
+     .about = "elementwise floor division: the whole number of times b fits in a, rounded down, as numpy's "
+              "floor_divide (numpy broadcasting)",
+     .variant = KERNEL_FLOOR_DIV, .params = {OP_X, OP_X}, .infer = infer_binary, .compute = compute_binary,
+     .explain = explain_divmod, .fold = fold_binary, .integers = INTEGERS_ROUNDED, .elementwise = true,
+     .no_derivative = "a // b is a whole number, flat between its jumps: no gradient flows through it (PyTorch's "
+                      "floor_divide has none either); compute the loss without it",
+     .domain = {.zero_operand = 1,
+                .zero_gives_inf = " is a division by zero: IEEE arithmetic gives inf with the sign of the quotient"}},
+    {.name = "remainder", .syntax = OP_INFIX, .token = '%', .symbol = "%", .work_symbol = " % ",
+     .about = "elementwise remainder a - (a // b) × b, with the sign of b, as numpy's remainder (numpy "
+              "broadcasting)",
+     .variant = KERNEL_MOD, .params = {OP_X, OP_X}, .infer = infer_binary, .compute = compute_binary,
+     .explain = explain_divmod, .fold = fold_binary, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
+     .grad = grad_binary, .grad_formula = {"%g", "-%g * (%0 // %1)"}},
     COMPARE("equal", OP_TOKEN_EQ, "==", "elementwise a == b", KERNEL_EQ),
     COMPARE("not_equal", OP_TOKEN_NE, "!=", "elementwise a != b", KERNEL_NE),
     COMPARE("less", '<', "<", "elementwise a < b", KERNEL_LT),
