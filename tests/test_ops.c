@@ -71,6 +71,8 @@ static void test_lookup(void **state) {
     assert_string_equal(ops_operator(OP_INDEXING, '[')->name, "index");
     assert_string_equal(ops_operator(OP_INFIX, '%')->name, "remainder");
     assert_string_equal(ops_operator(OP_INFIX, OP_TOKEN_FLOOR_DIV)->symbol, "//");
+    assert_string_equal(ops_operator(OP_INFIX, OP_TOKEN_AND)->name, "logical_and");
+    assert_string_equal(ops_operator(OP_PREFIX, OP_TOKEN_NOT)->name, "logical_not");
     assert_null(ops_operator(OP_INFIX, '$'));
     assert_null(ops_operator(OP_FUNCTION, 0));
 }

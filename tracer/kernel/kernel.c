@@ -192,6 +192,10 @@ double kernel_binary_apply(KernelBinary op, double a, double b) {
         return a > b || isnan(a) ? a : b;
     case KERNEL_MINIMUM:
         return a < b || isnan(a) ? a : b;
+    case KERNEL_AND:
+        return a != 0 && b != 0;
+    case KERNEL_OR:
+        return a != 0 || b != 0;
     }
     ASSERT(!"unknown KernelBinary");
     return NAN;
@@ -245,6 +249,8 @@ static void binary_line(double *restrict out, const double *a, size_t sa, const 
     case KERNEL_GE:
     case KERNEL_MAXIMUM:
     case KERNEL_MINIMUM:
+    case KERNEL_AND:
+    case KERNEL_OR:
         // Comparisons and // and % are for claims, counts and small checks, not hot loops: the
         // one generic path.
         for (size_t j = 0; j < len; j++)
@@ -426,6 +432,8 @@ double kernel_unary_apply(KernelUnary op, double x) {
         return ceil(x);
     case KERNEL_ROUND:
         return nearbyint(x);  // the default rounding mode: to nearest, ties to even
+    case KERNEL_LOGICAL_NOT:
+        return x == 0;
     }
     ASSERT(!"unknown KernelUnary");
     return NAN;
@@ -473,6 +481,7 @@ double kernel_unary_derivative(KernelUnary op, double x) {
     case KERNEL_FLOOR:
     case KERNEL_CEIL:
     case KERNEL_ROUND:
+    case KERNEL_LOGICAL_NOT:
         break;  // flat, then a jump: their entries leave .grad NULL, and grad() refuses them
     }
     ASSERT(!"unknown KernelUnary");

@@ -72,7 +72,9 @@ static double binary_partial(KernelBinary op, size_t input, double g, double a, 
     }
     case KERNEL_GE:
     case KERNEL_FLOOR_DIV:
-        break;  // comparisons and // leave .grad NULL in their entries: grad() refuses to pass through them
+    case KERNEL_AND:
+    case KERNEL_OR:
+        break;  // comparisons, // and the logical operators leave .grad NULL in their entries: grad() refuses to pass through them
     }
     ASSERT(!"no derivative for this KernelBinary");
     return NAN;

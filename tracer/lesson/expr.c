@@ -73,8 +73,24 @@ const char *expr_op_text(char op) {
     case OP_TOKEN_LE: return "<=";
     case '>': return ">";
     case OP_TOKEN_GE: return ">=";
+    case OP_TOKEN_NOT: return "not";
+    case OP_TOKEN_AND: return "and";
+    case OP_TOKEN_OR: return "or";
     default: return "?";
     }
+}
+
+// The words of truth values, each an operator's token: read where a name could stand.
+static const struct {
+    const char *word;
+    char token;
+} keywords[] = {{"not", OP_TOKEN_NOT}, {"and", OP_TOKEN_AND}, {"or", OP_TOKEN_OR}};
+
+bool expr_is_keyword(const char *name) {
+    for (size_t k = 0; k < ARRAY_LEN(keywords); k++)
+        if (strcmp(name, keywords[k].word) == 0)
+            return true;
+    return false;
 }
 
 // ---------------------------------------------------------------- scanner
@@ -150,6 +166,11 @@ static bool scan(Parser *p) {
             i++;
         t->kind = TOK_NAME;
         t->len = i - p->at;
+        for (size_t k = 0; k < ARRAY_LEN(keywords); k++)
+            if (strlen(keywords[k].word) == t->len && memcmp(keywords[k].word, s + p->at, t->len) == 0) {
+                t->kind = TOK_PUNCT;
+                t->punct = keywords[k].token;
+            }
         p->at = i;
         return true;
     }
@@ -416,6 +437,10 @@ static Expr *parse_atom(Parser *p) {
         hint = "a value is missing before this bracket";
     else if (p->tok.kind == TOK_PUNCT && strchr("*/%@+", p->text[p->tok.pos]) && after_operator(p))
         hint = "two operators in a row: a value must stand between them, as in a + b * c";
+    else if (is_punct(p, OP_TOKEN_NOT))
+        hint = "'not' binds looser than arithmetic and comparisons: put it in brackets, as in a + (not b)";
+    else if (is_punct(p, OP_TOKEN_AND) || is_punct(p, OP_TOKEN_OR))
+        hint = "'and' and 'or' join two truth values, as in a > 0 and b < 1";
     fail(p, p->tok.pos, p->tok.len, hint, "expected a value (a name, a number, '(' or '['), found %s",
          token_text(p, buf, sizeof(buf)));
     return NULL;
@@ -623,6 +648,25 @@ static Expr *make_binary(Parser *p, char op, size_t op_pos, size_t op_len, Expr 
     return grow(p, e) ? e : NULL;
 }
 
+// op operand: -x, not x.
+static Expr *make_prefix(Parser *p, char op, size_t op_pos, size_t op_len, Expr *operand) {
+    Expr *e = new_expr(p, EXPR_PREFIX, op_pos);
+    if (!e)
+        return NULL;
+    e->op = op;
+    e->op_pos = op_pos;
+    e->op_len = op_len;
+    e->end = operand->end;
+    e->args = arena_array(p->arena, 1, sizeof(Expr *));
+    if (!e->args) {
+        out_of_memory(p);
+        return NULL;
+    }
+    e->args[0] = operand;
+    e->n_args = 1;
+    return grow(p, e) ? e : NULL;
+}
+
 static Expr *parse_power(Parser *p) {
     Expr *base = parse_postfix(p);
     if (!base || !is_punct(p, '^'))
@@ -660,20 +704,7 @@ static Expr *parse_unary(Parser *p) {
         operand->op_len = operand->end - start;
         return operand;
     }
-    Expr *e = new_expr(p, EXPR_NEG, start);
-    if (!e)
-        return NULL;
-    e->op_pos = start;
-    e->op_len = 1;
-    e->end = operand->end;
-    e->args = arena_array(p->arena, 1, sizeof(Expr *));
-    if (!e->args) {
-        out_of_memory(p);
-        return NULL;
-    }
-    e->args[0] = operand;
-    e->n_args = 1;
-    return grow(p, e) ? e : NULL;
+    return make_prefix(p, '-', start, 1, operand);
 }
 
 static Expr *parse_product(Parser *p) {
@@ -716,7 +747,7 @@ static bool is_comparison(const Parser *p) {
 
 // One comparison at most: Python would read a < b < c as a < b and b < c, numpy code rarely
 // means it, and a learner is better served by writing the two claims apart.
-static Expr *parse_expr(Parser *p) {
+static Expr *parse_compare(Parser *p) {
     Expr *lhs = parse_sum(p);
     if (!lhs || !is_comparison(p))
         return lhs;
@@ -733,6 +764,39 @@ static Expr *parse_expr(Parser *p) {
         return NULL;
     }
     return make_binary(p, op, op_pos, op_len, lhs, rhs);
+}
+
+// not binds looser than a comparison (not a < b is not (a < b)), as in Python.
+static Expr *parse_not(Parser *p) {
+    if (!is_punct(p, OP_TOKEN_NOT))
+        return parse_compare(p);
+    size_t start = p->tok.pos, len = p->tok.len;
+    if (!enter(p) || !scan(p))
+        return NULL;
+    Expr *operand = parse_not(p);
+    if (!operand)
+        return NULL;
+    p->depth--;
+    return make_prefix(p, OP_TOKEN_NOT, start, len, operand);
+}
+
+// a and b, then a or b, each looser than the one before, left to right, as in Python.
+static Expr *parse_logical(Parser *p, char token) {
+    Expr *lhs = token == OP_TOKEN_OR ? parse_logical(p, OP_TOKEN_AND) : parse_not(p);
+    while (lhs && is_punct(p, token)) {
+        size_t op_pos = p->tok.pos, op_len = p->tok.len;
+        if (!scan(p))
+            return NULL;
+        Expr *rhs = token == OP_TOKEN_OR ? parse_logical(p, OP_TOKEN_AND) : parse_not(p);
+        if (!rhs)
+            return NULL;
+        lhs = make_binary(p, token, op_pos, op_len, lhs, rhs);
+    }
+    return lhs;
+}
+
+static Expr *parse_expr(Parser *p) {
+    return parse_logical(p, OP_TOKEN_OR);
 }
 
 Expr *expr_parse(Arena *arena, const char *text, ExprError *err) {
@@ -758,6 +822,8 @@ Expr *expr_parse(Arena *arena, const char *text, ExprError *err) {
             hint = "a step is written `name: expression`, without '='";
         else if (is_punct(&p, ','))
             hint = "a step computes one result; to put tensors together, write concat(a, b)";
+        else if (is_punct(&p, OP_TOKEN_NOT))
+            hint = "'not' goes before a truth value, as in not (a > b); 'not equal' is written a != b";
         fail(&p, p.tok.pos, p.tok.len, hint, "unexpected %s after a complete expression",
              token_text(&p, buf, sizeof(buf)));
         return NULL;

@@ -1,5 +1,5 @@
 // op_elementwise: elementwise operations: + - * / // % ** and the comparisons == != < <= > >= with
-// numpy broadcasting, allclose, the functions of two or three tensors broadcast together
+// numpy broadcasting, and, or and not on truth values, allclose, the functions of two or three tensors broadcast together
 // (maximum, minimum, where, clip), negation and the functions applied to each value alone (exp,
 // log, sqrt, ..., gelu), and copy.
 #include <math.h>
@@ -288,6 +288,12 @@ static void explain_allclose(OpExplain *e) {
     op_work_line(e, &sb);
 }
 
+// A prefix operator's value on a number known before running (-n, not flag).
+static double fold_unary(const OpDef *op, double a, double b) {
+    (void)b;
+    return kernel_unary_apply((KernelUnary)op->variant, a);
+}
+
 static bool compute_unary(OpRun *r) {
     kernel_unary(r->out, r->in[0], (KernelUnary)r->op->variant);
     return true;
@@ -322,6 +328,21 @@ static void explain_negate(OpExplain *e) {
     if (bracket)
         strbuf_putc(&sb, ')');
     op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+// y[0] = not x[0] = not 0.5000 = 0 (false)
+static void explain_not(OpExplain *e) {
+    const Tensor *x = e->in[0];
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    strbuf_printf(&sb, "%s ", e->op->symbol);
+    op_work_ref(&sb, e->in_names[0], e->index, x->shape.rank);
+    strbuf_printf(&sb, " = %s ", e->op->symbol);
+    op_work_num(&sb, e, x, x->data[e->flat]);
+    op_work_result(&sb, e);
+    strbuf_puts(&sb, e->out->data[e->flat] != 0 ? " (true)" : " (false)");
     op_work_line(e, &sb);
 }
 
@@ -434,6 +455,17 @@ static const OpDef ops[] = {
     COMPARE("less_equal", OP_TOKEN_LE, "<=", "elementwise a <= b", KERNEL_LE),
     COMPARE("greater", '>', ">", "elementwise a > b", KERNEL_GT),
     COMPARE("greater_equal", OP_TOKEN_GE, ">=", "elementwise a >= b", KERNEL_GE),
+    // Truth values as Python's and numpy's: and, or and not give 1 or 0 (numpy's logical_and,
+    // logical_or, logical_not), and take any number but 0 as true.
+    COMPARE("logical_and", OP_TOKEN_AND, "and", "elementwise a and b, numpy's logical_and (any value but 0 is true, nan too)",
+            KERNEL_AND),
+    COMPARE("logical_or", OP_TOKEN_OR, "or", "elementwise a or b, numpy's logical_or (any value but 0 is true, nan too)",
+            KERNEL_OR),
+    {.name = "logical_not", .syntax = OP_PREFIX, .token = OP_TOKEN_NOT, .symbol = "not",
+     .about = "elementwise not x, numpy's logical_not: 1 where x is 0, else 0 (nan is true, so not nan is 0)",
+     .variant = KERNEL_LOGICAL_NOT, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
+     .explain = explain_not, .notes = note_truth_count, .fold = fold_unary, .integers = INTEGERS_ALWAYS,
+     .elementwise = true, .truth = TRUTH_COMPARES},
     {.name = "allclose",
      .about = "1 when |a - b| <= atol + rtol × |b| everywhere (numpy broadcasting; nan is never close), else 0",
      .params = {OP_X, OP_X, OP_NUMBER("rtol", 1e-05), OP_NUMBER("atol", 1e-08)}, .infer = infer_allclose,
@@ -453,7 +485,7 @@ static const OpDef ops[] = {
      .grad_formula = {"%g * (%1 <= %0 <= %2)", "%g * (%0 < %1 < %2)", "%g * ((%0 > %2) or (%2 < %1))"}},
     {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
      .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
-     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
+     .explain = explain_negate, .fold = fold_unary, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
      .grad = grad_unary, .grad_formula = {"-%g"}},
     {UNARY_FIELDS("exp", "elementwise e^x", KERNEL_EXP, INTEGERS_NEVER, "%g * %y"),
      .domain = {.overflow_hint = " (softmax() subtracts the row's largest value first, so its exps never pass 1)"}},
