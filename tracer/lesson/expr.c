@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "safetext.h"
 
 typedef enum TokenKind {
@@ -78,19 +79,6 @@ const char *expr_op_text(char op) {
     case OP_TOKEN_OR: return "or";
     default: return "?";
     }
-}
-
-// The words of truth values, each an operator's token: read where a name could stand.
-static const struct {
-    const char *word;
-    char token;
-} keywords[] = {{"not", OP_TOKEN_NOT}, {"and", OP_TOKEN_AND}, {"or", OP_TOKEN_OR}};
-
-bool expr_is_keyword(const char *name) {
-    for (size_t k = 0; k < ARRAY_LEN(keywords); k++)
-        if (strcmp(name, keywords[k].word) == 0)
-            return true;
-    return false;
 }
 
 // ---------------------------------------------------------------- scanner
@@ -166,11 +154,11 @@ static bool scan(Parser *p) {
             i++;
         t->kind = TOK_NAME;
         t->len = i - p->at;
-        for (size_t k = 0; k < ARRAY_LEN(keywords); k++)
-            if (strlen(keywords[k].word) == t->len && memcmp(keywords[k].word, s + p->at, t->len) == 0) {
-                t->kind = TOK_PUNCT;
-                t->punct = keywords[k].token;
-            }
+        const OpDef *word = ops_word(s + p->at, t->len);  // and, or, not: operators
+        if (word) {
+            t->kind = TOK_PUNCT;
+            t->punct = word->token;
+        }
         p->at = i;
         return true;
     }

@@ -75,8 +75,6 @@ Expr *expr_parse(Arena *arena, const char *text, ExprError *err);
 void expr_rename(Expr *e, const char *const *from, const char *const *to, size_t n);
 // "+" for '+', "**" for '^', "==" for OP_TOKEN_EQ, "and" for OP_TOKEN_AND.
 const char *expr_op_text(char op);
-// and, or, not: words of the expression language, which no given, step or block may be named.
-bool expr_is_keyword(const char *name);
 
 // ---------------------------------------------------------------- narration
 //
