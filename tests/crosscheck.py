@@ -39,6 +39,7 @@ Exit status: 0 all lessons agree, 1 any mismatch or tracer failure, 2 usage erro
 skip) when numpy or yaml cannot be imported -- with a loud message, never a silent pass.
 """
 
+import ast
 import io
 import json
 import keyword
@@ -246,6 +247,7 @@ class S:
 
     __add__ = __radd__ = __sub__ = __rsub__ = _bin
     __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _bin
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = _bin
     __pow__ = __rpow__ = _bin
 
     def __neg__(self):
@@ -851,12 +853,45 @@ KEYWORD_PREFIX = "_xc_kw_"
 
 def _name_key(name):
     """Lesson names that are Python keywords (e.g. `in`, `lambda`) get a safe spelling."""
-    if keyword.iskeyword(name) and name not in ("True", "False"):
+    if keyword.iskeyword(name) and name not in ("True", "False") + tuple(LOGIC_HELPERS):
         return KEYWORD_PREFIX + name
     return name
 
 
 # ============================================================ expressions
+
+# and, or, not: the tracer's are elementwise (numpy's logical_and, logical_or, logical_not), with
+# Python's precedence; Python's own would ask one truth value of a whole array. The parsed
+# expression calls these helpers instead, which each checker defines.
+LOGIC_HELPERS = {"and": "_xc_and", "or": "_xc_or", "not": "_xc_not"}
+
+
+class _Elementwise(ast.NodeTransformer):
+    def visit_BoolOp(self, node):  # noqa: N802 - ast's name
+        self.generic_visit(node)
+        helper = LOGIC_HELPERS["and" if isinstance(node.op, ast.And) else "or"]
+        out = node.values[0]
+        for value in node.values[1:]:  # a and b and c is (a and b) and c
+            out = ast.Call(ast.Name(helper, ast.Load()), [out, value], [])
+        return out
+
+    def visit_UnaryOp(self, node):  # noqa: N802
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return ast.Call(ast.Name(LOGIC_HELPERS["not"], ast.Load()), [node.operand], [])
+        return node
+
+
+def compile_expr(source):
+    """Python source of an expression -> code, its and, or and not elementwise."""
+    tree = _Elementwise().visit(ast.parse(source, mode="eval"))
+    return compile(ast.fix_missing_locations(tree), "<expr>", "eval")
+
+
+def _logical(f, *xs):
+    if any(isinstance(x, S) for x in xs):
+        return S(_broadcast(*(_shape(x) for x in xs)))
+    return _wrap(f(*xs).astype(np.float64))
 
 def rewrite(text):
     """Expression text -> Python source: numbers become float64 tensors (so 1/0 is inf, not
@@ -911,6 +946,9 @@ def base_namespace():
     ns[KEYWORD_PREFIX + "None"] = None  # axis=None: every axis, as numpy reads it
     ns[NUM_HELPER] = _num
     ns[LIST_HELPER] = _wrap
+    ns[LOGIC_HELPERS["and"]] = lambda a, b: _logical(np.logical_and, a, b)
+    ns[LOGIC_HELPERS["or"]] = lambda a, b: _logical(np.logical_or, a, b)
+    ns[LOGIC_HELPERS["not"]] = lambda x: _logical(np.logical_not, x)
     return ns
 
 
@@ -947,7 +985,7 @@ def evaluate(text, env, grads=None):
         # DeprecationWarning, where the tracer (and numpy 2) refuse: the warning is the error
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("error", DeprecationWarning)
-            result = eval(compile(source, "<expr>", "eval"), ns)  # noqa: S307 - restricted ns
+            result = eval(compile_expr(source), ns)  # noqa: S307 - restricted ns
     except CheckError:
         raise
     except Exception as exc:  # noqa: BLE001 - any numpy/Python error is a lesson failure

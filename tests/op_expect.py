@@ -67,7 +67,9 @@ def scalar(v):
             return ".nan"
         if v in (float("inf"), float("-inf")):
             return ".inf" if v > 0 else "-.inf"
-        return repr(v)
+        # YAML 1.1 (PyYAML) reads 1e+300 as text: a float needs its point, 1.0e+300
+        text = repr(v)
+        return text.replace("e", ".0e") if "e" in text and "." not in text else text
     return str(v)
 
 

@@ -48,8 +48,8 @@ static void tree_text(const Expr *e, char *buf, size_t cap, size_t *used) {
         }
         PUT("]");
         return;
-    case EXPR_NEG:
-        PUT("(neg ");
+    case EXPR_PREFIX:
+        PUT("(%s ", e->op == '-' ? "neg" : expr_op_text(e->op));
         break;
     case EXPR_BINARY:
         PUT("(%s ", expr_op_text(e->op));
@@ -123,6 +123,7 @@ static void test_left_associative(void **state) {
     expect_tree(*state, "a / b * c", "(* (/ a b) c)");
     expect_tree(*state, "a @ b @ c", "(@ (@ a b) c)");
     expect_tree(*state, "a / b / c", "(/ (/ a b) c)");
+    expect_tree(*state, "a // b % c * d", "(* (% (// a b) c) d)");
 }
 
 static void test_matmul_is_a_product(void **state) {
@@ -130,6 +131,32 @@ static void test_matmul_is_a_product(void **state) {
     expect_tree(*state, "a @ b + c", "(+ (@ a b) c)");
     expect_tree(*state, "a + b @ c", "(+ a (@ b c))");
     expect_tree(*state, "a * b @ c", "(@ (* a b) c)");
+}
+
+static void test_logical_precedence(void **state) {
+    // As in Python: comparisons, then not, then and, then or, each left to right.
+    expect_tree(*state, "not a < b", "(not (< a b))");
+    expect_tree(*state, "not a and b", "(and (not a) b)");
+    expect_tree(*state, "a or b and c", "(or a (and b c))");
+    expect_tree(*state, "a and b or c", "(or (and a b) c)");
+    expect_tree(*state, "a or b or c", "(or (or a b) c)");
+    expect_tree(*state, "a and b and c", "(and (and a b) c)");
+    expect_tree(*state, "not not a", "(not (not a))");
+    expect_tree(*state, "a + 1 == b and not c > 0", "(and (== (+ a 1) b) (not (> c 0)))");
+    expect_tree(*state, "-a or b", "(or (neg a) b)");
+    expect_tree(*state, "f(a and b, axis=0)", "(call f (and a b) axis=0)");
+    expect_tree(*state, "x[a or b]", "(index x (or a b))");
+    // Only the whole word: names that begin with one are names.
+    expect_tree(*state, "android or nothing", "(or android nothing)");
+    expect_tree(*state, "not_a and order", "(and not_a order)");
+}
+
+static void test_floor_divide_and_remainder_are_products(void **state) {
+    // Python puts // and % with * and /, above + and -, below ** and a unary minus.
+    expect_tree(*state, "a + b // c", "(+ a (// b c))");
+    expect_tree(*state, "a % b - c", "(- (% a b) c)");
+    expect_tree(*state, "-a // b", "(// (neg a) b)");
+    expect_tree(*state, "-7 % 2 ** 2", "(% -7 (** 2 2))");
 }
 
 static void test_power_binds_tighter_than_unary_minus(void **state) {
@@ -297,7 +324,8 @@ static void test_negation_ranges(void **state) {
     const char *t = "-x * 2";
     const Expr *e = parse_ok(*state, t);
     const Expr *neg = e->args[0];
-    assert_int_equal(neg->kind, EXPR_NEG);
+    assert_int_equal(neg->kind, EXPR_PREFIX);
+    assert_int_equal(neg->op, '-');
     expect_range(t, neg, "-x");
     expect_token(t, neg, "-");
 
@@ -375,8 +403,9 @@ static void test_syntax_error(void **state) {
 #define NOT_CALLABLE "this value cannot be called; is an operator missing before '('?"
 #define ONLY_FUNCTIONS "only functions can be called, as in softmax(x)"
 #define ATTRIBUTE_HINT "the only attribute is .T (the transpose); functions are called as f(x)"
-#define ASCII_HINT "expressions use ASCII: names, numbers and + - * / @ ** == < > ( ) [ ] , : ."
-#define CHAR_HINT "expressions use names, numbers and + - * / @ ** == < > ( ) [ ] , : ."
+#define ASCII_HINT "expressions use ASCII: names, numbers and + - * / // % @ ** == < > ( ) [ ] , : ."
+#define CHAR_HINT "expressions use names, numbers and + - * / // % @ ** == < > ( ) [ ] , : ."
+#define AND_OR_HINT "'and' and 'or' join two truth values, as in a > 0 and b < 1"
 #define EXPECTED_VALUE "expected a value (a name, a number, '(' or '['), found "
 #define NESTS "the expression nests more than 64 levels deep"
 #define SPLIT "split the expression into several steps"
@@ -427,7 +456,19 @@ static void test_syntax_error(void **state) {
     X(bang, "!a", "'!' is not an operator here", 0, 1, "write 'not equal' as a != b")              \
     X(chained_comparison, "a < b < c", "comparisons do not chain here", 6, 1,                        \
       "write each comparison apart, as in all(a < b) and all(b < c)")                                \
-    X(percent, "a % 2", "'%' cannot appear in an expression", 2, 1, CHAR_HINT)                     \
+    X(trailing_and, "a and", EXPECTED_VALUE "the end of the expression", 5, 1, VALUE_HINT_END)     \
+    X(leading_and, "and a", EXPECTED_VALUE "'and'", 0, 3, AND_OR_HINT)                             \
+    X(or_or, "a or or b", EXPECTED_VALUE "'or'", 5, 2, AND_OR_HINT)                                \
+    X(not_in_sum, "a + not b", EXPECTED_VALUE "'not'", 4, 3,                                       \
+      "'not' binds looser than arithmetic and comparisons: put it in brackets, as in a + (not b)") \
+    X(not_after_value, "a not b", "unexpected 'not' after a complete expression", 2, 3,            \
+      "'not' goes before a truth value, as in not (a > b); 'not equal' is written a != b")         \
+    X(lone_not, "not", EXPECTED_VALUE "the end of the expression", 3, 1, VALUE_HINT_END)           \
+    X(trailing_floor_divide, "a //", EXPECTED_VALUE "the end of the expression", 4, 1, VALUE_HINT_END) \
+    X(floor_divide_spaced, "a / / b", EXPECTED_VALUE "'/'", 4, 1,                                  \
+      "two operators in a row: a value must stand between them, as in a + b * c")                  \
+    X(remainder_then_floor_divide, "a % // b", EXPECTED_VALUE "'//'", 4, 2,                        \
+      "two operators in a row: a value must stand between them, as in a + b * c")                  \
     X(digit_then_letters, "1abc", "'1abc' is neither a number nor a name", 0, 4,                   \
       "names start with a letter or '_'; to multiply, write 1 * abc")                              \
     X(implicit_product, "a + 2x", "'2x' is neither a number nor a name", 4, 2,                     \
@@ -639,6 +680,11 @@ static void test_op_text(void **state) {
     assert_string_equal(expr_op_text('-'), "-");
     assert_string_equal(expr_op_text('*'), "*");
     assert_string_equal(expr_op_text('/'), "/");
+    assert_string_equal(expr_op_text(OP_TOKEN_FLOOR_DIV), "//");
+    assert_string_equal(expr_op_text('%'), "%");
+    assert_string_equal(expr_op_text(OP_TOKEN_AND), "and");
+    assert_string_equal(expr_op_text(OP_TOKEN_OR), "or");
+    assert_string_equal(expr_op_text(OP_TOKEN_NOT), "not");
     assert_string_equal(expr_op_text(OP_TOKEN_EQ), "==");
     assert_string_equal(expr_op_text(OP_TOKEN_NE), "!=");
     assert_string_equal(expr_op_text('<'), "<");
@@ -801,6 +847,8 @@ int main(void) {
         TEST(test_product_binds_tighter_than_sum),
         TEST(test_left_associative),
         TEST(test_matmul_is_a_product),
+        TEST(test_floor_divide_and_remainder_are_products),
+        TEST(test_logical_precedence),
         TEST(test_power_binds_tighter_than_unary_minus),
         TEST(test_power_takes_a_signed_exponent),
         TEST(test_power_is_right_associative),

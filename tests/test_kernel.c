@@ -319,6 +319,54 @@ static void test_binary_apply(void **state) {
     assert_true(isnan(kernel_binary_apply(KERNEL_DIV, 0, 0)));
 }
 
+// The same bits as numpy's floor_divide and remainder, the sign of a zero included: Python's
+// rule (the remainder has b's sign) at both signs, a quotient snapped to a whole number where
+// the division rounds (1 // 0.1 is 9, not 10), by 0, at inf and nan, near the largest and
+// smallest doubles and past 2^53. Values from numpy 1.24 (np.floor_divide, np.remainder).
+static void test_floor_divide_remainder_as_numpy(void **state) {
+    (void)state;
+    static const double cases[][4] = {  // a, b, a // b, a % b
+        {7.0, 2.0, 3.0, 1.0},
+        {-7.0, 2.0, -4.0, 1.0},
+        {7.0, -2.0, -4.0, -1.0},
+        {-7.0, -2.0, 3.0, -1.0},
+        {0x1.e000000000000p+2, -2.0, -4.0, -0x1.0000000000000p-1},
+        {0x1.8000000000000p-1, 0x1.0000000000000p-2, 3.0, 0.0},
+        {1.0, 0x1.999999999999ap-4, 9.0, 0x1.9999999999996p-4},
+        {0x1.5333333333333p+2, 0x1.999999999999ap-4, 52.0, 0x1.9999999999978p-4},
+        {-0x1.5333333333333p+2, 0x1.999999999999ap-4, -53.0, 0x1.1000000000000p-51},
+        {0.0, 3.0, 0.0, 0.0},
+        {-0.0, 3.0, -0.0, 0.0},
+        {0.0, -3.0, -0.0, -0.0},
+        {6.0, 3.0, 2.0, 0.0},
+        {-6.0, 3.0, -2.0, 0.0},
+        {6.0, -3.0, -2.0, -0.0},
+        {-3.0, 0x1.7e43c8800759cp+996, -1.0, 0x1.7e43c8800759cp+996},
+        {1.0, 0.0, INFINITY, NAN},
+        {-1.0, 0.0, -INFINITY, NAN},
+        {0.0, 0.0, NAN, NAN},
+        {INFINITY, 2.0, NAN, NAN},
+        {-1.0, INFINITY, -1.0, INFINITY},
+        {1.0, -INFINITY, -1.0, -INFINITY},
+        {NAN, 2.0, NAN, NAN},
+        {2.0, NAN, NAN, NAN},
+        {0x1.1ccf385ebc8a0p+1023, 0x0.730d67819e8d2p-1022, INFINITY, 0x0.28401cf53d610p-1022},
+        {-0x1.1ccf385ebc8a0p+1023, 3.0, -0x1.7bbef5d3a60d5p+1021, 1.0},
+        {0x1.0000000000001p+53, 3.0, 3002399751580330.0, 1.0},
+        {-0x1.6345785d8a000p+56, 7.0, -0x1.9606406ae6db8p+53, 2.0},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        double a = cases[i][0], b = cases[i][1];
+        double got[2] = {kernel_binary_apply(KERNEL_FLOOR_DIV, a, b), kernel_binary_apply(KERNEL_MOD, a, b)};
+        for (size_t k = 0; k < 2; k++) {
+            double want = cases[i][2 + k];
+            bool same = isnan(want) ? isnan(got[k]) : memcmp(&got[k], &want, sizeof(double)) == 0;
+            if (!same)
+                fail_msg("%a %s %a: %a, numpy gives %a", a, k ? "%" : "//", b, got[k], want);
+        }
+    }
+}
+
 static void test_sigmoid_floor_ceil_round(void **state) {
     Tensor *x = TENSOR(SHAPE(6), 0.5, 1.5, 2.5, -0.5, -2.7, 3.2), *y = ZEROS(SHAPE(6));
     kernel_unary(y, x, KERNEL_FLOOR);
@@ -1412,6 +1460,7 @@ int main(void) {
         TEST(test_binary_broadcast),
         TEST(test_binary_ieee),
         TEST(test_binary_apply),
+        TEST(test_floor_divide_remainder_as_numpy),
         TEST(test_maximum_minimum_where_clip),
         TEST(test_sigmoid_floor_ceil_round),
         TEST(test_unary),

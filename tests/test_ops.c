@@ -69,7 +69,18 @@ static void test_lookup(void **state) {
     assert_string_equal(ops_operator(OP_INFIX, '^')->symbol, "**");
     assert_string_equal(ops_operator(OP_POSTFIX, 'T')->name, "transpose");
     assert_string_equal(ops_operator(OP_INDEXING, '[')->name, "index");
-    assert_null(ops_operator(OP_INFIX, '%'));
+    assert_string_equal(ops_operator(OP_INFIX, '%')->name, "remainder");
+    assert_string_equal(ops_operator(OP_INFIX, OP_TOKEN_FLOOR_DIV)->symbol, "//");
+    assert_string_equal(ops_operator(OP_INFIX, OP_TOKEN_AND)->name, "logical_and");
+    assert_string_equal(ops_operator(OP_PREFIX, OP_TOKEN_NOT)->name, "logical_not");
+    assert_null(ops_operator(OP_INFIX, '$'));
+    assert_string_equal(ops_word("and", 3)->name, "logical_and");
+    assert_string_equal(ops_word("or", 2)->name, "logical_or");
+    assert_string_equal(ops_word("nothing", 3)->name, "logical_not");  // the first 3 bytes
+    assert_null(ops_word("nothing", 7));
+    assert_null(ops_word("And", 3));
+    assert_null(ops_word("T", 1));  // the transpose is written .T, after a dot
+    assert_null(ops_word("softmax", 7));  // a function's name is a name
     assert_null(ops_operator(OP_FUNCTION, 0));
 }
 

@@ -352,11 +352,14 @@ def evaluate(text, env):
     ns[xc.KEYWORD_PREFIX + "None"] = None
     ns[xc.NUM_HELPER] = _num
     ns[xc.LIST_HELPER] = _list
+    ns[xc.LOGIC_HELPERS["and"]] = lambda a, b: _t(torch.logical_and(_plain(_t(a)), _plain(_t(b))).to(F64))
+    ns[xc.LOGIC_HELPERS["or"]] = lambda a, b: _t(torch.logical_or(_plain(_t(a)), _plain(_t(b))).to(F64))
+    ns[xc.LOGIC_HELPERS["not"]] = lambda x: _t(torch.logical_not(_plain(_t(x))).to(F64))
     # autograd's own gradient: the tracer's backward pass is not used
     ns[xc.GRAD_HELPER] = lambda y, x: _t(torch.autograd.grad(env[y], env[x], retain_graph=True)[0].detach())
     xc.put_names(ns, env, TT)
     try:
-        result = eval(compile(source, "<expr>", "eval"), ns)  # noqa: S307 - restricted namespace
+        result = eval(xc.compile_expr(source), ns)  # noqa: S307 - restricted namespace
     except Exception as exc:  # noqa: BLE001
         raise CheckError("torch could not evaluate %r: %s: %s" % (text, type(exc).__name__, exc))
     # a step is a new name with its own gradient, even when it is only another name (y: x)

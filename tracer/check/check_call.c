@@ -39,7 +39,7 @@ static char *op_line(Checker *c, const OpDef *op, const OpCheck *chk, const Call
         }
         strbuf_printf(&sb, "] stacked -> %s", out);
     } else if (op->syntax == OP_PREFIX) {
-        strbuf_printf(&sb, "%s%s -> %s", op->symbol, s, out);
+        strbuf_printf(&sb, "%s%s%s -> %s", op->symbol, op_prefix_gap(op), s, out);
     } else if (op->syntax == OP_INFIX) {
         char b[64];
         shape_format(chk->shapes[1], b, sizeof(b));
@@ -464,13 +464,13 @@ size_t check_compile(Checker *c, const Expr *e) {
         return compile_list(c, e);
     case EXPR_NAME:
         return check_compile_name(c, e);
-    case EXPR_NEG: {
+    case EXPR_PREFIX: {
         size_t in = check_compile(c, e->args[0]);
         if (in == NO_NODE)
             return NO_NODE;
         OpCheck chk = {0};
         CallSite site = {.call = e, .inputs = {e->args[0]}};
-        return check_add_op(c, ops_operator(OP_PREFIX, '-'), &in, 1, &chk, &site, e);
+        return check_add_op(c, ops_operator(OP_PREFIX, e->op), &in, 1, &chk, &site, e);
     }
     case EXPR_BINARY: {
         size_t in[2] = {check_compile(c, e->args[0]), NO_NODE};

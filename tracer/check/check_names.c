@@ -116,11 +116,13 @@ bool check_const_eval(Checker *c, const Expr *e, double *out) {
     case EXPR_NUMBER:
         *out = e->number;
         return true;
-    case EXPR_NEG:
-        if (!check_const_eval(c, e->args[0], out))
+    case EXPR_PREFIX: {
+        const OpDef *op = ops_operator(OP_PREFIX, e->op);
+        if (!op->fold || !check_const_eval(c, e->args[0], out))
             return false;
-        *out = -*out;
+        *out = op->fold(op, *out, 0);
         return true;
+    }
     case EXPR_BINARY: {
         double a, b;
         const OpDef *op = ops_operator(OP_INFIX, e->op);

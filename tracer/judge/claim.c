@@ -45,9 +45,24 @@ static size_t count_false(const Tensor *t, size_t *first) {
     return n;
 }
 
-// Where a comparison a OP b is false: "at [0, 1] 0.3000 < 0.2000 is false".
+// Where a comparison a OP b is false: "at [0, 1] 0.3000 < 0.2000 is false"; for a prefix
+// operator, "at [2] not 1 is false".
 static void comparison_false(const Plan *plan, const Trace *tr, const PlanNode *n, size_t flat, StrBuf *sb) {
     const Tensor *out = tr->tensors[n - plan->nodes];
+    if (n->op->syntax == OP_PREFIX) {
+        const Tensor *x = tr->tensors[n->args[0]];
+        size_t idx[TENSOR_MAX_RANK], ix[TENSOR_MAX_RANK];
+        shape_unflatten(&out->shape, flat, idx);
+        shape_broadcast_index(&x->shape, &out->shape, idx, ix);
+        char bx[64];
+        if (x->is_count)
+            format_whole(x->data[shape_flatten(&x->shape, ix)], tr->digits, bx, sizeof(bx));
+        else
+            format_number(x->data[shape_flatten(&x->shape, ix)], tr->digits, bx, sizeof(bx));
+        put_at(sb, idx, out->shape.rank);
+        strbuf_printf(sb, "%s%s%s is false", n->op->symbol, op_prefix_gap(n->op), bx);
+        return;
+    }
     const Tensor *a = tr->tensors[n->args[0]], *b = tr->tensors[n->args[1]];
     size_t idx[TENSOR_MAX_RANK], ia[TENSOR_MAX_RANK], ib[TENSOR_MAX_RANK];
     shape_unflatten(&out->shape, flat, idx);

@@ -131,6 +131,30 @@ void kernel_transpose(Tensor *out, const Tensor *a) {
 
 // ---------------------------------------------------------------- elementwise
 
+// a // b, with a % b in *mod, as numpy's npy_divmod (from CPython's float divmod): fmod(a, b)
+// is exact, and a - fmod(a, b) a whole multiple of b up to the rounding of the division, which
+// the last step snaps to the nearest whole number.
+static double floor_divmod(double a, double b, double *mod) {
+    *mod = fmod(a, b);
+    if (b == 0)  // fmod gave nan; the quotient is inf, -inf or nan as IEEE says
+        return a / b;
+    double div = (a - *mod) / b;
+    if (*mod != 0) {
+        if ((b < 0) != (*mod < 0)) {  // the remainder takes b's sign, as in Python
+            *mod += b;
+            div -= 1.0;
+        }
+    } else {
+        *mod = copysign(0.0, b);
+    }
+    if (div == 0)
+        return copysign(0.0, a / b);
+    double floordiv = floor(div);
+    if (div - floordiv > 0.5)
+        floordiv += 1.0;
+    return floordiv;
+}
+
 double kernel_binary_apply(KernelBinary op, double a, double b) {
     switch (op) {
     case KERNEL_ADD:
@@ -143,6 +167,15 @@ double kernel_binary_apply(KernelBinary op, double a, double b) {
         return a / b;
     case KERNEL_POW:
         return pow(a, b);
+    case KERNEL_FLOOR_DIV: {
+        double mod;
+        return floor_divmod(a, b, &mod);
+    }
+    case KERNEL_MOD: {
+        double mod;
+        floor_divmod(a, b, &mod);
+        return mod;
+    }
     case KERNEL_EQ:
         return a == b;
     case KERNEL_NE:
@@ -159,6 +192,10 @@ double kernel_binary_apply(KernelBinary op, double a, double b) {
         return a > b || isnan(a) ? a : b;
     case KERNEL_MINIMUM:
         return a < b || isnan(a) ? a : b;
+    case KERNEL_AND:
+        return a != 0 && b != 0;
+    case KERNEL_OR:
+        return a != 0 || b != 0;
     }
     ASSERT(!"unknown KernelBinary");
     return NAN;
@@ -202,6 +239,8 @@ static void binary_line(double *restrict out, const double *a, size_t sa, const 
         for (size_t j = 0; j < len; j++)
             out[j] = pow(a[j * sa], b[j * sb]);
         return;
+    case KERNEL_FLOOR_DIV:
+    case KERNEL_MOD:
     case KERNEL_EQ:
     case KERNEL_NE:
     case KERNEL_LT:
@@ -210,7 +249,10 @@ static void binary_line(double *restrict out, const double *a, size_t sa, const 
     case KERNEL_GE:
     case KERNEL_MAXIMUM:
     case KERNEL_MINIMUM:
-        // Comparisons are for claims and small checks, not hot loops: the one generic path.
+    case KERNEL_AND:
+    case KERNEL_OR:
+        // Comparisons and // and % are for claims, counts and small checks, not hot loops: the
+        // one generic path.
         for (size_t j = 0; j < len; j++)
             out[j] = kernel_binary_apply(op, a[j * sa], b[j * sb]);
         return;
@@ -390,6 +432,8 @@ double kernel_unary_apply(KernelUnary op, double x) {
         return ceil(x);
     case KERNEL_ROUND:
         return nearbyint(x);  // the default rounding mode: to nearest, ties to even
+    case KERNEL_LOGICAL_NOT:
+        return x == 0;
     }
     ASSERT(!"unknown KernelUnary");
     return NAN;
@@ -437,6 +481,7 @@ double kernel_unary_derivative(KernelUnary op, double x) {
     case KERNEL_FLOOR:
     case KERNEL_CEIL:
     case KERNEL_ROUND:
+    case KERNEL_LOGICAL_NOT:
         break;  // flat, then a jump: their entries leave .grad NULL, and grad() refuses them
     }
     ASSERT(!"unknown KernelUnary");

@@ -52,6 +52,11 @@ typedef enum KernelBinary {
     KERNEL_MUL,
     KERNEL_DIV,  // x / 0 is inf, -inf or nan as IEEE says: values, not errors
     KERNEL_POW,  // pow(a, b)
+    // numpy's floor_divide and remainder (Python's // and %): a // b is floor(a / b) and a % b
+    // is a - (a // b) * b with b's sign, each worked out from fmod(a, b) as npy_divmod does, so
+    // that their values are numpy's to the bit; by 0, a // 0 is a / 0 and a % 0 is nan.
+    KERNEL_FLOOR_DIV,
+    KERNEL_MOD,
     // Comparisons give 1 (true) or 0 (false), as numpy's do; nan compares false except with !=.
     KERNEL_EQ,
     KERNEL_NE,
@@ -63,6 +68,9 @@ typedef enum KernelBinary {
     // two equal numbers the second (maximum(-0.0, 0.0) is 0.0, as in numpy).
     KERNEL_MAXIMUM,
     KERNEL_MINIMUM,
+    // numpy's logical_and and logical_or: 1 or 0, any value but 0 true (nan too).
+    KERNEL_AND,
+    KERNEL_OR,
 } KernelBinary;
 
 // out = a op b, numpy broadcasting (out has the broadcast shape).
@@ -102,12 +110,14 @@ typedef enum KernelUnary {
     KERNEL_FLOOR,
     KERNEL_CEIL,
     KERNEL_ROUND,
+    KERNEL_LOGICAL_NOT,  // numpy's logical_not: 1 where x is 0, else 0 (nan is true, so not nan is 0)
 } KernelUnary;
 
 void kernel_unary(Tensor *out, const Tensor *a, KernelUnary op);
 double kernel_unary_apply(KernelUnary op, double x);
 // op'(x), for kernel_grad_unary (kernel_grad.h): abs'(0) = relu'(0) = 0, as PyTorch takes them.
-// floor, ceil and round have none: their entries have no .grad, and asking is a programming error.
+// floor, ceil, round and logical_not have none: their entries have no .grad, and asking is a
+// programming error.
 double kernel_unary_derivative(KernelUnary op, double x);
 
 // ---------------------------------------------------------------- rows

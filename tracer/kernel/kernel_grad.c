@@ -54,6 +54,8 @@ static double binary_partial(KernelBinary op, size_t input, double g, double a, 
             return b == 0 ? 0.0 : g * b * pow(a, b - 1.0);
         // a^b log(a): 0^b is 0 for b > 0 and 1 for b = 0, flat in b there as PyTorch takes it
         return a == 0 && b >= 0 ? 0.0 : g * pow(a, b) * log(a);
+    case KERNEL_MOD:  // a % b = a - (a // b) * b, the quotient flat between its jumps (as PyTorch)
+        return input == 0 ? g : -g * kernel_binary_apply(KERNEL_FLOOR_DIV, a, b);
     case KERNEL_EQ:
     case KERNEL_NE:
     case KERNEL_LT:
@@ -69,7 +71,10 @@ static double binary_partial(KernelBinary op, size_t input, double g, double a, 
         return taken || isnan(mine) ? g : 0.0;
     }
     case KERNEL_GE:
-        break;  // comparisons leave .grad NULL in their entries: grad() refuses to pass through them
+    case KERNEL_FLOOR_DIV:
+    case KERNEL_AND:
+    case KERNEL_OR:
+        break;  // comparisons, // and the logical operators leave .grad NULL in their entries: grad() refuses to pass through them
     }
     ASSERT(!"no derivative for this KernelBinary");
     return NAN;

@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "safetext.h"
 
 typedef enum TokenKind {
     TOK_END,
     TOK_NUMBER,
     TOK_NAME,
-    TOK_PUNCT,  // one of + - * / @ ( ) [ ] , : = . < > and "**" "==" "!=" "<=" ">="
+    TOK_PUNCT,  // one of + - * / % @ ( ) [ ] , : = . < > and "**" "//" "==" "!=" "<=" ">="
 } TokenKind;
 
 typedef struct Token {
@@ -63,6 +64,8 @@ const char *expr_op_text(char op) {
     case '-': return "-";
     case '*': return "*";
     case '/': return "/";
+    case OP_TOKEN_FLOOR_DIV: return "//";
+    case '%': return "%";
     case '@': return "@";
     case '^': return "**";
     case OP_TOKEN_EQ: return "==";
@@ -71,6 +74,9 @@ const char *expr_op_text(char op) {
     case OP_TOKEN_LE: return "<=";
     case '>': return ">";
     case OP_TOKEN_GE: return ">=";
+    case OP_TOKEN_NOT: return "not";
+    case OP_TOKEN_AND: return "and";
+    case OP_TOKEN_OR: return "or";
     default: return "?";
     }
 }
@@ -148,6 +154,11 @@ static bool scan(Parser *p) {
             i++;
         t->kind = TOK_NAME;
         t->len = i - p->at;
+        const OpDef *word = ops_word(s + p->at, t->len);  // and, or, not: operators
+        if (word) {
+            t->kind = TOK_PUNCT;
+            t->punct = word->token;
+        }
         p->at = i;
         return true;
     }
@@ -158,9 +169,12 @@ static bool scan(Parser *p) {
         p->at += 2;
         return true;
     }
-    // Two-character comparisons first, so that "==" is not read as a keyword's '='.
-    static const struct { char text[3], punct; } pairs[] = {
-        {"==", OP_TOKEN_EQ}, {"!=", OP_TOKEN_NE}, {"<=", OP_TOKEN_LE}, {">=", OP_TOKEN_GE}};
+    // Two-character operators first, so that "==" is not read as a keyword's '=' nor "//" as two '/'.
+    static const struct { char text[3], punct; } pairs[] = {{"==", OP_TOKEN_EQ},
+                                                           {"!=", OP_TOKEN_NE},
+                                                           {"<=", OP_TOKEN_LE},
+                                                           {">=", OP_TOKEN_GE},
+                                                           {"//", OP_TOKEN_FLOOR_DIV}};
     for (size_t k = 0; k < ARRAY_LEN(pairs); k++)
         if (c == pairs[k].text[0] && s[p->at + 1] == pairs[k].text[1]) {
             t->kind = TOK_PUNCT;
@@ -171,7 +185,7 @@ static bool scan(Parser *p) {
         }
     if (c == '!')
         return fail(p, p->at, 1, "write 'not equal' as a != b", "'!' is not an operator here");
-    if (strchr("+-*/@()[],:=.<>", c)) {
+    if (strchr("+-*/%@()[],:=.<>", c)) {
         t->kind = TOK_PUNCT;
         t->punct = c;
         t->len = 1;
@@ -192,12 +206,12 @@ static bool scan(Parser *p) {
                     "the invisible character U+%04X (%s) cannot appear in an expression", (unsigned)code,
                     safetext_invisible_name(code));
     if ((unsigned char)c >= 0x80)
-        return fail(p, p->at, 1, "expressions use ASCII: names, numbers and + - * / @ ** == < > ( ) [ ] , : .",
+        return fail(p, p->at, 1, "expressions use ASCII: names, numbers and + - * / // % @ ** == < > ( ) [ ] , : .",
                     "this character cannot appear in an expression");
     if (c == '\'' || c == '"')
         return fail(p, p->at, 1, "an expression has no text in quotes: write names and numbers plainly",
                     "a quote (%c) cannot appear inside an expression", c);
-    return fail(p, p->at, 1, "expressions use names, numbers and + - * / @ ** == < > ( ) [ ] , : .",
+    return fail(p, p->at, 1, "expressions use names, numbers and + - * / // % @ ** == < > ( ) [ ] , : .",
                 "'%c' cannot appear in an expression", c);
 }
 
@@ -326,7 +340,7 @@ static bool after_operator(const Parser *p) {
     size_t i = p->tok.pos;
     while (i > 0 && p->text[i - 1] == ' ')
         i--;
-    return i > 0 && strchr("+-*/@", p->text[i - 1]);
+    return i > 0 && strchr("+-*/%@", p->text[i - 1]);
 }
 
 static Expr *parse_atom(Parser *p) {
@@ -409,8 +423,12 @@ static Expr *parse_atom(Parser *p) {
         hint = "the expression stops where a value should follow";
     else if (is_punct(p, ')') || is_punct(p, ']'))
         hint = "a value is missing before this bracket";
-    else if (p->tok.kind == TOK_PUNCT && strchr("*/@+", p->text[p->tok.pos]) && after_operator(p))
+    else if (p->tok.kind == TOK_PUNCT && strchr("*/%@+", p->text[p->tok.pos]) && after_operator(p))
         hint = "two operators in a row: a value must stand between them, as in a + b * c";
+    else if (is_punct(p, OP_TOKEN_NOT))
+        hint = "'not' binds looser than arithmetic and comparisons: put it in brackets, as in a + (not b)";
+    else if (is_punct(p, OP_TOKEN_AND) || is_punct(p, OP_TOKEN_OR))
+        hint = "'and' and 'or' join two truth values, as in a > 0 and b < 1";
     fail(p, p->tok.pos, p->tok.len, hint, "expected a value (a name, a number, '(' or '['), found %s",
          token_text(p, buf, sizeof(buf)));
     return NULL;
@@ -618,6 +636,25 @@ static Expr *make_binary(Parser *p, char op, size_t op_pos, size_t op_len, Expr 
     return grow(p, e) ? e : NULL;
 }
 
+// op operand: -x, not x.
+static Expr *make_prefix(Parser *p, char op, size_t op_pos, size_t op_len, Expr *operand) {
+    Expr *e = new_expr(p, EXPR_PREFIX, op_pos);
+    if (!e)
+        return NULL;
+    e->op = op;
+    e->op_pos = op_pos;
+    e->op_len = op_len;
+    e->end = operand->end;
+    e->args = arena_array(p->arena, 1, sizeof(Expr *));
+    if (!e->args) {
+        out_of_memory(p);
+        return NULL;
+    }
+    e->args[0] = operand;
+    e->n_args = 1;
+    return grow(p, e) ? e : NULL;
+}
+
 static Expr *parse_power(Parser *p) {
     Expr *base = parse_postfix(p);
     if (!base || !is_punct(p, '^'))
@@ -655,33 +692,21 @@ static Expr *parse_unary(Parser *p) {
         operand->op_len = operand->end - start;
         return operand;
     }
-    Expr *e = new_expr(p, EXPR_NEG, start);
-    if (!e)
-        return NULL;
-    e->op_pos = start;
-    e->op_len = 1;
-    e->end = operand->end;
-    e->args = arena_array(p->arena, 1, sizeof(Expr *));
-    if (!e->args) {
-        out_of_memory(p);
-        return NULL;
-    }
-    e->args[0] = operand;
-    e->n_args = 1;
-    return grow(p, e) ? e : NULL;
+    return make_prefix(p, '-', start, 1, operand);
 }
 
 static Expr *parse_product(Parser *p) {
     Expr *lhs = parse_unary(p);
-    while (lhs && (is_punct(p, '*') || is_punct(p, '/') || is_punct(p, '@'))) {
+    while (lhs && (is_punct(p, '*') || is_punct(p, '/') || is_punct(p, '@') || is_punct(p, OP_TOKEN_FLOOR_DIV) ||
+                   is_punct(p, '%'))) {
         char op = p->tok.punct;
-        size_t op_pos = p->tok.pos;
+        size_t op_pos = p->tok.pos, op_len = p->tok.len;
         if (!scan(p))
             return NULL;
         Expr *rhs = parse_unary(p);
         if (!rhs)
             return NULL;
-        lhs = make_binary(p, op, op_pos, 1, lhs, rhs);
+        lhs = make_binary(p, op, op_pos, op_len, lhs, rhs);
     }
     return lhs;
 }
@@ -710,7 +735,7 @@ static bool is_comparison(const Parser *p) {
 
 // One comparison at most: Python would read a < b < c as a < b and b < c, numpy code rarely
 // means it, and a learner is better served by writing the two claims apart.
-static Expr *parse_expr(Parser *p) {
+static Expr *parse_compare(Parser *p) {
     Expr *lhs = parse_sum(p);
     if (!lhs || !is_comparison(p))
         return lhs;
@@ -727,6 +752,39 @@ static Expr *parse_expr(Parser *p) {
         return NULL;
     }
     return make_binary(p, op, op_pos, op_len, lhs, rhs);
+}
+
+// not binds looser than a comparison (not a < b is not (a < b)), as in Python.
+static Expr *parse_not(Parser *p) {
+    if (!is_punct(p, OP_TOKEN_NOT))
+        return parse_compare(p);
+    size_t start = p->tok.pos, len = p->tok.len;
+    if (!enter(p) || !scan(p))
+        return NULL;
+    Expr *operand = parse_not(p);
+    if (!operand)
+        return NULL;
+    p->depth--;
+    return make_prefix(p, OP_TOKEN_NOT, start, len, operand);
+}
+
+// a and b, then a or b, each looser than the one before, left to right, as in Python.
+static Expr *parse_logical(Parser *p, char token) {
+    Expr *lhs = token == OP_TOKEN_OR ? parse_logical(p, OP_TOKEN_AND) : parse_not(p);
+    while (lhs && is_punct(p, token)) {
+        size_t op_pos = p->tok.pos, op_len = p->tok.len;
+        if (!scan(p))
+            return NULL;
+        Expr *rhs = token == OP_TOKEN_OR ? parse_logical(p, OP_TOKEN_AND) : parse_not(p);
+        if (!rhs)
+            return NULL;
+        lhs = make_binary(p, token, op_pos, op_len, lhs, rhs);
+    }
+    return lhs;
+}
+
+static Expr *parse_expr(Parser *p) {
+    return parse_logical(p, OP_TOKEN_OR);
 }
 
 Expr *expr_parse(Arena *arena, const char *text, ExprError *err) {
@@ -752,6 +810,8 @@ Expr *expr_parse(Arena *arena, const char *text, ExprError *err) {
             hint = "a step is written `name: expression`, without '='";
         else if (is_punct(&p, ','))
             hint = "a step computes one result; to put tensors together, write concat(a, b)";
+        else if (is_punct(&p, OP_TOKEN_NOT))
+            hint = "'not' goes before a truth value, as in not (a > b); 'not equal' is written a != b";
         fail(&p, p.tok.pos, p.tok.len, hint, "unexpected %s after a complete expression",
              token_text(&p, buf, sizeof(buf)));
         return NULL;

@@ -6,9 +6,12 @@
 //     if (!e) printf("column %zu: %s\n", err.pos + 1, err.message);
 //
 // Grammar, with Python's and numpy's precedence (low to high):
-//     expr    := sum (('==' | '!=' | '<' | '<=' | '>' | '>=') sum)?
+//     expr    := and ('or' and)*
+//     and     := not ('and' not)*
+//     not     := 'not' not | compare
+//     compare := sum (('==' | '!=' | '<' | '<=' | '>' | '>=') sum)?
 //     sum     := product (('+' | '-') product)*
-//     product := unary (('*' | '/' | '@') unary)*
+//     product := unary (('*' | '/' | '//' | '%' | '@') unary)*
 //     unary   := '-' unary | power
 //     power   := postfix ('**' unary)?
 //     postfix := atom ('.T' | '[' index ']' | '(' args ')')*
@@ -34,7 +37,7 @@ typedef enum ExprKind {
     EXPR_NUMBER,     // number
     EXPR_NAME,       // name
     EXPR_LIST,       // [a, b, c]: args
-    EXPR_NEG,        // -args[0]
+    EXPR_PREFIX,     // op args[0]: '-' (-x) or OP_TOKEN_NOT (not x)
     EXPR_BINARY,     // args[0] op args[1]
     EXPR_TRANSPOSE,  // args[0].T
     EXPR_INDEX,      // args[0][args[1], ...]: each index item an expression or EXPR_SLICE
@@ -50,7 +53,8 @@ struct Expr {
     size_t op_pos, op_len;  // the operator or name token, for carets
     double number;
     const char *name;  // NAME, CALL
-    char op;           // BINARY: + - * / @ < >, '^' for **, OP_TOKEN_EQ (==), ... (op.h)
+    char op;  // BINARY: + - * / % @ < >, '^' for **, OP_TOKEN_EQ (==), OP_TOKEN_FLOOR_DIV (//), OP_TOKEN_AND,
+              // ... (op.h); PREFIX: '-' or OP_TOKEN_NOT
     Expr **args;
     const char **arg_names;  // CALL: NULL entries for positional arguments
     size_t *arg_name_pos;    // CALL: where each keyword argument's name starts
@@ -69,7 +73,7 @@ Expr *expr_parse(Arena *arena, const char *text, ExprError *err);
 // Every name in e (not a function's, not a keyword's) that is from[i] made to[i]: a block's
 // step read in one application (layer1.q for q). Positions in the text are kept.
 void expr_rename(Expr *e, const char *const *from, const char *const *to, size_t n);
-// "+" for '+', "**" for '^', "==" for OP_TOKEN_EQ.
+// "+" for '+', "**" for '^', "==" for OP_TOKEN_EQ, "and" for OP_TOKEN_AND.
 const char *expr_op_text(char op);
 
 // ---------------------------------------------------------------- narration

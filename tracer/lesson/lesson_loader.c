@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ops.h"
 #include "safetext.h"
 
 static const char *const NAME_HINT =
@@ -61,7 +62,7 @@ bool lesson_is_quoted(const Node *node) {
 }
 
 bool lesson_is_identifier(const char *s) {
-    if (!(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')))
+    if (!(s[0] == '_' || (s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z')) || ops_word(s, strlen(s)))
         return false;
     for (const char *p = s + 1; *p; p++)
         if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
@@ -141,6 +142,11 @@ bool lesson_invisible_in_name(Loader *L, const Node *key, const char *what) {
 }
 
 bool lesson_check_name(Loader *L, const Node *key) {
+    if (ops_word(key->text, strlen(key->text)))
+        return lesson_fail(L, key, "choose another name, as in both, either or is_masked",
+                           "'%s' is a word of expressions (a and b, a or b, not a), so it cannot name a given "
+                           "or a step",
+                           key->text);
     if (!lesson_is_identifier(key->text))
         return !lesson_invisible_in_name(L, key, "this name") &&
                lesson_fail(L, key, NAME_HINT, "'%s' is not a valid name", key->text);

@@ -75,7 +75,8 @@ bool lesson_check_name(Loader *L, const Node *key);
 // When key holds an invisible character (U+200B, U+00AD, U+FEFF ...), says so at key, calling
 // it `what` ("this name"), and returns true; else false.
 bool lesson_invisible_in_name(Loader *L, const Node *key, const char *what);
-// Whether s is a valid name: a letter or _, then letters, digits and _.
+// Whether s is a valid name: a letter or _, then letters, digits and _, and not a word of
+// expressions (and, or, not).
 bool lesson_is_identifier(const char *s);
 // Define a name made by the loader (layer1.q); a name taken already is an error at `at`.
 bool lesson_define_name(Loader *L, const char *name, const Node *key, const Node *at);

@@ -3,6 +3,7 @@
 // shown work.
 #include "op.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -105,6 +106,11 @@ void op_work_line(OpExplain *e, StrBuf *sb) {
     else
         add_work_line(e, strbuf_str(sb));
     strbuf_finish(sb);
+}
+
+const char *op_prefix_gap(const OpDef *op) {
+    size_t n = strlen(op->symbol);
+    return n && isalpha((unsigned char)op->symbol[n - 1]) ? " " : "";
 }
 
 void op_work_num(StrBuf *sb, const OpExplain *e, const Tensor *t, double v) {

@@ -240,12 +240,17 @@ typedef enum OpSyntax {
     OP_LIST,         // [a, b]:     "[[3], [3]] stacked -> [2, 3]"
 } OpSyntax;
 
-// OpDef.token of the comparisons written with two characters, as the expression parser gives
-// them in Expr.op ('<' and '>' stand for themselves, '^' for **).
+// OpDef.token of the operators written with two characters, as the expression parser gives
+// them in Expr.op ('<', '>' and '%' stand for themselves, '^' for **).
 #define OP_TOKEN_EQ 'E'  // ==
 #define OP_TOKEN_NE 'N'  // !=
 #define OP_TOKEN_LE 'L'  // <=
 #define OP_TOKEN_GE 'G'  // >=
+#define OP_TOKEN_FLOOR_DIV 'D'  // //
+// and the words of truth values, which the parser reads where a name could stand
+#define OP_TOKEN_NOT '!'  // not
+#define OP_TOKEN_AND '&'  // and
+#define OP_TOKEN_OR '|'   // or
 
 // When a result holds only whole numbers, printed without decimals (and exact as a count).
 typedef enum OpIntegers {
@@ -261,7 +266,7 @@ typedef enum OpIntegers {
 // may end in the operation, and what a claim that ends in it says where it is false.
 typedef enum OpTruth {
     TRUTH_NONE,      // not a truth value (the default)
-    TRUTH_COMPARES,  // a comparison, element by element: "at [0, 1] 0.3000 < 0.2000 is false"
+    TRUTH_COMPARES,  // a comparison (or and, or, not), element by element: "at [0, 1] 0.3000 < 0.2000 is false"
     TRUTH_CLOSE,     // allclose: where the two are furthest apart, and the largest difference
     TRUTH_ALL,       // all: the first false value it reads, and how many more there are
     TRUTH_ANY,       // any: none of the values it reads is true
@@ -305,8 +310,8 @@ struct OpDef {
     // Writes the work for e->index with op_work: one element, or (row_form) the whole row.
     void (*explain)(OpExplain *e);
     bool row_form;       // explain writes a whole row at once; otherwise each element alone
-    // The value of the operator on two numbers known before running (d_k / 2 as an axis);
-    // NULL when it is not a number's operation.
+    // The value of the operator on two numbers known before running (d_k / 2 as an axis; a
+    // prefix operator's on its one number, b 0); NULL when it is not a number's operation.
     double (*fold)(const OpDef *op, double a, double b);
     // Multiply-adds for inputs of these shapes and a result of shape out; NULL: none worth
     // counting. False when the count overflows.
@@ -350,6 +355,10 @@ typedef struct OpFamily {
 extern const OpFamily op_family_elementwise, op_family_matmul, op_family_reduce, op_family_norm,
     op_family_softmax, op_family_index, op_family_heads, op_family_positions, op_family_loss, op_family_axis,
     op_family_fill, op_family_sort, op_family_sample, op_family_list, op_family_linalg;
+
+// What stands between a prefix operator and its operand: nothing after a sign (-x), a space
+// after a word (not x).
+const char *op_prefix_gap(const OpDef *op);
 
 // Multiply-adds of op for these shapes (0 when op has no .cost); false on overflow.
 bool op_multiply_adds(const OpDef *op, const Shape *const *in, const Shape *out, size_t *work);

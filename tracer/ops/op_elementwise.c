@@ -1,5 +1,5 @@
-// op_elementwise: elementwise operations: + - * / ** and the comparisons == != < <= > >= with
-// numpy broadcasting, allclose, the functions of two or three tensors broadcast together
+// op_elementwise: elementwise operations: + - * / // % ** and the comparisons == != < <= > >= with
+// numpy broadcasting, and, or and not on truth values, allclose, the functions of two or three tensors broadcast together
 // (maximum, minimum, where, clip), negation and the functions applied to each value alone (exp,
 // log, sqrt, ..., gelu), and copy.
 #include <math.h>
@@ -75,6 +75,63 @@ static void explain_binary(OpExplain *e) {
     op_work_result(&sb, e);
     if (e->op->truth)
         strbuf_puts(&sb, e->out->data[e->flat] != 0 ? " (true)" : " (false)");
+    op_work_line(e, &sb);
+}
+
+// A number of shown work in brackets when it is negative: 7.5 - (-4) × (-2); whole: a
+// quotient a // b, written without decimals.
+static void work_operand(StrBuf *sb, const OpExplain *e, const Tensor *t, double v, bool whole) {
+    bool bracket = v < 0;
+    strbuf_puts(sb, bracket ? "(" : "");
+    if (whole) {
+        char buf[FORMAT_NUMBER_CAP];
+        format_whole(v, e->digits, buf, sizeof(buf));
+        strbuf_puts(sb, buf);
+    } else {
+        op_work_num(sb, e, t, v);
+    }
+    strbuf_puts(sb, bracket ? ")" : "");
+}
+
+// q[0] = a[0] // b[0] = 7.5 // -2 = (7.5 - (-0.5)) / (-2) = -4, through the remainder a % b;
+// r[0] = a[0] % b[0] = 7.5 % -2 = 7.5 - (-4) × (-2) = -0.5, through the quotient a // b. An inf
+// or a nan among the numbers (a division by 0) leaves only the operation and its value.
+static void explain_divmod(OpExplain *e) {
+    const Tensor *a = e->in[0], *b = e->in[1];
+    size_t ia[TENSOR_MAX_RANK], ib[TENSOR_MAX_RANK];
+    op_broadcast_index(a, e->out, e->index, ia);
+    op_broadcast_index(b, e->out, e->index, ib);
+    double x = a->data[shape_flatten(&a->shape, ia)], y = b->data[shape_flatten(&b->shape, ib)];
+    bool remainder = e->op->variant == KERNEL_MOD;
+    double other = kernel_binary_apply(remainder ? KERNEL_FLOOR_DIV : KERNEL_MOD, x, y);
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    op_work_ref(&sb, e->in_names[0], ia, a->shape.rank);
+    strbuf_puts(&sb, e->op->work_symbol);
+    op_work_ref(&sb, e->in_names[1], ib, b->shape.rank);
+    strbuf_puts(&sb, " = ");
+    op_work_num(&sb, e, a, x);
+    strbuf_puts(&sb, e->op->work_symbol);
+    op_work_num(&sb, e, b, y);
+    if (isfinite(x) && isfinite(y) && isfinite(other) && isfinite(e->out->data[e->flat])) {
+        strbuf_puts(&sb, " = ");
+        if (remainder) {  // a - (a // b) × b
+            op_work_num(&sb, e, a, x);
+            strbuf_puts(&sb, " - ");
+            work_operand(&sb, e, NULL, other, true);
+            strbuf_puts(&sb, " × ");
+            work_operand(&sb, e, b, y, false);
+        } else {  // (a - a % b) / b
+            strbuf_puts(&sb, "(");
+            op_work_num(&sb, e, a, x);
+            strbuf_puts(&sb, " - ");
+            work_operand(&sb, e, NULL, other, false);
+            strbuf_puts(&sb, ") / ");
+            work_operand(&sb, e, b, y, false);
+        }
+    }
+    op_work_result(&sb, e);
     op_work_line(e, &sb);
 }
 
@@ -231,6 +288,12 @@ static void explain_allclose(OpExplain *e) {
     op_work_line(e, &sb);
 }
 
+// A prefix operator's value on a number known before running (-n, not flag).
+static double fold_unary(const OpDef *op, double a, double b) {
+    (void)b;
+    return kernel_unary_apply((KernelUnary)op->variant, a);
+}
+
 static bool compute_unary(OpRun *r) {
     kernel_unary(r->out, r->in[0], (KernelUnary)r->op->variant);
     return true;
@@ -265,6 +328,21 @@ static void explain_negate(OpExplain *e) {
     if (bracket)
         strbuf_putc(&sb, ')');
     op_work_result(&sb, e);
+    op_work_line(e, &sb);
+}
+
+// y[0] = not x[0] = not 0.5000 = 0 (false)
+static void explain_not(OpExplain *e) {
+    const Tensor *x = e->in[0];
+    StrBuf sb;
+    strbuf_init(&sb);
+    op_work_lhs(&sb, e);
+    strbuf_printf(&sb, "%s ", e->op->symbol);
+    op_work_ref(&sb, e->in_names[0], e->index, x->shape.rank);
+    strbuf_printf(&sb, " = %s ", e->op->symbol);
+    op_work_num(&sb, e, x, x->data[e->flat]);
+    op_work_result(&sb, e);
+    strbuf_puts(&sb, e->out->data[e->flat] != 0 ? " (true)" : " (false)");
     op_work_line(e, &sb);
 }
 
@@ -354,12 +432,40 @@ static const OpDef ops[] = {
      .binds_before_minus = true,
      .domain = {.zero_gives_inf = " divides by zero (a negative power of 0): IEEE arithmetic gives inf",
                 .negative_gives_nan = " has no value: a negative number has no real power with a fraction"}},
+    // a // b is a whole number, flat between the jumps at multiples of b: no derivative, as floor
+    // (and PyTorch's floor_divide) has none.
+    {.name = "floor_divide", .syntax = OP_INFIX, .token = OP_TOKEN_FLOOR_DIV, .symbol = "//", .work_symbol = " // ",
+     .about = "elementwise floor division: the whole number of times b fits in a, rounded down, as numpy's "
+              "floor_divide (numpy broadcasting)",
+     .variant = KERNEL_FLOOR_DIV, .params = {OP_X, OP_X}, .infer = infer_binary, .compute = compute_binary,
+     .explain = explain_divmod, .fold = fold_binary, .integers = INTEGERS_ROUNDED, .elementwise = true,
+     .no_derivative = "a // b is a whole number, flat between its jumps: no gradient flows through it (PyTorch's "
+                      "floor_divide has none either); compute the loss without it",
+     .domain = {.zero_operand = 1,
+                .zero_gives_inf = " is a division by zero: IEEE arithmetic gives inf with the sign of the quotient"}},
+    {.name = "remainder", .syntax = OP_INFIX, .token = '%', .symbol = "%", .work_symbol = " % ",
+     .about = "elementwise remainder a - (a // b) × b, with the sign of b, as numpy's remainder (numpy "
+              "broadcasting)",
+     .variant = KERNEL_MOD, .params = {OP_X, OP_X}, .infer = infer_binary, .compute = compute_binary,
+     .explain = explain_divmod, .fold = fold_binary, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
+     .grad = grad_binary, .grad_formula = {"%g", "-%g * (%0 // %1)"}},
     COMPARE("equal", OP_TOKEN_EQ, "==", "elementwise a == b", KERNEL_EQ),
     COMPARE("not_equal", OP_TOKEN_NE, "!=", "elementwise a != b", KERNEL_NE),
     COMPARE("less", '<', "<", "elementwise a < b", KERNEL_LT),
     COMPARE("less_equal", OP_TOKEN_LE, "<=", "elementwise a <= b", KERNEL_LE),
     COMPARE("greater", '>', ">", "elementwise a > b", KERNEL_GT),
     COMPARE("greater_equal", OP_TOKEN_GE, ">=", "elementwise a >= b", KERNEL_GE),
+    // Truth values as Python's and numpy's: and, or and not give 1 or 0 (numpy's logical_and,
+    // logical_or, logical_not), and take any number but 0 as true.
+    COMPARE("logical_and", OP_TOKEN_AND, "and", "elementwise a and b, numpy's logical_and (any value but 0 is true, nan too)",
+            KERNEL_AND),
+    COMPARE("logical_or", OP_TOKEN_OR, "or", "elementwise a or b, numpy's logical_or (any value but 0 is true, nan too)",
+            KERNEL_OR),
+    {.name = "logical_not", .syntax = OP_PREFIX, .token = OP_TOKEN_NOT, .symbol = "not",
+     .about = "elementwise not x, numpy's logical_not: 1 where x is 0, else 0 (nan is true, so not nan is 0)",
+     .variant = KERNEL_LOGICAL_NOT, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
+     .explain = explain_not, .notes = note_truth_count, .fold = fold_unary, .integers = INTEGERS_ALWAYS,
+     .elementwise = true, .truth = TRUTH_COMPARES},
     {.name = "allclose",
      .about = "1 when |a - b| <= atol + rtol × |b| everywhere (numpy broadcasting; nan is never close), else 0",
      .params = {OP_X, OP_X, OP_NUMBER("rtol", 1e-05), OP_NUMBER("atol", 1e-08)}, .infer = infer_allclose,
@@ -379,7 +485,7 @@ static const OpDef ops[] = {
      .grad_formula = {"%g * (%1 <= %0 <= %2)", "%g * (%0 < %1 < %2)", "%g * ((%0 > %2) or (%2 < %1))"}},
     {.name = "negate", .syntax = OP_PREFIX, .token = '-', .symbol = "-", .about = "elementwise negation",
      .variant = KERNEL_NEG, .params = {OP_X}, .infer = op_infer_same, .compute = compute_unary,
-     .explain = explain_negate, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
+     .explain = explain_negate, .fold = fold_unary, .integers = INTEGERS_IF_INPUTS, .elementwise = true,
      .grad = grad_unary, .grad_formula = {"-%g"}},
     {UNARY_FIELDS("exp", "elementwise e^x", KERNEL_EXP, INTEGERS_NEVER, "%g * %y"),
      .domain = {.overflow_hint = " (softmax() subtracts the row's largest value first, so its exps never pass 1)"}},

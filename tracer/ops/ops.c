@@ -2,6 +2,7 @@
 // who misspells a function is offered the names).
 #include "ops.h"
 
+#include <ctype.h>
 #include <string.h>
 
 static const OpFamily *const families[] = {
@@ -26,6 +27,17 @@ const OpDef *ops_operator(OpSyntax syntax, char token) {
         for (size_t i = 0; i < families[f]->n; i++) {
             const OpDef *op = &families[f]->ops[i];
             if (op->syntax == syntax && syntax != OP_FUNCTION && op->token == token)
+                return op;
+        }
+    return NULL;
+}
+
+const OpDef *ops_word(const char *word, size_t len) {
+    for (size_t f = 0; f < ARRAY_LEN(families); f++)
+        for (size_t i = 0; i < families[f]->n; i++) {
+            const OpDef *op = &families[f]->ops[i];
+            if (op->syntax != OP_FUNCTION && op->symbol && isalpha((unsigned char)op->symbol[0]) &&
+                strlen(op->symbol) == len && memcmp(op->symbol, word, len) == 0)
                 return op;
         }
     return NULL;

@@ -14,6 +14,9 @@ const OpDef *ops_find_function(const char *name);
 // The operator written with `token` in this syntax (OP_INFIX '+', OP_PREFIX '-', OP_POSTFIX
 // 'T', OP_INDEXING '['), or NULL.
 const OpDef *ops_operator(OpSyntax syntax, char token);
+// The operator written as the word of these len bytes (and, or, not), or NULL. Such a word is
+// the expression language's: the parser reads it as the operator, and no lesson's name is it.
+const OpDef *ops_word(const char *word, size_t len);
 // Every entry, functions and operators: entry i for i < ops_count(), NULL past the last (for
 // the tests that check that each operation has its cases and documents).
 size_t ops_count(void);
