@@ -115,11 +115,40 @@ static void test_a_block_inside_itself_stops(void **state) {
                    "f.f.f.f.f.f.f.f.y  1\n");
 }
 
+// Each allocation of an outline failing in turn: false (the lines it could not make would be
+// missing); with every allocation made, the whole outline.
+static void test_each_allocation_failing(void **state) {
+    (void)state;
+    const char *yaml = "given:\n  W{i}: {file: m.safetensors, times: 2}\n"
+                       "blocks:\n  f:\n    steps:\n      - y: W1\n"
+                       "steps:\n  - use: f\n    times: 2\n    results: {last: y}\n";
+    Diag diag;
+    diag_init(&diag);
+    YamlDoc *doc = yamldoc_create("t.yaml", yaml, strlen(yaml), &diag);
+    assert_non_null(doc);
+    util_fail_allocation(0);
+    StrBuf out;
+    strbuf_init(&out);
+    assert_true(lesson_outline(doc, &out));
+    strbuf_finish(&out);
+    size_t made = util_fail_allocation(0);
+    assert_true(made >= 3);  // the lines' own texts, and the outline
+    for (size_t k = 1; k <= made; k++) {
+        util_fail_allocation(k);
+        strbuf_init(&out);
+        assert_false(lesson_outline(doc, &out));
+        strbuf_finish(&out);
+    }
+    util_fail_allocation(0);
+    yamldoc_destroy(doc);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_givens_steps_and_applications),
         cmocka_unit_test(test_what_is_not_a_lesson_is_passed_over),
         cmocka_unit_test(test_a_block_inside_itself_stops),
+        cmocka_unit_test(test_each_allocation_failing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include "cmocka_double.h"
 
 #include "train_baseline.h"
+#include "util.h"
 
 // "abcabcab" then the tail "cabd". Counted on the first 8 bytes: a 3, b 3, c 2 times, so
 // P1 = 4/264, 4/264, 3/264 and d 1/264; the pairs ab 3, bc 2, ca 2 (each context followed by
@@ -42,10 +43,32 @@ static void test_unseen(void **state) {
     assert_double_equal(b.trigram, log(516.0), 1e-14);
 }
 
+// Each of its allocations failing in turn: false, with out as it was (and, under
+// AddressSanitizer, nothing leaked); then every allocation made: the scores of test_small_text.
+static void test_each_allocation_failing(void **state) {
+    (void)state;
+    const unsigned char text[] = "abcabcabcabd";
+    TrainBaseline b = {.bigram = -1, .trigram = -1};
+    util_fail_allocation(0);
+    assert_true(train_baseline(text, 12, 4, &b));
+    size_t made = util_fail_allocation(0);
+    assert_true(made >= 8);  // the counts: bytes, pairs, rows and the trigram rows
+    for (size_t k = 1; k <= made; k++) {
+        TrainBaseline kept = {.bigram = -1, .trigram = -1};
+        util_fail_allocation(k);
+        assert_false(train_baseline(text, 12, 4, &kept));
+        assert_true(kept.bigram == -1 && kept.trigram == -1);
+    }
+    util_fail_allocation(0);
+    assert_true(train_baseline(text, 12, 4, &b));
+    assert_double_equal(b.bigram, 1.9387307358203794, 1e-14);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_small_text),
         cmocka_unit_test(test_unseen),
+        cmocka_unit_test(test_each_allocation_failing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
